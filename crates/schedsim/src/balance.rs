@@ -1,0 +1,367 @@
+//! Load balancing: `newidle_balance()` (v5.13 form; seed 002's pending-wakeup skip;
+//! the SHARED_RUNQ v3 pop as integrated by Nayak's RFC patch 2 and gated by patch 3's
+//! per-shard overload flag), periodic `rebalance_domains()`, the nohz idle-balance
+//! kick, and the SIS_UTIL producer (`update_idle_cpu_scan`, v6.0).
+
+use crate::domains::SD_SHARE_CPUCAPACITY;
+use crate::kernel::{KernelVersion as V, Switch};
+use crate::sim::{Cont, Sim, TState, MIGRATION_COST_NS};
+use crate::topology::Distance;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum LbKind {
+    NewlyIdle,
+    Idle,
+    Busy,
+}
+
+impl Sim {
+    /// `newidle_balance()`: `curr` of `c` blocked and nothing is queued. `extra` is
+    /// kernel time already spent in `schedule()`.
+    pub(crate) fn newidle_balance(&mut self, c: u32, extra: u64) {
+        let skip = self.cfg.on(Switch::NewidleSkipPending);
+        if self.measuring {
+            self.m.newidle_calls += 1;
+        }
+        if skip && self.cpus[c as usize].ttwu_pending {
+            // Seed 002: a wakeup is queued for this CPU; it runs when we switch to idle.
+            if self.measuring {
+                self.m.newidle_skipped_pending += 1;
+            }
+            return self.switch_to_idle(c, extra);
+        }
+        self.cpus[c as usize].idle_stamp = self.now.max(1);
+        let mut cost = extra;
+        let mut depth = 0usize;
+        if self.cfg.on(Switch::SharedRunq) {
+            // Nayak RFC patch 2: check rd->overload first, no avg_idle gate, pop from
+            // the shared runqueue, bail out on a pending wakeup, then balance only above
+            // the LLC.
+            if !self.rd_overload {
+                return self.switch_to_idle(c, cost);
+            }
+            let (pc, pulled) = self.shared_runq_pop(c, self.now + cost);
+            cost += pc;
+            if pulled || (skip && self.cpus[c as usize].ttwu_pending) {
+                return self.newidle_finish(c, pc, cost);
+            }
+            depth = self.doms.llc_depth[c as usize].map_or(0, |d| d as usize + 1);
+        } else if self.cpus[c as usize].avg_idle < MIGRATION_COST_NS || !self.rd_overload {
+            return self.switch_to_idle(c, cost);
+        }
+        self.newidle_domain(c, depth, 0, cost);
+    }
+
+    /// Balances at domain `depth` as one kernel segment, if the time budget allows.
+    fn newidle_domain(&mut self, c: u32, depth: usize, curr_cost: u64, extra: u64) {
+        let chain_len = self.doms.chain[c as usize].len();
+        if depth >= chain_len {
+            return self.newidle_finish(c, curr_cost, extra);
+        }
+        let max_cost = self.dom(c, depth).max_newidle_lb_cost;
+        if !self.cfg.on(Switch::SharedRunq) && self.cpus[c as usize].avg_idle < curr_cost + max_cost {
+            return self.newidle_finish(c, curr_cost, extra);
+        }
+        let (cost, _pulled) = self.load_balance(c, depth, LbKind::NewlyIdle, self.now + extra);
+        let ds = self.dom(c, depth);
+        ds.max_newidle_lb_cost = ds.max_newidle_lb_cost.max(cost);
+        self.kernel(c, extra + cost, Cont::Newidle { depth: depth as u8, curr_cost: curr_cost + cost });
+    }
+
+    /// After one domain: stop when something is runnable here (or, with seed 002, a
+    /// wakeup is pending), else go on up.
+    pub(crate) fn newidle_step_done(&mut self, c: u32, depth: u8, curr_cost: u64) {
+        let pending = self.cfg.on(Switch::NewidleSkipPending) && self.cpus[c as usize].ttwu_pending;
+        if self.cpus[c as usize].nr_running > 0 || pending {
+            if pending && self.cpus[c as usize].nr_running == 0 && self.measuring {
+                self.m.newidle_bailed_pending += 1;
+            }
+            return self.newidle_finish(c, curr_cost, 0);
+        }
+        self.newidle_domain(c, depth as usize + 1, curr_cost, 0);
+    }
+
+    fn newidle_finish(&mut self, c: u32, curr_cost: u64, extra: u64) {
+        let skip = self.cfg.on(Switch::NewidleSkipPending);
+        let cpu = &mut self.cpus[c as usize];
+        cpu.max_idle_balance_cost = cpu.max_idle_balance_cost.max(curr_cost);
+        if cpu.nr_running > 0 || (skip && cpu.ttwu_pending) {
+            cpu.idle_stamp = 0;
+        }
+        match self.pick_next(c) {
+            Some(next) => self.start_switch(c, next, extra),
+            None => self.switch_to_idle(c, extra),
+        }
+    }
+
+    /// `load_balance()` at `depth` of `c`, compactly: read every runqueue of the span
+    /// (two lines each), find the busiest group other than ours and in it the busiest
+    /// runqueue, and pull one queued, not cache-hot task if the imbalance is worth it.
+    /// Returns (cost in ns, pulled).
+    fn load_balance(&mut self, c: u32, depth: usize, kind: LbKind, at: u64) -> (u64, bool) {
+        let did = self.doms.chain[c as usize][depth] as usize;
+        let span_len = self.doms.domains[did].span.len();
+        let mut cost = self.cost.lb_domain_base_ns;
+        for i in 0..span_len {
+            let o = self.doms.domains[did].span[i];
+            cost += 2 * self.cost.line_transfer_ns(self.map.distance(c, o));
+        }
+        let local = self.doms.domains[did].group_of(c);
+        let ngroups = self.doms.domains[did].groups.len();
+        let group_load = |s: &Sim, g: usize| -> u64 {
+            let grp = &s.doms.domains[did].groups[g];
+            grp.iter().map(|&x| s.cpus[x as usize].nr_running as u64).sum::<u64>() * 1024 / grp.len() as u64
+        };
+        let local_load = group_load(self, local);
+        let mut busiest: Option<(u64, usize)> = None;
+        let mut any_overloaded = false;
+        for g in 0..ngroups {
+            let grp_over = self.doms.domains[did].groups[g].iter().any(|&x| self.cpus[x as usize].nr_running >= 2);
+            any_overloaded |= grp_over;
+            if g == local || !grp_over {
+                continue;
+            }
+            let l = group_load(self, g);
+            if busiest.is_none_or(|(b, _)| l > b) {
+                busiest = Some((l, g));
+            }
+        }
+        if span_len == self.cpus.len() {
+            // update_sd_lb_stats() at the root domain refreshes rd->overload.
+            self.rd_overload = any_overloaded;
+        }
+        let Some((bload, bg)) = busiest else { return (cost, false) };
+        let pct = self.doms.domains[did].imbalance_pct as u64;
+        let worth = match kind {
+            LbKind::NewlyIdle | LbKind::Idle => self.cpus[c as usize].nr_running == 0,
+            LbKind::Busy => bload * 100 > local_load * pct && bload > local_load + 1024 / 2,
+        };
+        if !worth {
+            return (cost, false);
+        }
+        let src = {
+            let grp = &self.doms.domains[did].groups[bg];
+            let mut best = grp[0];
+            for &x in grp {
+                if self.cpus[x as usize].nr_running > self.cpus[best as usize].nr_running {
+                    best = x;
+                }
+            }
+            best
+        };
+        let smt_level = self.doms.domains[did].has(SD_SHARE_CPUCAPACITY);
+        let now = self.now;
+        let cand = self.cpus[src as usize].queue.iter().copied().find(|&t| {
+            let task = &self.tasks[t as usize];
+            let hot = !smt_level && now.saturating_sub(task.exec_start) < MIGRATION_COST_NS;
+            self.allowed(t, c) && !hot
+        });
+        let Some(t) = cand else { return (cost, false) };
+        cost += self.lock_rq(src, at + cost, c, self.cost.lb_move_task_ns);
+        self.detach(src, t);
+        self.attach(c, t, src);
+        if kind == LbKind::NewlyIdle && self.measuring {
+            self.m.newidle_pulled += 1;
+        }
+        (cost, true)
+    }
+
+    /// Takes queued task `t` off `src`.
+    fn detach(&mut self, src: u32, t: u32) {
+        self.update_load(src);
+        let q = &mut self.cpus[src as usize].queue;
+        if let Some(i) = q.iter().position(|&x| x == t) {
+            q.swap_remove(i);
+        }
+        self.cpus[src as usize].nr_running -= 1;
+        self.tasks[t as usize].state = TState::Waking;
+        self.shared_runq_unlink(t);
+    }
+
+    /// Puts a detached task on `c` (a migration by a balancer).
+    fn attach(&mut self, c: u32, t: u32, src: u32) {
+        let vr = self.tasks[t as usize].vruntime;
+        // Renormalise vruntime to the new runqueue (dequeue subtracts the old
+        // min_vruntime, enqueue adds the new one).
+        let delta = vr.saturating_sub(self.cpus[src as usize].min_vruntime);
+        self.tasks[t as usize].vruntime = self.cpus[c as usize].min_vruntime + delta;
+        if self.measuring {
+            self.m.count_migration(self.map.distance(src, c), true);
+        }
+        self.activate(c, t);
+        self.check_preempt(c, t, c);
+    }
+
+    /// `rebalance_domains()` from the tick of busy CPU `c`, the nohz kick, the SIS_UTIL
+    /// producer and the `max_newidle_lb_cost` decay. Returns softirq time spent.
+    pub(crate) fn periodic_balance(&mut self, c: u32) -> u64 {
+        let now = self.now;
+        let jiffy = now / self.cost.tick_ns;
+        let busy_factor: u64 = if self.cfg.version >= V::V5_13 { 16 } else { 32 };
+        let mut cost = 0;
+        let depth_n = self.doms.chain[c as usize].len();
+        for depth in 0..depth_n {
+            let did = self.doms.chain[c as usize][depth] as usize;
+            let ds = *self.dom(c, depth);
+            if now >= ds.next_decay {
+                let d = self.dom(c, depth);
+                d.max_newidle_lb_cost = d.max_newidle_lb_cost * 253 / 256;
+                d.next_decay = now + 1_000_000_000;
+            }
+            if now < ds.next_balance {
+                continue;
+            }
+            let busy = self.cpus[c as usize].curr.is_some();
+            let interval = self.doms.domains[did].min_interval_ms as u64 * if busy { busy_factor } else { 1 };
+            self.dom(c, depth).next_balance = now + interval * 1_000_000;
+            // should_we_balance(): the first idle CPU of our group, else its first CPU.
+            let g = self.doms.domains[did].group_of(c);
+            let grp = &self.doms.domains[did].groups[g];
+            let first = grp.iter().copied().find(|&x| self.idle_cpu(x)).unwrap_or(grp[0]);
+            if first != c {
+                continue;
+            }
+            let kind = if busy { LbKind::Busy } else { LbKind::Idle };
+            let (lc, _) = self.load_balance(c, depth, kind, now + cost);
+            cost += lc;
+        }
+        // SIS_UTIL: refresh the LLC's scan depth from its utilisation, once a jiffy.
+        if self.cfg.on(Switch::SisUtil) {
+            let llc = self.map.places[c as usize].llc as usize;
+            if self.llcs[llc].nr_idle_scan_jiffy != jiffy + 1 {
+                self.llcs[llc].nr_idle_scan_jiffy = jiffy + 1;
+                let span = self.map.llc_cpus[llc].clone();
+                let w = span.len() as u64;
+                let util: u64 = span
+                    .iter()
+                    .map(|&x| {
+                        let cpu = &self.cpus[x as usize];
+                        cpu.util.peek(now, 1024 * cpu.curr.is_some() as u64)
+                    })
+                    .sum();
+                let x = (util / w).min(1024);
+                let pct = 117u64;
+                let y = 1024 - (x * x * pct * pct / (10_000 * 1024)).min(1024);
+                self.llcs[llc].nr_idle_scan = (y * w / 1024) as u32;
+            }
+        }
+        // nohz: an overloaded CPU kicks the first idle CPU to balance for the idle ones.
+        if self.cpus[c as usize].nr_running >= 2 && now >= self.nohz_next {
+            self.nohz_next = now + self.cost.tick_ns;
+            if let Some(ilb) = (0..self.cpus.len() as u32).find(|&x| self.idle_cpu(x)) {
+                self.cpus[ilb as usize].nohz_kick = true;
+                cost += self.cost.ipi_send_ns;
+                if self.measuring {
+                    self.m.ipis += 1;
+                }
+                self.kick(ilb, now, true);
+            }
+        }
+        cost
+    }
+
+    /// The kicked idle-balance CPU balances for itself, bottom up, until it pulls.
+    pub(crate) fn nohz_balance(&mut self, c: u32) -> u64 {
+        self.cpus[c as usize].nohz_kick = false;
+        let mut cost = 0;
+        for depth in 0..self.doms.chain[c as usize].len() {
+            let (lc, pulled) = self.load_balance(c, depth, LbKind::Idle, self.now + cost);
+            cost += lc;
+            if pulled {
+                break;
+            }
+        }
+        cost
+    }
+
+    // ---- SHARED_RUNQ (v3, 2023 RFC) -------------------------------------------------
+
+    /// Shard of `c` in its LLC: `(c >> 1) % num_shards`, keeping SMT pairs together.
+    pub(crate) fn shard_of(&self, c: u32) -> u32 {
+        let llc = self.map.places[c as usize].llc as usize;
+        (c >> 1) % self.llcs[llc].shards.len() as u32
+    }
+
+    /// Enqueue hook (v3 `shared_runq_enqueue_task`, on a wakeup enqueue of an
+    /// unpinned task): push on the tail of the CPU's shard. Returns the time spent.
+    pub(crate) fn shared_runq_enqueue(&mut self, c: u32, t: u32, at: u64, by: u32) -> u64 {
+        if !self.cfg.on(Switch::SharedRunq) || self.tasks[t as usize].pinned.is_some() {
+            return 0;
+        }
+        if self.tasks[t as usize].in_shard.is_some() {
+            return 0;
+        }
+        let llc = self.map.places[c as usize].llc;
+        let shard = self.shard_of(c);
+        let cost = self.lock_shard(llc, shard, at, by);
+        self.llcs[llc as usize].shards[shard as usize].list.push_back(t);
+        self.tasks[t as usize].in_shard = Some((llc, shard));
+        cost
+    }
+
+    /// Dequeue hook on sleep (v3 `shared_runq_dequeue_task`): unlink under the shard
+    /// lock. The time is carried into the `schedule()` that follows.
+    pub(crate) fn shared_runq_dequeue(&mut self, c: u32, t: u32) {
+        let Some((llc, shard)) = self.tasks[t as usize].in_shard else { return };
+        let cost = self.lock_shard(llc, shard, self.now, c);
+        self.shared_runq_unlink(t);
+        self.cpus[c as usize].carry_ns += cost;
+    }
+
+    fn shared_runq_unlink(&mut self, t: u32) {
+        if let Some((llc, shard)) = self.tasks[t as usize].in_shard.take() {
+            let list = &mut self.llcs[llc as usize].shards[shard as usize].list;
+            if let Some(i) = list.iter().position(|&x| x == t) {
+                list.remove(i);
+            }
+        }
+    }
+
+    /// `shared_runq_pick_next_task()`: pop the head of the first usable shard, lock
+    /// its runqueue and pull it if it is queued and not running. One attempt.
+    fn shared_runq_pop(&mut self, c: u32, at: u64) -> (u64, bool) {
+        let llc = self.map.places[c as usize].llc;
+        let nshards = self.llcs[llc as usize].shards.len() as u32;
+        let own = self.shard_of(c);
+        let overload_flag = self.cfg.on(Switch::SharedRunqOverload);
+        let peek = self.cost.line_transfer_ns(Distance::SameLlc);
+        let mut cost = 0;
+        for k in 0..nshards {
+            let s = (own + k) % nshards;
+            cost += peek;
+            let sh = &mut self.llcs[llc as usize].shards[s as usize];
+            if overload_flag && !sh.overload {
+                continue;
+            }
+            if sh.list.is_empty() {
+                if overload_flag {
+                    sh.overload = false;
+                }
+                continue;
+            }
+            cost += self.lock_shard(llc, s, at + cost, c);
+            let sh = &mut self.llcs[llc as usize].shards[s as usize];
+            let Some(&head) = sh.list.front() else { continue };
+            if !self.allowed(head, c) {
+                continue;
+            }
+            self.shared_runq_unlink(head);
+            if self.measuring {
+                self.m.shared_runq_pops += 1;
+            }
+            let src = self.tasks[head as usize].cpu;
+            cost += self.lock_rq(src, at + cost, c, self.cost.enqueue_hold_ns);
+            if self.tasks[head as usize].state == TState::Runnable && src != c {
+                cost += self.cost.lb_move_task_ns;
+                self.detach(src, head);
+                self.attach(c, head, src);
+                if self.measuring {
+                    self.m.shared_runq_pulled += 1;
+                }
+                return (cost, true);
+            }
+            return (cost, false);
+        }
+        (cost, false)
+    }
+}

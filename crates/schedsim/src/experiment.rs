@@ -1,0 +1,334 @@
+//! Experiments: what to run (machine, workload, client counts, iterations, kernels),
+//! as versioned JSON, and running them into a [`Report`].
+
+use crate::cost::CostModel;
+use crate::kernel::KernelSpec;
+use crate::machine;
+use crate::metrics::{Counters, Histogram, Percentiles};
+use crate::report::{ConfigResult, PointResult, Report, REPORT_VERSION};
+use crate::sim::{Sim, SimOptions};
+use crate::topology::{CpuMap, Topology};
+use crate::trace::{TraceWindow, WakeupTrace};
+use crate::workload::{Workload, WorkloadState};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The experiment format version this build reads and writes.
+pub const EXPERIMENT_VERSION: u32 = 1;
+/// Limits on what one experiment may ask for.
+pub const ITERATIONS_MAX: u32 = 100;
+pub const DURATION_MS_MAX: u64 = 600_000;
+pub const CLIENT_COUNTS_MAX: usize = 64;
+pub const CLIENTS_MAX: u32 = 8192;
+pub const KERNELS_MAX: usize = 8;
+pub const TASKS_MAX: u64 = 50_000;
+
+/// A topology written as the compact spec or in full.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum TopologyInput {
+    Spec(String),
+    Full(Topology),
+}
+
+/// The machine: a preset, a topology, or a preset with its topology replaced; the cost
+/// model comes from the preset (or the defaults) unless given in full.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct MachineSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topology: Option<TopologyInput>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub costs: Option<CostModel>,
+}
+
+/// One experiment. Every run is a pure function of this value.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Experiment {
+    pub version: u32,
+    #[serde(default)]
+    pub name: String,
+    pub machine: MachineSpec,
+    pub workload: Workload,
+    pub clients: Vec<u32>,
+    pub iterations: u32,
+    pub duration_ms: u64,
+    #[serde(default)]
+    pub warmup_ms: u64,
+    pub seed: u64,
+    pub kernels: Vec<KernelSpec>,
+    /// SHARED_RUNQ shard size (`SHARED_RUNQ_SHARD_SZ`): 6 in the v3 series.
+    #[serde(default = "default_shard_size")]
+    pub shard_size: u32,
+}
+
+fn default_shard_size() -> u32 {
+    6
+}
+
+/// Bad input, naming where and what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error(pub String);
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Where a run is, for progress bars.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    pub runs_done: u32,
+    pub runs_total: u32,
+    /// Simulated time reached in the current run.
+    pub sim_ns: u64,
+    pub run_ns: u64,
+}
+
+/// A resolved machine.
+pub struct Resolved {
+    pub map: CpuMap,
+    pub costs: CostModel,
+    pub description: String,
+}
+
+impl MachineSpec {
+    pub fn resolve(&self) -> Result<Resolved, Error> {
+        let (mut topo, mut costs, mut desc) = match &self.preset {
+            Some(name) => {
+                let m = machine::machine(name).ok_or_else(|| {
+                    Error(format!(
+                        "machine.preset: unknown machine {name:?}, expected one of {}",
+                        machine::machines().iter().map(|m| m.name).collect::<Vec<_>>().join(", ")
+                    ))
+                })?;
+                (Some(m.topology), m.costs, format!("{} ({})", m.name, m.description))
+            }
+            None => (None, CostModel::default(), String::new()),
+        };
+        if let Some(t) = &self.topology {
+            let t = match t {
+                TopologyInput::Spec(s) => Topology::parse_spec(s).map_err(|e| Error(format!("machine.topology: {e}")))?,
+                TopologyInput::Full(t) => t.clone(),
+            };
+            desc = match (&self.preset, t.spec()) {
+                (Some(p), Some(s)) => format!("{s} with {p} costs"),
+                (Some(p), None) => format!("custom topology with {p} costs"),
+                (None, Some(s)) => s,
+                (None, None) => "custom topology".into(),
+            };
+            topo = Some(t);
+        }
+        let topo = topo.ok_or_else(|| Error("machine: give a preset or a topology".into()))?;
+        if let Some(c) = &self.costs {
+            costs = c.clone();
+        }
+        costs.validate().map_err(|e| Error(format!("machine.costs: {e}")))?;
+        let map = topo.build().map_err(|e| Error(format!("machine.topology: {e}")))?;
+        Ok(Resolved { map, costs, description: desc })
+    }
+}
+
+impl Experiment {
+    /// Parses experiment JSON; errors name the field path and the problem.
+    pub fn from_json(text: &str) -> Result<Experiment, Error> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let exp: Experiment = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            if path == "." || path.is_empty() {
+                Error(format!("{inner}"))
+            } else {
+                Error(format!("field {path}: {inner}"))
+            }
+        })?;
+        exp.validate()?;
+        Ok(exp)
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Checks every limit; says which field breaks which.
+    pub fn validate(&self) -> Result<Resolved, Error> {
+        if self.version != EXPERIMENT_VERSION {
+            return Err(Error(format!(
+                "field version: {} is not supported; this build reads version {EXPERIMENT_VERSION}",
+                self.version
+            )));
+        }
+        let r = self.machine.resolve()?;
+        let n = r.map.nr_cpus();
+        self.workload.validate(n).map_err(|e| Error(format!("field workload: {e}")))?;
+        if self.clients.is_empty() || self.clients.len() > CLIENT_COUNTS_MAX {
+            return Err(Error(format!("field clients: give 1 to {CLIENT_COUNTS_MAX} client counts")));
+        }
+        for &c in &self.clients {
+            if c == 0 || c > CLIENTS_MAX {
+                return Err(Error(format!("field clients: {c} is out of range 1 to {CLIENTS_MAX}")));
+            }
+            let tasks = self.workload.task_count(c, n);
+            if tasks > TASKS_MAX {
+                return Err(Error(format!(
+                    "field clients: {c} {} make {tasks} tasks, at most {TASKS_MAX}",
+                    self.workload.clients_meaning()
+                )));
+            }
+        }
+        if self.iterations == 0 || self.iterations > ITERATIONS_MAX {
+            return Err(Error(format!("field iterations: {} is out of range 1 to {ITERATIONS_MAX}", self.iterations)));
+        }
+        if self.duration_ms == 0 || self.duration_ms > DURATION_MS_MAX {
+            return Err(Error(format!("field duration_ms: {} is out of range 1 to {DURATION_MS_MAX}", self.duration_ms)));
+        }
+        if self.warmup_ms >= self.duration_ms {
+            return Err(Error(format!(
+                "field warmup_ms: {} must be shorter than duration_ms ({})",
+                self.warmup_ms, self.duration_ms
+            )));
+        }
+        if self.kernels.is_empty() || self.kernels.len() > KERNELS_MAX {
+            return Err(Error(format!("field kernels: give 1 to {KERNELS_MAX} kernel configurations")));
+        }
+        for (i, k) in self.kernels.iter().enumerate() {
+            if k.name.is_empty() || k.name.len() > 40 {
+                return Err(Error(format!("field kernels[{i}].name: must be 1 to 40 characters")));
+            }
+            if self.kernels[..i].iter().any(|o| o.name == k.name) {
+                return Err(Error(format!("field kernels[{i}].name: {:?} is used twice", k.name)));
+            }
+        }
+        if self.shard_size == 0 || self.shard_size > 1024 {
+            return Err(Error(format!("field shard_size: {} is out of range 1 to 1024", self.shard_size)));
+        }
+        Ok(r)
+    }
+
+    /// The seed of one iteration: the same for every kernel, so A and B see the same
+    /// random stream (common random numbers).
+    pub fn run_seed(&self, clients: u32, iteration: u32) -> u64 {
+        let mut z = self.seed ^ ((clients as u64) << 32) ^ iteration as u64;
+        // splitmix64 finaliser
+        z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn sim(&self, r: &Resolved, k: usize, clients: u32, iteration: u32, trace: Option<TraceWindow>, check: bool) -> Sim {
+        let (wl, inits) = WorkloadState::new(&self.workload, clients, r.map.nr_cpus());
+        let mut wl = wl;
+        wl.measure_from = self.warmup_ms * 1_000_000;
+        let opts = SimOptions {
+            seed: self.run_seed(clients, iteration),
+            end_ns: self.duration_ms * 1_000_000,
+            warmup_ns: self.warmup_ms * 1_000_000,
+            trace,
+            check_invariants: check,
+            shard_size: self.shard_size,
+            max_events: 2_000_000_000,
+        };
+        Sim::new(r.map.clone(), r.costs.clone(), self.kernels[k].resolve(), wl, inits, opts)
+    }
+
+    /// Runs everything. `progress` is called now and then; returning false cancels.
+    pub fn run(&self, progress: &mut dyn FnMut(Progress) -> bool) -> Result<Report, Error> {
+        self.run_with(progress, false)
+    }
+
+    /// As [`Experiment::run`], optionally checking invariants after every event.
+    pub fn run_with(&self, progress: &mut dyn FnMut(Progress) -> bool, check: bool) -> Result<Report, Error> {
+        let r = self.validate()?;
+        let total = (self.kernels.len() * self.clients.len()) as u32 * self.iterations;
+        let mut done = 0u32;
+        let mut configs = Vec::new();
+        for (k, spec) in self.kernels.iter().enumerate() {
+            let mut points = Vec::new();
+            for &clients in &self.clients {
+                let mut samples = Vec::new();
+                let mut counters = Counters::default();
+                let mut wake = Histogram::default();
+                let mut req = Histogram::default();
+                let mut elapsed_ns = 0;
+                let mut finished = true;
+                for it in 0..self.iterations {
+                    let mut sim = self.sim(&r, k, clients, it, None, check);
+                    let run_ns = self.duration_ms * 1_000_000;
+                    let mut cb = |t: u64| progress(Progress { runs_done: done, runs_total: total, sim_ns: t, run_ns });
+                    sim.run(&mut cb).map_err(|e| {
+                        Error(format!("kernel {} with {clients} {}: {e}", spec.name, self.workload.clients_meaning()))
+                    })?;
+                    let out = sim.outcome();
+                    samples.push(out.sample);
+                    finished &= out.finished;
+                    counters.add(&out.counters);
+                    wake.merge(&out.wake_latency);
+                    req.merge(&out.request_latency);
+                    elapsed_ns += out.elapsed_ns;
+                    done += 1;
+                }
+                points.push(PointResult {
+                    clients,
+                    samples,
+                    finished,
+                    elapsed_ns,
+                    counters,
+                    wakeup_latency: Percentiles::from(&wake),
+                    request_latency: Percentiles::from(&req),
+                });
+                if !progress(Progress { runs_done: done, runs_total: total, sim_ns: 0, run_ns: 0 }) {
+                    return Err(Error("cancelled".into()));
+                }
+            }
+            configs.push(ConfigResult {
+                name: spec.name.clone(),
+                label: spec.label(),
+                non_historical: spec.non_historical(),
+                points,
+            });
+        }
+        Ok(Report {
+            version: REPORT_VERSION,
+            generator: format!("schedsim {}", env!("CARGO_PKG_VERSION")),
+            machine: r.description.clone(),
+            nr_cpus: r.map.nr_cpus(),
+            metric: self.workload.metric(),
+            cstates: r.costs.cstates.iter().map(|c| c.name.clone()).collect(),
+            experiment: self.clone(),
+            configs,
+        })
+    }
+
+    /// Runs one (kernel, clients, iteration) recording the decision trace of the
+    /// wakeups in `window`.
+    pub fn trace(&self, kernel: usize, clients: u32, iteration: u32, window: TraceWindow) -> Result<Vec<WakeupTrace>, Error> {
+        let r = self.validate()?;
+        if kernel >= self.kernels.len() {
+            return Err(Error(format!("kernel index {kernel}: the experiment has {}", self.kernels.len())));
+        }
+        if window.count > crate::trace::TRACE_WAKEUPS_MAX {
+            return Err(Error(format!("trace: at most {} wakeups", crate::trace::TRACE_WAKEUPS_MAX)));
+        }
+        let mut sim = self.sim(&r, kernel, clients, iteration, Some(window), false);
+        sim.stop_after_trace = true;
+        sim.run(&mut |_| true).map_err(Error)?;
+        Ok(std::mem::take(&mut sim.traces))
+    }
+}
+
+/// What one simulation run produced.
+pub(crate) struct RunOutcome {
+    pub sample: f64,
+    pub finished: bool,
+    pub counters: Counters,
+    pub wake_latency: Histogram,
+    pub request_latency: Histogram,
+    pub elapsed_ns: u64,
+}

@@ -1,0 +1,375 @@
+//! Kernel configurations: a version preset (which selects the form of each function on
+//! the wakeup path), the sched features of `kernel/sched/features.h`, and the five seed
+//! patches as toggles.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// The kernel release whose code paths are modelled. Each function on the wakeup path
+/// names in its doc comment which form it takes for which version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum KernelVersion {
+    /// v3.8: group-walk `select_idle_sibling`, `effective_load` `wake_affine`, no
+    /// `wake_wide`, remote queueing only across LLCs.
+    #[serde(rename = "v3.8")]
+    V3_8,
+    /// v4.15: `wake_affine_idle`/`_weight` (bool), core/cpu/smt scans with SIS_PROP.
+    #[serde(rename = "v4.15")]
+    V4_15,
+    /// v5.13: merged core/cpu scan, `select_idle_smt(prev)`, `recent_used_cpu`,
+    /// queue-to-own-CPU for on_cpu wakees, SIS_PROP from `avg_idle / 512`.
+    #[serde(rename = "v5.13")]
+    V5_13,
+    /// v5.14: SIS_PROP from aged `wake_avg_idle`; van Riel's newidle skip lands.
+    #[serde(rename = "v5.14")]
+    V5_14,
+    /// v5.15: Gorman's `recent_used_cpu = prev` lands.
+    #[serde(rename = "v5.15")]
+    V5_15,
+    /// v6.5 tip (SHARED_RUNQ v3 era): SIS_UTIL instead of SIS_PROP; queue wakeups to
+    /// idle CPUs in the LLC (`ttwu_queue_cond` `!nr_running`).
+    #[serde(rename = "v6.5")]
+    V6_5,
+}
+
+impl KernelVersion {
+    pub const ALL: [KernelVersion; 6] = [
+        KernelVersion::V3_8,
+        KernelVersion::V4_15,
+        KernelVersion::V5_13,
+        KernelVersion::V5_14,
+        KernelVersion::V5_15,
+        KernelVersion::V6_5,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            KernelVersion::V3_8 => "v3.8",
+            KernelVersion::V4_15 => "v4.15",
+            KernelVersion::V5_13 => "v5.13",
+            KernelVersion::V5_14 => "v5.14",
+            KernelVersion::V5_15 => "v5.15",
+            KernelVersion::V6_5 => "v6.5",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<KernelVersion> {
+        KernelVersion::ALL.into_iter().find(|v| v.name() == s || v.name()[1..] == *s)
+    }
+}
+
+/// Every switch: sched features and seed patches. Names are the kernel's (features)
+/// or the project's (patches, see `shared/seeds/README.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Switch {
+    #[serde(rename = "WA_IDLE")]
+    WaIdle,
+    #[serde(rename = "WA_WEIGHT")]
+    WaWeight,
+    #[serde(rename = "WA_BIAS")]
+    WaBias,
+    #[serde(rename = "SIS_PROP")]
+    SisProp,
+    #[serde(rename = "SIS_UTIL")]
+    SisUtil,
+    #[serde(rename = "TTWU_QUEUE")]
+    TtwuQueue,
+    #[serde(rename = "SHARED_RUNQ")]
+    SharedRunq,
+    /// Seed 001, Galbraith 2013, e0a79f529d5b.
+    #[serde(rename = "sis-prev-idle")]
+    SisPrevIdle,
+    /// Seed 000, Gorman 2017, 7332dec055f2 + 806486c377e3.
+    #[serde(rename = "wake-affine-prev")]
+    WakeAffinePrev,
+    /// Seed 002, van Riel 2021, e5e678e4fea2.
+    #[serde(rename = "newidle-skip-pending")]
+    NewidleSkipPending,
+    /// Seed 003, Gorman 2021, 89aafd67f28c.
+    #[serde(rename = "recent-used-prev")]
+    RecentUsedPrev,
+    /// Seed 004, Nayak 2023 RFC patch 3.
+    #[serde(rename = "shared-runq-overload")]
+    SharedRunqOverload,
+}
+
+impl Switch {
+    pub const ALL: [Switch; 12] = [
+        Switch::WaIdle,
+        Switch::WaWeight,
+        Switch::WaBias,
+        Switch::SisProp,
+        Switch::SisUtil,
+        Switch::TtwuQueue,
+        Switch::SharedRunq,
+        Switch::SisPrevIdle,
+        Switch::WakeAffinePrev,
+        Switch::NewidleSkipPending,
+        Switch::RecentUsedPrev,
+        Switch::SharedRunqOverload,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Switch::WaIdle => "WA_IDLE",
+            Switch::WaWeight => "WA_WEIGHT",
+            Switch::WaBias => "WA_BIAS",
+            Switch::SisProp => "SIS_PROP",
+            Switch::SisUtil => "SIS_UTIL",
+            Switch::TtwuQueue => "TTWU_QUEUE",
+            Switch::SharedRunq => "SHARED_RUNQ",
+            Switch::SisPrevIdle => "sis-prev-idle",
+            Switch::WakeAffinePrev => "wake-affine-prev",
+            Switch::NewidleSkipPending => "newidle-skip-pending",
+            Switch::RecentUsedPrev => "recent-used-prev",
+            Switch::SharedRunqOverload => "shared-runq-overload",
+        }
+    }
+
+    pub fn is_patch(self) -> bool {
+        matches!(
+            self,
+            Switch::SisPrevIdle
+                | Switch::WakeAffinePrev
+                | Switch::NewidleSkipPending
+                | Switch::RecentUsedPrev
+                | Switch::SharedRunqOverload
+        )
+    }
+
+    /// One line for the page and `schedsim presets`.
+    pub fn explain(self) -> &'static str {
+        match self {
+            Switch::WaIdle => "wake_affine: pull the wakee to an idle waking CPU (or a sync waker's CPU)",
+            Switch::WaWeight => "wake_affine: compare this and prev CPU load when WA_IDLE has no opinion",
+            Switch::WaBias => "wake_affine_weight: bias towards prev by half the imbalance_pct",
+            Switch::SisProp => "select_idle_cpu: limit the scan depth by average idle time / scan cost",
+            Switch::SisUtil => "select_idle_cpu: limit the scan depth by LLC utilisation (v6.0)",
+            Switch::TtwuQueue => "queue remote wakeups on the target's wake list and send an IPI",
+            Switch::SharedRunq => "per-LLC sharded shared runqueue that idle CPUs pull from (RFC, 2023)",
+            Switch::SisPrevIdle => "seed 001: select_idle_sibling takes prev if cache-affine and idle",
+            Switch::WakeAffinePrev => "seed 000: wake_affine returns prev when idle and cache-affine with the waker",
+            Switch::NewidleSkipPending => "seed 002: newidle_balance returns when a wakeup is pending",
+            Switch::RecentUsedPrev => "seed 003: p->recent_used_cpu = prev inside select_idle_sibling",
+            Switch::SharedRunqOverload => "seed 004: per-shard overload flag lets idle CPUs skip useless shards",
+        }
+    }
+
+    /// The seed file a patch comes from.
+    pub fn seed_file(self) -> Option<&'static str> {
+        Some(match self {
+            Switch::WakeAffinePrev => "000_620a1bee13ca04e9.txt",
+            Switch::SisPrevIdle => "001_b01dc0add771867f.txt",
+            Switch::NewidleSkipPending => "002_1d345c06dad7f925.txt",
+            Switch::RecentUsedPrev => "003_c626c95ba9b88f20.txt",
+            Switch::SharedRunqOverload => "004_fcfda7046c9c3317.txt",
+            _ => return None,
+        })
+    }
+
+    pub fn parse(s: &str) -> Option<Switch> {
+        Switch::ALL.into_iter().find(|x| x.name().eq_ignore_ascii_case(s))
+    }
+
+    /// The kernel's own value of this switch in `v`. `None`: the switch's code does not
+    /// exist in that version (setting it is allowed, and labels the run non-historical).
+    pub fn default_in(self, v: KernelVersion) -> Option<bool> {
+        use KernelVersion::*;
+        match self {
+            Switch::WaIdle | Switch::WaWeight | Switch::WaBias => (v >= V4_15).then_some(true),
+            Switch::SisProp => (v >= V4_15).then_some(v < V6_5),
+            Switch::SisUtil => (v >= V6_5).then_some(true),
+            Switch::TtwuQueue => Some(true),
+            Switch::SharedRunq => (v >= V6_5).then_some(false),
+            Switch::SisPrevIdle => Some(v > V3_8),
+            Switch::WakeAffinePrev => (v >= V4_15).then_some(v > V4_15),
+            Switch::NewidleSkipPending => (v >= V5_13).then_some(v > V5_13),
+            Switch::RecentUsedPrev => (v >= V5_13).then_some(v > V5_14),
+            Switch::SharedRunqOverload => (v >= V6_5).then_some(false),
+        }
+    }
+}
+
+/// A kernel configuration as the experiment names it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KernelSpec {
+    /// Column name in the report.
+    pub name: String,
+    /// Version preset, e.g. `v4.15`.
+    pub preset: KernelVersion,
+    /// Switches set differently from the preset.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub overrides: BTreeMap<Switch, bool>,
+}
+
+/// A bad `NAME=PRESET[+SWITCH][-SWITCH]...` string.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KernelSpecError(pub String);
+
+impl fmt::Display for KernelSpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl KernelSpec {
+    pub fn new(name: &str, preset: KernelVersion) -> KernelSpec {
+        KernelSpec { name: name.into(), preset, overrides: BTreeMap::new() }
+    }
+
+    pub fn with(mut self, s: Switch, on: bool) -> KernelSpec {
+        self.overrides.insert(s, on);
+        self
+    }
+
+    /// Parses `NAME=PRESET[+SWITCH|-SWITCH]...`, e.g. `wakeprev=v4.15+wake-affine-prev`
+    /// or `noprop=v5.15-SIS_PROP`. Without `NAME=` the whole string is the name.
+    ///
+    /// ```
+    /// use schedsim::kernel::{KernelSpec, Switch};
+    /// let k = KernelSpec::parse("wp=v4.15+wake-affine-prev-WA_BIAS").unwrap();
+    /// assert_eq!(k.overrides[&Switch::WakeAffinePrev], true);
+    /// assert_eq!(k.overrides[&Switch::WaBias], false);
+    /// ```
+    pub fn parse(s: &str) -> Result<KernelSpec, KernelSpecError> {
+        let (name, rest) = match s.split_once('=') {
+            Some((n, r)) => (n.trim(), r.trim()),
+            None => (s.trim(), s.trim()),
+        };
+        if name.is_empty() {
+            return Err(KernelSpecError(format!("kernel {s:?}: empty name")));
+        }
+        // Split into the preset and a list of (+|-)SWITCH, where switch names may
+        // contain '-' themselves: scan for the longest known switch name each time.
+        let first = rest.find(['+', '-']).unwrap_or(rest.len());
+        let preset_str = &rest[..first];
+        let preset = KernelVersion::parse(preset_str).ok_or_else(|| {
+            KernelSpecError(format!(
+                "kernel {s:?}: unknown preset {preset_str:?}, expected one of {}",
+                KernelVersion::ALL.map(|v| v.name()).join(", ")
+            ))
+        })?;
+        let mut spec = KernelSpec::new(name, preset);
+        let mut tail = &rest[first..];
+        while !tail.is_empty() {
+            let on = tail.starts_with('+');
+            let body = &tail[1..];
+            let found = Switch::ALL
+                .iter()
+                .filter(|sw| {
+                    body.len() >= sw.name().len()
+                        && body[..sw.name().len()].eq_ignore_ascii_case(sw.name())
+                        && body[sw.name().len()..].chars().next().is_none_or(|c| c == '+' || c == '-')
+                })
+                .max_by_key(|sw| sw.name().len());
+            match found {
+                Some(sw) => {
+                    spec.overrides.insert(*sw, on);
+                    tail = &body[sw.name().len()..];
+                }
+                None => {
+                    let word = body.split(['+']).next().unwrap_or(body);
+                    return Err(KernelSpecError(format!(
+                        "kernel {s:?}: unknown switch {word:?}, expected one of {}",
+                        Switch::ALL.map(|x| x.name()).join(", ")
+                    )));
+                }
+            }
+        }
+        Ok(spec)
+    }
+
+    /// The `PRESET+A-B` form (without the name).
+    pub fn label(&self) -> String {
+        let mut s = self.preset.name().to_string();
+        for (sw, on) in &self.overrides {
+            s.push(if *on { '+' } else { '-' });
+            s.push_str(sw.name());
+        }
+        s
+    }
+
+    /// Resolves the switches.
+    pub fn resolve(&self) -> KernelConfig {
+        let mut on = [false; Switch::ALL.len()];
+        for (i, sw) in Switch::ALL.iter().enumerate() {
+            on[i] = self.overrides.get(sw).copied().unwrap_or(sw.default_in(self.preset).unwrap_or(false));
+        }
+        KernelConfig { version: self.preset, on }
+    }
+
+    /// Why this combination never existed in a kernel, if it did not.
+    pub fn non_historical(&self) -> Vec<String> {
+        let mut why = Vec::new();
+        for (sw, &on) in &self.overrides {
+            match sw.default_in(self.preset) {
+                None if on => why.push(format!("{} does not exist in {}", sw.name(), self.preset.name())),
+                Some(d) if d != on && sw.is_patch() => why.push(format!(
+                    "{} is {} in {}, here {}",
+                    sw.name(),
+                    if d { "merged" } else { "not merged" },
+                    self.preset.name(),
+                    if on { "on" } else { "off" }
+                )),
+                _ => {}
+            }
+        }
+        let c = self.resolve();
+        if c.on(Switch::SharedRunqOverload) && !c.on(Switch::SharedRunq) {
+            why.push("shared-runq-overload without SHARED_RUNQ has no effect".into());
+        }
+        why
+    }
+}
+
+/// Resolved configuration used by the simulator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelConfig {
+    pub version: KernelVersion,
+    on: [bool; Switch::ALL.len()],
+}
+
+impl KernelConfig {
+    #[inline]
+    pub fn on(&self, s: Switch) -> bool {
+        self.on[s as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patches_default_off_on_their_version_and_on_after() {
+        use KernelVersion::*;
+        let on = |v, s| KernelSpec::new("k", v).resolve().on(s);
+        assert!(!on(V3_8, Switch::SisPrevIdle) && on(V4_15, Switch::SisPrevIdle));
+        assert!(!on(V4_15, Switch::WakeAffinePrev) && on(V5_13, Switch::WakeAffinePrev));
+        assert!(!on(V5_13, Switch::NewidleSkipPending) && on(V5_14, Switch::NewidleSkipPending));
+        assert!(!on(V5_14, Switch::RecentUsedPrev) && on(V5_15, Switch::RecentUsedPrev));
+        assert!(!on(V6_5, Switch::SharedRunqOverload) && !on(V6_5, Switch::SharedRunq));
+        assert!(on(V6_5, Switch::SisUtil) && !on(V6_5, Switch::SisProp));
+    }
+
+    #[test]
+    fn parse_and_label_round_trip() {
+        let k = KernelSpec::parse("x=v6.5+SHARED_RUNQ+shared-runq-overload-TTWU_QUEUE").unwrap();
+        assert_eq!(k.label(), "v6.5-TTWU_QUEUE+SHARED_RUNQ+shared-runq-overload");
+        let again = KernelSpec::parse(&format!("x={}", k.label())).unwrap();
+        assert_eq!(again, k);
+        assert!(KernelSpec::parse("x=v9").unwrap_err().0.contains("unknown preset"));
+        assert!(KernelSpec::parse("x=v5.15+FOO").unwrap_err().0.contains("unknown switch \"FOO\""));
+    }
+
+    #[test]
+    fn non_historical_is_labelled_not_refused() {
+        let k = KernelSpec::parse("x=v3.8+SIS_UTIL").unwrap();
+        assert_eq!(k.non_historical(), ["SIS_UTIL does not exist in v3.8"]);
+        assert!(k.resolve().on(Switch::SisUtil));
+        assert!(KernelSpec::parse("x=v4.15+wake-affine-prev").unwrap().non_historical().len() == 1);
+        assert!(KernelSpec::parse("x=v5.15").unwrap().non_historical().is_empty());
+    }
+}

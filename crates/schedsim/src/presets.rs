@@ -1,0 +1,100 @@
+//! Built-in experiments: one per seed patch, reproducing its setting, and a small demo.
+
+use crate::experiment::{Experiment, MachineSpec, EXPERIMENT_VERSION};
+use crate::kernel::{KernelSpec, KernelVersion as V, Switch};
+use crate::workload::Workload;
+
+/// A built-in experiment and what it shows.
+pub struct Preset {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub experiment: Experiment,
+}
+
+fn exp(name: &str, machine: &str, workload: &str, clients: &[u32], iterations: u32, duration_ms: u64, kernels: Vec<KernelSpec>) -> Experiment {
+    Experiment {
+        version: EXPERIMENT_VERSION,
+        name: name.into(),
+        machine: MachineSpec { preset: Some(machine.into()), topology: None, costs: None },
+        workload: Workload::by_name(workload).expect("built-in workload name"),
+        clients: clients.to_vec(),
+        iterations,
+        duration_ms,
+        warmup_ms: duration_ms / 10,
+        seed: 1,
+        kernels,
+        shard_size: 6,
+    }
+}
+
+/// Every built-in experiment.
+pub fn presets() -> Vec<Preset> {
+    let k = KernelSpec::new;
+    let mut v = vec![
+        Preset {
+            name: "demo",
+            description: "tbench on the 8-CPU teaching box, v5.15 against v4.15",
+            experiment: exp("demo", "teaching", "tbench", &[1, 2, 4, 8], 2, 100, vec![k("v4.15", V::V4_15), k("v5.15", V::V5_15)]),
+        },
+        Preset {
+            name: "seed001",
+            description: "Galbraith 2013: one tbench pair on a 10-core SMT package, sis-prev-idle off/on",
+            experiment: exp("seed001", "westmere-1s", "tbench", &[1], 3, 400, vec![k("v3.8", V::V3_8), k("prev-idle", V::V3_8).with(Switch::SisPrevIdle, true)]),
+        },
+        Preset {
+            name: "seed000",
+            description: "Gorman 2017: dbench 1-128 clients on 2-socket Cascade Lake, wake-affine-prev off/on",
+            experiment: exp("seed000", "cascadelake-2s", "dbench", &[1, 2, 4, 8, 16, 32, 64, 128], 3, 300, vec![k("noirq", V::V4_15), k("wakeprev", V::V4_15).with(Switch::WakeAffinePrev, true)]),
+        },
+        Preset {
+            name: "seed002",
+            description: "van Riel 2021: memcache-like service on 2-socket Cascade Lake, newidle-skip-pending off/on",
+            experiment: exp("seed002", "cascadelake-2s", "memcache", &[20, 40, 60], 3, 300, vec![k("v5.13", V::V5_13), k("skip-pending", V::V5_13).with(Switch::NewidleSkipPending, true)]),
+        },
+        Preset {
+            name: "seed003-pipe",
+            description: "Gorman 2021: perf bench sched pipe on 2-socket Cascade Lake, recent-used-prev off/on",
+            experiment: exp("seed003-pipe", "cascadelake-2s", "pipe", &[1], 3, 200, vec![k("v5.14", V::V5_14), k("recent-prev", V::V5_14).with(Switch::RecentUsedPrev, true)]),
+        },
+        Preset {
+            name: "seed003-hackbench",
+            description: "Gorman 2021: hackbench on 2-socket Cascade Lake, recent-used-prev off/on",
+            experiment: exp("seed003-hackbench", "cascadelake-2s", "hackbench", &[1, 4, 8], 3, 500, vec![k("v5.14", V::V5_14), k("recent-prev", V::V5_14).with(Switch::RecentUsedPrev, true)]),
+        },
+        Preset {
+            name: "seed003-tbench",
+            description: "Gorman 2021: tbench 1-80 pairs on 2-socket Cascade Lake, recent-used-prev off/on",
+            experiment: exp("seed003-tbench", "cascadelake-2s", "tbench", &[1, 4, 16, 40, 80], 3, 200, vec![k("v5.14", V::V5_14), k("recent-prev", V::V5_14).with(Switch::RecentUsedPrev, true)]),
+        },
+        Preset {
+            name: "seed004",
+            description: "Nayak 2023: tbench 128 on 2-socket EPYC Milan, 16-CPU shards: tip, SHARED_RUNQ with patches 1-2, full series",
+            experiment: {
+                let mut e = exp(
+                    "seed004",
+                    "milan-2s",
+                    "tbench",
+                    &[128],
+                    3,
+                    100,
+                    vec![
+                        k("tip", V::V6_5),
+                        k("shared_runq", V::V6_5).with(Switch::SharedRunq, true),
+                        k("overload", V::V6_5).with(Switch::SharedRunq, true).with(Switch::SharedRunqOverload, true),
+                    ],
+                );
+                e.shard_size = 16;
+                e
+            },
+        },
+    ];
+    for p in &mut v {
+        p.experiment.warmup_ms = p.experiment.duration_ms / 10;
+    }
+    v
+}
+
+/// Looks an experiment up by name.
+pub fn experiment(name: &str) -> Option<Experiment> {
+    presets().into_iter().find(|p| p.name == name).map(|p| p.experiment)
+}

@@ -1,0 +1,257 @@
+//! Reports: the versioned JSON result of an experiment, and its renderings — the
+//! mmtests `compare-kernels.sh` comparison table and CSV of per-iteration samples.
+
+use crate::experiment::Experiment;
+use crate::metrics::{amean, hmean, pct, stddev, Counters, Percentiles};
+use crate::workload::MetricInfo;
+use serde::{Deserialize, Serialize};
+use std::fmt::Write;
+
+pub const REPORT_VERSION: u32 = 1;
+
+/// Results of one kernel at one client count, over all iterations.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PointResult {
+    pub clients: u32,
+    /// The workload's metric, one per iteration.
+    pub samples: Vec<f64>,
+    /// False if a workload with a fixed amount of work (hackbench) hit the duration.
+    pub finished: bool,
+    /// Simulated time of all iterations.
+    pub elapsed_ns: u64,
+    /// Counters summed over iterations.
+    pub counters: Counters,
+    pub wakeup_latency: Percentiles,
+    pub request_latency: Percentiles,
+}
+
+impl PointResult {
+    /// Hmean for throughput, Amean for times (as mmtests summarises them).
+    pub fn summary(&self, m: &MetricInfo) -> f64 {
+        if m.higher_is_better {
+            hmean(&self.samples)
+        } else {
+            amean(&self.samples)
+        }
+    }
+
+    pub fn stddev(&self) -> f64 {
+        stddev(&self.samples)
+    }
+}
+
+/// One kernel configuration's results.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConfigResult {
+    pub name: String,
+    /// `PRESET+SWITCH-SWITCH`.
+    pub label: String,
+    /// Why this combination never shipped, if it did not.
+    pub non_historical: Vec<String>,
+    pub points: Vec<PointResult>,
+}
+
+impl ConfigResult {
+    /// Counters summed over every client count.
+    pub fn total(&self) -> Counters {
+        let mut c = Counters::default();
+        for p in &self.points {
+            c.add(&p.counters);
+        }
+        c
+    }
+
+    pub fn elapsed_ns(&self) -> u64 {
+        self.points.iter().map(|p| p.elapsed_ns).sum()
+    }
+}
+
+/// The result of an experiment.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub version: u32,
+    pub generator: String,
+    pub machine: String,
+    pub nr_cpus: u32,
+    pub metric: MetricInfo,
+    pub cstates: Vec<String>,
+    pub experiment: Experiment,
+    pub configs: Vec<ConfigResult>,
+}
+
+fn gain(base: f64, v: f64, higher_is_better: bool) -> f64 {
+    if base == 0.0 {
+        return 0.0;
+    }
+    if higher_is_better {
+        (v - base) / base * 100.0
+    } else {
+        (base - v) / base * 100.0
+    }
+}
+
+impl Report {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    pub fn from_json(text: &str) -> Result<Report, String> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        serde_path_to_error::deserialize(de).map_err(|e| format!("report field {}: {}", e.path(), e.inner()))
+    }
+
+    /// The mmtests comparison table (`compare-kernels.sh` layout): one Hmean (or
+    /// Amean) row per client count with the change against the first kernel, Stddev
+    /// rows, then CPU time, migrations and wakeup-path statistics.
+    pub fn mmtests_table(&self) -> String {
+        let mut s = String::new();
+        let m = &self.metric;
+        let _ = writeln!(
+            s,
+            "{} {} ({}, {} per column), {} on {} ({} CPUs)",
+            self.experiment.workload.name(),
+            m.name,
+            m.unit,
+            if m.higher_is_better { "higher is better" } else { "lower is better" },
+            self.experiment.name,
+            self.machine,
+            self.nr_cpus
+        );
+        for c in &self.configs {
+            for why in &c.non_historical {
+                let _ = writeln!(s, "note: {} ({}) never existed as such: {why}", c.name, c.label);
+            }
+        }
+        let _ = writeln!(s);
+        // Header: preset label over name, right-aligned to each column.
+        let (mut h1, mut h2) = (String::new(), String::new());
+        for (i, c) in self.configs.iter().enumerate() {
+            let w = if i == 0 { 36 } else { 23 };
+            let preset = c.label.split(['+', '-']).next().unwrap_or("");
+            let _ = write!(h1, "{:>w$}", preset);
+            let _ = write!(h2, "{:>w$}", truncate(&c.name, 21));
+        }
+        let _ = writeln!(s, "{h1}\n{h2}");
+        let label = if m.higher_is_better { "Hmean" } else { "Amean" };
+        let base_points = &self.configs[0].points;
+        for (pi, bp) in base_points.iter().enumerate() {
+            let base = bp.summary(m);
+            let _ = write!(s, "{:<10}{:<3}{:>12.2} ({:>7.2}%)", label, bp.clients, base, 0.0);
+            for c in &self.configs[1..] {
+                let v = c.points[pi].summary(m);
+                let _ = write!(s, "{:>12.2} ({:>7.2}%)", v, gain(base, v, m.higher_is_better));
+            }
+            s.push('\n');
+        }
+        for (pi, bp) in base_points.iter().enumerate() {
+            let base = bp.stddev();
+            let _ = write!(s, "{:<10}{:<3}{:>12.2} ({:>7.2}%)", "Stddev", bp.clients, base, 0.0);
+            for c in &self.configs[1..] {
+                let v = c.points[pi].stddev();
+                let _ = write!(s, "{:>12.2} ({:>7.2}%)", v, gain(base, v, false));
+            }
+            s.push('\n');
+        }
+        if base_points.iter().any(|p| !p.finished) {
+            let _ = writeln!(s, "(some iterations hit the duration before the work was done)");
+        }
+        s.push('\n');
+        let (mut h1, mut h2) = (String::new(), String::new());
+        for (i, c) in self.configs.iter().enumerate() {
+            let w = if i == 0 { 20 } else { 12 };
+            let preset = c.label.split(['+', '-']).next().unwrap_or("");
+            let _ = write!(h1, "{:>w$}", preset);
+            let _ = write!(h2, "{:>w$}", truncate(&c.name, 11));
+        }
+        let _ = writeln!(s, "{h1}\n{h2}");
+        let totals: Vec<Counters> = self.configs.iter().map(|c| c.total()).collect();
+        type Row = (&'static str, fn(&Counters, &ConfigResult) -> f64, bool);
+        let rows: [Row; 14] = [
+            ("User", |t, _| secs(t.user_ns), true),
+            ("System", |t, _| secs(t.system_ns), true),
+            ("Elapsed", |_, c| secs(c.elapsed_ns()), true),
+            ("Wakeups", |t, _| t.wakeups as f64, false),
+            ("Migrate", |t, _| t.migrations as f64, false),
+            ("MigSMT", |t, _| t.migrations_smt as f64, false),
+            ("MigLLC", |t, _| t.migrations_llc as f64, false),
+            ("MigXLLC", |t, _| t.migrations_cross_llc as f64, false),
+            ("MigXNode", |t, _| t.migrations_cross_node as f64, false),
+            ("AffMove", |t, _| t.affine_moves as f64, false),
+            ("SISProbe", |t, _| t.sis_probed as f64, false),
+            ("SISRecnt%", |t, _| t.recent_hit_pct(), true),
+            ("IPIs", |t, _| t.ipis as f64, false),
+            ("Spin(s)", |t, _| secs(t.lock_spin_ns), true),
+        ];
+        for (name, f, float) in rows {
+            let _ = write!(s, "{name:<8}");
+            for (i, (t, c)) in totals.iter().zip(&self.configs).enumerate() {
+                let w = if i == 0 { 12 } else { 12 };
+                let v = f(t, c);
+                if float {
+                    let _ = write!(s, "{v:>w$.2}");
+                } else {
+                    let _ = write!(s, "{v:>w$.0}");
+                }
+            }
+            s.push('\n');
+        }
+        s
+    }
+
+    /// Per-iteration samples as CSV: kernel,clients,iteration,value.
+    pub fn samples_csv(&self) -> String {
+        let mut s = format!("kernel,label,clients,iteration,{} ({})\n", self.metric.name, self.metric.unit);
+        for c in &self.configs {
+            for p in &c.points {
+                for (i, v) in p.samples.iter().enumerate() {
+                    let _ = writeln!(s, "{},{},{},{},{:.4}", c.name, c.label, p.clients, i + 1, v);
+                }
+            }
+        }
+        s
+    }
+
+    /// Summary counters per kernel and client count as CSV.
+    pub fn counters_csv(&self) -> String {
+        let mut s = String::from(
+            "kernel,clients,summary,stddev,user_s,system_s,idle_s,wakeups,migrations,mig_smt,mig_llc,mig_cross_llc,mig_cross_node,affine_moves,sis_probed,recent_hit_pct,ipis,wakeup_p99_ns,request_p99_ns\n",
+        );
+        for c in &self.configs {
+            for p in &c.points {
+                let t = &p.counters;
+                let _ = writeln!(
+                    s,
+                    "{},{},{:.4},{:.4},{:.6},{:.6},{:.6},{},{},{},{},{},{},{},{},{:.2},{},{},{}",
+                    c.name,
+                    p.clients,
+                    p.summary(&self.metric),
+                    p.stddev(),
+                    t.user_ns as f64 / 1e9,
+                    t.system_ns as f64 / 1e9,
+                    t.idle_ns as f64 / 1e9,
+                    t.wakeups,
+                    t.migrations,
+                    t.migrations_smt,
+                    t.migrations_llc,
+                    t.migrations_cross_llc,
+                    t.migrations_cross_node,
+                    t.affine_moves,
+                    t.sis_probed,
+                    pct(t.sis_recent_hits, t.sis_recent_attempts),
+                    t.ipis,
+                    p.wakeup_latency.p99_ns,
+                    p.request_latency.p99_ns
+                );
+            }
+        }
+        s
+    }
+}
+
+fn secs(ns: u64) -> f64 {
+    ns as f64 / 1e9
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    s.chars().take(n).collect()
+}

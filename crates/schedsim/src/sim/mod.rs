@@ -1,0 +1,774 @@
+//! The discrete-event core: integer-nanosecond time, events ordered by (time, seq),
+//! per-CPU state machines and per-task state.
+//!
+//! A CPU is always in one [`Phase`]: idle in a C-state, waking from one, running user
+//! code of its current task, or running kernel code (a "segment" with a continuation).
+//! Kernel functions on the wakeup path run at one instant, read the state at that
+//! instant, and charge their cost as a kernel segment on the CPU that runs them; their
+//! effects on other CPUs land as events after that cost (and any IPI latency).
+
+pub(crate) mod pelt;
+mod sched;
+
+use crate::cost::CostModel;
+use crate::domains::Domains;
+use crate::kernel::KernelConfig;
+use crate::metrics::{Counters, Histogram};
+use crate::rng::Pcg64;
+use crate::topology::CpuMap;
+use crate::trace::{TraceWindow, WakeupTrace};
+use crate::workload::{TaskInit, WorkloadState};
+use pelt::Signal;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+pub type Time = u64;
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// `sysctl_sched_migration_cost`: 500 µs.
+pub(crate) const MIGRATION_COST_NS: u64 = 500_000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TState {
+    Running,
+    Runnable,
+    Sleeping,
+    /// Between try_to_wake_up's decision and the enqueue (or wake-list drain).
+    Waking,
+    Exited,
+}
+
+pub(crate) struct Task {
+    pub name: String,
+    pub state: TState,
+    /// `task_cpu(p)`.
+    pub cpu: u32,
+    /// The CPU that still has this task as `curr` while switching away (`p->on_cpu`).
+    pub on_cpu: Option<u32>,
+    pub vruntime: u64,
+    pub pinned: Option<u32>,
+    pub percpu_kthread: bool,
+    pub ws_bytes: u64,
+    pub wakee_flips: u32,
+    pub wakee_flip_decay_ts: Time,
+    pub last_wakee: u32,
+    pub recent_used_cpu: u32,
+    /// Runnable load (`se.avg.load_avg`, 0..1024) and running util.
+    pub load: Signal,
+    pub util: Signal,
+    /// User work left from a preempted `Run`, at full speed.
+    pub pending_run: u64,
+    /// Cache refill and data transfer to pay at the next run, ns.
+    pub penalty: u64,
+    /// Data handed over by the waker: (waker CPU, bytes).
+    pub wake_data: (u32, u64),
+    /// When the last wakeup began (for wakeup latency), if not yet running.
+    pub woken_at: Option<Time>,
+    /// Cache bookkeeping: where it last ran and the CPU's fill counters then.
+    pub last_ran_cpu: u32,
+    pub core_mark: u64,
+    pub llc_mark: u64,
+    pub exec_start: Time,
+    /// When it last started running (for `task_hot`).
+    pub last_run_start: Time,
+    pub slice_start: Time,
+    /// In a SHARED_RUNQ shard list: (LLC, shard).
+    pub in_shard: Option<(u32, u32)>,
+}
+
+/// What a kernel segment does when it ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cont {
+    /// Work on behalf of `curr` (a wakeup it issued); then continue its program.
+    TaskSys,
+    /// Interrupt handling; then resume what was interrupted.
+    Irq,
+    /// Context switch to `next` (`None`: the idle task).
+    Switch(u32),
+    /// One domain of newidle balance done.
+    Newidle { depth: u8, curr_cost: u64 },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Phase {
+    Idle,
+    Waking,
+    User,
+    Kernel(Cont),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    User,
+    Sys,
+    Idle,
+}
+
+/// A spinlock: FIFO by arrival, with the line handed over between holders.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Lock {
+    pub free_at: Time,
+    pub holder: u32,
+}
+
+pub(crate) struct Cpu {
+    pub curr: Option<u32>,
+    /// Runnable tasks waiting for this CPU (not `curr`).
+    pub queue: Vec<u32>,
+    /// `rq->nr_running`: `queue` plus `curr` if it is runnable.
+    pub nr_running: u32,
+    pub min_vruntime: u64,
+    pub phase: Phase,
+    pub seg_start: Time,
+    pub seg_end: Time,
+    pub seg_gen: u32,
+    /// User work left in the current User segment at `seg_start`, at full speed.
+    pub work_left: u64,
+    pub slow_pct: u64,
+    pub need_resched: bool,
+    pub mode: Mode,
+    pub mode_since: Time,
+    pub user_ns: u64,
+    pub sys_ns: u64,
+    pub idle_ns: u64,
+    pub cstate: u8,
+    pub idle_enter: Time,
+    pub idle_hist: [u64; 8],
+    pub idle_hist_len: u8,
+    /// menu's correction-factor average of measured idle intervals, ns.
+    pub idle_ema: u64,
+    pub ready_at: Time,
+    pub wake_signal_at: Time,
+    /// Work waiting for the CPU to come out of idle: interrupts to handle.
+    pub pending_irqs: Vec<(u32, bool)>,
+    pub avg_idle: u64,
+    pub idle_stamp: Time,
+    pub max_idle_balance_cost: u64,
+    pub wake_avg_idle: u64,
+    pub wake_stamp: u64,
+    pub ttwu_pending: bool,
+    pub wake_list: Vec<u32>,
+    pub ipi_inflight: bool,
+    pub lock: Lock,
+    pub load: Signal,
+    pub util: Signal,
+    pub tick_gen: u32,
+    pub tick_armed: bool,
+    /// Asked by a busy CPU to balance for the idle ones (nohz idle balance).
+    pub nohz_kick: bool,
+    /// Kernel time spent outside a segment (a dequeue hook), added to the next one.
+    pub carry_ns: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ev {
+    SegEnd { cpu: u32, gen: u32 },
+    Ready { cpu: u32 },
+    Enqueue { cpu: u32, task: u32 },
+    WakeIpi { cpu: u32 },
+    Resched { cpu: u32 },
+    /// Workload interrupt (token) on a CPU.
+    Irq { cpu: u32, token: u32 },
+    Timer { task: u32 },
+    Tick { cpu: u32, gen: u32 },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Event {
+    time: Time,
+    seq: u64,
+    ev: Ev,
+}
+
+impl Ord for Event {
+    fn cmp(&self, o: &Self) -> Ordering {
+        // BinaryHeap is a max-heap: reverse for earliest (time, seq) first.
+        (o.time, o.seq).cmp(&(self.time, self.seq))
+    }
+}
+impl PartialOrd for Event {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+/// Per-LLC shared state: `sd_llc_shared` and the SHARED_RUNQ shards.
+pub(crate) struct Llc {
+    pub has_idle_cores: bool,
+    pub avg_scan_cost: u64,
+    pub nr_idle_scan: u32,
+    pub nr_idle_scan_jiffy: u64,
+    pub shards: Vec<Shard>,
+}
+
+pub(crate) struct Shard {
+    pub list: std::collections::VecDeque<u32>,
+    pub lock: Lock,
+    pub overload: bool,
+}
+
+/// Per CPU and domain depth: `sd->max_newidle_lb_cost`, `next_balance`.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct DomState {
+    pub max_newidle_lb_cost: u64,
+    pub next_balance: Time,
+    pub next_decay: Time,
+}
+
+/// Options of one simulation run.
+#[derive(Clone, Debug)]
+pub struct SimOptions {
+    pub seed: u64,
+    /// Run until this time (ns) or until the workload finishes.
+    pub end_ns: Time,
+    /// Metrics count from here on.
+    pub warmup_ns: Time,
+    pub trace: Option<TraceWindow>,
+    /// Run the invariant checker after every event (tests).
+    pub check_invariants: bool,
+    /// SHARED_RUNQ shard size (`SHARED_RUNQ_SHARD_SZ`, 6 in v3).
+    pub shard_size: u32,
+    /// Hard cap on events processed, against runaway runs.
+    pub max_events: u64,
+}
+
+/// The simulator.
+pub struct Sim {
+    pub(crate) now: Time,
+    seq: u64,
+    events: BinaryHeap<Event>,
+    pub(crate) map: CpuMap,
+    pub(crate) doms: Domains,
+    pub(crate) cost: CostModel,
+    pub(crate) cfg: KernelConfig,
+    pub(crate) cpus: Vec<Cpu>,
+    pub(crate) tasks: Vec<Task>,
+    pub(crate) rng: Pcg64,
+    pub(crate) wl: WorkloadState,
+    pub(crate) m: Counters,
+    pub(crate) wake_latency: Histogram,
+    pub(crate) llcs: Vec<Llc>,
+    pub(crate) dom_state: Vec<DomState>,
+    pub(crate) depth_max: usize,
+    pub(crate) core_fill: Vec<u64>,
+    pub(crate) llc_fill: Vec<u64>,
+    pub(crate) rd_overload: bool,
+    pub(crate) nohz_next: Time,
+    pub(crate) opts: SimOptions,
+    pub(crate) measuring: bool,
+    pub(crate) wake_index: u64,
+    pub(crate) trace: Option<TraceBuf>,
+    pub(crate) traces: Vec<WakeupTrace>,
+    pub(crate) error: Option<String>,
+    pub(crate) events_done: u64,
+    pub(crate) wakeup_gran_ns: u64,
+    pub(crate) sched_latency_ns: u64,
+    pub(crate) min_gran_ns: u64,
+    pub(crate) measure_start: Time,
+    pub(crate) stop_after_trace: bool,
+}
+
+/// The wakeup being traced right now.
+pub(crate) struct TraceBuf {
+    pub cur: WakeupTrace,
+}
+
+impl Sim {
+    pub(crate) fn new(
+        map: CpuMap,
+        cost: CostModel,
+        cfg: KernelConfig,
+        wl: WorkloadState,
+        inits: Vec<TaskInit>,
+        opts: SimOptions,
+    ) -> Sim {
+        let doms = Domains::build(&map);
+        let n = map.nr_cpus() as usize;
+        let depth_max = doms.max_depth().max(1);
+        let cpus = (0..n)
+            .map(|_| Cpu {
+                curr: None,
+                queue: Vec::new(),
+                nr_running: 0,
+                min_vruntime: 0,
+                phase: Phase::Idle,
+                seg_start: 0,
+                seg_end: 0,
+                seg_gen: 0,
+                work_left: 0,
+                slow_pct: 0,
+                need_resched: false,
+                mode: Mode::Idle,
+                mode_since: 0,
+                user_ns: 0,
+                sys_ns: 0,
+                idle_ns: 0,
+                cstate: 0,
+                idle_enter: 0,
+                idle_hist: [0; 8],
+                idle_hist_len: 0,
+                idle_ema: sched::IDLE_HORIZON_NS,
+                ready_at: 0,
+                wake_signal_at: 0,
+                pending_irqs: Vec::new(),
+                avg_idle: 2 * MIGRATION_COST_NS,
+                idle_stamp: 0,
+                max_idle_balance_cost: MIGRATION_COST_NS,
+                wake_avg_idle: MIGRATION_COST_NS,
+                wake_stamp: 0,
+                ttwu_pending: false,
+                wake_list: Vec::new(),
+                ipi_inflight: false,
+                lock: Lock::default(),
+                load: Signal::default(),
+                util: Signal::default(),
+                tick_gen: 0,
+                tick_armed: false,
+                nohz_kick: false,
+                carry_ns: 0,
+            })
+            .collect();
+        let shard_size = opts.shard_size.max(1);
+        let llcs = map
+            .llc_cpus
+            .iter()
+            .map(|span| {
+                let shards = (span.len() as u32).div_ceil(shard_size).max(1);
+                Llc {
+                    has_idle_cores: true,
+                    avg_scan_cost: 0,
+                    nr_idle_scan: span.len() as u32,
+                    nr_idle_scan_jiffy: 0,
+                    shards: (0..shards)
+                        .map(|_| Shard { list: Default::default(), lock: Lock::default(), overload: false })
+                        .collect(),
+                }
+            })
+            .collect();
+        let tasks = inits
+            .into_iter()
+            .map(|ti| Task {
+                name: ti.name,
+                state: TState::Sleeping,
+                cpu: 0,
+                on_cpu: None,
+                vruntime: 0,
+                pinned: ti.pinned,
+                percpu_kthread: ti.percpu_kthread,
+                ws_bytes: ti.ws_bytes,
+                wakee_flips: 0,
+                wakee_flip_decay_ts: 0,
+                last_wakee: NONE,
+                recent_used_cpu: 0,
+                load: Signal::default(),
+                util: Signal::default(),
+                pending_run: 0,
+                penalty: 0,
+                wake_data: (NONE, 0),
+                woken_at: None,
+                last_ran_cpu: NONE,
+                core_mark: 0,
+                llc_mark: 0,
+                exec_start: 0,
+                last_run_start: 0,
+                slice_start: 0,
+                in_shard: None,
+            })
+            .collect();
+        // sysctl_sched_{latency,min_granularity,wakeup_granularity} scale with
+        // 1 + ilog2(min(ncpus, 8)) (SCHED_TUNABLESCALING_LOG).
+        let factor = 1 + (n.clamp(1, 8) as u64).ilog2() as u64;
+        let rng = Pcg64::new(opts.seed, 0x5eed);
+        let cores = map.core_cpus.len();
+        let nllc = map.llc_cpus.len();
+        Sim {
+            now: 0,
+            seq: 0,
+            events: BinaryHeap::new(),
+            doms,
+            cost,
+            cfg,
+            cpus,
+            tasks,
+            rng,
+            wl,
+            m: Counters::default(),
+            wake_latency: Histogram::default(),
+            llcs,
+            dom_state: vec![DomState::default(); n * depth_max],
+            depth_max,
+            core_fill: vec![0; cores],
+            llc_fill: vec![0; nllc],
+            rd_overload: false,
+            nohz_next: 0,
+            measuring: opts.warmup_ns == 0,
+            opts,
+            wake_index: 0,
+            trace: None,
+            traces: Vec::new(),
+            error: None,
+            events_done: 0,
+            wakeup_gran_ns: 1_000_000 * factor,
+            sched_latency_ns: 6_000_000 * factor,
+            min_gran_ns: 750_000 * factor,
+            measure_start: 0,
+            stop_after_trace: false,
+            map,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn push(&mut self, time: Time, ev: Ev) {
+        self.seq += 1;
+        self.events.push(Event { time, seq: self.seq, ev });
+    }
+
+    #[inline]
+    pub(crate) fn dom(&mut self, cpu: u32, depth: usize) -> &mut DomState {
+        &mut self.dom_state[cpu as usize * self.depth_max + depth]
+    }
+
+    /// Places every task (fork balancing) and starts it, then runs to the end.
+    pub(crate) fn run(&mut self, progress: &mut dyn FnMut(Time) -> bool) -> Result<(), String> {
+        self.start_tasks();
+        for (t, cpu, token) in self.wl.initial_irqs(&mut self.rng) {
+            self.push(t, Ev::Irq { cpu, token });
+        }
+        let mut next_progress = 0;
+        while let Some(e) = self.events.pop() {
+            if e.time > self.opts.end_ns {
+                break;
+            }
+            debug_assert!(e.time >= self.now, "time went backwards");
+            if !self.measuring && e.time >= self.opts.warmup_ns {
+                self.begin_measuring(e.time);
+            }
+            self.now = e.time;
+            self.dispatch(e.ev);
+            self.events_done += 1;
+            if let Some(err) = self.error.take() {
+                return Err(err);
+            }
+            if self.opts.check_invariants {
+                if let Err(e) = self.check() {
+                    return Err(format!("invariant broken at {} ns after {:?}: {e}", self.now, e));
+                }
+            }
+            if self.events_done >= next_progress {
+                next_progress = self.events_done + 65_536;
+                if !progress(self.now) {
+                    return Err("cancelled".into());
+                }
+                if self.events_done > self.opts.max_events {
+                    return Err(format!(
+                        "the run needs more than {} events; shorten the duration or lower the client count",
+                        self.opts.max_events
+                    ));
+                }
+            }
+            if self.wl.done() {
+                break;
+            }
+            if self.stop_after_trace {
+                if let Some(w) = self.opts.trace {
+                    if self.wake_index >= w.from + w.count as u64 && self.trace.is_none() {
+                        break;
+                    }
+                }
+            }
+        }
+        let end = if self.wl.done() { self.now } else { self.opts.end_ns.max(self.now) };
+        self.now = end;
+        for c in 0..self.cpus.len() {
+            self.account(c as u32);
+        }
+        Ok(())
+    }
+
+    /// The run's result: the workload's metric and the counters.
+    pub(crate) fn outcome(&mut self) -> crate::experiment::RunOutcome {
+        use crate::workload::Workload as W;
+        let mut m = self.m.clone();
+        for cpu in &self.cpus {
+            m.user_ns += cpu.user_ns;
+            m.system_ns += cpu.sys_ns;
+            m.idle_ns += cpu.idle_ns;
+        }
+        let measured = self.now.saturating_sub(self.measure_start).max(1);
+        let secs = measured as f64 / 1e9;
+        let wl = &self.wl;
+        let (sample, finished) = match &wl.spec {
+            W::Tbench { .. } | W::Dbench { .. } => (wl.bytes as f64 / 1e6 / secs, true),
+            W::Hackbench { .. } => (self.now as f64 / 1e9, wl.finished_at.is_some()),
+            W::Pipe { .. } => {
+                let pairs = (self.tasks.len() / 2).max(1) as f64;
+                let per_pair = wl.ops as f64 / pairs;
+                (if per_pair > 0.0 { measured as f64 / 1e3 / per_pair } else { 0.0 }, true)
+            }
+            W::Schbench { .. } => (self.wake_latency.percentile(99) as f64 / 1e3, true),
+            W::Memcache { .. } => (wl.req_latency.percentile(99) as f64 / 1e3, true),
+        };
+        crate::experiment::RunOutcome {
+            sample,
+            finished,
+            counters: m,
+            wake_latency: self.wake_latency.clone(),
+            request_latency: self.wl.req_latency.clone(),
+            elapsed_ns: measured,
+        }
+    }
+
+    fn begin_measuring(&mut self, at: Time) {
+        self.measuring = true;
+        self.measure_start = at;
+        for c in 0..self.cpus.len() {
+            let saved = self.now;
+            self.now = at;
+            self.account(c as u32);
+            self.now = saved;
+            let cpu = &mut self.cpus[c];
+            cpu.user_ns = 0;
+            cpu.sys_ns = 0;
+            cpu.idle_ns = 0;
+        }
+        let exits = self.m.idle_exits.len();
+        self.m = Counters { idle_exits: vec![0; exits], ..Counters::default() };
+        self.wake_latency = Histogram::default();
+        self.wake_index = 0;
+    }
+
+    fn dispatch(&mut self, ev: Ev) {
+        match ev {
+            Ev::SegEnd { cpu, gen } => {
+                if self.cpus[cpu as usize].seg_gen == gen {
+                    self.seg_end(cpu);
+                }
+            }
+            Ev::Ready { cpu } => {
+                if self.cpus[cpu as usize].phase == Phase::Waking && self.cpus[cpu as usize].ready_at == self.now {
+                    self.idle_exit_done(cpu);
+                }
+            }
+            Ev::Enqueue { cpu, task } => self.enqueue_wakee(cpu, task),
+            Ev::WakeIpi { cpu } => self.wake_ipi(cpu),
+            Ev::Resched { cpu } => self.resched_ipi(cpu),
+            Ev::Irq { cpu, token } => self.raise_irq(cpu, token, false),
+            Ev::Timer { task } => {
+                let cpu = self.tasks[task as usize].cpu;
+                self.raise_irq(cpu, task, true);
+            }
+            Ev::Tick { cpu, gen } => {
+                if self.cpus[cpu as usize].tick_gen == gen {
+                    self.tick(cpu);
+                }
+            }
+        }
+    }
+
+    /// Closes the accounting interval of `c` up to now.
+    #[inline]
+    pub(crate) fn account(&mut self, c: u32) {
+        let now = self.now;
+        let cpu = &mut self.cpus[c as usize];
+        let d = now.saturating_sub(cpu.mode_since);
+        match cpu.mode {
+            Mode::User => cpu.user_ns += d,
+            Mode::Sys => cpu.sys_ns += d,
+            Mode::Idle => cpu.idle_ns += d,
+        }
+        cpu.mode_since = now;
+    }
+
+    #[inline]
+    pub(crate) fn set_mode(&mut self, c: u32, m: Mode) {
+        if self.cpus[c as usize].mode != m {
+            self.account(c);
+            self.cpus[c as usize].mode = m;
+        }
+    }
+
+    /// Starts a kernel segment of `ns` on `c`.
+    pub(crate) fn kernel(&mut self, c: u32, ns: u64, cont: Cont) {
+        self.set_mode(c, Mode::Sys);
+        let now = self.now;
+        let cpu = &mut self.cpus[c as usize];
+        cpu.phase = Phase::Kernel(cont);
+        cpu.seg_start = now;
+        cpu.seg_end = now + ns;
+        cpu.seg_gen = cpu.seg_gen.wrapping_add(1);
+        let gen = cpu.seg_gen;
+        self.push(now + ns, Ev::SegEnd { cpu: c, gen });
+    }
+
+    /// Lengthens the running kernel segment of `c` by `ns` (an interrupt inside it).
+    pub(crate) fn extend_kernel(&mut self, c: u32, ns: u64) {
+        let cpu = &mut self.cpus[c as usize];
+        cpu.seg_end += ns;
+        cpu.seg_gen = cpu.seg_gen.wrapping_add(1);
+        let (end, gen) = (cpu.seg_end, cpu.seg_gen);
+        self.push(end, Ev::SegEnd { cpu: c, gen });
+    }
+
+    /// Acquires a spinlock at `at` for `hold` ns from CPU `by`. Returns the time the
+    /// holder is done; the wait before that (beyond `hold`) is spinning.
+    pub(crate) fn lock_rq(&mut self, owner: u32, at: Time, by: u32, hold: u64) -> u64 {
+        let d = self.map.distance(self.cpus[owner as usize].lock.holder, by);
+        let handoff = self.cost.line_transfer_ns(d);
+        let lk = &mut self.cpus[owner as usize].lock;
+        let start = at.max(lk.free_at);
+        lk.free_at = start + handoff + hold;
+        lk.holder = by;
+        let spin = start - at;
+        if self.measuring {
+            self.m.lock_spin_ns += spin;
+        }
+        spin + handoff + hold
+    }
+
+    /// The same for a shared-runqueue shard lock.
+    pub(crate) fn lock_shard(&mut self, llc: u32, shard: u32, at: Time, by: u32) -> u64 {
+        let hold = self.cost.shard_lock_hold_ns;
+        let holder = self.llcs[llc as usize].shards[shard as usize].lock.holder;
+        let d = self.map.distance(holder, by);
+        let handoff = self.cost.line_transfer_ns(d);
+        let lk = &mut self.llcs[llc as usize].shards[shard as usize].lock;
+        let start = at.max(lk.free_at);
+        lk.free_at = start + handoff + hold;
+        lk.holder = by;
+        let spin = start - at;
+        if self.measuring {
+            self.m.lock_spin_ns += spin;
+        }
+        spin + handoff + hold
+    }
+
+    /// `idle_cpu()` (v5.8+ form, the same for earlier wake_list checks): running the idle
+    /// task, nothing runnable, no queued wakeup.
+    #[inline]
+    pub(crate) fn idle_cpu(&self, c: u32) -> bool {
+        let cpu = &self.cpus[c as usize];
+        cpu.curr.is_none() && cpu.nr_running == 0 && !cpu.ttwu_pending
+    }
+
+    #[inline]
+    pub(crate) fn allowed(&self, t: u32, c: u32) -> bool {
+        self.tasks[t as usize].pinned.is_none_or(|p| p == c)
+    }
+
+    /// Starts tracing the current wakeup if it is in the window.
+    pub(crate) fn trace_begin(&mut self, wakee: u32, waker: String, this: u32, sync: bool) {
+        let Some(w) = self.opts.trace else { return };
+        if !self.measuring || self.wake_index < w.from || self.wake_index >= w.from + w.count as u64 {
+            return;
+        }
+        let t = &self.tasks[wakee as usize];
+        self.trace = Some(TraceBuf {
+            cur: WakeupTrace {
+                index: self.wake_index,
+                time_ns: self.now,
+                wakee: t.name.clone(),
+                wakee_id: wakee,
+                waker,
+                waker_cpu: this,
+                prev_cpu: t.cpu,
+                sync,
+                probed: Vec::new(),
+                steps: Vec::new(),
+                outcome: None,
+            },
+        });
+    }
+
+    #[inline]
+    pub(crate) fn tracing(&self) -> bool {
+        self.trace.is_some()
+    }
+
+    /// Records a step; `f` runs only while tracing.
+    #[inline]
+    pub(crate) fn step(&mut self, f: impl FnOnce(&Sim) -> crate::trace::Step) {
+        if self.trace.is_some() {
+            let s = f(self);
+            if let Some(tb) = &mut self.trace {
+                if tb.cur.steps.len() < crate::trace::TRACE_STEPS_MAX {
+                    tb.cur.steps.push(s);
+                }
+            }
+        }
+    }
+
+    #[inline]
+    pub(crate) fn probe(&mut self, this: u32, c: u32) -> u64 {
+        if let Some(tb) = &mut self.trace {
+            if tb.cur.probed.len() < 1024 {
+                tb.cur.probed.push(c);
+            }
+        }
+        self.cost.idle_probe_base_ns + self.cost.line_transfer_ns(self.map.distance(this, c))
+    }
+
+    pub(crate) fn trace_end(&mut self, outcome: crate::trace::Outcome) {
+        if let Some(mut tb) = self.trace.take() {
+            tb.cur.outcome = Some(outcome);
+            self.traces.push(tb.cur);
+        }
+    }
+
+    pub(crate) fn fail(&mut self, msg: String) {
+        if self.error.is_none() {
+            self.error = Some(msg);
+        }
+    }
+
+    /// Checks the state invariants: each runnable task on exactly one runqueue, each
+    /// running task `curr` of its CPU, counts consistent, accounting complete.
+    pub(crate) fn check(&self) -> Result<(), String> {
+        let mut seen = vec![0u32; self.tasks.len()];
+        for (c, cpu) in self.cpus.iter().enumerate() {
+            let mut nr = cpu.queue.len() as u32;
+            for &t in &cpu.queue {
+                seen[t as usize] += 1;
+                let task = &self.tasks[t as usize];
+                if task.state != TState::Runnable {
+                    return Err(format!("task {t} queued on CPU {c} in state {:?}", task.state));
+                }
+                if task.cpu != c as u32 {
+                    return Err(format!("task {t} queued on CPU {c} but task_cpu is {}", task.cpu));
+                }
+            }
+            if let Some(t) = cpu.curr {
+                let task = &self.tasks[t as usize];
+                if task.state == TState::Running {
+                    nr += 1;
+                    seen[t as usize] += 1;
+                    if task.cpu != c as u32 {
+                        return Err(format!("task {t} running on CPU {c} but task_cpu is {}", task.cpu));
+                    }
+                }
+            }
+            if nr != cpu.nr_running {
+                return Err(format!("CPU {c}: nr_running {} but {} tasks found", cpu.nr_running, nr));
+            }
+            let acct = cpu.user_ns + cpu.sys_ns + cpu.idle_ns + (self.now - cpu.mode_since);
+            if self.measuring && acct != self.now - self.measure_start {
+                return Err(format!(
+                    "CPU {c}: busy + idle = {acct} ns but {} ns elapsed",
+                    self.now - self.measure_start
+                ));
+            }
+            if cpu.phase == Phase::User && cpu.curr.is_none() {
+                return Err(format!("CPU {c} runs user code without a task"));
+            }
+        }
+        for (t, task) in self.tasks.iter().enumerate() {
+            let want = matches!(task.state, TState::Running | TState::Runnable) as u32;
+            if seen[t] != want {
+                return Err(format!(
+                    "task {t} ({}) in state {:?} is on {} runqueues",
+                    task.name, task.state, seen[t]
+                ));
+            }
+        }
+        Ok(())
+    }
+}

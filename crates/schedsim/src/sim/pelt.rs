@@ -1,0 +1,86 @@
+//! Per-entity load tracking (PELT), after `kernel/sched/pelt.c` (v5.x): geometric
+//! averages with a 1024 µs period and y^32 = 1/2, kept in integers.
+//!
+//! The kernel accumulates per-period segments; here a signal that stayed constant over
+//! `delta` decays the old average by y^(delta/period) and moves towards the constant by
+//! the rest. For a constant input this equals the kernel's series; the fractional period
+//! is interpolated linearly.
+
+/// PELT period: 1024 µs in ns (the kernel shifts ns by 10 twice).
+pub const PERIOD_NS: u64 = 1 << 20;
+
+/// y^k in Q32 for k = 0..31 (`runnable_avg_yN_inv`, with 2^32 for k = 0).
+const Y_INV: [u64; 32] = [
+    4294967296, 4202935003, 4112874773, 4024744348, 3938502376, 3854108391, 3771522796, 3690706840, 3611622603,
+    3534232978, 3458501653, 3384393094, 3311872529, 3240905930, 3171459999, 3103502151, 3037000500, 2971923842,
+    2908241642, 2845924021, 2784941738, 2725266179, 2666869345, 2609723834, 2553802834, 2499080105, 2445529972,
+    2393127307, 2341847524, 2291666561, 2242560872, 2194507417,
+];
+/// (1 - y) in Q32.
+const ONE_MINUS_Y: u64 = 92_032_293;
+
+/// y^(delta / PERIOD) in Q32.
+#[inline]
+pub fn decay_q32(delta_ns: u64) -> u64 {
+    let periods = delta_ns / PERIOD_NS;
+    if periods >= 32 * 63 {
+        return 0;
+    }
+    let whole = Y_INV[(periods % 32) as usize] >> (periods / 32);
+    let frac = delta_ns % PERIOD_NS; // in 0..2^20
+    // y^f ~= 1 - f (1 - y) for f in [0, 1).
+    let part = (1u64 << 32) - ((ONE_MINUS_Y * frac) >> 20);
+    ((whole as u128 * part as u128) >> 32) as u64
+}
+
+/// One PELT signal in 0..=1024 per unit of input (input is 0..=1024 scaled by count).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Signal {
+    pub avg: u64,
+    pub last_ns: u64,
+}
+
+impl Signal {
+    /// Advances to `now` with the input `level` held constant since the last update.
+    #[inline]
+    pub fn update(&mut self, now: u64, level: u64) {
+        if now <= self.last_ns {
+            return;
+        }
+        let d = decay_q32(now - self.last_ns);
+        let keep = (self.avg as u128 * d as u128) >> 32;
+        let add = (level as u128 * ((1u128 << 32) - d as u128)) >> 32;
+        self.avg = (keep + add) as u64;
+        self.last_ns = now;
+    }
+
+    /// The value an update to `now` would give, without changing the signal.
+    #[inline]
+    pub fn peek(&self, now: u64, level: u64) -> u64 {
+        let mut s = *self;
+        s.update(now, level);
+        s.avg
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_life_is_32_periods() {
+        let d = decay_q32(32 * PERIOD_NS);
+        assert_eq!(d, 1 << 31);
+        assert!(decay_q32(0) == 1 << 32);
+        assert!(decay_q32(PERIOD_NS / 2) < 1 << 32 && decay_q32(PERIOD_NS / 2) > Y_INV[1]);
+    }
+
+    #[test]
+    fn converges_to_input() {
+        let mut s = Signal::default();
+        s.update(1_000_000_000, 1024);
+        assert!(s.avg >= 1020, "{}", s.avg);
+        s.update(1_000_000_000 + 32 * PERIOD_NS, 0);
+        assert!((505..=515).contains(&s.avg), "{}", s.avg);
+    }
+}

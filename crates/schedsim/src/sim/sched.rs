@@ -1,0 +1,826 @@
+//! The per-CPU scheduler: running task programs, `schedule()`, context switches,
+//! idle entry with a menu-like governor, idle exit, interrupts, enqueue/dequeue, CFS
+//! pick and preemption, and the tick. Kernel v5.x (`kernel/sched/core.c`, `fair.c`,
+//! `idle.c`, `drivers/cpuidle/governors/menu.c`) unless a comment says otherwise.
+
+use super::*;
+use crate::workload::Action;
+
+/// Most zero-time actions a task may issue in a row (a workload bug guard).
+const ACTIONS_IN_A_ROW_MAX: u32 = 10_000;
+/// The governor's horizon with the tick stopped and no timer known: 4 ms, one tick.
+pub(crate) const IDLE_HORIZON_NS: u64 = 4_000_000;
+
+impl Sim {
+    /// Creates every task at time 0 as `wake_up_new_task` would: placed by the fork
+    /// slow path (`find_idlest_cpu`), in creation order so each placement sees the
+    /// ones before it.
+    pub(crate) fn start_tasks(&mut self) {
+        for t in 0..self.tasks.len() as u32 {
+            let cpu = match self.tasks[t as usize].pinned {
+                Some(c) => c,
+                None => self.find_idlest_cpu(t),
+            };
+            let task = &mut self.tasks[t as usize];
+            task.cpu = cpu;
+            task.recent_used_cpu = cpu;
+            task.state = TState::Waking;
+            task.vruntime = self.cpus[cpu as usize].min_vruntime;
+            self.activate(cpu, t);
+            self.check_preempt(cpu, t, cpu);
+        }
+    }
+
+    /// Fork/exec slow path, compact model of `find_idlest_group`/`find_idlest_cpu`
+    /// (wakeup-path.md §8): from the top domain down, the group with the fewest
+    /// runnable tasks per CPU, then an idle CPU in the shallowest C-state, else the
+    /// least loaded one. Ties go to the lowest CPU number.
+    pub(crate) fn find_idlest_cpu(&self, t: u32) -> u32 {
+        let n = self.cpus.len() as u32;
+        let mut span: Vec<u32> = (0..n).collect();
+        let start = 0u32;
+        // Descend through the domain chain of the first CPU of the current span.
+        let mut cpu = start;
+        loop {
+            let chain: Vec<u32> = self.doms.chain[cpu as usize].clone();
+            let dom = chain.iter().rev().map(|&d| &self.doms.domains[d as usize]).find(|d| d.span.len() <= span.len() && d.span.len() > 1 && span.contains(&d.span[0]));
+            let Some(d) = dom else { break };
+            let mut best: Option<(u64, usize)> = None;
+            for (gi, g) in d.groups.iter().enumerate() {
+                if !g.iter().any(|&c| self.allowed(t, c)) {
+                    continue;
+                }
+                let load: u64 = g.iter().map(|&c| self.cpus[c as usize].nr_running as u64).sum::<u64>() * 1024
+                    / g.len() as u64;
+                if best.is_none_or(|(b, _)| load < b) {
+                    best = Some((load, gi));
+                }
+            }
+            let Some((_, gi)) = best else { break };
+            let g = d.groups[gi].clone();
+            if g.len() >= span.len() {
+                break;
+            }
+            span = g;
+            cpu = span[0];
+            if span.len() == 1 {
+                break;
+            }
+        }
+        let mut best = (u64::MAX, u64::MAX, cpu);
+        for &c in &span {
+            if !self.allowed(t, c) {
+                continue;
+            }
+            let key = if self.idle_cpu(c) {
+                (0, self.cost.cstates[self.cpus[c as usize].cstate as usize].exit_latency_ns)
+            } else {
+                (1 + self.cpus[c as usize].nr_running as u64, 0)
+            };
+            if (key.0, key.1) < (best.0, best.1) {
+                best = (key.0, key.1, c);
+            }
+        }
+        best.2
+    }
+
+    // ---- segments -------------------------------------------------------------------
+
+    /// Runs `work` ns of user code of `curr` on `c`, slowed while an SMT sibling is busy.
+    pub(crate) fn user(&mut self, c: u32, work: u64) {
+        self.set_mode(c, Mode::User);
+        let slow = self.smt_slow_pct(c);
+        let now = self.now;
+        let cpu = &mut self.cpus[c as usize];
+        cpu.phase = Phase::User;
+        cpu.seg_start = now;
+        cpu.work_left = work;
+        cpu.slow_pct = slow;
+        cpu.seg_end = now + work * (100 + slow) / 100;
+        cpu.seg_gen = cpu.seg_gen.wrapping_add(1);
+        let (end, gen) = (cpu.seg_end, cpu.seg_gen);
+        self.push(end, Ev::SegEnd { cpu: c, gen });
+        self.siblings_changed(c);
+    }
+
+    fn smt_slow_pct(&self, c: u32) -> u64 {
+        let sib = self.map.siblings(c);
+        if sib.len() < 2 {
+            return 0;
+        }
+        let busy = sib.iter().filter(|&&s| s != c && self.busy(s)).count() as u64;
+        self.cost.smt_slowdown_pct * busy / (sib.len() as u64 - 1)
+    }
+
+    /// Executing instructions (not idle, not waking up).
+    #[inline]
+    fn busy(&self, c: u32) -> bool {
+        matches!(self.cpus[c as usize].phase, Phase::User | Phase::Kernel(_))
+    }
+
+    /// Work done so far in the User segment of `c`.
+    fn user_progress(&self, c: u32) -> u64 {
+        let cpu = &self.cpus[c as usize];
+        let done = (self.now - cpu.seg_start) * 100 / (100 + cpu.slow_pct);
+        done.min(cpu.work_left)
+    }
+
+    /// Re-times user segments of `c`'s siblings after `c` changed busy state.
+    pub(crate) fn siblings_changed(&mut self, c: u32) {
+        if !self.map.smt {
+            return;
+        }
+        let sib_count = self.map.siblings(c).len();
+        for i in 0..sib_count {
+            let s = self.map.siblings(c)[i];
+            if s == c || self.cpus[s as usize].phase != Phase::User {
+                continue;
+            }
+            let slow = self.smt_slow_pct(s);
+            if slow == self.cpus[s as usize].slow_pct {
+                continue;
+            }
+            let done = self.user_progress(s);
+            let now = self.now;
+            let cpu = &mut self.cpus[s as usize];
+            cpu.work_left -= done;
+            cpu.seg_start = now;
+            cpu.slow_pct = slow;
+            cpu.seg_end = now + cpu.work_left * (100 + slow) / 100;
+            cpu.seg_gen = cpu.seg_gen.wrapping_add(1);
+            let (end, gen) = (cpu.seg_end, cpu.seg_gen);
+            self.push(end, Ev::SegEnd { cpu: s, gen });
+        }
+    }
+
+    /// Stops a User segment early; the rest goes back to the task.
+    fn pause_user(&mut self, c: u32) {
+        let done = self.user_progress(c);
+        let cpu = &mut self.cpus[c as usize];
+        let left = cpu.work_left - done;
+        cpu.seg_gen = cpu.seg_gen.wrapping_add(1);
+        if let Some(t) = cpu.curr {
+            self.tasks[t as usize].pending_run = left;
+        }
+    }
+
+    pub(crate) fn seg_end(&mut self, c: u32) {
+        match self.cpus[c as usize].phase {
+            Phase::User => {
+                if let Some(t) = self.cpus[c as usize].curr {
+                    self.tasks[t as usize].pending_run = 0;
+                }
+                self.continue_task(c);
+            }
+            Phase::Kernel(Cont::TaskSys) => self.continue_task(c),
+            Phase::Kernel(Cont::Irq) => self.after_irq(c),
+            Phase::Kernel(Cont::Switch(next)) => self.switch_done(c, next),
+            Phase::Kernel(Cont::Newidle { depth, curr_cost }) => self.newidle_step_done(c, depth, curr_cost),
+            Phase::Idle | Phase::Waking => {}
+        }
+    }
+
+    // ---- task programs --------------------------------------------------------------
+
+    /// `curr` of `c` continues: preempt if asked, else finish its work, else ask the
+    /// workload what next.
+    pub(crate) fn continue_task(&mut self, c: u32) {
+        let Some(t) = self.cpus[c as usize].curr else {
+            return self.schedule(c);
+        };
+        if self.tasks[t as usize].state != TState::Running {
+            return self.schedule(c);
+        }
+        if self.cpus[c as usize].need_resched && self.cpus[c as usize].nr_running > 1 {
+            return self.preempt(c);
+        }
+        self.cpus[c as usize].need_resched = false;
+        let task = &mut self.tasks[t as usize];
+        if task.pending_run > 0 {
+            let w = task.pending_run + std::mem::take(&mut task.penalty);
+            task.pending_run = 0;
+            return self.user(c, w);
+        }
+        self.run_program(c, t);
+    }
+
+    fn run_program(&mut self, c: u32, t: u32) {
+        for _ in 0..ACTIONS_IN_A_ROW_MAX {
+            let a = self.wl.step(t, self.now, &mut self.rng);
+            match a {
+                Action::Run(ns) => {
+                    let w = ns + std::mem::take(&mut self.tasks[t as usize].penalty);
+                    return self.user(c, w.max(1));
+                }
+                Action::Wake { task, sync, bytes } => {
+                    let cost = self.try_to_wake_up(c, Some(t), task, sync, bytes);
+                    if cost > 0 {
+                        return self.kernel(c, cost, Cont::TaskSys);
+                    }
+                }
+                Action::Block => {
+                    self.block(c, t, TState::Sleeping);
+                    return self.schedule(c);
+                }
+                Action::Sleep(ns) => {
+                    self.block(c, t, TState::Sleeping);
+                    let at = self.now + ns;
+                    self.push(at, Ev::Timer { task: t });
+                    return self.schedule(c);
+                }
+                Action::Io { ns, irq_cpu, token } => {
+                    self.block(c, t, TState::Sleeping);
+                    let at = self.now + ns;
+                    self.push(at, Ev::Irq { cpu: irq_cpu, token });
+                    return self.schedule(c);
+                }
+                Action::Exit => {
+                    self.block(c, t, TState::Exited);
+                    return self.schedule(c);
+                }
+            }
+        }
+        let name = self.tasks[t as usize].name.clone();
+        self.fail(format!("workload task {name} issued {ACTIONS_IN_A_ROW_MAX} actions without running"));
+    }
+
+    /// `update_curr()`: charge runtime to `curr`'s vruntime (all tasks are nice 0).
+    pub(crate) fn update_curr(&mut self, c: u32) {
+        if let Some(t) = self.cpus[c as usize].curr {
+            let now = self.now;
+            let task = &mut self.tasks[t as usize];
+            if task.state == TState::Running {
+                task.vruntime += now.saturating_sub(task.exec_start);
+                task.exec_start = now;
+                let v = task.vruntime;
+                let cpu = &mut self.cpus[c as usize];
+                let leftmost = cpu.queue.iter().map(|&q| self.tasks[q as usize].vruntime).min();
+                let m = leftmost.map_or(v, |l| l.min(v));
+                cpu.min_vruntime = cpu.min_vruntime.max(m);
+            }
+        }
+    }
+
+    /// `dequeue_task` for a task that blocks or exits on `c`: it stays `curr` (and
+    /// `on_cpu`) until the switch away finishes.
+    fn block(&mut self, c: u32, t: u32, state: TState) {
+        self.update_curr(c);
+        self.update_load(c);
+        let now = self.now;
+        let task = &mut self.tasks[t as usize];
+        task.state = state;
+        task.load.update(now, 1024);
+        task.util.update(now, 1024);
+        self.cpus[c as usize].nr_running -= 1;
+        self.shared_runq_dequeue(c, t);
+    }
+
+    /// Preempts `curr` of `c`: it goes back to the queue and `schedule()` picks.
+    fn preempt(&mut self, c: u32) {
+        let Some(t) = self.cpus[c as usize].curr else { return };
+        self.update_curr(c);
+        self.tasks[t as usize].state = TState::Runnable;
+        self.cpus[c as usize].queue.push(t);
+        self.schedule(c);
+    }
+
+    // ---- schedule() -----------------------------------------------------------------
+
+    /// `__schedule()`: `curr` has blocked or been put back. Picks the next task, or
+    /// balances (newidle) and then goes idle.
+    pub(crate) fn schedule(&mut self, c: u32) {
+        self.cpus[c as usize].need_resched = false;
+        let carry = std::mem::take(&mut self.cpus[c as usize].carry_ns);
+        let lock = self.lock_rq(c, self.now + carry, c, 100) + carry;
+        if let Some(next) = self.pick_next(c) {
+            let same = self.cpus[c as usize].curr == Some(next);
+            if same {
+                // Picked the task that was just put back: no switch.
+                let i = self.cpus[c as usize].queue.iter().position(|&q| q == next).unwrap_or(0);
+                self.cpus[c as usize].queue.swap_remove(i);
+                self.tasks[next as usize].state = TState::Running;
+                self.tasks[next as usize].slice_start = self.tasks[next as usize].vruntime;
+                return self.kernel(c, lock, Cont::TaskSys);
+            }
+            return self.start_switch(c, next, lock);
+        }
+        if self.cpus[c as usize].curr.is_some() {
+            return self.newidle_balance(c, lock);
+        }
+        self.go_idle(c);
+    }
+
+    /// `pick_next_entity`: smallest vruntime; ties to the earliest queued.
+    pub(crate) fn pick_next(&self, c: u32) -> Option<u32> {
+        let cpu = &self.cpus[c as usize];
+        let mut best: Option<u32> = None;
+        for &t in &cpu.queue {
+            if best.is_none_or(|b| self.tasks[t as usize].vruntime < self.tasks[b as usize].vruntime) {
+                best = Some(t);
+            }
+        }
+        best
+    }
+
+    /// Starts the context switch to `next` (out of the queue now, running at the end).
+    /// Half of the context-switch cost is switching away from a task, half switching
+    /// to one; the idle task costs nothing to enter or leave beyond that.
+    pub(crate) fn start_switch(&mut self, c: u32, next: u32, extra: u64) {
+        let i = self.cpus[c as usize].queue.iter().position(|&q| q == next).unwrap_or(0);
+        self.cpus[c as usize].queue.swap_remove(i);
+        self.tasks[next as usize].on_cpu = Some(c);
+        let half = self.cost.context_switch_ns / 2;
+        let out = if self.cpus[c as usize].curr.is_some() { half } else { 0 };
+        self.kernel(c, out + half + extra, Cont::Switch(next));
+    }
+
+    /// Switches from the blocked `curr` to the idle task.
+    pub(crate) fn switch_to_idle(&mut self, c: u32, extra: u64) {
+        let cost = self.cost.context_switch_ns / 2 + extra;
+        self.kernel(c, cost, Cont::Switch(NONE));
+    }
+
+    /// `finish_task_switch()`: the previous task is off the CPU; `next` runs.
+    fn switch_done(&mut self, c: u32, next: u32) {
+        self.release_prev(c);
+        if next == NONE {
+            return self.go_idle(c);
+        }
+        let now = self.now;
+        self.cpus[c as usize].curr = Some(next);
+        self.refill_penalty(c, next);
+        let task = &mut self.tasks[next as usize];
+        task.state = TState::Running;
+        task.exec_start = now;
+        task.last_run_start = now;
+        task.slice_start = task.vruntime;
+        if let Some(w) = task.woken_at.take() {
+            if self.measuring {
+                self.wake_latency.record(now - w);
+                self.m.run_delay_ns += now - w;
+            }
+        }
+        self.arm_tick(c);
+        // A wake-list IPI that arrived while interrupts were off is taken now.
+        if self.cpus[c as usize].ttwu_pending && !self.cpus[c as usize].ipi_inflight {
+            self.kernel(c, 0, Cont::Irq);
+            let cost = self.cost.irq_entry_exit_ns + self.drain_cost(c);
+            return self.extend_kernel(c, cost);
+        }
+        self.continue_task(c);
+    }
+
+    /// Clears `on_cpu` of the outgoing task and remembers its cache marks.
+    fn release_prev(&mut self, c: u32) {
+        if let Some(p) = self.cpus[c as usize].curr.take() {
+            let place = self.map.places[c as usize];
+            let (cf, lf) = (self.core_fill[place.core as usize], self.llc_fill[place.llc as usize]);
+            let task = &mut self.tasks[p as usize];
+            if task.on_cpu == Some(c) {
+                task.on_cpu = None;
+            }
+            task.last_ran_cpu = c;
+            task.core_mark = cf;
+            task.llc_mark = lf;
+        }
+    }
+
+    /// Cache refill cost of running `t` on `c`: lines evicted from the core's L2 since
+    /// it left come from the LLC (or DRAM when the LLC evicted them too); lines on
+    /// another core, LLC or node come from there. Plus the waker's data.
+    fn refill_penalty(&mut self, c: u32, t: u32) {
+        let place = self.map.places[c as usize];
+        let cost = &self.cost;
+        let task = &self.tasks[t as usize];
+        let ws = task.ws_bytes;
+        let frac = |filled: u64, size: u64| -> u64 { (filled * 1024 / size.max(1)).min(1024) }; // /1024
+        let mut pen = 0;
+        if task.last_ran_cpu != NONE {
+            let d = self.map.distance(task.last_ran_cpu, c);
+            let llc_evicted = frac(self.llc_fill[place.llc as usize] - task.llc_mark, cost.llc_bytes);
+            pen = match d {
+                crate::topology::Distance::SameCpu | crate::topology::Distance::SmtSibling => {
+                    let l2_evicted = frac(self.core_fill[place.core as usize] - task.core_mark, cost.l2_bytes);
+                    let from_llc = ws * l2_evicted / 1024;
+                    cost.transfer_ns(from_llc * (1024 - llc_evicted) / 1024, crate::topology::Distance::SameLlc)
+                        + dram(cost, from_llc * llc_evicted / 1024)
+                }
+                crate::topology::Distance::SameLlc => {
+                    cost.transfer_ns(ws * (1024 - llc_evicted) / 1024, d) + dram(cost, ws * llc_evicted / 1024)
+                }
+                _ => cost.transfer_ns(ws, d),
+            };
+        }
+        let (from, bytes) = task.wake_data;
+        if from != NONE && bytes > 0 {
+            pen += cost.transfer_ns(bytes, self.map.distance(from, c));
+        }
+        self.core_fill[place.core as usize] += ws;
+        self.llc_fill[place.llc as usize] += ws;
+        let task = &mut self.tasks[t as usize];
+        task.wake_data = (NONE, 0);
+        task.penalty += pen;
+    }
+
+    // ---- idle -----------------------------------------------------------------------
+
+    /// Enters idle: drain queued wakeups first (`flush_smp_call_function_from_idle`),
+    /// else pick a C-state and sleep.
+    pub(crate) fn go_idle(&mut self, c: u32) {
+        if self.cpus[c as usize].ttwu_pending {
+            return self.drain_wake_list(c, true);
+        }
+        if self.cpus[c as usize].nr_running > 0 {
+            return self.schedule(c);
+        }
+        self.set_mode(c, Mode::Idle);
+        let state = self.menu_select(c);
+        let now = self.now;
+        let cpu = &mut self.cpus[c as usize];
+        cpu.phase = Phase::Idle;
+        cpu.cstate = state;
+        cpu.idle_enter = now;
+        cpu.need_resched = false;
+        cpu.seg_gen = cpu.seg_gen.wrapping_add(1);
+        self.cpus[c as usize].tick_gen = self.cpus[c as usize].tick_gen.wrapping_add(1);
+        self.cpus[c as usize].tick_armed = false;
+        self.update_load(c);
+        self.siblings_changed(c);
+        self.update_idle_core(c);
+        // NOHZ: an idle CPU's tick is stopped.
+    }
+
+    /// `__update_idle_core()`: set `has_idle_cores` when this core is wholly idle.
+    fn update_idle_core(&mut self, c: u32) {
+        if !self.map.smt {
+            return;
+        }
+        if self.map.siblings(c).iter().all(|&s| s == c || self.idle_cpu(s)) {
+            let llc = self.map.places[c as usize].llc as usize;
+            self.llcs[llc].has_idle_cores = true;
+        }
+    }
+
+    /// menu governor (`drivers/cpuidle/governors/menu.c`), reduced: the expected
+    /// idle time is the next timer scaled by a learned correction factor (a 1/8 decay
+    /// average of measured/expected, which with a tick-less fixed horizon is an
+    /// average of the measured intervals), lowered to the typical interval of the last
+    /// eight when they are consistent (`get_typical_interval`: drop the largest until
+    /// the spread is small, keeping at least six). Then the deepest state whose target
+    /// residency fits.
+    fn menu_select(&self, c: u32) -> u8 {
+        let cpu = &self.cpus[c as usize];
+        let n = cpu.idle_hist_len.min(8) as usize;
+        let mut predicted = cpu.idle_ema;
+        if n >= 6 {
+            let mut v: Vec<u64> = cpu.idle_hist[..n].to_vec();
+            while v.len() >= 6 {
+                let cnt = v.len() as u64;
+                let avg = v.iter().sum::<u64>() / cnt;
+                let var = v.iter().map(|&x| (x as i128 - avg as i128).pow(2) as u128).sum::<u128>() / cnt as u128;
+                // Accept if variance <= 400 us^2 or avg > 6 stddev.
+                if var <= 400_000_000u128 || (avg as u128 * avg as u128) > 36 * var {
+                    predicted = predicted.min(avg);
+                    break;
+                }
+                let mx = v.iter().copied().max().unwrap_or(0);
+                let i = v.iter().position(|&x| x == mx).unwrap_or(0);
+                v.remove(i);
+            }
+        }
+        let mut best = 0u8;
+        for (i, s) in self.cost.cstates.iter().enumerate() {
+            if s.target_residency_ns <= predicted {
+                best = i as u8;
+            }
+        }
+        best
+    }
+
+    /// Starts waking `c` from idle: ready after the IPI (unless polling) and the exit
+    /// latency. `signal_at` is when the wakeup signal was sent.
+    pub(crate) fn kick(&mut self, c: u32, signal_at: Time, needs_ipi: bool) {
+        let cpu = &self.cpus[c as usize];
+        if cpu.phase != Phase::Idle {
+            return;
+        }
+        let st = &self.cost.cstates[cpu.cstate as usize];
+        let ipi = if needs_ipi && !st.polling { self.cost.ipi_delivery_ns } else { 0 };
+        let ready = signal_at.max(self.now) + ipi + st.exit_latency_ns;
+        let cpu = &mut self.cpus[c as usize];
+        cpu.phase = Phase::Waking;
+        cpu.ready_at = ready;
+        cpu.wake_signal_at = signal_at.max(self.now);
+        self.push(ready, Ev::Ready { cpu: c });
+    }
+
+    /// Whether waking idle `c` needs an IPI (not when polling on need_resched).
+    pub(crate) fn needs_ipi(&self, c: u32) -> bool {
+        let cpu = &self.cpus[c as usize];
+        !(cpu.phase == Phase::Idle && self.cost.cstates[cpu.cstate as usize].polling)
+    }
+
+    /// The CPU is executing again: record the idle interval, handle what woke it.
+    pub(crate) fn idle_exit_done(&mut self, c: u32) {
+        let now = self.now;
+        let cs = self.cpus[c as usize].cstate as usize;
+        if self.measuring {
+            if self.m.idle_exits.len() < self.cost.cstates.len() {
+                self.m.idle_exits.resize(self.cost.cstates.len(), 0);
+            }
+            self.m.idle_exits[cs] += 1;
+        }
+        let cpu = &mut self.cpus[c as usize];
+        // menu_reflect(): the interval that counts is until the wakeup event, not
+        // including the exit latency.
+        let interval = cpu.wake_signal_at.max(cpu.idle_enter) - cpu.idle_enter;
+        let i = (cpu.idle_hist_len as usize) % 8;
+        cpu.idle_hist.rotate_left(if cpu.idle_hist_len >= 8 { 1 } else { 0 });
+        let idx = if cpu.idle_hist_len >= 8 { 7 } else { i };
+        cpu.idle_hist[idx] = interval;
+        cpu.idle_hist_len = cpu.idle_hist_len.saturating_add(1).min(8);
+        cpu.idle_ema = cpu.idle_ema - cpu.idle_ema / 8 + interval.min(IDLE_HORIZON_NS) / 8;
+        cpu.phase = Phase::Kernel(Cont::Irq);
+        self.set_mode(c, Mode::Sys);
+        self.siblings_changed(c);
+        self.arm_tick(c);
+        let irqs = std::mem::take(&mut self.cpus[c as usize].pending_irqs);
+        let mut cost = self.cost.irq_entry_exit_ns;
+        for (token, timer) in irqs {
+            cost += self.handle_irq(c, token, timer);
+        }
+        if self.cpus[c as usize].ttwu_pending {
+            cost += self.drain_cost(c);
+        }
+        if self.cpus[c as usize].nohz_kick {
+            cost += self.nohz_balance(c);
+        }
+        self.kernel(c, cost, Cont::Irq);
+    }
+
+    /// After an interrupt: resume the interrupted task, or schedule.
+    fn after_irq(&mut self, c: u32) {
+        if self.cpus[c as usize].curr.is_some() {
+            return self.continue_task(c);
+        }
+        if self.cpus[c as usize].nr_running > 0 {
+            return self.schedule(c);
+        }
+        self.go_idle(c);
+    }
+
+    // ---- interrupts -----------------------------------------------------------------
+
+    /// A device or timer interrupt on `c`.
+    pub(crate) fn raise_irq(&mut self, c: u32, token: u32, timer: bool) {
+        match self.cpus[c as usize].phase {
+            Phase::Idle => {
+                self.cpus[c as usize].pending_irqs.push((token, timer));
+                self.kick(c, self.now, false);
+            }
+            Phase::Waking => self.cpus[c as usize].pending_irqs.push((token, timer)),
+            Phase::User => {
+                self.pause_user(c);
+                self.kernel(c, 0, Cont::Irq);
+                let cost = self.cost.irq_entry_exit_ns + self.handle_irq(c, token, timer);
+                self.extend_kernel(c, cost);
+            }
+            Phase::Kernel(_) => {
+                let cost = self.cost.irq_entry_exit_ns + self.handle_irq(c, token, timer);
+                self.extend_kernel(c, cost);
+            }
+        }
+    }
+
+    /// Runs the handler: the workload's reaction and the wakeups it issues from
+    /// interrupt context. Returns the CPU time spent.
+    fn handle_irq(&mut self, c: u32, token: u32, timer: bool) -> u64 {
+        let mut cost = self.cost.irq_handler_ns;
+        if timer {
+            cost += self.try_to_wake_up(c, None, token, false, 0);
+            return cost;
+        }
+        let out = self.wl.irq(token, c, self.now, &mut self.rng);
+        if let Some((t, cpu, tok)) = out.next {
+            self.push(t.max(self.now + 1), Ev::Irq { cpu, token: tok });
+        }
+        for w in out.wakes {
+            cost += self.try_to_wake_up(c, None, w, false, 0);
+        }
+        cost
+    }
+
+    /// The function-call IPI for queued wakeups arrives on `c`.
+    pub(crate) fn wake_ipi(&mut self, c: u32) {
+        self.cpus[c as usize].ipi_inflight = false;
+        match self.cpus[c as usize].phase {
+            Phase::Idle => self.kick(c, self.now, false),
+            Phase::Waking => {}
+            Phase::User => {
+                if !self.cpus[c as usize].ttwu_pending {
+                    return;
+                }
+                self.pause_user(c);
+                self.kernel(c, 0, Cont::Irq);
+                let cost = self.cost.irq_entry_exit_ns + self.drain_cost(c);
+                self.extend_kernel(c, cost);
+            }
+            // Interrupts are off in the scheduler; the list is drained on the way to
+            // idle or when the next task runs with interrupts on.
+            Phase::Kernel(Cont::TaskSys) | Phase::Kernel(Cont::Irq) => {
+                if self.cpus[c as usize].ttwu_pending {
+                    let cost = self.drain_cost(c);
+                    self.extend_kernel(c, cost);
+                }
+            }
+            Phase::Kernel(_) => {}
+        }
+    }
+
+    /// `sched_ttwu_pending()`: enqueue everything on the wake list now; returns cost.
+    pub(crate) fn drain_cost(&mut self, c: u32) -> u64 {
+        let list = std::mem::take(&mut self.cpus[c as usize].wake_list);
+        self.cpus[c as usize].ttwu_pending = false;
+        let mut cost = 0;
+        for t in list {
+            cost += self.lock_rq(c, self.now + cost, c, self.cost.enqueue_hold_ns);
+            cost += self.shared_runq_enqueue(c, t, self.now + cost, c);
+            self.activate(c, t);
+            self.check_preempt(c, t, c);
+        }
+        cost
+    }
+
+    /// Drains the wake list as a kernel segment, then schedules.
+    fn drain_wake_list(&mut self, c: u32, _from_idle_path: bool) {
+        let cost = self.drain_cost(c);
+        self.kernel(c, cost, Cont::Irq);
+    }
+
+    /// A reschedule IPI arrives: preempt if still wanted.
+    pub(crate) fn resched_ipi(&mut self, c: u32) {
+        match self.cpus[c as usize].phase {
+            Phase::User => {
+                if self.cpus[c as usize].need_resched {
+                    self.pause_user(c);
+                    let cost = self.cost.irq_entry_exit_ns;
+                    self.kernel(c, cost, Cont::Irq);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    // ---- enqueue / preemption -------------------------------------------------------
+
+    /// The delayed half of a direct remote wakeup: the task lands on `c`'s runqueue.
+    pub(crate) fn enqueue_wakee(&mut self, c: u32, t: u32) {
+        if self.tasks[t as usize].state != TState::Waking {
+            return;
+        }
+        let from = self.tasks[t as usize].wake_data.0;
+        self.activate(c, t);
+        self.check_preempt(c, t, from);
+    }
+
+    /// `activate_task` + `ttwu_do_wakeup`'s `avg_idle` update.
+    pub(crate) fn activate(&mut self, c: u32, t: u32) {
+        self.update_load(c);
+        let now = self.now;
+        let lat = self.sched_latency_ns;
+        let cpu = &mut self.cpus[c as usize];
+        let task = &mut self.tasks[t as usize];
+        debug_assert_eq!(task.state, TState::Waking);
+        task.cpu = c;
+        task.state = TState::Runnable;
+        task.load.update(now, 0);
+        task.util.update(now, 0);
+        // place_entity(): a sleeper gets at most half a latency period of credit.
+        task.vruntime = task.vruntime.max(cpu.min_vruntime.saturating_sub(lat / 2));
+        cpu.queue.push(t);
+        cpu.nr_running += 1;
+        if cpu.nr_running == 2 {
+            self.rd_overload = true;
+            let llc = self.map.places[c as usize].llc;
+            let shard = self.shard_of(c);
+            self.llcs[llc as usize].shards[shard as usize].overload = true;
+        }
+        let cpu = &mut self.cpus[c as usize];
+        if cpu.idle_stamp != 0 {
+            let delta = now - cpu.idle_stamp;
+            let max = 2 * cpu.max_idle_balance_cost;
+            if delta > max {
+                cpu.avg_idle = max;
+            } else {
+                // update_avg(): avg += (sample - avg) / 8
+                cpu.avg_idle = (cpu.avg_idle as i64 + (delta as i64 - cpu.avg_idle as i64) / 8) as u64;
+            }
+            cpu.wake_stamp = now / self.cost.tick_ns;
+            cpu.wake_avg_idle = cpu.avg_idle / 2;
+            cpu.idle_stamp = 0;
+        }
+    }
+
+    /// `check_preempt_curr` / `resched_curr`: wake an idle CPU, or preempt its task
+    /// when the wakee is far enough behind in vruntime (`wakeup_preempt_entity`).
+    pub(crate) fn check_preempt(&mut self, c: u32, t: u32, from: u32) {
+        match self.cpus[c as usize].phase {
+            Phase::Idle => {
+                let ipi = from != c && self.needs_ipi(c);
+                if ipi && self.measuring {
+                    self.m.ipis += 1;
+                }
+                self.kick(c, self.now, ipi);
+            }
+            Phase::Waking => {}
+            _ => {
+                // An idle CPU handling an interrupt, or one switching away from a task
+                // that blocked, schedules anyway when it is done.
+                let Some(curr) = self.cpus[c as usize].curr else { return };
+                if self.tasks[curr as usize].state != TState::Running {
+                    return;
+                }
+                self.update_curr(c);
+                let (cv, wv) = (self.tasks[curr as usize].vruntime, self.tasks[t as usize].vruntime);
+                if wv + self.wakeup_gran_ns < cv {
+                    self.cpus[c as usize].need_resched = true;
+                    if from != c && self.cpus[c as usize].phase == Phase::User {
+                        if self.measuring {
+                            self.m.ipis += 1;
+                        }
+                        let at = self.now + self.cost.ipi_delivery_ns;
+                        self.push(at, Ev::Resched { cpu: c });
+                    } else if self.cpus[c as usize].phase == Phase::User {
+                        self.pause_user(c);
+                        self.kernel(c, 0, Cont::TaskSys);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Updates the runqueue's PELT signals (load: runnable tasks; util: running).
+    pub(crate) fn update_load(&mut self, c: u32) {
+        let now = self.now;
+        let cpu = &mut self.cpus[c as usize];
+        let running = cpu.curr.is_some() as u64;
+        cpu.load.update(now, 1024 * cpu.nr_running as u64);
+        cpu.util.update(now, 1024 * running);
+    }
+
+    // ---- tick -----------------------------------------------------------------------
+
+    pub(crate) fn arm_tick(&mut self, c: u32) {
+        let cpu = &mut self.cpus[c as usize];
+        if cpu.tick_armed {
+            return;
+        }
+        cpu.tick_armed = true;
+        cpu.tick_gen = cpu.tick_gen.wrapping_add(1);
+        let gen = cpu.tick_gen;
+        let tick = self.cost.tick_ns;
+        let at = (self.now / tick + 1) * tick;
+        self.push(at, Ev::Tick { cpu: c, gen });
+    }
+
+    /// `scheduler_tick()`: slice expiry (`check_preempt_tick`), PELT, periodic and
+    /// nohz balancing. Idle CPUs do not tick (NO_HZ_IDLE).
+    pub(crate) fn tick(&mut self, c: u32) {
+        self.cpus[c as usize].tick_armed = false;
+        if matches!(self.cpus[c as usize].phase, Phase::Idle | Phase::Waking) {
+            return;
+        }
+        self.update_load(c);
+        self.update_curr(c);
+        if let Some(t) = self.cpus[c as usize].curr {
+            let nr = self.cpus[c as usize].nr_running as u64;
+            if nr > 1 && self.tasks[t as usize].state == TState::Running {
+                let slice = (self.sched_latency_ns / nr).max(self.min_gran_ns);
+                let ran = self.tasks[t as usize].vruntime - self.tasks[t as usize].slice_start;
+                if ran >= slice {
+                    self.cpus[c as usize].need_resched = true;
+                    if self.cpus[c as usize].phase == Phase::User {
+                        self.pause_user(c);
+                        self.kernel(c, 0, Cont::TaskSys);
+                    }
+                }
+            }
+        }
+        let cost = self.periodic_balance(c);
+        if cost > 0 {
+            match self.cpus[c as usize].phase {
+                Phase::User => {
+                    self.pause_user(c);
+                    self.kernel(c, cost, Cont::TaskSys);
+                }
+                Phase::Kernel(_) => self.extend_kernel(c, cost),
+                _ => {}
+            }
+        }
+        self.arm_tick(c);
+    }
+}
+
+fn dram(cost: &crate::cost::CostModel, bytes: u64) -> u64 {
+    bytes.div_ceil(cost.cache_line_bytes) * cost.dram_ns / cost.refill_mlp
+}

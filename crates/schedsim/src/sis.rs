@@ -1,0 +1,375 @@
+//! `select_idle_sibling()` and its scans (`kernel/sched/fair.c`), in three forms:
+//! v3.8's group walk (seed 001 changes it), v4.15's core/cpu/smt scans with SIS_PROP,
+//! and v5.13+'s ordered fast checks with `recent_used_cpu` (seed 003 changes it) and
+//! the merged idle core/cpu scan (SIS_PROP from v5.14 on aged `wake_avg_idle`,
+//! SIS_UTIL in v6.5). Every CPU whose state is read costs a probe, charged to the
+//! waker's CPU.
+
+use crate::kernel::{KernelVersion as V, Switch};
+use crate::sim::{Sim, NONE};
+use crate::wakeup::st;
+
+impl Sim {
+    /// Dispatches on the version. `target` is `this` or `prev` from wake_affine.
+    pub(crate) fn select_idle_sibling(
+        &mut self,
+        p: u32,
+        prev: u32,
+        target: u32,
+        this: u32,
+        waker: Option<u32>,
+        cost: &mut u64,
+    ) -> u32 {
+        if self.measuring {
+            self.m.sis_searches += 1;
+        }
+        let r = match self.cfg.version {
+            V::V3_8 => self.sis_38(p, prev, target, this, cost),
+            V::V4_15 => self.sis_415(p, prev, target, this, cost),
+            _ => self.sis_513(p, prev, target, this, waker, cost),
+        };
+        r
+    }
+
+    /// Checks `c` for idleness, charging a probe.
+    #[inline]
+    fn check_idle(&mut self, this: u32, c: u32, cost: &mut u64) -> bool {
+        *cost += self.probe(this, c);
+        self.idle_cpu(c)
+    }
+
+    fn hit_target(&mut self, target: u32, version: &str) -> u32 {
+        if self.measuring {
+            self.m.sis_target_hits += 1;
+        }
+        self.step(|_| st(&format!("select_idle_sibling ({version})"), vec![format!("idle_cpu({target})=1")], format!("CPU {target}"), "the target is idle"));
+        target
+    }
+
+    /// v3.6–v3.8 group walk; with `sis-prev-idle` (e0a79f529d5b, v3.9) an idle
+    /// cache-affine prev is taken first and the target's own group is skipped.
+    fn sis_38(&mut self, p: u32, prev: u32, target: u32, this: u32, cost: &mut u64) -> u32 {
+        let patched = self.cfg.on(Switch::SisPrevIdle);
+        if patched {
+            if self.check_idle(this, target, cost) {
+                return self.hit_target(target, "v3.8");
+            }
+            if prev != target && self.map.share_cache(prev, target) {
+                if self.measuring {
+                    self.m.sis_prev_attempts += 1;
+                }
+                if self.check_idle(this, prev, cost) {
+                    if self.measuring {
+                        self.m.sis_prev_hits += 1;
+                    }
+                    self.step(|_| st("select_idle_sibling (v3.9, e0a79f529d5b)", vec![format!("idle_cpu(prev={prev})=1"), format!("cpus_share_cache({prev},{target})=1")], format!("CPU {prev}"), "prev is idle and cache-affine: don't be stupid, use it"));
+                    return prev;
+                }
+            }
+        } else {
+            if target == this && self.check_idle(this, this, cost) {
+                return self.hit_target(target, "v3.8");
+            }
+            if target == prev && self.check_idle(this, prev, cost) {
+                return self.hit_target(target, "v3.8");
+            }
+        }
+        let Some(llc_depth) = self.doms.llc_depth[target as usize] else { return target };
+        for depth in (0..=llc_depth as usize).rev() {
+            let did = self.doms.chain[target as usize][depth] as usize;
+            let ngroups = self.doms.domains[did].groups.len();
+            let start = self.doms.domains[did].group_of(target);
+            for k in 0..ngroups {
+                let gi = (start + k) % ngroups;
+                let glen = self.doms.domains[did].groups[gi].len();
+                let mut ok = (0..glen).any(|j| self.allowed(p, self.doms.domains[did].groups[gi][j]));
+                for j in 0..glen {
+                    if !ok {
+                        break;
+                    }
+                    let c = self.doms.domains[did].groups[gi][j];
+                    if self.measuring {
+                        self.m.sis_probed += 1;
+                    }
+                    if (patched && c == target) || !self.check_idle(this, c, cost) {
+                        ok = false;
+                    }
+                }
+                if ok {
+                    let c = self.doms.domains[did].groups[gi].iter().copied().find(|&c| self.allowed(p, c)).unwrap_or(target);
+                    if self.measuring {
+                        self.m.sis_scan_hits += 1;
+                    }
+                    let lvl = self.doms.domains[did].level.name();
+                    self.step(|_| st("select_idle_sibling (v3.8 group walk)", vec![format!("level={lvl}"), format!("group={gi}")], format!("CPU {c}"), "first group with every CPU idle, in list order from the target's group"));
+                    return c;
+                }
+            }
+        }
+        if self.measuring {
+            self.m.sis_scan_fails += 1;
+        }
+        self.step(|_| st("select_idle_sibling (v3.8 group walk)", vec![], format!("CPU {target}"), "no fully idle group: stay on the target"));
+        target
+    }
+
+    /// v4.15: target, prev (seed 001), then `select_idle_core`, `select_idle_cpu`
+    /// (SIS_PROP on `this_rq()->avg_idle / 512`), `select_idle_smt`.
+    fn sis_415(&mut self, p: u32, prev: u32, target: u32, this: u32, cost: &mut u64) -> u32 {
+        if self.check_idle(this, target, cost) {
+            return self.hit_target(target, "v4.15");
+        }
+        if let Some(c) = self.sis_prev(prev, target, this, cost) {
+            return c;
+        }
+        if self.doms.llc_depth[target as usize].is_none() {
+            return target;
+        }
+        let llc = self.map.places[target as usize].llc as usize;
+        if self.map.smt && self.llcs[llc].has_idle_cores {
+            if let Some(c) = self.scan_idle_core(p, target, this, cost, usize::MAX) {
+                return c;
+            }
+            self.llcs[llc].has_idle_cores = false;
+        }
+        let nr = self.sis_prop_nr(this, false);
+        if let Some(c) = self.scan_idle_cpu(p, target, this, nr, cost, false) {
+            return c;
+        }
+        for i in 0..self.map.siblings(target).len() {
+            let c = self.map.siblings(target)[i];
+            if c != target && self.allowed(p, c) && self.check_idle(this, c, cost) {
+                self.step(|_| st("select_idle_smt", vec![], format!("CPU {c}"), "an idle SMT sibling of the target"));
+                return c;
+            }
+        }
+        if self.measuring {
+            self.m.sis_scan_fails += 1;
+        }
+        target
+    }
+
+    /// The prev check added by seed 001 (switchable on every version).
+    fn sis_prev(&mut self, prev: u32, target: u32, this: u32, cost: &mut u64) -> Option<u32> {
+        if !self.cfg.on(Switch::SisPrevIdle) || prev == target || !self.map.share_cache(prev, target) {
+            return None;
+        }
+        if self.measuring {
+            self.m.sis_prev_attempts += 1;
+        }
+        if self.check_idle(this, prev, cost) {
+            if self.measuring {
+                self.m.sis_prev_hits += 1;
+            }
+            self.step(|_| st("select_idle_sibling", vec![format!("idle_cpu(prev={prev})=1"), format!("cpus_share_cache({prev},{target})=1")], format!("CPU {prev}"), "prev is idle and shares the target's cache"));
+            return Some(prev);
+        }
+        None
+    }
+
+    /// v5.13+ fast checks, `recent_used_cpu`, `select_idle_smt(prev)`, merged scan.
+    fn sis_513(&mut self, p: u32, prev: u32, target: u32, this: u32, waker: Option<u32>, cost: &mut u64) -> u32 {
+        if self.check_idle(this, target, cost) {
+            return self.hit_target(target, self.cfg.version.name());
+        }
+        if let Some(c) = self.sis_prev(prev, target, this, cost) {
+            return c;
+        }
+        // Per-CPU kthread stacking (52262ee567ad, v5.6): an I/O kworker waking a task
+        // that last ran on this CPU lets it stay.
+        if let Some(w) = waker {
+            if self.tasks[w as usize].percpu_kthread && prev == this && self.cpus[this as usize].nr_running <= 1 {
+                self.step(|_| st("select_idle_sibling", vec!["current is a per-CPU kthread".into(), format!("prev == this == {this}")], format!("CPU {prev}"), "a kworker woke a task of its own CPU: stack it there"));
+                return prev;
+            }
+        }
+        let recent = self.tasks[p as usize].recent_used_cpu;
+        let patched = self.cfg.on(Switch::RecentUsedPrev);
+        if patched {
+            self.tasks[p as usize].recent_used_cpu = prev;
+        }
+        if recent != prev && recent != target && recent != NONE {
+            if self.measuring {
+                self.m.sis_recent_attempts += 1;
+            }
+            let share = self.map.share_cache(recent, target);
+            let ok = share && self.allowed(p, recent) && self.check_idle(this, recent, cost);
+            self.step(|s| st("select_idle_sibling: recent_used_cpu", vec![format!("p->recent_used_cpu={recent}"), format!("cpus_share_cache({recent},{target})={}", share as u8), format!("idle_cpu({recent})={}", s.idle_cpu(recent) as u8)], if ok { format!("CPU {recent}") } else { "no".into() }, if ok { "the CPU this task used recently is idle and cache-affine" } else { "recently used CPU not usable" }));
+            if ok {
+                if self.measuring {
+                    self.m.sis_recent_hits += 1;
+                }
+                if !patched {
+                    // v4.17–v5.14: "Replace recent_used_cpu with prev as it is a
+                    // potential candidate for the next wake".
+                    self.tasks[p as usize].recent_used_cpu = prev;
+                }
+                return recent;
+            }
+        }
+        if self.doms.llc_depth[target as usize].is_none() {
+            return target;
+        }
+        let llc = self.map.places[target as usize].llc as usize;
+        let has_idle_core = self.map.smt && self.llcs[llc].has_idle_cores;
+        if self.map.smt && !has_idle_core && self.map.share_cache(prev, target) {
+            // select_idle_smt(p, prev), reintroduced in v5.13 (Rik van Riel).
+            for i in 0..self.map.siblings(prev).len() {
+                let c = self.map.siblings(prev)[i];
+                if self.allowed(p, c) && self.check_idle(this, c, cost) {
+                    if self.measuring {
+                        self.m.sis_scan_hits += 1;
+                    }
+                    self.step(|_| st("select_idle_smt(prev)", vec![], format!("CPU {c}"), "an idle SMT sibling of prev"));
+                    return c;
+                }
+            }
+        }
+        let nr = if has_idle_core { usize::MAX } else { self.sis_prop_nr(this, true) };
+        if nr == 0 {
+            if self.measuring {
+                self.m.sis_scan_fails += 1;
+            }
+            self.step(|s| st("select_idle_cpu (SIS_UTIL)", vec![format!("nr_idle_scan={}", s.llcs[llc].nr_idle_scan)], "none".into(), "the LLC is busy: no scan"));
+            return target;
+        }
+        if has_idle_core {
+            if let Some(c) = self.scan_idle_core(p, target, this, cost, usize::MAX) {
+                return c;
+            }
+            self.llcs[llc].has_idle_cores = false;
+            // The merged scan remembers the first idle CPU it passed as a fallback.
+            if let Some(c) = self.scan_idle_cpu(p, target, this, usize::MAX, cost, false) {
+                return c;
+            }
+        } else if let Some(c) = self.scan_idle_cpu(p, target, this, nr, cost, true) {
+            return c;
+        }
+        if self.measuring {
+            self.m.sis_scan_fails += 1;
+        }
+        target
+    }
+
+    /// SIS_PROP / SIS_UTIL scan depth `nr` (the loop stops when `--nr` reaches 0, so at
+    /// most `nr - 1` CPUs are probed). `usize::MAX` = no limit; 0 = skip the scan.
+    fn sis_prop_nr(&mut self, this: u32, v514_form: bool) -> usize {
+        let llc_this = self.map.places[this as usize].llc as usize;
+        let v = self.cfg.version;
+        if self.cfg.on(Switch::SisUtil) && v >= V::V5_13 {
+            let n = self.llcs[self.map.places[this as usize].llc as usize].nr_idle_scan as usize;
+            return if n == 0 { 0 } else { n + 1 };
+        }
+        if !self.cfg.on(Switch::SisProp) {
+            return usize::MAX;
+        }
+        let span = self.map.llc_span(this).len() as u64;
+        let avg_idle = if v514_form && v >= V::V5_14 {
+            // 94aafc3ee31d: halve wake_avg_idle for every jiffy since the last wakeup.
+            let jiffy = self.now / self.cost.tick_ns;
+            let cpu = &mut self.cpus[this as usize];
+            while cpu.wake_stamp < jiffy && cpu.wake_avg_idle > 0 {
+                cpu.wake_stamp += 1;
+                cpu.wake_avg_idle >>= 1;
+            }
+            cpu.wake_avg_idle
+        } else {
+            self.cpus[this as usize].avg_idle / 512
+        };
+        let avg_cost = self.llcs[llc_this].avg_scan_cost + 1;
+        let span_avg = span * avg_idle;
+        let nr = if span_avg > 4 * avg_cost { span_avg / avg_cost } else { 4 };
+        self.step(|_| st("select_idle_cpu: SIS_PROP", vec![format!("avg_idle={avg_idle}"), format!("avg_scan_cost={}", avg_cost - 1), format!("llc_weight={span}")], format!("nr={nr}"), "scan depth proportional to expected idle time over scan cost"));
+        nr.min(usize::MAX as u64) as usize
+    }
+
+    /// `select_idle_core()`: first core, wrapping from the target, whose threads are
+    /// all idle.
+    fn scan_idle_core(&mut self, p: u32, target: u32, this: u32, cost: &mut u64, _nr: usize) -> Option<u32> {
+        let span_len = self.map.llc_span(target).len();
+        let start = self.map.llc_span(target).iter().position(|&c| c == target).unwrap_or(0);
+        let mut seen_cores: Vec<u32> = Vec::new();
+        for k in 0..span_len {
+            let c = self.map.llc_span(target)[(start + k) % span_len];
+            let core = self.map.places[c as usize].core;
+            if seen_cores.contains(&core) {
+                continue;
+            }
+            seen_cores.push(core);
+            let mut all = true;
+            for i in 0..self.map.siblings(c).len() {
+                let s = self.map.siblings(c)[i];
+                if self.measuring {
+                    self.m.sis_probed += 1;
+                }
+                if !self.check_idle(this, s, cost) {
+                    all = false;
+                }
+            }
+            if all && self.allowed(p, c) {
+                if self.measuring {
+                    self.m.sis_idle_core_hits += 1;
+                }
+                self.step(|_| st("select_idle_core", vec![format!("has_idle_cores=1")], format!("CPU {c}"), "a whole idle core"));
+                return Some(c);
+            }
+        }
+        self.step(|_| st("select_idle_core", vec![], "none".into(), "no idle core: clear has_idle_cores"));
+        None
+    }
+
+    /// `select_idle_cpu()`: first idle CPU of the LLC wrapping from the target (v6.0+:
+    /// from target + 1), at most `nr - 1` probes; updates `avg_scan_cost` (and, v5.14+,
+    /// `wake_avg_idle`) when the scan was limited.
+    fn scan_idle_cpu(&mut self, p: u32, target: u32, this: u32, nr: usize, cost: &mut u64, account: bool) -> Option<u32> {
+        let span_len = self.map.llc_span(target).len();
+        let mut start = self.map.llc_span(target).iter().position(|&c| c == target).unwrap_or(0);
+        if self.cfg.version >= V::V6_5 {
+            start += 1;
+        }
+        let before = *cost;
+        let mut left = nr;
+        let mut found = None;
+        for k in 0..span_len {
+            let c = self.map.llc_span(target)[(start + k) % span_len];
+            left = left.saturating_sub(1);
+            if left == 0 {
+                // The early exit skips the cost accounting, as the kernel does.
+                if self.measuring {
+                    self.m.sis_scan_fails += 1;
+                }
+                self.step(|_| st("select_idle_cpu", vec![format!("nr={nr}")], "none".into(), "scan depth exhausted"));
+                return None;
+            }
+            if !self.allowed(p, c) {
+                continue;
+            }
+            if self.measuring {
+                self.m.sis_probed += 1;
+            }
+            if self.check_idle(this, c, cost) {
+                found = Some(c);
+                break;
+            }
+        }
+        if account && nr != usize::MAX {
+            let elapsed = *cost - before;
+            let llc_this = self.map.places[this as usize].llc as usize;
+            let a = &mut self.llcs[llc_this].avg_scan_cost;
+            *a = (*a as i64 + (elapsed as i64 - *a as i64) / 8) as u64;
+            if self.cfg.version >= V::V5_14 {
+                let w = &mut self.cpus[this as usize].wake_avg_idle;
+                *w -= (*w).min(elapsed);
+            }
+        }
+        if let Some(c) = found {
+            if self.measuring {
+                self.m.sis_scan_hits += 1;
+            }
+            self.step(|_| st("select_idle_cpu", vec![format!("nr={}", if nr == usize::MAX { "unlimited".to_string() } else { nr.to_string() })], format!("CPU {c}"), "first idle CPU found scanning the LLC"));
+        } else {
+            self.step(|_| st("select_idle_cpu", vec![], "none".into(), "no idle CPU in the LLC"));
+        }
+        found
+    }
+}

@@ -1,0 +1,378 @@
+//! CPU topology: NUMA nodes ⊃ last-level caches ⊃ cores ⊃ SMT threads.
+//!
+//! A [`Topology`] is the user's description (serde, editable, possibly invalid);
+//! [`CpuMap`] is the validated, flattened form the simulator uses. CPU numbers follow
+//! the order Linux gives x86 machines: first thread of every core in node order, then
+//! the second thread of every core, and so on (on a 2x20x2 Cascade Lake, CPU 0 and
+//! CPU 40 are siblings). Scan order in `select_idle_cpu` wraps through these numbers,
+//! so the numbering is part of the model, not cosmetics.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Most CPUs a topology may have. Bounds memory and per-wakeup scan cost.
+pub const CPUS_MAX: u32 = 1024;
+/// Most SMT threads per core (POWER has 8; x86 has 2).
+pub const THREADS_PER_CORE_MAX: u32 = 8;
+/// Linux's `LOCAL_DISTANCE`.
+pub const LOCAL_DISTANCE: u32 = 10;
+/// Linux's `RECLAIM_DISTANCE`: NUMA levels farther than this lose SD_WAKE_AFFINE.
+pub const RECLAIM_DISTANCE: u32 = 30;
+
+/// One core: how many SMT threads it has.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CoreDesc {
+    pub threads: u32,
+}
+
+/// One last-level cache and the cores behind it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LlcDesc {
+    pub cores: Vec<CoreDesc>,
+}
+
+/// One NUMA node and its LLCs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeDesc {
+    pub llcs: Vec<LlcDesc>,
+}
+
+/// A machine as the user describes it. Not yet validated: see [`Topology::validate`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Topology {
+    pub nodes: Vec<NodeDesc>,
+    /// SLIT-style distance matrix, `nodes x nodes`, 10 on the diagonal. `None` means
+    /// 10 locally and 21 between any two nodes (a typical 2-socket SLIT).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub numa_distance: Option<Vec<Vec<u32>>>,
+}
+
+/// A problem with a topology, naming where it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TopologyError(pub String);
+
+impl fmt::Display for TopologyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for TopologyError {}
+
+fn err<T>(msg: impl Into<String>) -> Result<T, TopologyError> {
+    Err(TopologyError(msg.into()))
+}
+
+impl Topology {
+    /// A uniform machine: `nodes` nodes of `llcs` LLCs of `cores` cores of `threads`.
+    pub fn uniform(nodes: u32, llcs: u32, cores: u32, threads: u32) -> Topology {
+        let core = CoreDesc { threads };
+        let llc = LlcDesc { cores: vec![core; cores as usize] };
+        let node = NodeDesc { llcs: vec![llc; llcs as usize] };
+        Topology { nodes: vec![node; nodes as usize], numa_distance: None }
+    }
+
+    /// Parses the compact spec `NODESxLLCSxCORESxTHREADS`, e.g. `2x1x20x2`.
+    ///
+    /// ```
+    /// let t = schedsim::topology::Topology::parse_spec("2x8x8x2").unwrap();
+    /// assert_eq!(t.cpu_count(), 256);
+    /// assert!(schedsim::topology::Topology::parse_spec("2x0x8x2").is_err());
+    /// ```
+    pub fn parse_spec(spec: &str) -> Result<Topology, TopologyError> {
+        let parts: Vec<&str> = spec.trim().split(['x', 'X']).collect();
+        if parts.len() != 4 {
+            return err(format!(
+                "topology spec {spec:?}: expected NODESxLLCSxCORESxTHREADS, e.g. 2x1x20x2"
+            ));
+        }
+        let names = ["nodes", "LLCs per node", "cores per LLC", "threads per core"];
+        let mut v = [0u32; 4];
+        for (i, p) in parts.iter().enumerate() {
+            v[i] = match p.trim().parse::<u32>() {
+                Ok(n) => n,
+                Err(_) => {
+                    return err(format!(
+                        "topology spec {spec:?}: {} is {p:?}, expected a whole number",
+                        names[i]
+                    ))
+                }
+            };
+            if v[i] == 0 {
+                return err(format!("topology spec {spec:?}: {} must be at least 1", names[i]));
+            }
+        }
+        // Multiply in u64 first so 100000x100000x... reports a size, not an overflow.
+        let cpus = v.iter().map(|&n| n as u64).product::<u64>();
+        if cpus > CPUS_MAX as u64 {
+            return err(format!("topology spec {spec:?}: {cpus} CPUs, at most {CPUS_MAX} allowed"));
+        }
+        let t = Topology::uniform(v[0], v[1], v[2], v[3]);
+        t.validate()?;
+        Ok(t)
+    }
+
+    /// The compact spec if this topology is uniform, else `None`.
+    pub fn spec(&self) -> Option<String> {
+        let n = self.nodes.len();
+        let l = self.nodes.first()?.llcs.len();
+        let c = self.nodes[0].llcs.first()?.cores.len();
+        let t = self.nodes[0].llcs[0].cores.first()?.threads;
+        let uniform = self.nodes.iter().all(|nd| {
+            nd.llcs.len() == l
+                && nd.llcs.iter().all(|lc| lc.cores.len() == c && lc.cores.iter().all(|k| k.threads == t))
+        });
+        (uniform && self.numa_distance.is_none()).then(|| format!("{n}x{l}x{c}x{t}"))
+    }
+
+    /// Total number of CPUs (hardware threads); saturates instead of overflowing.
+    pub fn cpu_count(&self) -> u64 {
+        self.nodes
+            .iter()
+            .flat_map(|n| &n.llcs)
+            .flat_map(|l| &l.cores)
+            .map(|c| c.threads as u64)
+            .sum()
+    }
+
+    /// Checks every rule and says which part breaks it.
+    pub fn validate(&self) -> Result<(), TopologyError> {
+        if self.nodes.is_empty() {
+            return err("topology: needs at least one NUMA node");
+        }
+        for (ni, node) in self.nodes.iter().enumerate() {
+            if node.llcs.is_empty() {
+                return err(format!("topology: node {ni} has no LLC"));
+            }
+            for (li, llc) in node.llcs.iter().enumerate() {
+                if llc.cores.is_empty() {
+                    return err(format!("topology: node {ni} LLC {li} has no core"));
+                }
+                for (ci, core) in llc.cores.iter().enumerate() {
+                    if core.threads == 0 || core.threads > THREADS_PER_CORE_MAX {
+                        return err(format!(
+                            "topology: node {ni} LLC {li} core {ci} has {} threads, expected 1 to {THREADS_PER_CORE_MAX}",
+                            core.threads
+                        ));
+                    }
+                }
+            }
+        }
+        let cpus = self.cpu_count();
+        if cpus > CPUS_MAX as u64 {
+            return err(format!("topology: {cpus} CPUs, at most {CPUS_MAX} allowed"));
+        }
+        if let Some(d) = &self.numa_distance {
+            let n = self.nodes.len();
+            if d.len() != n || d.iter().any(|row| row.len() != n) {
+                return err(format!("topology: numa_distance must be a {n}x{n} matrix"));
+            }
+            for i in 0..n {
+                if d[i][i] != LOCAL_DISTANCE {
+                    return err(format!("topology: numa_distance[{i}][{i}] is {}, must be {LOCAL_DISTANCE}", d[i][i]));
+                }
+                for j in 0..n {
+                    if i != j && (d[i][j] <= LOCAL_DISTANCE || d[i][j] > 254) {
+                        return err(format!(
+                            "topology: numa_distance[{i}][{j}] is {}, expected 11 to 254",
+                            d[i][j]
+                        ));
+                    }
+                    if d[i][j] != d[j][i] {
+                        return err(format!("topology: numa_distance is not symmetric at [{i}][{j}]"));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Validates and flattens.
+    pub fn build(&self) -> Result<CpuMap, TopologyError> {
+        self.validate()?;
+        Ok(CpuMap::new(self))
+    }
+}
+
+/// Where one CPU sits. All indices are global (LLC 3 is the fourth LLC of the machine).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CpuPlace {
+    pub node: u32,
+    pub llc: u32,
+    pub core: u32,
+    /// Which thread of its core (0 = first).
+    pub thread: u32,
+}
+
+/// How far apart two CPUs are, for cache and lock costs. Ordered from near to far.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Distance {
+    SameCpu,
+    SmtSibling,
+    SameLlc,
+    CrossLlc,
+    CrossNode,
+}
+
+impl Distance {
+    pub const ALL: [Distance; 5] =
+        [Distance::SameCpu, Distance::SmtSibling, Distance::SameLlc, Distance::CrossLlc, Distance::CrossNode];
+}
+
+/// The validated, flattened topology.
+#[derive(Clone, Debug)]
+pub struct CpuMap {
+    pub topology: Topology,
+    pub places: Vec<CpuPlace>,
+    /// CPUs of each core, ascending.
+    pub core_cpus: Vec<Vec<u32>>,
+    /// CPUs of each LLC, ascending.
+    pub llc_cpus: Vec<Vec<u32>>,
+    /// CPUs of each node, ascending.
+    pub node_cpus: Vec<Vec<u32>>,
+    /// Node distance matrix (filled in when the topology leaves it out).
+    pub distance: Vec<Vec<u32>>,
+    /// True if any core has more than one thread.
+    pub smt: bool,
+}
+
+impl CpuMap {
+    fn new(t: &Topology) -> CpuMap {
+        // Global core list in node/LLC order with each core's thread count.
+        let mut cores = Vec::new(); // (node, llc, threads)
+        let mut llc_idx = 0u32;
+        for (ni, node) in t.nodes.iter().enumerate() {
+            for llc in &node.llcs {
+                for core in &llc.cores {
+                    cores.push((ni as u32, llc_idx, core.threads));
+                }
+                llc_idx += 1;
+            }
+        }
+        let max_threads = cores.iter().map(|c| c.2).max().unwrap_or(1);
+        let mut places = Vec::new();
+        let mut core_cpus = vec![Vec::new(); cores.len()];
+        let mut llc_cpus = vec![Vec::new(); llc_idx as usize];
+        let mut node_cpus = vec![Vec::new(); t.nodes.len()];
+        for thread in 0..max_threads {
+            for (ci, &(node, llc, threads)) in cores.iter().enumerate() {
+                if thread < threads {
+                    let cpu = places.len() as u32;
+                    places.push(CpuPlace { node, llc, core: ci as u32, thread });
+                    core_cpus[ci].push(cpu);
+                    llc_cpus[llc as usize].push(cpu);
+                    node_cpus[node as usize].push(cpu);
+                }
+            }
+        }
+        for v in llc_cpus.iter_mut().chain(node_cpus.iter_mut()) {
+            v.sort_unstable();
+        }
+        let n = t.nodes.len();
+        let distance = t.numa_distance.clone().unwrap_or_else(|| {
+            (0..n).map(|i| (0..n).map(|j| if i == j { LOCAL_DISTANCE } else { 21 }).collect()).collect()
+        });
+        CpuMap { topology: t.clone(), places, core_cpus, llc_cpus, node_cpus, distance, smt: max_threads > 1 }
+    }
+
+    pub fn nr_cpus(&self) -> u32 {
+        self.places.len() as u32
+    }
+
+    /// `cpus_share_cache()`: same LLC.
+    #[inline]
+    pub fn share_cache(&self, a: u32, b: u32) -> bool {
+        self.places[a as usize].llc == self.places[b as usize].llc
+    }
+
+    #[inline]
+    pub fn distance(&self, a: u32, b: u32) -> Distance {
+        let (pa, pb) = (self.places[a as usize], self.places[b as usize]);
+        if a == b {
+            Distance::SameCpu
+        } else if pa.core == pb.core {
+            Distance::SmtSibling
+        } else if pa.llc == pb.llc {
+            Distance::SameLlc
+        } else if pa.node == pb.node {
+            Distance::CrossLlc
+        } else {
+            Distance::CrossNode
+        }
+    }
+
+    /// SMT siblings of `cpu`, including itself.
+    #[inline]
+    pub fn siblings(&self, cpu: u32) -> &[u32] {
+        &self.core_cpus[self.places[cpu as usize].core as usize]
+    }
+
+    /// CPUs sharing `cpu`'s LLC, ascending.
+    #[inline]
+    pub fn llc_span(&self, cpu: u32) -> &[u32] {
+        &self.llc_cpus[self.places[cpu as usize].llc as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbering_puts_siblings_one_core_count_apart() {
+        let m = Topology::parse_spec("2x1x20x2").unwrap().build().unwrap();
+        assert_eq!(m.nr_cpus(), 80);
+        assert_eq!(m.siblings(0), &[0, 40]);
+        assert_eq!(m.distance(0, 40), Distance::SmtSibling);
+        assert_eq!(m.distance(0, 1), Distance::SameLlc);
+        assert_eq!(m.distance(0, 20), Distance::CrossNode);
+        assert!(m.share_cache(0, 59));
+        assert!(!m.share_cache(0, 60));
+    }
+
+    #[test]
+    fn multi_llc_nodes() {
+        let m = Topology::parse_spec("2x8x8x2").unwrap().build().unwrap();
+        assert_eq!(m.llc_cpus.len(), 16);
+        assert_eq!(m.llc_span(0).len(), 16);
+        assert_eq!(m.distance(0, 8), Distance::CrossLlc);
+        assert_eq!(m.distance(0, 64), Distance::CrossNode);
+    }
+
+    #[test]
+    fn non_uniform_cores() {
+        let t = Topology {
+            nodes: vec![NodeDesc {
+                llcs: vec![LlcDesc { cores: vec![CoreDesc { threads: 2 }, CoreDesc { threads: 1 }] }],
+            }],
+            numa_distance: None,
+        };
+        let m = t.build().unwrap();
+        assert_eq!(m.nr_cpus(), 3);
+        assert_eq!(m.siblings(0), &[0, 2]);
+        assert_eq!(m.siblings(1), &[1]);
+        assert_eq!(t.spec(), None);
+    }
+
+    #[test]
+    fn bad_specs_name_the_problem() {
+        let e = |s: &str| Topology::parse_spec(s).unwrap_err().0;
+        assert!(e("0x1x1x1").contains("nodes must be at least 1"), "{}", e("0x1x1x1"));
+        assert!(e("100000x100000x1x1").contains("at most 1024"));
+        assert!(e("1x1x4").contains("expected NODESxLLCSxCORESxTHREADS"));
+        assert!(e("1x1xfourx2").contains("cores per LLC"));
+        assert!(e("1x1x4x9").contains("threads"));
+        assert_eq!(Topology::parse_spec("1x1x1x1").unwrap().cpu_count(), 1);
+        assert_eq!(Topology::parse_spec("1x1x512x2").unwrap().cpu_count(), 1024);
+    }
+
+    #[test]
+    fn distance_matrix_checked() {
+        let mut t = Topology::uniform(2, 1, 2, 1);
+        t.numa_distance = Some(vec![vec![10, 21], vec![20, 10]]);
+        assert!(t.validate().unwrap_err().0.contains("symmetric"));
+        t.numa_distance = Some(vec![vec![10, 21]]);
+        assert!(t.validate().unwrap_err().0.contains("2x2"));
+    }
+}

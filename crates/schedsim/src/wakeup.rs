@@ -1,0 +1,448 @@
+//! The wakeup path: `try_to_wake_up` (`kernel/sched/core.c`) and
+//! `select_task_rq_fair`, `wake_wide`, `wake_affine*` (`kernel/sched/fair.c`), each in
+//! the form of the modelled kernel version; the seed patches switch between the
+//! before and after forms of the lines they change. `select_idle_sibling` is in
+//! [`crate::sis`].
+
+use crate::domains::SD_WAKE_AFFINE;
+use crate::kernel::{KernelVersion as V, Switch};
+use crate::sim::{Sim, TState, NONE};
+use crate::trace::{Outcome, Step};
+
+pub(crate) fn st(function: &str, read: Vec<String>, result: String, why: &str) -> Step {
+    Step { function: function.into(), read, result, why: why.into() }
+}
+
+impl Sim {
+    /// `try_to_wake_up()` (v5.14 `core.c`; v3.8/v4.15 differ only in the wake-list
+    /// rules, noted inline). `this` runs the waker: the task `waker`, or an interrupt
+    /// when `None`. Returns the CPU time the waker spends, ns.
+    pub(crate) fn try_to_wake_up(&mut self, this: u32, waker: Option<u32>, p: u32, sync: bool, bytes: u64) -> u64 {
+        let now = self.now;
+        if self.tasks[p as usize].state != TState::Sleeping {
+            // ttwu_runnable() or a task already waking: only the state check.
+            return self.cost.ttwu_base_ns / 2;
+        }
+        let waker_name = match waker {
+            Some(w) => self.tasks[w as usize].name.clone(),
+            None => "interrupt".into(),
+        };
+        if self.opts.trace.is_some() {
+            self.trace_begin(p, waker_name, this, sync);
+        }
+        if self.measuring {
+            self.wake_index += 1;
+            self.m.wakeups += 1;
+            self.m.wakeups_sync += sync as u64;
+            self.m.wakeups_from_irq += waker.is_none() as u64;
+        }
+        if let Some(w) = waker {
+            if self.cfg.version > V::V3_8 {
+                self.record_wakee(w, p);
+            }
+        }
+        let prev = self.tasks[p as usize].cpu;
+        {
+            let t = &mut self.tasks[p as usize];
+            t.state = TState::Waking;
+            t.wake_data = (this, bytes);
+            t.woken_at = Some(now);
+        }
+        let mut cost = self.cost.ttwu_base_ns;
+
+        // The wakee has not finished switching out on its CPU.
+        if let Some(oc) = self.tasks[p as usize].on_cpu {
+            // v5.8+: queue it to that CPU when nearly idle (WF_ON_CPU), no selection.
+            let on_cpu_rule = self.cfg.version >= V::V5_13
+                && self.cfg.on(Switch::TtwuQueue)
+                && oc != this
+                && self.cpus[oc as usize].nr_running <= 1;
+            self.step(|s| {
+                st(
+                    "ttwu_queue_cond (WF_ON_CPU)",
+                    vec![
+                        format!("p->on_cpu=CPU {oc}"),
+                        format!("nr_running({oc})={}", s.cpus[oc as usize].nr_running),
+                    ],
+                    if on_cpu_rule { "queue to CPU".to_string() + &format!(" {oc}") } else { "spin".into() },
+                    if on_cpu_rule {
+                        "the wakee is still on its CPU and that CPU has at most one task: let it finish there"
+                    } else {
+                        "wait for the wakee to leave its CPU (smp_cond_load_acquire on p->on_cpu)"
+                    },
+                )
+            });
+            if on_cpu_rule {
+                cost += self.queue_wakelist(oc, p, this, cost);
+                let ipi = self.cpus[oc as usize].ipi_inflight;
+                self.finish_trace(oc, prev, true, ipi, cost);
+                return cost;
+            }
+            let wait = self.cpus[oc as usize].seg_end.saturating_sub(now + cost);
+            if self.measuring {
+                self.m.lock_spin_ns += wait;
+            }
+            cost += wait;
+        }
+
+        let cpu = self.select_task_rq(p, prev, this, sync, waker, &mut cost);
+        if cpu != prev && self.measuring {
+            let d = self.map.distance(prev, cpu);
+            self.m.count_migration(d, false);
+        }
+        self.tasks[p as usize].cpu = cpu;
+
+        if self.ttwu_queue_cond(this, cpu) {
+            cost += self.queue_wakelist(cpu, p, this, cost);
+            let ipi = self.cpus[cpu as usize].ipi_inflight;
+            self.finish_trace(cpu, prev, true, ipi, cost);
+            return cost;
+        }
+        // ttwu_queue() direct: take the target's rq lock, enqueue, check preemption.
+        cost += self.lock_rq(cpu, now + cost, this, self.cost.enqueue_hold_ns);
+        cost += self.shared_runq_enqueue(cpu, p, now + cost, this);
+        let ipi = cpu != this && self.idle_cpu(cpu) && self.needs_ipi(cpu);
+        if ipi {
+            cost += self.cost.ipi_send_ns;
+        }
+        self.push(now + cost, crate::sim::Ev::Enqueue { cpu, task: p });
+        self.finish_trace(cpu, prev, false, ipi, cost);
+        cost
+    }
+
+    fn finish_trace(&mut self, cpu: u32, prev: u32, queued: bool, ipi: bool, cost: u64) {
+        if self.tracing() {
+            let c = &self.cpus[cpu as usize];
+            let idle_exit = (c.phase == crate::sim::Phase::Idle)
+                .then(|| self.cost.cstates[c.cstate as usize].name.clone());
+            let migration = self.map.distance(prev, cpu);
+            self.trace_end(Outcome { chosen_cpu: cpu, migration, queued, ipi, idle_exit, cost_ns: cost });
+        }
+    }
+
+    /// `ttwu_queue_cond()`: queue on the target's wake list instead of locking its rq.
+    /// Always across LLCs (v3.8 on); from v6.0 also to an idle CPU in the LLC
+    /// (Tianchen Ding, f3dd3f674555). Never to the waker's own CPU.
+    fn ttwu_queue_cond(&self, this: u32, cpu: u32) -> bool {
+        if !self.cfg.on(Switch::TtwuQueue) || cpu == this {
+            return false;
+        }
+        if !self.map.share_cache(this, cpu) {
+            return true;
+        }
+        self.cfg.version >= V::V6_5 && self.cpus[cpu as usize].nr_running == 0
+    }
+
+    /// `__ttwu_queue_wakelist()`: push on the list, set `ttwu_pending`, and send the
+    /// IPI if the list was empty (none when the target polls in idle).
+    fn queue_wakelist(&mut self, cpu: u32, p: u32, _this: u32, cost_so_far: u64) -> u64 {
+        let first = self.cpus[cpu as usize].wake_list.is_empty();
+        self.cpus[cpu as usize].wake_list.push(p);
+        self.cpus[cpu as usize].ttwu_pending = true;
+        if self.measuring {
+            self.m.ttwu_queued += 1;
+        }
+        if !first || self.cpus[cpu as usize].ipi_inflight {
+            return 0;
+        }
+        let at = self.now + cost_so_far;
+        if !self.needs_ipi(cpu) {
+            // Polling idle: setting need_resched is enough.
+            self.kick(cpu, at, false);
+            return 0;
+        }
+        self.cpus[cpu as usize].ipi_inflight = true;
+        if self.measuring {
+            self.m.ipis += 1;
+        }
+        let send = self.cost.ipi_send_ns;
+        self.push(at + send + self.cost.ipi_delivery_ns, crate::sim::Ev::WakeIpi { cpu });
+        send
+    }
+
+    /// `record_wakee()` (v3.12+): count how often the waker switches partners,
+    /// halving the count once a second.
+    fn record_wakee(&mut self, waker: u32, p: u32) {
+        let now = self.now;
+        let w = &mut self.tasks[waker as usize];
+        if now > w.wakee_flip_decay_ts + 1_000_000_000 {
+            w.wakee_flips >>= 1;
+            w.wakee_flip_decay_ts = now;
+        }
+        if w.last_wakee != p {
+            w.last_wakee = p;
+            w.wakee_flips += 1;
+        }
+    }
+
+    /// `wake_wide()` (Galbraith 2015, unchanged v4.15–v5.15): a waker with many
+    /// partners relative to the LLC size does not pull its wakees.
+    fn wake_wide(&mut self, p: u32, waker: Option<u32>, this: u32) -> bool {
+        let Some(w) = waker else { return false };
+        let (a, b) = (self.tasks[w as usize].wakee_flips, self.tasks[p as usize].wakee_flips);
+        let (master, slave) = (a.max(b), a.min(b));
+        let factor = self.map.llc_span(this).len() as u32;
+        let wide = !(slave < factor || master < slave * factor);
+        if wide && self.measuring {
+            self.m.wake_wide += 1;
+        }
+        self.step(|_| {
+            st(
+                "wake_wide",
+                vec![format!("waker flips={a}"), format!("wakee flips={b}"), format!("llc_size={factor}")],
+                if wide { "1 (wide)".into() } else { "0".into() },
+                if wide {
+                    "the waker wakes many different tasks: spread them, no affine pull"
+                } else {
+                    "few partners: an affine wakeup may pull the wakee to the waker"
+                },
+            )
+        });
+        wide
+    }
+
+    /// `select_task_rq_fair()` for a wakeup. v3.8: affine domain, `wake_affine`, then
+    /// `select_idle_sibling(target)`. v4.15+: `wake_wide`, then the same with
+    /// `select_idle_sibling(prev, target)`. No domain has SD_BALANCE_WAKE on a
+    /// symmetric machine, so the slow path is never taken for wakeups.
+    fn select_task_rq(&mut self, p: u32, prev: u32, this: u32, sync: bool, waker: Option<u32>, cost: &mut u64) -> u32 {
+        if let Some(c) = self.tasks[p as usize].pinned {
+            self.step(|_| st("select_task_rq", vec![format!("nr_cpus_allowed=1")], format!("CPU {c}"), "pinned task"));
+            return c;
+        }
+        let v = self.cfg.version;
+        let want_affine = if v == V::V3_8 { true } else { !self.wake_wide(p, waker, this) };
+        let mut new = prev;
+        let mut affine_depth = None;
+        if want_affine {
+            for (depth, &d) in self.doms.chain[this as usize].iter().enumerate() {
+                let sd = &self.doms.domains[d as usize];
+                if sd.has(SD_WAKE_AFFINE) && sd.contains(prev) {
+                    affine_depth = Some(depth);
+                    break;
+                }
+            }
+        }
+        if let Some(depth) = affine_depth {
+            if this != prev {
+                new = self.wake_affine(depth, p, this, prev, sync, waker);
+            }
+        } else if this != prev || !want_affine {
+            self.step(|_| {
+                st(
+                    "select_task_rq_fair",
+                    vec![format!("want_affine={}", want_affine as u8)],
+                    format!("target=prev CPU {prev}"),
+                    "no wake-affine domain spans both CPUs (or wake_wide): start from prev",
+                )
+            });
+        }
+        let cpu = self.select_idle_sibling(p, prev, new, this, waker, cost);
+        // v4.17–v5.14: the waker remembers its own CPU (reverted by seed 003).
+        if (V::V5_13..).contains(&v) && !self.cfg.on(Switch::RecentUsedPrev) && want_affine {
+            if let Some(w) = waker {
+                self.tasks[w as usize].recent_used_cpu = this;
+            }
+        }
+        cpu
+    }
+
+    /// `wake_affine()` at domain `depth` of `this`: returns the target for
+    /// `select_idle_sibling` (`this` or `prev`).
+    fn wake_affine(&mut self, depth: usize, p: u32, this: u32, prev: u32, sync: bool, waker: Option<u32>) -> u32 {
+        if self.measuring {
+            self.m.affine_attempts += 1;
+        }
+        let v = self.cfg.version;
+        let target = if v == V::V3_8 {
+            self.wake_affine_38(depth, p, this, prev, sync, waker)
+        } else if !self.cfg.on(Switch::WakeAffinePrev) {
+            // v4.15 (before seed 000): a boolean; true moves the target to `this`.
+            let mut t = NONE;
+            if self.cfg.on(Switch::WaIdle) {
+                let idle = self.idle_cpu(this);
+                let sync_one = sync && self.cpus[this as usize].nr_running == 1;
+                if idle || sync_one {
+                    t = this;
+                }
+                self.step(|s| {
+                    st(
+                        "wake_affine_idle (v4.15)",
+                        vec![
+                            format!("idle_cpu({this})={}", idle as u8),
+                            format!("sync={}", sync as u8),
+                            format!("nr_running({this})={}", s.cpus[this as usize].nr_running),
+                        ],
+                        if t == NONE { "false".into() } else { "true".into() },
+                        if idle {
+                            "this CPU is idle (an interrupt woke the task): pull it here, whatever the cache"
+                        } else if sync_one {
+                            "sync wakeup and the waker is alone on this CPU: it will sleep, take its place"
+                        } else {
+                            "no opinion"
+                        },
+                    )
+                });
+            }
+            if t == NONE && self.cfg.on(Switch::WaWeight) && self.wake_affine_weight(depth, p, this, prev, sync, waker) {
+                t = this;
+            }
+            t
+        } else {
+            let mut t = NONE;
+            if self.cfg.on(Switch::WaIdle) {
+                t = self.wake_affine_idle(this, prev, sync);
+            }
+            if t == NONE && self.cfg.on(Switch::WaWeight) && self.wake_affine_weight(depth, p, this, prev, sync, waker) {
+                t = this;
+            }
+            t
+        };
+        if target == NONE {
+            self.step(|_| st("wake_affine", vec![], format!("prev CPU {prev}"), "no rule moved the wakeup: stay at prev"));
+            return prev;
+        }
+        if self.measuring {
+            self.m.affine_moves += 1;
+        }
+        self.step(|_| st("wake_affine", vec![], format!("CPU {target}"), "target for select_idle_sibling"));
+        target
+    }
+
+    /// `wake_affine_idle()` after seed 000 (7332dec055f2 + 806486c377e3, v4.16), and
+    /// from v5.10 the extra "prev is idle" rule (d8fcb81f1acf).
+    fn wake_affine_idle(&mut self, this: u32, prev: u32, sync: bool) -> u32 {
+        let this_idle = self.idle_cpu(this);
+        let share = self.map.share_cache(this, prev);
+        let prev_idle = self.idle_cpu(prev);
+        let nr = self.cpus[this as usize].nr_running;
+        let (r, why) = if this_idle && share {
+            if prev_idle {
+                (prev, "this CPU is idle (interrupt) and shares cache with prev, which is idle too: stay on prev")
+            } else {
+                (this, "this CPU is idle (interrupt) and shares cache with prev: move here")
+            }
+        } else if sync && nr == 1 {
+            (this, "sync wakeup and the waker is alone on this CPU: take its place")
+        } else if self.cfg.version >= V::V5_13 && prev_idle {
+            (prev, "prev is idle: use it (d8fcb81f1acf)")
+        } else if this_idle {
+            (NONE, "this CPU is idle but does not share cache with prev: an interrupt does not pull across LLCs")
+        } else {
+            (NONE, "no opinion")
+        };
+        self.step(|_| {
+            st(
+                "wake_affine_idle",
+                vec![
+                    format!("idle_cpu(this={this})={}", this_idle as u8),
+                    format!("cpus_share_cache({this},{prev})={}", share as u8),
+                    format!("idle_cpu(prev={prev})={}", prev_idle as u8),
+                    format!("sync={}", sync as u8),
+                    format!("nr_running({this})={nr}"),
+                ],
+                if r == NONE { "nr_cpumask_bits".into() } else { format!("CPU {r}") },
+                why,
+            )
+        });
+        r
+    }
+
+    /// Runnable load of a CPU as `wake_affine_weight` reads it: v4.15
+    /// `cfs_rq_runnable_load_avg` (queued tasks only); v5.x `cpu_load()` (PELT of the
+    /// runqueue, blocked load included).
+    fn wa_load(&self, c: u32) -> i64 {
+        let cpu = &self.cpus[c as usize];
+        if self.cfg.version <= V::V4_15 {
+            let mut s: u64 = cpu.queue.iter().map(|&t| self.tasks[t as usize].load.peek(self.now, 1024)).sum();
+            if let Some(t) = cpu.curr {
+                if self.tasks[t as usize].state == TState::Running {
+                    s += self.tasks[t as usize].load.peek(self.now, 1024);
+                }
+            }
+            s as i64
+        } else {
+            cpu.load.peek(self.now, 1024 * cpu.nr_running as u64) as i64
+        }
+    }
+
+    /// `wake_affine_weight()` (v4.15; from v4.17 sync adds 1 to prev and the test is
+    /// strict, 082f764a2f3f). Capacities cancel on a symmetric machine.
+    fn wake_affine_weight(&mut self, depth: usize, p: u32, this: u32, prev: u32, sync: bool, waker: Option<u32>) -> bool {
+        let pct = self.doms.domains[self.doms.chain[this as usize][depth] as usize].imbalance_pct as i64;
+        let mut this_eff = self.wa_load(this);
+        let tl = self.tasks[p as usize].load.peek(self.now, 0) as i64;
+        if sync {
+            let cl = waker.map_or(0, |w| self.tasks[w as usize].load.peek(self.now, 1024) as i64);
+            if cl > this_eff {
+                self.step(|_| st("wake_affine_weight", vec![format!("current_load={cl}"), format!("this_load={this_eff}")], "this".into(), "sync: the waker is all of this CPU's load"));
+                return true;
+            }
+            this_eff -= cl;
+        }
+        let this_load = this_eff;
+        let prev_load = self.wa_load(prev);
+        this_eff += tl;
+        let mut prev_eff = prev_load - tl;
+        if self.cfg.on(Switch::WaBias) {
+            this_eff *= 100;
+            prev_eff *= 100 + (pct - 100) / 2;
+        }
+        let strict = self.cfg.version >= V::V5_13;
+        if strict && sync {
+            prev_eff += 1;
+        }
+        let r = if strict { this_eff < prev_eff } else { this_eff <= prev_eff };
+        self.step(|_| {
+            st(
+                "wake_affine_weight",
+                vec![
+                    format!("this_load={this_load}"),
+                    format!("prev_load={prev_load}"),
+                    format!("task_load={tl}"),
+                    format!("imbalance_pct={pct}"),
+                    format!("this_eff={this_eff}"),
+                    format!("prev_eff={prev_eff}"),
+                ],
+                if r { "this".into() } else { "no opinion".into() },
+                if r { "this CPU would be no busier than prev after the move" } else { "prev is less loaded" },
+            )
+        });
+        r
+    }
+
+    /// v3.8 `wake_affine()`: instantaneous weights (`wake_idx` 0), `effective_load`
+    /// without cgroups is just the task weight. Returns `this` or NONE.
+    fn wake_affine_38(&mut self, depth: usize, _p: u32, this: u32, prev: u32, sync: bool, waker: Option<u32>) -> u32 {
+        let pct = self.doms.domains[self.doms.chain[this as usize][depth] as usize].imbalance_pct as i64;
+        let w = 1024i64;
+        let nr_this = self.cpus[this as usize].nr_running as i64;
+        let mut this_load = 1024 * nr_this;
+        let load = 1024 * self.cpus[prev as usize].nr_running as i64;
+        if sync && waker.is_some() {
+            this_load -= w;
+        }
+        let balanced = this_load <= 0 || 100 * (this_load + w) <= (100 + (pct - 100) / 2) * load;
+        let tl_per_task = if nr_this > 0 { 1024 } else { 0 };
+        let affine = (sync && balanced) || balanced || (this_load <= load && this_load + load <= tl_per_task);
+        self.step(|_| {
+            st(
+                "wake_affine (v3.8)",
+                vec![
+                    format!("this_load={this_load}"),
+                    format!("prev_load={load}"),
+                    format!("sync={}", sync as u8),
+                    format!("balanced={}", balanced as u8),
+                ],
+                if affine { "1".into() } else { "0".into() },
+                if affine { "this CPU is no busier than prev with the wakee added: wake affine" } else { "prev is less loaded" },
+            )
+        });
+        if affine {
+            this
+        } else {
+            NONE
+        }
+    }
+}
+
