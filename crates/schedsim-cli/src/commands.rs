@@ -1,0 +1,318 @@
+//! The `presets`, `run`, `show` and `trace` commands.
+
+use crate::args::{parse, Flag, Parsed};
+use crate::error::CliError;
+use crate::experiment_args::{load, Loaded, Source, EXPERIMENT_FLAGS};
+use crate::help;
+use crate::output::{print_stdout, Destination};
+use crate::progress::{wanted, ProgressLine};
+use schedsim::experiment::TopologyInput;
+use schedsim::kernel::{KernelVersion, Switch};
+use schedsim::trace::{TraceWindow, TRACE_WAKEUPS_MAX};
+use schedsim::workload::{Workload, WORKLOAD_NAMES};
+use std::fmt::Write;
+
+pub const PRESETS_FLAGS: &[Flag] = &[];
+
+pub fn run_flags() -> Vec<Flag> {
+    let mut f = EXPERIMENT_FLAGS.to_vec();
+    f.extend([
+        Flag::switch("json", "print the report as JSON instead of the table"),
+        Flag::switch("csv", "print per-iteration samples as CSV instead of the table"),
+        Flag::switch("counters-csv", "print per-kernel, per-client-count counters as CSV"),
+        Flag::value("out", "FILE", "write the output to FILE instead of standard output"),
+        Flag::switch("progress", "show progress on stderr even when it is not a terminal"),
+        Flag::switch("no-progress", "never show progress"),
+    ]);
+    f
+}
+
+pub fn show_flags() -> Vec<Flag> {
+    let mut f = EXPERIMENT_FLAGS.to_vec();
+    f.push(Flag::value("out", "FILE", "write the JSON to FILE instead of standard output"));
+    f
+}
+
+pub fn trace_flags() -> Vec<Flag> {
+    let mut f: Vec<Flag> = EXPERIMENT_FLAGS
+        .iter()
+        .map(|f| {
+            if f.name == "clients" {
+                Flag::value("clients", "N", "the one client count to trace (default: the experiment's first)")
+            } else {
+                *f
+            }
+        })
+        .collect();
+    f.extend([
+        Flag::value("kernel-index", "K", "which kernel column to trace, from 0 (default 0)"),
+        Flag::value("iteration", "I", "which iteration's random stream, from 0 (default 0)"),
+        Flag::value("from", "W", "first wakeup to show, counted from 0 after the warm-up (default 0)"),
+        Flag::value("count", "C", "how many wakeups to show (default 5)"),
+        Flag::switch("json", "print the traces as JSON"),
+        Flag::value("out", "FILE", "write the output to FILE instead of standard output"),
+    ]);
+    f
+}
+
+/// The at most one FILE|PRESET positional.
+fn target<'a>(p: &'a Parsed, command: &str) -> Result<Option<&'a str>, CliError> {
+    match p.positionals.as_slice() {
+        [] => Ok(None),
+        [t] => Ok(Some(t.as_str())),
+        [_, extra, ..] => Err(CliError::input(format!(
+            "{command}: unexpected argument {extra:?}; give one FILE or PRESET (try 'schedsim {command} --help')"
+        ))),
+    }
+}
+
+fn source_label(s: &Source) -> String {
+    match s {
+        Source::File(f) => format!("{f}: "),
+        Source::Preset(n) => format!("preset {n}: "),
+        Source::Flags => String::new(),
+    }
+}
+
+pub fn presets(args: &[String]) -> Result<(), CliError> {
+    let p = parse("presets", PRESETS_FLAGS, args)?;
+    if p.help {
+        return print_stdout(&help::command_help("presets").unwrap_or_default());
+    }
+    if let Some(extra) = p.positionals.first() {
+        return Err(CliError::input(format!("presets: unexpected argument {extra:?}")));
+    }
+    print_stdout(&presets_text())
+}
+
+fn machine_of(e: &schedsim::Experiment) -> String {
+    let m = &e.machine;
+    let cpus = e.validate().map(|r| r.map.nr_cpus()).ok();
+    let shape = match (&m.preset, &m.topology) {
+        (Some(p), None) => p.clone(),
+        (p, Some(TopologyInput::Spec(s))) => match p {
+            Some(p) => format!("{s} with {p} costs"),
+            None => s.clone(),
+        },
+        (_, Some(TopologyInput::Full(_))) => "custom topology".into(),
+        (None, None) => "?".into(),
+    };
+    match cpus {
+        Some(n) => format!("{shape} ({n} CPUs)"),
+        None => shape,
+    }
+}
+
+fn join<T: ToString>(v: &[T]) -> String {
+    v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")
+}
+
+pub fn presets_text() -> String {
+    let mut s = String::new();
+    let presets = schedsim::presets::presets();
+    let w = presets.iter().map(|p| p.name.len()).max().unwrap_or(0).max(4);
+    let _ = writeln!(s, "Built-in experiments ('schedsim run NAME'; 'schedsim show NAME' prints one as JSON to edit):");
+    for p in &presets {
+        let e = &p.experiment;
+        let _ = writeln!(s, "  {:<w$}  {}", p.name, p.description);
+        let _ = writeln!(
+            s,
+            "  {:<w$}  machine {}, workload {}, clients {}, {} x {} ms",
+            "",
+            machine_of(e),
+            e.workload.name(),
+            join(&e.clients),
+            e.iterations,
+            e.duration_ms
+        );
+        let kernels: Vec<String> = e.kernels.iter().map(|k| format!("{}={}", k.name, k.label())).collect();
+        let _ = writeln!(s, "  {:<w$}  kernels {}", "", kernels.join(" "));
+    }
+
+    let machines = schedsim::machine::machines();
+    let w = machines.iter().map(|m| m.name.len()).max().unwrap_or(0).max(4);
+    let _ = writeln!(s, "\nMachine presets (--machine NAME):");
+    let _ = writeln!(s, "  {:<w$}  {:>4}  {:<9} DESCRIPTION", "NAME", "CPUS", "TOPOLOGY");
+    for m in &machines {
+        let _ = writeln!(
+            s,
+            "  {:<w$}  {:>4}  {:<9} {}",
+            m.name,
+            m.topology.cpu_count(),
+            m.topology.spec().unwrap_or_else(|| "custom".into()),
+            m.description
+        );
+    }
+
+    let _ = writeln!(s, "\nWorkloads (--workload NAME; what --clients counts; the result):");
+    for name in WORKLOAD_NAMES {
+        if let Some(wl) = Workload::by_name(name) {
+            let m = wl.metric();
+            let _ = writeln!(
+                s,
+                "  {:<10} {:<20} {} ({}, {} is better)",
+                name,
+                wl.clients_meaning(),
+                m.name,
+                m.unit,
+                if m.higher_is_better { "higher" } else { "lower" }
+            );
+        }
+    }
+
+    let versions: Vec<&str> = KernelVersion::ALL.iter().map(|v| v.name()).collect();
+    let _ = writeln!(s, "\nKernel versions (--kernel NAME=VERSION[+SWITCH][-SWITCH]...): {}", versions.join(" "));
+
+    let sw = Switch::ALL.iter().map(|x| x.name().len()).max().unwrap_or(0);
+    let _ = writeln!(s, "\nSwitches (+SWITCH turns on, -SWITCH turns off):");
+    for x in Switch::ALL {
+        let kind = if x.is_patch() { "patch" } else { "feature" };
+        let _ = writeln!(s, "  {:<sw$}  {:<7}  {}", x.name(), kind, x.explain());
+    }
+    let _ = writeln!(s, "\nSwitch defaults by version (- = the code does not exist in that version):");
+    let mut head = format!("  {:<sw$}", "");
+    for v in &versions {
+        let _ = write!(head, " {v:>6}");
+    }
+    let _ = writeln!(s, "{head}");
+    for x in Switch::ALL {
+        let _ = write!(s, "  {:<sw$}", x.name());
+        for v in KernelVersion::ALL {
+            let cell = match x.default_in(v) {
+                Some(true) => "on",
+                Some(false) => "off",
+                None => "-",
+            };
+            let _ = write!(s, " {cell:>6}");
+        }
+        s.push('\n');
+    }
+    s
+}
+
+pub fn run(args: &[String]) -> Result<(), CliError> {
+    let p = parse("run", &run_flags(), args)?;
+    if p.help {
+        return print_stdout(&help::command_help("run").unwrap_or_default());
+    }
+    let formats = ["json", "csv", "counters-csv"].iter().filter(|f| p.has(f)).count();
+    if formats > 1 {
+        return Err(CliError::input("run: choose one of --json, --csv, --counters-csv"));
+    }
+    if p.has("progress") && p.has("no-progress") {
+        return Err(CliError::input("run: --progress and --no-progress contradict each other"));
+    }
+    let t = target(&p, "run")?;
+    let dest = Destination::open(p.get("out"))?;
+    let Loaded { exp, source } = load(t, &p)?;
+    let mut line = ProgressLine::new(wanted(p.has("progress"), p.has("no-progress")));
+    let result = exp.run(&mut |x| line.update(x));
+    line.finish();
+    let report = result.map_err(|e| CliError::failure(format!("{}{e}", source_label(&source))))?;
+    let text = if p.has("json") {
+        let mut j = report.to_json();
+        j.push('\n');
+        j
+    } else if p.has("csv") {
+        report.samples_csv()
+    } else if p.has("counters-csv") {
+        report.counters_csv()
+    } else {
+        report.mmtests_table()
+    };
+    dest.write(&text)
+}
+
+pub fn show(args: &[String]) -> Result<(), CliError> {
+    let p = parse("show", &show_flags(), args)?;
+    if p.help {
+        return print_stdout(&help::command_help("show").unwrap_or_default());
+    }
+    let t = target(&p, "show")?;
+    if t.is_none() && !p.has("topology") && !p.has("machine") {
+        return Err(CliError::input(format!(
+            "show: give a PRESET (one of {}) or FILE, or flags with --topology/--machine",
+            crate::experiment_args::preset_names().join(", ")
+        )));
+    }
+    let dest = Destination::open(p.get("out"))?;
+    let Loaded { exp, .. } = load(t, &p)?;
+    let mut j = exp.to_json();
+    j.push('\n');
+    dest.write(&j)
+}
+
+pub fn trace(args: &[String]) -> Result<(), CliError> {
+    let p = parse("trace", &trace_flags(), args)?;
+    if p.help {
+        return print_stdout(&help::command_help("trace").unwrap_or_default());
+    }
+    let t = target(&p, "trace")?;
+    if let Some(c) = p.get("clients") {
+        if crate::args::parse_number::<u32>(c).is_none() {
+            return Err(CliError::input(format!("--clients: {c:?} is not a whole number; trace takes one client count")));
+        }
+    }
+    let kernel = p.number::<usize>("kernel-index")?.unwrap_or(0);
+    let iteration = p.number::<u32>("iteration")?.unwrap_or(0);
+    let from = p.number::<u64>("from")?.unwrap_or(0);
+    let count = p.number::<u32>("count")?.unwrap_or(5);
+    if count == 0 || count > TRACE_WAKEUPS_MAX {
+        return Err(CliError::input(format!("--count: {count} is out of range 1 to {TRACE_WAKEUPS_MAX}")));
+    }
+    let dest = Destination::open(p.get("out"))?;
+    // `--clients N` makes the experiment's client list [N], so its limits are checked.
+    let Loaded { exp, source } = load(t, &p)?;
+    if kernel >= exp.kernels.len() {
+        return Err(CliError::input(format!(
+            "--kernel-index: {kernel} is out of range; the experiment has {} kernel(s), 0 to {}",
+            exp.kernels.len(),
+            exp.kernels.len() - 1
+        )));
+    }
+    if iteration >= exp.iterations {
+        return Err(CliError::input(format!(
+            "--iteration: {iteration} is out of range; the experiment has {} iteration(s), 0 to {}",
+            exp.iterations,
+            exp.iterations - 1
+        )));
+    }
+    let clients = exp.clients[0];
+    let traces = exp
+        .trace(kernel, clients, iteration, TraceWindow { from, count })
+        .map_err(|e| CliError::failure(format!("{}{e}", source_label(&source))))?;
+    let text = if p.has("json") {
+        let mut j = serde_json::to_string_pretty(&traces)
+            .map_err(|e| CliError::failure(format!("cannot encode the traces as JSON: {e}")))?;
+        j.push('\n');
+        j
+    } else {
+        let k = &exp.kernels[kernel];
+        let mut s = format!(
+            "{}: kernel {} ({}), {} {}, iteration {}, wakeups {} to {} after {} ms of warm-up\n",
+            if exp.name.is_empty() { "experiment" } else { &exp.name },
+            k.name,
+            k.label(),
+            clients,
+            exp.workload.clients_meaning(),
+            iteration,
+            from,
+            from + count as u64 - 1,
+            exp.warmup_ms
+        );
+        for tr in &traces {
+            s.push('\n');
+            s.push_str(&tr.render());
+        }
+        if (traces.len() as u64) < count as u64 {
+            let _ = writeln!(
+                s,
+                "\n({} of {count} wakeups traced: the run ended after {} ms with fewer wakeups)",
+                traces.len(),
+                exp.duration_ms
+            );
+        }
+        s
+    };
+    dest.write(&text)
+}

@@ -1,0 +1,294 @@
+//! Building an experiment from `FILE|PRESET` and/or flags, and reporting what is
+//! wrong with it in one line that names the file or the flag and the field.
+
+use crate::args::{parse_number, Flag, Parsed};
+use crate::error::CliError;
+use schedsim::experiment::{Experiment, MachineSpec, TopologyInput, EXPERIMENT_VERSION};
+use schedsim::kernel::{KernelSpec, KernelVersion};
+use schedsim::topology::Topology;
+use schedsim::workload::{Workload, WORKLOAD_NAMES};
+
+/// Flags that set experiment fields; shared by `run`, `show` and `trace`.
+pub const EXPERIMENT_FLAGS: &[Flag] = &[
+    Flag::value("topology", "SPEC", "machine topology NODESxLLCSxCORESxTHREADS, e.g. 1x1x10x2\n(with --machine: that preset's costs on this topology)"),
+    Flag::value("machine", "NAME", "machine preset, e.g. cascadelake-2s (see 'schedsim presets')"),
+    Flag::value("workload", "NAME", "tbench, dbench, hackbench, pipe, schbench or memcache with default\nparameters, or a JSON object such as '{\"kind\":\"tbench\",\"work_ns\":8000}'"),
+    Flag::value("clients", "LIST", "client counts, e.g. 1,2,4 (pairs, groups, ... as the workload means)"),
+    Flag::value("iterations", "N", "iterations per client count"),
+    Flag::value("duration-ms", "MS", "simulated time per iteration; the warm-up becomes a tenth of it\nunless --warmup-ms is given"),
+    Flag::value("warmup-ms", "MS", "simulated time before measuring starts"),
+    Flag::value("seed", "N", "random seed (the same seed gives the same report)"),
+    Flag::repeated("kernel", "SPEC", "kernel column NAME=VERSION[+SWITCH][-SWITCH]..., e.g.\nwakeprev=v4.15+wake-affine-prev; repeat for more columns\n(replaces the experiment's kernels)"),
+    Flag::value("shard-size", "N", "SHARED_RUNQ shard size in CPUs"),
+    Flag::value("name", "NAME", "experiment name shown in the table header"),
+];
+
+/// Where the experiment came from, for error messages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    File(String),
+    Preset(String),
+    Flags,
+}
+
+/// A loaded, overridden and validated experiment.
+pub struct Loaded {
+    pub exp: Experiment,
+    pub source: Source,
+}
+
+/// Reads `FILE|PRESET` (if given), applies the experiment flags, validates.
+pub fn load(target: Option<&str>, p: &Parsed) -> Result<Loaded, CliError> {
+    let (base, source) = match target {
+        Some(t) => load_target(t)?,
+        None => (None, Source::Flags),
+    };
+    let mut exp = match base {
+        Some(e) => e,
+        None => from_flags_only(p)?,
+    };
+    apply_flags(&mut exp, p)?;
+    if let Err(e) = exp.validate() {
+        return Err(attribute(&e.0, &source, p));
+    }
+    Ok(Loaded { exp, source })
+}
+
+/// A file if one exists at that path, else a preset name, else a clear error.
+fn load_target(t: &str) -> Result<(Option<Experiment>, Source), CliError> {
+    let path = std::path::Path::new(t);
+    let looks_like_path = t.contains('/') || t.contains('\\') || t.ends_with(".json") || t.starts_with('.');
+    if path.exists() || looks_like_path {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            let why = match e.kind() {
+                std::io::ErrorKind::NotFound => "no such file".to_string(),
+                std::io::ErrorKind::InvalidData => "not UTF-8 text".to_string(),
+                _ => e.to_string(),
+            };
+            CliError::input(format!("{t}: cannot read: {why}"))
+        })?;
+        if text.trim().is_empty() {
+            return Err(CliError::input(format!("{t}: the file is empty; expected experiment JSON")));
+        }
+        // Parse without validating, so flags can fix a field before the limits are
+        // checked; on a parse error, ask the library for its field-path message.
+        match serde_json::from_str::<Experiment>(&text) {
+            Ok(e) => Ok((Some(e), Source::File(t.to_string()))),
+            Err(plain) if plain.is_eof() => Err(CliError::input(format!(
+                "{t}: the JSON ends early (truncated file?): {plain}"
+            ))),
+            Err(plain) => {
+                let msg = match Experiment::from_json(&text) {
+                    Err(e) => e.0,
+                    Ok(_) => plain.to_string(),
+                };
+                Err(CliError::input(format!("{t}: {}", with_field_prefix(&msg))))
+            }
+        }
+    } else {
+        match schedsim::presets::experiment(t) {
+            Some(e) => Ok((Some(e), Source::Preset(t.to_string()))),
+            None => Err(CliError::input(format!(
+                "{t:?} is neither a file nor a preset; presets are {}",
+                preset_names().join(", ")
+            ))),
+        }
+    }
+}
+
+pub fn preset_names() -> Vec<&'static str> {
+    schedsim::presets::presets().iter().map(|p| p.name).collect()
+}
+
+/// Without FILE/PRESET: defaults for everything but the machine.
+fn from_flags_only(p: &Parsed) -> Result<Experiment, CliError> {
+    if !p.has("topology") && !p.has("machine") {
+        return Err(CliError::input(
+            "give an experiment FILE or PRESET, or at least --topology SPEC or --machine NAME (see 'schedsim presets')",
+        ));
+    }
+    Ok(Experiment {
+        version: EXPERIMENT_VERSION,
+        name: "command-line".into(),
+        machine: MachineSpec::default(),
+        workload: Workload::by_name("tbench").expect("tbench is a built-in workload"),
+        clients: vec![1, 2, 4],
+        iterations: 3,
+        duration_ms: 500,
+        warmup_ms: 50,
+        seed: 1,
+        kernels: vec![KernelSpec::new("v5.15", KernelVersion::V5_15)],
+        shard_size: 6,
+    })
+}
+
+/// Applies every experiment flag given. Syntax errors name the flag.
+pub fn apply_flags(exp: &mut Experiment, p: &Parsed) -> Result<(), CliError> {
+    if let Some(name) = p.get("machine") {
+        if schedsim::machine::machine(name).is_none() {
+            let names: Vec<&str> = schedsim::machine::machines().iter().map(|m| m.name).collect();
+            return Err(CliError::input(format!("--machine: unknown machine {name:?}, expected one of {}", names.join(", "))));
+        }
+        exp.machine = MachineSpec { preset: Some(name.to_string()), topology: None, costs: None };
+    }
+    if let Some(spec) = p.get("topology") {
+        let t = Topology::parse_spec(spec).map_err(|e| CliError::input(format!("--topology: {e}")))?;
+        // Keep the compact form in the experiment when it round-trips, so `show`
+        // prints what the user typed.
+        exp.machine.topology = Some(match t.spec() {
+            Some(s) => TopologyInput::Spec(s),
+            None => TopologyInput::Full(t),
+        });
+        // The machine's preset and cost model (per-CPU facts, independent of the
+        // shape) stay: `--topology` on cascadelake-2s means its costs on this shape.
+    }
+    if let Some(w) = p.get("workload") {
+        exp.workload = parse_workload(w)?;
+    }
+    if let Some(c) = p.get("clients") {
+        exp.clients = parse_clients(c)?;
+    }
+    if let Some(n) = p.number::<u32>("iterations")? {
+        exp.iterations = n;
+    }
+    if let Some(d) = p.number::<u64>("duration-ms")? {
+        exp.duration_ms = d;
+        if !p.has("warmup-ms") {
+            exp.warmup_ms = d / 10;
+        }
+    }
+    if let Some(w) = p.number::<u64>("warmup-ms")? {
+        exp.warmup_ms = w;
+    }
+    if let Some(s) = p.number::<u64>("seed")? {
+        exp.seed = s;
+    }
+    let kernels = p.all("kernel");
+    if !kernels.is_empty() {
+        exp.kernels = kernels
+            .iter()
+            .map(|k| KernelSpec::parse(k).map_err(|e| CliError::input(format!("--kernel: {e}"))))
+            .collect::<Result<_, _>>()?;
+    }
+    if let Some(s) = p.number::<u32>("shard-size")? {
+        exp.shard_size = s;
+    }
+    if let Some(n) = p.get("name") {
+        exp.name = n.to_string();
+    }
+    Ok(())
+}
+
+pub fn parse_workload(w: &str) -> Result<Workload, CliError> {
+    if w.trim_start().starts_with('{') {
+        return serde_json::from_str::<Workload>(w).map_err(|e| CliError::input(format!("--workload: {e}")));
+    }
+    Workload::by_name(w).ok_or_else(|| {
+        CliError::input(format!("--workload: unknown workload {w:?}, expected one of {}", WORKLOAD_NAMES.join(", ")))
+    })
+}
+
+pub fn parse_clients(s: &str) -> Result<Vec<u32>, CliError> {
+    let parts: Vec<Option<u32>> = s.split(',').map(|x| parse_number::<u32>(x.trim())).collect();
+    if parts.is_empty() || parts.iter().any(Option::is_none) {
+        return Err(CliError::input(format!("--clients: {s:?} is not a list of whole numbers (e.g. 1,2,4)")));
+    }
+    Ok(parts.into_iter().flatten().collect())
+}
+
+/// The library's machine errors lack the `field ` prefix the others have.
+fn with_field_prefix(msg: &str) -> String {
+    if msg.starts_with("machine") {
+        format!("field {msg}")
+    } else {
+        msg.to_string()
+    }
+}
+
+/// The flag that sets a top-level field.
+fn flag_of(field: &str, p: &Parsed) -> Option<&'static str> {
+    let candidates: &[&'static str] = match field {
+        "machine" | "machine.topology" => &["topology", "machine"],
+        "machine.preset" | "machine.costs" => &["machine", "topology"],
+        "workload" => &["workload"],
+        "clients" => &["clients"],
+        "iterations" => &["iterations"],
+        "duration_ms" => &["duration-ms"],
+        "warmup_ms" => &["warmup-ms", "duration-ms"],
+        "seed" => &["seed"],
+        "kernels" => &["kernel"],
+        "shard_size" => &["shard-size"],
+        "name" => &["name"],
+        _ => &[],
+    };
+    candidates.iter().copied().find(|f| p.has(f))
+}
+
+/// Turns a validation message into one line that names the flag responsible if a flag
+/// set that field, else the file or preset it came from.
+pub fn attribute(msg: &str, source: &Source, p: &Parsed) -> CliError {
+    let msg = with_field_prefix(msg);
+    if let Some(rest) = msg.strip_prefix("field ") {
+        if let Some((path, problem)) = rest.split_once(": ") {
+            let top = path.split(['.', '[']).next().unwrap_or(path);
+            let key = if path.starts_with("machine.") { path } else { top };
+            if let Some(flag) = flag_of(key, p) {
+                return if path == top || path.starts_with("machine") {
+                    CliError::input(format!("--{flag}: {problem}"))
+                } else {
+                    CliError::input(format!("--{flag}: {path}: {problem}"))
+                };
+            }
+        }
+    }
+    match source {
+        Source::File(f) => CliError::input(format!("{f}: {msg}")),
+        Source::Preset(n) => CliError::input(format!("preset {n}: {msg}")),
+        Source::Flags => CliError::input(msg),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::args::parse;
+
+    fn parsed(args: &[&str]) -> Parsed {
+        let mut flags = EXPERIMENT_FLAGS.to_vec();
+        flags.push(Flag::switch("json", ""));
+        let v: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        parse("run", &flags, &v).unwrap()
+    }
+
+    #[test]
+    fn flags_override_a_preset() {
+        let p = parsed(&["--topology", "1x1x2x2", "--clients", "1,2", "--duration-ms", "20", "--kernel", "a=v5.15"]);
+        let l = load(Some("demo"), &p).unwrap();
+        assert_eq!(l.exp.clients, [1, 2]);
+        assert_eq!(l.exp.duration_ms, 20);
+        assert_eq!(l.exp.warmup_ms, 2);
+        assert_eq!(l.exp.kernels.len(), 1);
+        assert_eq!(l.exp.machine.preset.as_deref(), Some("teaching"));
+        assert_eq!(l.exp.machine.topology, Some(TopologyInput::Spec("1x1x2x2".into())));
+    }
+
+    #[test]
+    fn range_errors_name_the_flag() {
+        let p = parsed(&["--topology", "1x1x2x2", "--iterations", "0"]);
+        let e = load(None, &p).err().unwrap();
+        assert!(e.msg.starts_with("--iterations: 0 is out of range"), "{}", e.msg);
+        let p = parsed(&["--topology", "1x1x2x2", "--clients", "0"]);
+        assert!(load(None, &p).err().unwrap().msg.starts_with("--clients: "));
+        let p = parsed(&["--topology", "1x1x2x2", "--kernel", "a=v5.15", "--kernel", "a=v4.15"]);
+        let e = load(None, &p).err().unwrap();
+        assert!(e.msg.starts_with("--kernel: kernels[1].name: "), "{}", e.msg);
+    }
+
+    #[test]
+    fn clients_lists() {
+        assert_eq!(parse_clients("1, 2,4").unwrap(), [1, 2, 4]);
+        assert!(parse_clients("1,x").unwrap_err().msg.contains("\"1,x\" is not a list of whole numbers"));
+        assert!(parse_clients("").is_err());
+        assert!(parse_clients("1,,2").is_err());
+    }
+}

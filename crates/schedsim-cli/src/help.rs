@@ -1,0 +1,102 @@
+//! Help texts. Option lists are generated from the same tables the parser uses.
+
+use crate::args::options_help;
+use crate::bench::BENCH_FLAGS;
+use crate::commands::{run_flags, show_flags, trace_flags};
+
+pub fn main_help() -> String {
+    format!(
+        "schedsim {} - deterministic simulator of the Linux CFS task-wakeup path
+
+Usage:
+  schedsim presets                        list built-in experiments, machines, workloads,
+                                          kernel versions and switches
+  schedsim run FILE|PRESET [OPTIONS]      run an experiment, print the mmtests comparison table
+  schedsim run --topology SPEC|--machine NAME [OPTIONS]
+                                          run an experiment given by flags alone
+  schedsim show FILE|PRESET [OPTIONS]     print an experiment as JSON (to edit and run)
+  schedsim trace FILE|PRESET [OPTIONS]    print the decision trace of chosen wakeups
+  schedsim bench [--repeat N]             measure simulated wakeups per wall-clock second
+  schedsim help COMMAND                   options of a command (or COMMAND --help)
+
+Examples:
+  schedsim run demo
+  schedsim run seed000 --clients 1,8,64 --iterations 2 --json --out seed000.json
+  schedsim run --topology 1x1x10x2 --workload tbench --clients 1,2,4 \\
+      --kernel base=v5.14 --kernel recent=v5.14+recent-used-prev
+  schedsim show demo > exp.json; schedsim run exp.json
+  schedsim trace demo --kernel-index 1 --clients 2 --from 100 --count 3
+
+Exit status: 0 success, 2 bad input (one line on stderr names the file or option,
+the field and the problem), 1 the simulation or writing the output failed.
+",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+pub fn command_help(cmd: &str) -> Option<String> {
+    Some(match cmd {
+        "presets" => "Usage: schedsim presets
+
+Lists the built-in experiments (name, description, machine, workload, kernels), the
+machine presets (name, CPU count, topology, description), the workloads, the kernel
+version presets, the switches with what each does, and which switch is on in which
+version.
+"
+        .to_string(),
+        "run" => format!(
+            "Usage: schedsim run FILE|PRESET [OPTIONS]
+       schedsim run --topology SPEC|--machine NAME [OPTIONS]
+
+Runs every kernel at every client count for every iteration and prints the mmtests
+compare-kernels table: Hmean (or Amean) and Stddev rows per client count with the
+change against the first kernel, then CPU time, migrations and wakeup-path counters.
+
+FILE is experiment JSON (see 'schedsim show PRESET'); PRESET is a built-in experiment
+(see 'schedsim presets'). Options given with FILE or PRESET override its fields.
+Without either, --topology or --machine is needed and the rest defaults to: tbench,
+clients 1,2,4, 3 iterations of 500 ms with 50 ms warm-up, seed 1, kernel v5.15.
+
+Progress goes to stderr, once a run takes more than a second and stderr is a terminal.
+
+Options:
+{}",
+            options_help(&run_flags())
+        ),
+        "show" => format!(
+            "Usage: schedsim show FILE|PRESET [OPTIONS]
+
+Prints the experiment, with any options applied and validated, as JSON that
+'schedsim run FILE' reads. Options are those of 'schedsim run' that set fields.
+
+Options:
+{}",
+            options_help(&show_flags())
+        ),
+        "trace" => format!(
+            "Usage: schedsim trace FILE|PRESET [OPTIONS]
+
+Runs one kernel at one client count (one iteration) and prints, for the chosen
+wakeups, every step of the wakeup path: the function, the values it read, what it
+returned and why, the CPUs probed, and where the task went.
+
+Options:
+{}",
+            options_help(&trace_flags())
+        ),
+        "bench" => format!(
+            "Usage: schedsim bench [--repeat N]
+
+Measures simulator speed: simulated wakeups per wall-clock second, single-threaded,
+on three fixed cases, each kernel v5.15, one iteration, no warm-up:
+  tbench 8 pairs on 1x1x10x2, hackbench 10 groups on 2x1x20x2, tbench 128 pairs on 2x8x8x2.
+Prints the median over N runs of each. Build with --release for meaningful numbers.
+
+Options:
+{}",
+            options_help(BENCH_FLAGS)
+        ),
+        "help" => "Usage: schedsim help [COMMAND]\n".to_string(),
+        _ => return None,
+    })
+}
