@@ -59,7 +59,9 @@ impl Parsed {
     pub fn number<T: std::str::FromStr + Bounded>(&self, name: &str) -> Result<Option<T>, CliError> {
         match self.get(name) {
             None => Ok(None),
-            Some(v) => parse_number(v).map(Some).ok_or_else(|| CliError::input(format!("--{name}: {}", number_problem::<T>(v)))),
+            Some(v) => parse_number(v)
+                .map(Some)
+                .ok_or_else(|| CliError::input(format!("--{name}: {}", number_problem::<T>(v)))),
         }
     }
 }
@@ -184,11 +186,8 @@ pub fn options_help(flags: &[Flag]) -> String {
 mod tests {
     use super::*;
 
-    const FLAGS: &[Flag] = &[
-        Flag::value("seed", "N", "seed"),
-        Flag::switch("json", "json"),
-        Flag::repeated("kernel", "SPEC", "kernel"),
-    ];
+    const FLAGS: &[Flag] =
+        &[Flag::value("seed", "N", "seed"), Flag::switch("json", "json"), Flag::repeated("kernel", "SPEC", "kernel")];
 
     fn p(args: &[&str]) -> Result<Parsed, CliError> {
         let v: Vec<String> = args.iter().map(|s| s.to_string()).collect();

@@ -11,10 +11,15 @@ use schedsim::workload::Workload;
 use std::io::Write;
 use std::time::Instant;
 
-pub const BENCH_FLAGS: &[Flag] = &[Flag::value("repeat", "N", "runs per case; the median is printed (default 5)")];
+pub const BENCH_FLAGS: &[Flag] = &[
+    Flag::value("repeat", "N", "runs per case; the median is printed (default 5)"),
+    Flag::repeated("case", "NAME", "only this case: tbench-8, hackbench-10 or tbench-128 (repeatable)"),
+];
 
 /// One benchmark case.
 pub struct Case {
+    /// Name for `--case`.
+    pub key: &'static str,
     pub label: &'static str,
     pub workload: &'static str,
     pub clients: u32,
@@ -25,9 +30,30 @@ pub struct Case {
 
 /// The three cases, fixed so numbers stay comparable across versions of the simulator.
 pub const CASES: [Case; 3] = [
-    Case { label: "tbench 8 pairs", workload: "tbench", clients: 8, topology: "1x1x10x2", duration_ms: 200 },
-    Case { label: "hackbench 10 groups", workload: "hackbench", clients: 10, topology: "2x1x20x2", duration_ms: 10_000 },
-    Case { label: "tbench 128 pairs", workload: "tbench", clients: 128, topology: "2x8x8x2", duration_ms: 50 },
+    Case {
+        key: "tbench-8",
+        label: "tbench 8 pairs",
+        workload: "tbench",
+        clients: 8,
+        topology: "1x1x10x2",
+        duration_ms: 500,
+    },
+    Case {
+        key: "hackbench-10",
+        label: "hackbench 10 groups",
+        workload: "hackbench",
+        clients: 10,
+        topology: "2x1x20x2",
+        duration_ms: 10_000,
+    },
+    Case {
+        key: "tbench-128",
+        label: "tbench 128 pairs",
+        workload: "tbench",
+        clients: 128,
+        topology: "2x8x8x2",
+        duration_ms: 100,
+    },
 ];
 
 impl Case {
@@ -35,7 +61,11 @@ impl Case {
         Experiment {
             version: EXPERIMENT_VERSION,
             name: format!("bench {}", self.label),
-            machine: MachineSpec { preset: None, topology: Some(TopologyInput::Spec(self.topology.into())), costs: None },
+            machine: MachineSpec {
+                preset: None,
+                topology: Some(TopologyInput::Spec(self.topology.into())),
+                costs: None,
+            },
             workload: Workload::by_name(self.workload).expect("built-in workload"),
             clients: vec![self.clients],
             iterations: 1,
@@ -81,7 +111,18 @@ pub fn bench(args: &[String]) -> Result<(), CliError> {
     if repeat == 0 || repeat > 1000 {
         return Err(CliError::input(format!("--repeat: {repeat} is out of range 1 to 1000")));
     }
-    let build = if cfg!(debug_assertions) { "debug build: numbers are not representative, use --release" } else { "optimised build" };
+    let chosen = p.all("case");
+    for c in &chosen {
+        if !CASES.iter().any(|k| k.key == *c) {
+            let keys: Vec<&str> = CASES.iter().map(|k| k.key).collect();
+            return Err(CliError::input(format!("--case: unknown case {c:?}, expected one of {}", keys.join(", "))));
+        }
+    }
+    let build = if cfg!(debug_assertions) {
+        "debug build: numbers are not representative, use --release"
+    } else {
+        "optimised build"
+    };
     let mut head = format!(
         "schedsim bench: simulated wakeups per wall-clock second, one thread, kernel v5.15, 1 iteration,\nmedian of {repeat} run(s); {build}\n\n"
     );
@@ -90,7 +131,7 @@ pub fn bench(args: &[String]) -> Result<(), CliError> {
         "case", "topology", "CPUs", "sim ms", "wakeups", "wall ms", "wakeups/s"
     ));
     print_stdout(&head)?;
-    for case in &CASES {
+    for case in CASES.iter().filter(|c| chosen.is_empty() || chosen.contains(&c.key)) {
         let exp = case.experiment();
         let mut rates = Vec::with_capacity(repeat as usize);
         let mut walls = Vec::with_capacity(repeat as usize);
@@ -99,9 +140,8 @@ pub fn bench(args: &[String]) -> Result<(), CliError> {
         let mut cpus = 0;
         for _ in 0..repeat {
             let t0 = Instant::now();
-            let report = exp
-                .run(&mut |_| true)
-                .map_err(|e| CliError::failure(format!("bench case {}: {e}", case.label)))?;
+            let report =
+                exp.run(&mut |_| true).map_err(|e| CliError::failure(format!("bench case {}: {e}", case.label)))?;
             let wall = t0.elapsed().as_secs_f64();
             let c = &report.configs[0];
             wakeups = c.total().wakeups;

@@ -250,7 +250,9 @@ pub fn trace(args: &[String]) -> Result<(), CliError> {
     let t = target(&p, "trace")?;
     if let Some(c) = p.get("clients") {
         if crate::args::parse_number::<u32>(c).is_none() {
-            return Err(CliError::input(format!("--clients: {c:?} is not a whole number; trace takes one client count")));
+            return Err(CliError::input(format!(
+                "--clients: {c:?} is not a whole number; trace takes one client count"
+            )));
         }
     }
     let kernel = p.number::<usize>("kernel-index")?.unwrap_or(0);

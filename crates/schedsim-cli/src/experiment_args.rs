@@ -74,9 +74,9 @@ fn load_target(t: &str) -> Result<(Option<Experiment>, Source), CliError> {
         // checked; on a parse error, ask the library for its field-path message.
         match serde_json::from_str::<Experiment>(&text) {
             Ok(e) => Ok((Some(e), Source::File(t.to_string()))),
-            Err(plain) if plain.is_eof() => Err(CliError::input(format!(
-                "{t}: the JSON ends early (truncated file?): {plain}"
-            ))),
+            Err(plain) if plain.is_eof() => {
+                Err(CliError::input(format!("{t}: the JSON ends early (truncated file?): {plain}")))
+            }
             Err(plain) => {
                 let msg = match Experiment::from_json(&text) {
                     Err(e) => e.0,
@@ -127,7 +127,10 @@ pub fn apply_flags(exp: &mut Experiment, p: &Parsed) -> Result<(), CliError> {
     if let Some(name) = p.get("machine") {
         if schedsim::machine::machine(name).is_none() {
             let names: Vec<&str> = schedsim::machine::machines().iter().map(|m| m.name).collect();
-            return Err(CliError::input(format!("--machine: unknown machine {name:?}, expected one of {}", names.join(", "))));
+            return Err(CliError::input(format!(
+                "--machine: unknown machine {name:?}, expected one of {}",
+                names.join(", ")
+            )));
         }
         exp.machine = MachineSpec { preset: Some(name.to_string()), topology: None, costs: None };
     }

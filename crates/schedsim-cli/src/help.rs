@@ -85,7 +85,7 @@ Options:
             options_help(&trace_flags())
         ),
         "bench" => format!(
-            "Usage: schedsim bench [--repeat N]
+            "Usage: schedsim bench [--repeat N] [--case NAME]
 
 Measures simulator speed: simulated wakeups per wall-clock second, single-threaded,
 on three fixed cases, each kernel v5.15, one iteration, no warm-up:

@@ -24,7 +24,13 @@ fn main() {
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown".into());
         let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
-        eprintln!("{}", CliError::failure(format!("internal error{at}: {what} (this is a bug; please report it with the command line)")).line());
+        eprintln!(
+            "{}",
+            CliError::failure(format!(
+                "internal error{at}: {what} (this is a bug; please report it with the command line)"
+            ))
+            .line()
+        );
     }));
     let argv: Vec<String> = std::env::args_os()
         .skip(1)
