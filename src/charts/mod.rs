@@ -1,0 +1,208 @@
+//! Charts: one module per chart, each a `draw` function generic over Plotters'
+//! `DrawingBackend`, so the page draws it to a canvas and exports the very same drawing
+//! as SVG (and the native tests snapshot that SVG).
+//!
+//! Every `draw` fills its area, so a chart exported as PNG or SVG carries its background.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use schedsim::Report;
+
+pub mod cputime;
+pub mod latency;
+pub mod live_migrations;
+pub mod live_throughput;
+pub mod migrations;
+pub mod throughput;
+
+/// Size of every chart, in CSS pixels (the canvas scales with the device's pixel ratio).
+pub const WIDTH_PX: u32 = 720;
+pub const HEIGHT_PX: u32 = 380;
+
+/// A chart's outcome: drawing errors become text for the page.
+pub type ChartResult = Result<(), String>;
+
+/// Colours and type size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChartTheme {
+    pub bg: RGBColor,
+    pub fg: RGBColor,
+    pub grid: RGBColor,
+    /// Kernel A, B, C... in order (colour-blind-safe Okabe–Ito hues).
+    pub series: [RGBColor; 6],
+    pub font_px: u32,
+    /// Multiplies every size that depends on the device pixel ratio.
+    pub scale: f64,
+}
+
+impl ChartTheme {
+    pub fn light() -> ChartTheme {
+        ChartTheme {
+            bg: RGBColor(255, 255, 255),
+            fg: RGBColor(28, 30, 36),
+            grid: RGBColor(220, 223, 230),
+            series: [
+                RGBColor(0, 114, 178),
+                RGBColor(213, 94, 0),
+                RGBColor(0, 158, 115),
+                RGBColor(204, 121, 167),
+                RGBColor(86, 180, 233),
+                RGBColor(230, 159, 0),
+            ],
+            font_px: 13,
+            scale: 1.0,
+        }
+    }
+
+    pub fn dark() -> ChartTheme {
+        ChartTheme {
+            bg: RGBColor(24, 26, 32),
+            fg: RGBColor(230, 232, 238),
+            grid: RGBColor(60, 64, 74),
+            series: [
+                RGBColor(86, 180, 233),
+                RGBColor(240, 140, 60),
+                RGBColor(40, 200, 150),
+                RGBColor(230, 150, 200),
+                RGBColor(150, 200, 255),
+                RGBColor(240, 200, 70),
+            ],
+            font_px: 13,
+            scale: 1.0,
+        }
+    }
+
+    /// Presenter mode: large type, pure black/white and thick lines.
+    pub fn presenter(dark: bool) -> ChartTheme {
+        let mut t = if dark { ChartTheme::dark() } else { ChartTheme::light() };
+        if dark {
+            t.bg = RGBColor(0, 0, 0);
+            t.fg = RGBColor(255, 255, 255);
+        } else {
+            t.bg = RGBColor(255, 255, 255);
+            t.fg = RGBColor(0, 0, 0);
+        }
+        t.font_px = 18;
+        t
+    }
+
+    pub fn color(&self, i: usize) -> RGBColor {
+        self.series[i % self.series.len()]
+    }
+
+    /// Pixel size `px` at this theme's scale.
+    pub fn px(&self, px: f64) -> u32 {
+        (px * self.scale).round().max(1.0) as u32
+    }
+
+    pub fn text(&self, rel: f64) -> TextStyle<'static> {
+        ("sans-serif", self.font_px as f64 * rel * self.scale).into_font().color(&self.fg)
+    }
+}
+
+pub(crate) fn e2s<E: std::fmt::Display>(e: E) -> String {
+    format!("chart: {e}")
+}
+
+/// A simple chart frame: background and a caption; returns the area under the caption.
+pub(crate) fn frame<'a, DB: DrawingBackend>(root: &'a DrawingArea<DB, Shift>, th: &ChartTheme) -> Result<(), String> {
+    root.fill(&th.bg).map_err(e2s)
+}
+
+/// Axis and grid styling shared by every chart.
+pub(crate) fn style_mesh<'a, 'b, X, Y, DB>(
+    mesh: &mut plotters::chart::MeshStyle<'a, 'b, X, Y, DB>,
+    th: &'b ChartTheme,
+) where
+    X: plotters::coord::ranged1d::Ranged<ValueType = f64> + plotters::coord::ranged1d::ValueFormatter<f64>,
+    Y: plotters::coord::ranged1d::Ranged<ValueType = f64> + plotters::coord::ranged1d::ValueFormatter<f64>,
+    DB: DrawingBackend,
+{
+    mesh.axis_style(th.fg.stroke_width(th.px(1.0)))
+        .bold_line_style(th.grid.stroke_width(th.px(1.0)))
+        .light_line_style(th.grid.mix(0.35))
+        .label_style(th.text(0.9))
+        .axis_desc_style(th.text(1.0));
+}
+
+/// Draws the chart's legend box in the upper right.
+pub(crate) fn legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    th: &ChartTheme,
+    pos: SeriesLabelPosition,
+) -> ChartResult {
+    chart
+        .configure_series_labels()
+        .position(pos)
+        .background_style(th.bg.mix(0.85))
+        .border_style(th.grid)
+        .label_font(th.text(0.9))
+        .draw()
+        .map_err(e2s)
+}
+
+/// The label of a 0-based category tick: the category's name at whole positions.
+pub(crate) fn category_label(x: f64, names: &[String]) -> String {
+    let i = x.round();
+    if (x - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < names.len() {
+        names[i as usize].clone()
+    } else {
+        String::new()
+    }
+}
+
+/// Draws `f` into an SVG string of the standard size.
+pub fn to_svg(f: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> ChartResult) -> Result<String, String> {
+    let mut s = String::new();
+    {
+        let root = SVGBackend::with_string(&mut s, (WIDTH_PX, HEIGHT_PX)).into_drawing_area();
+        f(&root)?;
+        root.present().map_err(e2s)?;
+    }
+    Ok(s)
+}
+
+/// Every report chart, by the name the page and the exports use.
+pub const REPORT_CHARTS: [&str; 4] = ["throughput", "migrations", "cputime", "latency"];
+
+/// Draws report chart `name`; `point` picks the latency chart's client count.
+pub fn draw_report_chart<DB: DrawingBackend>(
+    name: &str,
+    root: &DrawingArea<DB, Shift>,
+    r: &Report,
+    point: usize,
+    th: &ChartTheme,
+) -> ChartResult {
+    if r.configs.is_empty() {
+        return Err("chart: the report has no kernel".into());
+    }
+    match name {
+        "throughput" => throughput::draw(root, r, th),
+        "migrations" => migrations::draw(root, r, th),
+        "cputime" => cputime::draw(root, r, th),
+        "latency" => latency::draw(root, r, point, th),
+        _ => Err(format!("chart: no chart named {name:?}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_report_chart_draws_to_svg() {
+        let mut exp = schedsim::presets::experiment("demo").unwrap();
+        exp.iterations = 1;
+        exp.duration_ms = 20;
+        exp.warmup_ms = 2;
+        let r = exp.run(&mut |_| true).unwrap();
+        for name in REPORT_CHARTS {
+            for th in [ChartTheme::light(), ChartTheme::dark(), ChartTheme::presenter(true)] {
+                let svg = to_svg(|a| draw_report_chart(name, a, &r, 9, &th)).unwrap();
+                assert!(svg.starts_with("<svg"), "{name}");
+                assert!(svg.contains("v5.15"), "{name} has no legend");
+            }
+        }
+        assert!(to_svg(|a| draw_report_chart("nope", a, &r, 0, &ChartTheme::light())).is_err());
+    }
+}

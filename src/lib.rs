@@ -1,0 +1,23 @@
+//! schedsim-web: the browser playground of the schedsim wakeup-path simulator.
+//!
+//! The crate is split so that everything that can be pure is pure and builds natively:
+//! [`permalink`] (the URL fragment format), [`topo_edit`] (direct manipulation of a
+//! topology, with refusals located at the spot), [`charts`] (one module per chart, each
+//! generic over Plotters' `DrawingBackend`), [`live_session`] (live mode's stepping and
+//! time series), [`proto`] (the worker's messages) and [`gallery`] (the classroom).
+//! Only the `web` side — the Yew components, the worker glue, downloads and the
+//! clipboard — needs a browser, and is compiled for `wasm32` alone.
+//!
+//! Architecture invariant: this crate never reaches into the simulator's internals; it
+//! uses the `schedsim` library's public types only, and the report the page exports is
+//! the library's own `Report::to_json()` string, unmodified.
+
+pub mod charts;
+pub mod gallery;
+pub mod live_session;
+pub mod permalink;
+pub mod proto;
+pub mod topo_edit;
+
+#[cfg(target_arch = "wasm32")]
+pub mod web;

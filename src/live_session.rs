@@ -1,0 +1,156 @@
+//! Live mode: one kernel stepped a wakeup at a time, the other kernels of the experiment
+//! advanced to the same simulated time, and time series of work and migrations for the
+//! live charts.
+
+use schedsim::live::{CpuView, Live};
+use schedsim::trace::WakeupTrace;
+use schedsim::Experiment;
+use std::collections::VecDeque;
+
+/// Most points kept per series; older ones are thinned to every other point.
+pub const SERIES_POINTS_MAX: usize = 600;
+/// Recent wakeups listed beside the trace.
+pub const RECENT_MAX: usize = 12;
+
+/// One sample of one kernel's run.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LivePoint {
+    pub t_ns: u64,
+    pub bytes: u64,
+    pub ops: u64,
+    pub wakeups: u64,
+    pub migrations: u64,
+}
+
+/// Which kernel, clients and iteration a session runs: when this changes, reset.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LiveKey {
+    pub experiment: Experiment,
+    pub kernel: u32,
+    pub clients: u32,
+}
+
+/// A running live session.
+pub struct LiveSession {
+    pub key: LiveKey,
+    lives: Vec<Live>,
+    /// Last wakeups of the stepped kernel, newest last.
+    pub recent: VecDeque<WakeupTrace>,
+    /// One series per kernel of the experiment.
+    pub series: Vec<Vec<LivePoint>>,
+    /// Wakeups stepped so far.
+    pub steps: u64,
+    sample_every_ns: u64,
+}
+
+impl LiveSession {
+    /// Starts a session; `clients` of 0 means the experiment's first client count.
+    pub fn new(key: LiveKey) -> Result<LiveSession, String> {
+        let exp = &key.experiment;
+        let clients = if key.clients == 0 { exp.clients.first().copied().unwrap_or(1) } else { key.clients };
+        if key.kernel as usize >= exp.kernels.len() {
+            return Err(format!("kernel {} does not exist; the experiment has {}", key.kernel, exp.kernels.len()));
+        }
+        let mut lives = Vec::new();
+        for k in 0..exp.kernels.len() {
+            lives.push(Live::new(exp, k, clients).map_err(|e| e.to_string())?);
+        }
+        let sample_every_ns = (exp.duration_ms * 1_000_000 / 400).max(1_000);
+        let series = vec![vec![LivePoint::default()]; lives.len()];
+        Ok(LiveSession { key, lives, recent: VecDeque::new(), series, steps: 0, sample_every_ns })
+    }
+
+    pub fn kernel(&self) -> usize {
+        self.key.kernel as usize
+    }
+
+    /// The stepped kernel's last wakeup.
+    pub fn last(&self) -> Option<&WakeupTrace> {
+        self.recent.back()
+    }
+
+    pub fn ended(&self) -> bool {
+        self.lives[self.kernel()].ended()
+    }
+
+    pub fn now_ns(&self) -> u64 {
+        self.lives[self.kernel()].now_ns()
+    }
+
+    pub fn cpus(&self) -> Vec<CpuView> {
+        self.lives[self.kernel()].cpus()
+    }
+
+    /// Counters of the stepped kernel so far.
+    pub fn counters(&self) -> schedsim::metrics::Counters {
+        self.lives[self.kernel()].counters()
+    }
+
+    /// One wakeup of the stepped kernel; the others catch up to the same time. False at
+    /// the end of the run.
+    pub fn step(&mut self) -> bool {
+        let k = self.kernel();
+        let Some(tr) = self.lives[k].step() else {
+            self.sample(true);
+            return false;
+        };
+        self.steps += 1;
+        self.recent.push_back(tr);
+        while self.recent.len() > RECENT_MAX {
+            self.recent.pop_front();
+        }
+        let now = self.lives[k].now_ns();
+        for (i, l) in self.lives.iter_mut().enumerate() {
+            if i != k && l.now_ns() < now {
+                l.advance(now - l.now_ns(), 0);
+            }
+        }
+        self.sample(false);
+        true
+    }
+
+    fn sample(&mut self, force: bool) {
+        let now = self.now_ns();
+        let last_t = self.series[0].last().map(|p| p.t_ns).unwrap_or(0);
+        if !force && now < last_t + self.sample_every_ns {
+            return;
+        }
+        for (i, l) in self.lives.iter().enumerate() {
+            let c = l.counters();
+            let (bytes, ops) = l.work_done();
+            self.series[i].push(LivePoint { t_ns: now, bytes, ops, wakeups: c.wakeups, migrations: c.migrations });
+            if self.series[i].len() > SERIES_POINTS_MAX {
+                // Thin the whole series to every other point: keeps the shape and the ends.
+                let last = *self.series[i].last().expect("non-empty");
+                let mut thinned: Vec<LivePoint> = self.series[i].iter().step_by(2).copied().collect();
+                if thinned.last() != Some(&last) {
+                    thinned.push(last);
+                }
+                self.series[i] = thinned;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_are_deterministic_and_others_keep_up() {
+        let exp = schedsim::presets::experiment("demo").unwrap();
+        let key = LiveKey { experiment: exp, kernel: 1, clients: 2 };
+        let mut a = LiveSession::new(key.clone()).unwrap();
+        let mut b = LiveSession::new(key).unwrap();
+        for _ in 0..300 {
+            assert!(a.step());
+            b.step();
+        }
+        assert_eq!(a.last(), b.last());
+        assert_eq!(a.cpus(), b.cpus());
+        assert_eq!(a.cpus().len(), 8);
+        assert!(a.series[0].len() > 1);
+        assert_eq!(a.series[0].last().unwrap().t_ns, a.series[1].last().unwrap().t_ns);
+        assert!(LiveSession::new(LiveKey { experiment: schedsim::presets::experiment("demo").unwrap(), kernel: 5, clients: 0 }).is_err());
+    }
+}
