@@ -262,6 +262,9 @@ pub fn trace(args: &[String]) -> Result<(), CliError> {
     if count == 0 || count > TRACE_WAKEUPS_MAX {
         return Err(CliError::input(format!("--count: {count} is out of range 1 to {TRACE_WAKEUPS_MAX}")));
     }
+    if from.checked_add(count as u64).is_none() {
+        return Err(CliError::input(format!("--from: {from} is too large; --from plus --count must fit in 64 bits")));
+    }
     let dest = Destination::open(p.get("out"))?;
     // `--clients N` makes the experiment's client list [N], so its limits are checked.
     let Loaded { exp, source } = load(t, &p)?;
@@ -299,7 +302,7 @@ pub fn trace(args: &[String]) -> Result<(), CliError> {
             exp.workload.clients_meaning(),
             iteration,
             from,
-            from + count as u64 - 1,
+            from.saturating_add(count as u64 - 1),
             exp.warmup_ms
         );
         for tr in &traces {

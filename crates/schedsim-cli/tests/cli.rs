@@ -245,6 +245,7 @@ fn bad_input_exits_2_with_one_line() {
         (vec!["trace", "demo", "--kernel-index", "7"], vec!["--kernel-index", "7", "2 kernel"]),
         (vec!["trace", "demo", "--clients", "1,2"], vec!["--clients", "one client count"]),
         (vec!["trace", "demo", "--count", "0"], vec!["--count", "out of range"]),
+        (vec!["trace", "demo", "--from", "18446744073709551615"], vec!["--from", "too large"]),
         (vec!["trace", "demo", "--clients", "100000"], vec!["--clients", "out of range"]),
         (vec!["bench", "--repeat", "0"], vec!["--repeat", "out of range"]),
         (vec!["bench", "--case", "tbench-9"], vec!["--case", "tbench-8"]),
