@@ -1,9 +1,16 @@
 //! Runs a built-in experiment and prints its table: `cargo run --example run_preset -- demo`.
 fn main() {
     let name = std::env::args().nth(1).unwrap_or_else(|| "demo".into());
-    let Some(exp) = schedsim::presets::experiment(&name) else {
-        eprintln!("unknown preset {name}");
-        std::process::exit(2);
+    let exp = if name.ends_with(".json") {
+        schedsim::Experiment::from_json(&std::fs::read_to_string(&name).unwrap()).unwrap()
+    } else {
+        match schedsim::presets::experiment(&name) {
+            Some(e) => e,
+            None => {
+                eprintln!("unknown preset {name}");
+                std::process::exit(2);
+            }
+        }
     };
     let check = std::env::var("CHECK").is_ok();
     let t = std::time::Instant::now();

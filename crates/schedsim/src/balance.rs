@@ -154,7 +154,8 @@ impl Sim {
         let cand = self.cpus[src as usize].queue.iter().copied().find(|&t| {
             let task = &self.tasks[t as usize];
             let hot = !smt_level && now.saturating_sub(task.exec_start) < MIGRATION_COST_NS;
-            self.allowed(t, c) && !hot
+            // can_migrate_task(): never a task still on a CPU (task_running()).
+            self.allowed(t, c) && !hot && task.on_cpu.is_none()
         });
         let Some(t) = cand else { return (cost, false) };
         cost += self.lock_rq(src, at + cost, c, self.cost.lb_move_task_ns);
@@ -351,7 +352,10 @@ impl Sim {
             }
             let src = self.tasks[head as usize].cpu;
             cost += self.lock_rq(src, at + cost, c, self.cost.enqueue_hold_ns);
-            if self.tasks[head as usize].state == TState::Runnable && src != c {
+            if self.tasks[head as usize].state == TState::Runnable
+                && self.tasks[head as usize].on_cpu.is_none()
+                && src != c
+            {
                 cost += self.cost.lb_move_task_ns;
                 self.detach(src, head);
                 self.attach(c, head, src);

@@ -104,7 +104,7 @@ impl MachineSpec {
             Some(name) => {
                 let m = machine::machine(name).ok_or_else(|| {
                     Error(format!(
-                        "machine.preset: unknown machine {name:?}, expected one of {}",
+                        "field machine.preset: unknown machine {name:?}, expected one of {}",
                         machine::machines().iter().map(|m| m.name).collect::<Vec<_>>().join(", ")
                     ))
                 })?;
@@ -114,7 +114,7 @@ impl MachineSpec {
         };
         if let Some(t) = &self.topology {
             let t = match t {
-                TopologyInput::Spec(s) => Topology::parse_spec(s).map_err(|e| Error(format!("machine.topology: {e}")))?,
+                TopologyInput::Spec(s) => Topology::parse_spec(s).map_err(|e| Error(format!("field machine.topology: {e}")))?,
                 TopologyInput::Full(t) => t.clone(),
             };
             desc = match (&self.preset, t.spec()) {
@@ -125,30 +125,40 @@ impl MachineSpec {
             };
             topo = Some(t);
         }
-        let topo = topo.ok_or_else(|| Error("machine: give a preset or a topology".into()))?;
+        let topo = topo.ok_or_else(|| Error("field machine: give a preset or a topology".into()))?;
         if let Some(c) = &self.costs {
             costs = c.clone();
         }
-        costs.validate().map_err(|e| Error(format!("machine.costs: {e}")))?;
-        let map = topo.build().map_err(|e| Error(format!("machine.topology: {e}")))?;
+        costs.validate().map_err(|e| Error(format!("field machine.costs: {e}")))?;
+        let map = topo.build().map_err(|e| Error(format!("field machine.topology: {e}")))?;
         Ok(Resolved { map, costs, description: desc })
     }
 }
 
 impl Experiment {
-    /// Parses experiment JSON; errors name the field path and the problem.
+    /// Parses and validates experiment JSON; errors name the field path and the
+    /// problem.
     pub fn from_json(text: &str) -> Result<Experiment, Error> {
+        let exp = Experiment::parse_json(text)?;
+        exp.validate()?;
+        Ok(exp)
+    }
+
+    /// Parses experiment JSON without checking limits (callers that adjust fields
+    /// before [`Experiment::validate`]).
+    pub fn parse_json(text: &str) -> Result<Experiment, Error> {
         let de = &mut serde_json::Deserializer::from_str(text);
         let exp: Experiment = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
-            let inner = e.into_inner();
-            if path == "." || path.is_empty() {
-                Error(format!("{inner}"))
+            let msg = e.into_inner().to_string();
+            if msg.contains("EOF while parsing") {
+                Error(format!("the JSON ends early (truncated?): {msg}"))
+            } else if path == "." || path.is_empty() {
+                Error(msg)
             } else {
-                Error(format!("field {path}: {inner}"))
+                Error(format!("field {path}: {msg}"))
             }
         })?;
-        exp.validate()?;
         Ok(exp)
     }
 
@@ -222,7 +232,7 @@ impl Experiment {
         z ^ (z >> 31)
     }
 
-    fn sim(&self, r: &Resolved, k: usize, clients: u32, iteration: u32, trace: Option<TraceWindow>, check: bool) -> Sim {
+    pub(crate) fn make_sim(&self, r: &Resolved, k: usize, clients: u32, iteration: u32, trace: Option<TraceWindow>, check: bool) -> Sim {
         let (wl, inits) = WorkloadState::new(&self.workload, clients, r.map.nr_cpus());
         let mut wl = wl;
         wl.measure_from = self.warmup_ms * 1_000_000;
@@ -259,7 +269,7 @@ impl Experiment {
                 let mut elapsed_ns = 0;
                 let mut finished = true;
                 for it in 0..self.iterations {
-                    let mut sim = self.sim(&r, k, clients, it, None, check);
+                    let mut sim = self.make_sim(&r, k, clients, it, None, check);
                     let run_ns = self.duration_ms * 1_000_000;
                     let mut cb = |t: u64| progress(Progress { runs_done: done, runs_total: total, sim_ns: t, run_ns });
                     sim.run(&mut cb).map_err(|e| {
@@ -313,10 +323,15 @@ impl Experiment {
         if kernel >= self.kernels.len() {
             return Err(Error(format!("kernel index {kernel}: the experiment has {}", self.kernels.len())));
         }
+        if !self.clients.contains(&clients) {
+            let mut e = self.clone();
+            e.clients = vec![clients];
+            e.validate()?;
+        }
         if window.count > crate::trace::TRACE_WAKEUPS_MAX {
             return Err(Error(format!("trace: at most {} wakeups", crate::trace::TRACE_WAKEUPS_MAX)));
         }
-        let mut sim = self.sim(&r, kernel, clients, iteration, Some(window), false);
+        let mut sim = self.make_sim(&r, kernel, clients, iteration, Some(window), false);
         sim.stop_after_trace = true;
         sim.run(&mut |_| true).map_err(Error)?;
         Ok(std::mem::take(&mut sim.traces))

@@ -78,13 +78,25 @@ impl Sim {
                 self.finish_trace(oc, prev, true, ipi, cost);
                 return cost;
             }
+            // Spin until the wakee is off its CPU: charge the rest of that CPU's
+            // current segment, and finish the wakeup when the switch completes.
             let wait = self.cpus[oc as usize].seg_end.saturating_sub(now + cost);
             if self.measuring {
                 self.m.lock_spin_ns += wait;
             }
             cost += wait;
+            self.tasks[p as usize].deferred_wake = Some((this, waker, sync));
+            self.finish_trace(oc, prev, false, false, cost);
+            return cost;
         }
+        self.ttwu_place(this, waker, p, sync, prev, cost)
+    }
 
+    /// The second half of `try_to_wake_up()`: choose the CPU and enqueue there, or
+    /// queue on its wake list. Returns the waker's total cost.
+    pub(crate) fn ttwu_place(&mut self, this: u32, waker: Option<u32>, p: u32, sync: bool, prev: u32, cost: u64) -> u64 {
+        let now = self.now;
+        let mut cost = cost;
         let cpu = self.select_task_rq(p, prev, this, sync, waker, &mut cost);
         if cpu != prev && self.measuring {
             let d = self.map.distance(prev, cpu);

@@ -113,6 +113,18 @@ pub enum Workload {
         service_ns: u64,
         #[serde(default = "d_ws_128k")]
         ws_bytes: u64,
+        /// Other threads sharing the host (agents, logging, batch): each runs
+        /// `background_run_ns`, then sleeps `background_sleep_ns` (timer). Default 0.
+        #[serde(default)]
+        background_threads: u32,
+        #[serde(default = "d_bg_run")]
+        background_run_ns: u64,
+        #[serde(default = "d_bg_sleep")]
+        background_sleep_ns: u64,
+        /// Confine the background threads to the last N CPUs (a cpuset, as a
+        /// co-located batch job has), round-robin; 0 leaves them free. Default 0.
+        #[serde(default)]
+        background_cpus: u32,
     },
 }
 
@@ -138,6 +150,8 @@ fn d_sch_sleep() -> u64 { 10_000_000 }
 fn d_sch_cpu() -> u64 { 10_000_000 }
 fn d_mc_rps() -> u64 { 10_000 }
 fn d_mc_service() -> u64 { 20_000 }
+fn d_bg_run() -> u64 { 200_000 }
+fn d_bg_sleep() -> u64 { 2_000_000 }
 
 /// Names of the workloads, for help texts.
 pub const WORKLOAD_NAMES: [&str; 6] = ["tbench", "dbench", "hackbench", "pipe", "schbench", "memcache"];
@@ -200,7 +214,7 @@ impl Workload {
             Workload::Dbench { .. } => c + 1 + nr_cpus as u64,
             Workload::Hackbench { fds, .. } => c * 2 * *fds as u64,
             Workload::Schbench { workers, .. } => c * (1 + *workers as u64),
-            Workload::Memcache { .. } => c,
+            Workload::Memcache { background_threads, .. } => c + *background_threads as u64,
         }
     }
 
@@ -250,10 +264,28 @@ impl Workload {
                 pos("cpu_ns", *cpu_ns, 100 * SEC)?;
                 pos("ws_bytes", *ws_bytes, 1 << 34)
             }
-            Workload::Memcache { rps_per_worker, service_ns, ws_bytes } => {
+            Workload::Memcache {
+                rps_per_worker,
+                service_ns,
+                ws_bytes,
+                background_threads,
+                background_run_ns,
+                background_sleep_ns,
+                background_cpus,
+            } => {
+                if *background_cpus > nr_cpus {
+                    return Err(format!(
+                        "workload memcache: background_cpus = {background_cpus}, the machine has {nr_cpus} CPUs"
+                    ));
+                }
                 pos("rps_per_worker", *rps_per_worker, 10_000_000)?;
                 pos("service_ns", *service_ns, SEC)?;
-                pos("ws_bytes", *ws_bytes, 1 << 34)
+                pos("ws_bytes", *ws_bytes, 1 << 34)?;
+                if *background_threads > 10_000 {
+                    return Err(format!("workload memcache: background_threads = {background_threads}, at most 10000"));
+                }
+                pos("background_run_ns", *background_run_ns, SEC)?;
+                pos("background_sleep_ns", *background_sleep_ns, 100 * SEC)
             }
         }
     }
@@ -285,12 +317,10 @@ pub(crate) struct TaskInit {
     pub ws_bytes: u64,
 }
 
-/// What an interrupt handler did: its CPU cost beyond the generic handler, the tasks it
-/// wakes, and the next interrupt to schedule.
+/// What an interrupt handler did: the tasks it wakes.
 #[derive(Debug, Default)]
 pub(crate) struct IrqOut {
     pub wakes: Vec<u32>,
-    pub next: Option<(u64, u32, u32)>,
 }
 
 const TOKEN_ARRIVAL: u32 = u32::MAX;
@@ -311,6 +341,8 @@ pub(crate) struct WorkloadState {
     pub finished_at: Option<u64>,
     nr_tasks: u32,
     nr_cpus: u32,
+    /// Tasks below this id are the workload's clients (memcache workers).
+    workers: u32,
     // hackbench: per receiver, senders blocked on its full buffer; per task, messages left.
     blocked_senders: Vec<Vec<u32>>,
     left: Vec<u64>,
@@ -320,6 +352,8 @@ pub(crate) struct WorkloadState {
     kworker_queue: Vec<VecDeque<u32>>,
     // memcache: queued request arrival times, idle workers (LIFO), current request.
     requests: VecDeque<u64>,
+    /// Arrival times of raised but not yet handled request interrupts.
+    arrived: VecDeque<u64>,
     idle_workers: Vec<u32>,
     serving: Vec<u64>,
     // schbench: worker rounds left per worker
@@ -376,9 +410,16 @@ impl WorkloadState {
                     }
                 }
             }
-            Workload::Memcache { ws_bytes, .. } => {
+            Workload::Memcache { ws_bytes, background_threads, background_cpus, .. } => {
                 for w in 0..clients {
                     tasks.push(t(format!("worker/{w}"), *ws_bytes));
+                }
+                for b in 0..*background_threads {
+                    let mut bt = t(format!("background/{b}"), 256 << 10);
+                    if *background_cpus > 0 {
+                        bt.pinned = Some(nr_cpus - 1 - b % background_cpus);
+                    }
+                    tasks.push(bt);
                 }
             }
         }
@@ -403,12 +444,14 @@ impl WorkloadState {
             finished_at: None,
             nr_tasks: n as u32,
             nr_cpus,
+            workers: clients,
             blocked_senders: vec![Vec::new(); n],
             left,
             jbd2_waiters: Vec::new(),
             jbd2_committing: Vec::new(),
             kworker_queue: vec![VecDeque::new(); nr_cpus as usize],
             requests: VecDeque::new(),
+            arrived: VecDeque::new(),
             idle_workers: Vec::new(),
             serving: vec![0; n],
             measure_from: 0,
@@ -428,7 +471,7 @@ impl WorkloadState {
     }
 
     fn arrival_gap(&self, rps_per_worker: u64, rng: &mut Pcg64) -> u64 {
-        let rate = rps_per_worker * self.nr_tasks as u64; // per second
+        let rate = rps_per_worker * self.workers as u64; // per second
         rng.exp(1_000_000_000 / rate.max(1)).max(1)
     }
 
@@ -592,7 +635,15 @@ impl WorkloadState {
                     Action::Block
                 }
             }
-            Workload::Memcache { service_ns, .. } => {
+            Workload::Memcache { service_ns, background_run_ns, background_sleep_ns, .. } => {
+                if task >= self.workers {
+                    self.pc[i] ^= 1;
+                    return if pc == 0 {
+                        Action::Run(rng.jitter(background_run_ns, 50))
+                    } else {
+                        Action::Sleep(rng.jitter(background_sleep_ns, 50))
+                    };
+                }
                 if pc == 1 {
                     // Response sent.
                     self.pc[i] = 0;
@@ -711,18 +762,29 @@ impl WorkloadState {
         Action::Exit
     }
 
-    /// An interrupt with `token` on `cpu`.
-    pub(crate) fn irq(&mut self, token: u32, cpu: u32, now: u64, rng: &mut Pcg64) -> IrqOut {
+    /// An interrupt is raised (before any idle-exit delay): open-loop arrivals schedule
+    /// the next one from here, so the rate does not depend on how fast the CPU wakes.
+    pub(crate) fn on_raise(&mut self, token: u32, now: u64, rng: &mut Pcg64) -> Option<(u64, u32, u32)> {
+        match &self.spec {
+            Workload::Memcache { rps_per_worker, .. } if token == TOKEN_ARRIVAL => {
+                let gap = self.arrival_gap(*rps_per_worker, rng);
+                self.arrived.push_back(now);
+                Some((now + gap, rng.below(self.nr_cpus as u64) as u32, TOKEN_ARRIVAL))
+            }
+            _ => None,
+        }
+    }
+
+    /// An interrupt with `token` on `cpu` is handled.
+    pub(crate) fn irq(&mut self, token: u32, cpu: u32, now: u64, _rng: &mut Pcg64) -> IrqOut {
         let mut out = IrqOut::default();
         match &self.spec {
             Workload::Memcache { rps_per_worker, .. } => {
-                let rps = *rps_per_worker;
-                self.requests.push_back(now);
+                let _ = rps_per_worker;
+                self.requests.push_back(self.arrived.pop_front().unwrap_or(now));
                 if let Some(w) = self.idle_workers.pop() {
                     out.wakes.push(w);
                 }
-                let next = now + self.arrival_gap(rps, rng);
-                out.next = Some((next, rng.below(self.nr_cpus as u64) as u32, TOKEN_ARRIVAL));
             }
             Workload::Dbench { .. } => {
                 let clients = self.nr_tasks - 1 - self.nr_cpus;

@@ -74,6 +74,8 @@ pub(crate) struct Task {
     pub slice_start: Time,
     /// In a SHARED_RUNQ shard list: (LLC, shard).
     pub in_shard: Option<(u32, u32)>,
+    /// A wakeup waiting for this task to leave its CPU: (waker CPU, waker, sync).
+    pub deferred_wake: Option<(u32, Option<u32>, bool)>,
 }
 
 /// What a kernel segment does when it ends.
@@ -373,6 +375,7 @@ impl Sim {
                 last_run_start: 0,
                 slice_start: 0,
                 in_shard: None,
+                deferred_wake: None,
             })
             .collect();
         // sysctl_sched_{latency,min_granularity,wakeup_granularity} scale with
@@ -428,32 +431,45 @@ impl Sim {
         &mut self.dom_state[cpu as usize * self.depth_max + depth]
     }
 
-    /// Places every task (fork balancing) and starts it, then runs to the end.
-    pub(crate) fn run(&mut self, progress: &mut dyn FnMut(Time) -> bool) -> Result<(), String> {
+    /// Places every task (fork balancing) and schedules the workload's first events.
+    pub(crate) fn start(&mut self) {
         self.start_tasks();
         for (t, cpu, token) in self.wl.initial_irqs(&mut self.rng) {
             self.push(t, Ev::Irq { cpu, token });
         }
+    }
+
+    /// Processes the next event. Returns false when the run is over (end time, the
+    /// workload finished, or an error, which is then in `self.error`).
+    pub(crate) fn step_event(&mut self) -> bool {
+        let Some(e) = self.events.pop() else { return false };
+        if e.time > self.opts.end_ns {
+            return false;
+        }
+        debug_assert!(e.time >= self.now, "time went backwards");
+        if !self.measuring && e.time >= self.opts.warmup_ns {
+            self.begin_measuring(e.time);
+        }
+        self.now = e.time;
+        self.dispatch(e.ev);
+        self.events_done += 1;
+        if self.error.is_some() {
+            return false;
+        }
+        if self.opts.check_invariants {
+            if let Err(err) = self.check() {
+                self.error = Some(format!("invariant broken at {} ns after {:?}: {err}", self.now, e.ev));
+                return false;
+            }
+        }
+        !self.wl.done()
+    }
+
+    /// Runs to the end.
+    pub(crate) fn run(&mut self, progress: &mut dyn FnMut(Time) -> bool) -> Result<(), String> {
+        self.start();
         let mut next_progress = 0;
-        while let Some(e) = self.events.pop() {
-            if e.time > self.opts.end_ns {
-                break;
-            }
-            debug_assert!(e.time >= self.now, "time went backwards");
-            if !self.measuring && e.time >= self.opts.warmup_ns {
-                self.begin_measuring(e.time);
-            }
-            self.now = e.time;
-            self.dispatch(e.ev);
-            self.events_done += 1;
-            if let Some(err) = self.error.take() {
-                return Err(err);
-            }
-            if self.opts.check_invariants {
-                if let Err(e) = self.check() {
-                    return Err(format!("invariant broken at {} ns after {:?}: {e}", self.now, e));
-                }
-            }
+        while self.step_event() {
             if self.events_done >= next_progress {
                 next_progress = self.events_done + 65_536;
                 if !progress(self.now) {
@@ -466,29 +482,35 @@ impl Sim {
                     ));
                 }
             }
-            if self.wl.done() {
-                break;
-            }
             if self.stop_after_trace {
                 if let Some(w) = self.opts.trace {
-                    if self.wake_index >= w.from + w.count as u64 && self.trace.is_none() {
+                    if self.wake_index >= w.from.saturating_add(w.count as u64) && self.trace.is_none() {
                         break;
                     }
                 }
             }
         }
+        if let Some(err) = self.error.take() {
+            return Err(err);
+        }
+        self.finish();
+        Ok(())
+    }
+
+    /// Closes the time accounting at the end of the run.
+    pub(crate) fn finish(&mut self) {
         let end = if self.wl.done() { self.now } else { self.opts.end_ns.max(self.now) };
         self.now = end;
         for c in 0..self.cpus.len() {
             self.account(c as u32);
         }
-        Ok(())
     }
 
     /// The run's result: the workload's metric and the counters.
     pub(crate) fn outcome(&mut self) -> crate::experiment::RunOutcome {
         use crate::workload::Workload as W;
         let mut m = self.m.clone();
+        m.events = self.events_done;
         for cpu in &self.cpus {
             m.user_ns += cpu.user_ns;
             m.system_ns += cpu.sys_ns;
@@ -658,7 +680,7 @@ impl Sim {
     /// Starts tracing the current wakeup if it is in the window.
     pub(crate) fn trace_begin(&mut self, wakee: u32, waker: String, this: u32, sync: bool) {
         let Some(w) = self.opts.trace else { return };
-        if !self.measuring || self.wake_index < w.from || self.wake_index >= w.from + w.count as u64 {
+        if !self.measuring || self.wake_index < w.from || self.wake_index >= w.from.saturating_add(w.count as u64) {
             return;
         }
         let t = &self.tasks[wakee as usize];
@@ -734,6 +756,16 @@ impl Sim {
                 }
                 if task.cpu != c as u32 {
                     return Err(format!("task {t} queued on CPU {c} but task_cpu is {}", task.cpu));
+                }
+            }
+            if let Phase::Kernel(Cont::Switch(n)) = cpu.phase {
+                // The task being switched to is off the queue and not yet curr.
+                if n != NONE {
+                    seen[n as usize] += 1;
+                    nr += 1;
+                    if self.tasks[n as usize].state != TState::Runnable {
+                        return Err(format!("CPU {c} switches to task {n} in state {:?}", self.tasks[n as usize].state));
+                    }
                 }
             }
             if let Some(t) = cpu.curr {

@@ -382,6 +382,11 @@ impl Sim {
             task.last_ran_cpu = c;
             task.core_mark = cf;
             task.llc_mark = lf;
+            if let Some((this, waker, sync)) = task.deferred_wake.take() {
+                // The spinning waker sees on_cpu clear and completes the wakeup.
+                let prev = task.cpu;
+                self.ttwu_place(this, waker, p, sync, prev, 0);
+            }
         }
     }
 
@@ -397,10 +402,12 @@ impl Sim {
         let mut pen = 0;
         if task.last_ran_cpu != NONE {
             let d = self.map.distance(task.last_ran_cpu, c);
-            let llc_evicted = frac(self.llc_fill[place.llc as usize] - task.llc_mark, cost.llc_bytes);
+            // Fill counters only compare within one LLC (or core); other arms ignore them.
+            let llc_evicted = frac(self.llc_fill[place.llc as usize].saturating_sub(task.llc_mark), cost.llc_bytes);
             pen = match d {
                 crate::topology::Distance::SameCpu | crate::topology::Distance::SmtSibling => {
-                    let l2_evicted = frac(self.core_fill[place.core as usize] - task.core_mark, cost.l2_bytes);
+                    let l2_evicted =
+                        frac(self.core_fill[place.core as usize].saturating_sub(task.core_mark), cost.l2_bytes);
                     let from_llc = ws * l2_evicted / 1024;
                     cost.transfer_ns(from_llc * (1024 - llc_evicted) / 1024, crate::topology::Distance::SameLlc)
                         + dram(cost, from_llc * llc_evicted / 1024)
@@ -522,7 +529,6 @@ impl Sim {
 
     /// The CPU is executing again: record the idle interval, handle what woke it.
     pub(crate) fn idle_exit_done(&mut self, c: u32) {
-        let now = self.now;
         let cs = self.cpus[c as usize].cstate as usize;
         if self.measuring {
             if self.m.idle_exits.len() < self.cost.cstates.len() {
@@ -573,6 +579,11 @@ impl Sim {
 
     /// A device or timer interrupt on `c`.
     pub(crate) fn raise_irq(&mut self, c: u32, token: u32, timer: bool) {
+        if !timer {
+            if let Some((t, cpu, tok)) = self.wl.on_raise(token, self.now, &mut self.rng) {
+                self.push(t.max(self.now + 1), Ev::Irq { cpu, token: tok });
+            }
+        }
         match self.cpus[c as usize].phase {
             Phase::Idle => {
                 self.cpus[c as usize].pending_irqs.push((token, timer));
@@ -601,9 +612,6 @@ impl Sim {
             return cost;
         }
         let out = self.wl.irq(token, c, self.now, &mut self.rng);
-        if let Some((t, cpu, tok)) = out.next {
-            self.push(t.max(self.now + 1), Ev::Irq { cpu, token: tok });
-        }
         for w in out.wakes {
             cost += self.try_to_wake_up(c, None, w, false, 0);
         }
@@ -709,12 +717,9 @@ impl Sim {
         if cpu.idle_stamp != 0 {
             let delta = now - cpu.idle_stamp;
             let max = 2 * cpu.max_idle_balance_cost;
-            if delta > max {
-                cpu.avg_idle = max;
-            } else {
-                // update_avg(): avg += (sample - avg) / 8
-                cpu.avg_idle = (cpu.avg_idle as i64 + (delta as i64 - cpu.avg_idle as i64) / 8) as u64;
-            }
+            // update_avg(): avg += (sample - avg) / 8, then clamp.
+            cpu.avg_idle = (cpu.avg_idle as i64 + (delta as i64 - cpu.avg_idle as i64) / 8) as u64;
+            cpu.avg_idle = cpu.avg_idle.min(max);
             cpu.wake_stamp = now / self.cost.tick_ns;
             cpu.wake_avg_idle = cpu.avg_idle / 2;
             cpu.idle_stamp = 0;

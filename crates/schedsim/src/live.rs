@@ -1,0 +1,144 @@
+//! Live mode: one simulation advanced a wakeup at a time, with every wakeup's
+//! decision trace and a view of each CPU, for the playground's step/play controls.
+
+use crate::experiment::{Error, Experiment};
+use crate::metrics::Counters;
+use crate::sim::{Phase, Sim, TState};
+use crate::trace::{TraceWindow, WakeupTrace};
+use serde::{Deserialize, Serialize};
+
+/// What one CPU is doing.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CpuView {
+    pub cpu: u32,
+    pub node: u32,
+    pub llc: u32,
+    pub core: u32,
+    pub thread: u32,
+    /// The task it runs (or is switching away from).
+    pub running: Option<String>,
+    /// `idle`, `waking`, `user` or `kernel`.
+    pub phase: String,
+    /// C-state name while idle or waking from it.
+    pub idle_state: Option<String>,
+    pub nr_running: u32,
+    pub queued: Vec<String>,
+    pub ttwu_pending: bool,
+}
+
+/// A live simulation of one kernel configuration at one client count.
+pub struct Live {
+    sim: Sim,
+    ended: bool,
+}
+
+impl Live {
+    /// Starts iteration 0 of `clients` under kernel `kernel` of `exp`, with no warm-up.
+    pub fn new(exp: &Experiment, kernel: usize, clients: u32) -> Result<Live, Error> {
+        let mut e = exp.clone();
+        e.warmup_ms = 0;
+        if kernel >= e.kernels.len() {
+            return Err(Error(format!("kernel index {kernel}: the experiment has {}", e.kernels.len())));
+        }
+        let r = e.validate()?;
+        let window = TraceWindow { from: 0, count: u32::MAX };
+        let mut sim = e.make_sim(&r, kernel, clients, 0, Some(window), false);
+        sim.start();
+        Ok(Live { sim, ended: false })
+    }
+
+    /// Runs until the next wakeup has been decided and returns its trace; `None` at
+    /// the end of the run.
+    pub fn step(&mut self) -> Option<WakeupTrace> {
+        while !self.ended {
+            if !self.sim.step_event() {
+                self.ended = true;
+                self.sim.finish();
+            }
+            if !self.sim.traces.is_empty() {
+                return Some(self.sim.traces.remove(0));
+            }
+        }
+        None
+    }
+
+    /// Runs for `ns` of simulated time; returns the traces of the wakeups in it (the
+    /// last `keep` of them).
+    pub fn advance(&mut self, ns: u64, keep: usize) -> Vec<WakeupTrace> {
+        let until = self.sim.now.saturating_add(ns);
+        let mut out = Vec::new();
+        while !self.ended && self.sim.now < until {
+            if !self.sim.step_event() {
+                self.ended = true;
+                self.sim.finish();
+            }
+            out.append(&mut self.sim.traces);
+            if out.len() > 2 * keep.max(1) {
+                out.drain(..out.len() - keep);
+            }
+        }
+        if out.len() > keep {
+            out.drain(..out.len() - keep);
+        }
+        out
+    }
+
+    pub fn ended(&self) -> bool {
+        self.ended
+    }
+
+    pub fn now_ns(&self) -> u64 {
+        self.sim.now
+    }
+
+    /// Counters so far (CPU times up to the last event).
+    pub fn counters(&self) -> Counters {
+        let mut m = self.sim.m.clone();
+        for c in &self.sim.cpus {
+            m.user_ns += c.user_ns;
+            m.system_ns += c.sys_ns;
+            m.idle_ns += c.idle_ns;
+        }
+        m
+    }
+
+    /// Work done so far: bytes (tbench, dbench) and operations.
+    pub fn work_done(&self) -> (u64, u64) {
+        (self.sim.wl.bytes, self.sim.wl.ops)
+    }
+
+    /// Every CPU's state now.
+    pub fn cpus(&self) -> Vec<CpuView> {
+        let s = &self.sim;
+        s.cpus
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let p = s.map.places[i];
+                let phase = match c.phase {
+                    Phase::Idle => "idle",
+                    Phase::Waking => "waking",
+                    Phase::User => "user",
+                    Phase::Kernel(_) => "kernel",
+                };
+                let idle = matches!(c.phase, Phase::Idle | Phase::Waking);
+                CpuView {
+                    cpu: i as u32,
+                    node: p.node,
+                    llc: p.llc,
+                    core: p.core,
+                    thread: p.thread,
+                    running: c
+                        .curr
+                        .filter(|&t| s.tasks[t as usize].state == TState::Running)
+                        .map(|t| s.tasks[t as usize].name.clone()),
+                    phase: phase.into(),
+                    idle_state: idle.then(|| s.cost.cstates[c.cstate as usize].name.clone()),
+                    nr_running: c.nr_running,
+                    queued: c.queue.iter().map(|&t| s.tasks[t as usize].name.clone()).collect(),
+                    ttwu_pending: c.ttwu_pending,
+                }
+            })
+            .collect()
+    }
+}
