@@ -181,11 +181,6 @@ impl Sim {
 
     /// Puts a detached task on `c` (a migration by a balancer).
     fn attach(&mut self, c: u32, t: u32, src: u32) {
-        let vr = self.tasks[t as usize].vruntime;
-        // Renormalise vruntime to the new runqueue (dequeue subtracts the old
-        // min_vruntime, enqueue adds the new one).
-        let delta = vr.saturating_sub(self.cpus[src as usize].min_vruntime);
-        self.tasks[t as usize].vruntime = self.cpus[c as usize].min_vruntime + delta;
         if self.measuring {
             self.m.count_migration(self.map.distance(src, c), true);
         }

@@ -76,6 +76,8 @@ pub(crate) struct Task {
     pub in_shard: Option<(u32, u32)>,
     /// A wakeup waiting for this task to leave its CPU: (waker CPU, waker, sync).
     pub deferred_wake: Option<(u32, Option<u32>, bool)>,
+    /// The runqueue whose min_vruntime `vruntime` is relative to.
+    pub last_rq: u32,
 }
 
 /// What a kernel segment does when it ends.
@@ -376,6 +378,7 @@ impl Sim {
                 slice_start: 0,
                 in_shard: None,
                 deferred_wake: None,
+                last_rq: NONE,
             })
             .collect();
         // sysctl_sched_{latency,min_granularity,wakeup_granularity} scale with

@@ -26,6 +26,7 @@ impl Sim {
             task.recent_used_cpu = cpu;
             task.state = TState::Waking;
             task.vruntime = self.cpus[cpu as usize].min_vruntime;
+            task.last_rq = cpu;
             self.activate(cpu, t);
             self.check_preempt(cpu, t, cpu);
         }
@@ -696,9 +697,17 @@ impl Sim {
         self.update_load(c);
         let now = self.now;
         let lat = self.sched_latency_ns;
+        let last = self.tasks[t as usize].last_rq;
+        // migrate_task_rq_fair() + enqueue_entity(): vruntime moves relative to the
+        // old runqueue's min_vruntime onto the new one.
+        let old_min = if last != c && last != NONE { Some(self.cpus[last as usize].min_vruntime) } else { None };
         let cpu = &mut self.cpus[c as usize];
         let task = &mut self.tasks[t as usize];
         debug_assert_eq!(task.state, TState::Waking);
+        if let Some(old_min) = old_min {
+            task.vruntime = task.vruntime.saturating_sub(old_min) + cpu.min_vruntime;
+        }
+        task.last_rq = c;
         task.cpu = c;
         task.state = TState::Runnable;
         task.load.update(now, 0);
