@@ -23,11 +23,11 @@ impl Sim {
             // ttwu_runnable() or a task already waking: only the state check.
             return self.cost.ttwu_base_ns / 2;
         }
-        let waker_name = match waker {
-            Some(w) => self.tasks[w as usize].name.clone(),
-            None => "interrupt".into(),
-        };
         if self.opts.trace.is_some() {
+            let waker_name = match waker {
+                Some(w) => self.tasks[w as usize].name.clone(),
+                None => "interrupt".into(),
+            };
             self.trace_begin(p, waker_name, this, sync);
         }
         if self.measuring {

@@ -9,6 +9,7 @@
 
 pub(crate) mod pelt;
 mod sched;
+mod segq;
 
 use crate::cost::CostModel;
 use crate::domains::Domains;
@@ -125,7 +126,6 @@ pub(crate) struct Cpu {
     pub phase: Phase,
     pub seg_start: Time,
     pub seg_end: Time,
-    pub seg_gen: u32,
     /// User work left in the current User segment at `seg_start`, at full speed.
     pub work_left: u64,
     pub slow_pct: u64,
@@ -166,7 +166,6 @@ pub(crate) struct Cpu {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Ev {
-    SegEnd { cpu: u32, gen: u32 },
     Ready { cpu: u32 },
     Enqueue { cpu: u32, task: u32 },
     WakeIpi { cpu: u32 },
@@ -255,6 +254,8 @@ pub struct Sim {
     pub(crate) dom_state: Vec<DomState>,
     pub(crate) depth_max: usize,
     pub(crate) core_fill: Vec<u64>,
+    /// Per core, how many of its CPUs are executing (for the SMT slowdown).
+    pub(crate) core_busy: Vec<u8>,
     pub(crate) llc_fill: Vec<u64>,
     pub(crate) rd_overload: bool,
     pub(crate) nohz_next: Time,
@@ -270,6 +271,7 @@ pub struct Sim {
     pub(crate) min_gran_ns: u64,
     pub(crate) measure_start: Time,
     pub(crate) stop_after_trace: bool,
+    segs: segq::SegQueue,
 }
 
 /// The wakeup being traced right now.
@@ -298,7 +300,6 @@ impl Sim {
                 phase: Phase::Idle,
                 seg_start: 0,
                 seg_end: 0,
-                seg_gen: 0,
                 work_left: 0,
                 slow_pct: 0,
                 need_resched: false,
@@ -404,6 +405,7 @@ impl Sim {
             dom_state: vec![DomState::default(); n * depth_max],
             depth_max,
             core_fill: vec![0; cores],
+            core_busy: vec![0; cores],
             llc_fill: vec![0; nllc],
             rd_overload: false,
             nohz_next: 0,
@@ -419,6 +421,7 @@ impl Sim {
             min_gran_ns: 750_000 * factor,
             measure_start: 0,
             stop_after_trace: false,
+            segs: segq::SegQueue::new(n),
             map,
         }
     }
@@ -427,6 +430,19 @@ impl Sim {
     pub(crate) fn push(&mut self, time: Time, ev: Ev) {
         self.seq += 1;
         self.events.push(Event { time, seq: self.seq, ev });
+    }
+
+    /// Schedules the end of `c`'s current segment.
+    #[inline]
+    pub(crate) fn set_seg(&mut self, c: u32, end: Time) {
+        self.seq += 1;
+        self.segs.set(c, (end, self.seq));
+    }
+
+    /// Cancels the end of `c`'s current segment.
+    #[inline]
+    pub(crate) fn clear_seg(&mut self, c: u32) {
+        self.segs.remove(c);
     }
 
     #[inline]
@@ -445,23 +461,51 @@ impl Sim {
     /// Processes the next event. Returns false when the run is over (end time, the
     /// workload finished, or an error, which is then in `self.error`).
     pub(crate) fn step_event(&mut self) -> bool {
-        let Some(e) = self.events.pop() else { return false };
-        if e.time > self.opts.end_ns {
+        // The next event is the earlier of the main queue and the segment queue.
+        let seg = self.segs.peek();
+        let ev = self.events.peek().map(|e| (e.time, e.seq));
+        let (time, from_seg) = match (seg, ev) {
+            (None, None) => return false,
+            (Some((t, _, _)), None) => (t, true),
+            (None, Some((t, _))) => (t, false),
+            (Some((t, s, _)), Some((et, es))) => {
+                if (t, s) < (et, es) {
+                    (t, true)
+                } else {
+                    (et, false)
+                }
+            }
+        };
+        if time > self.opts.end_ns {
             return false;
         }
-        debug_assert!(e.time >= self.now, "time went backwards");
-        if !self.measuring && e.time >= self.opts.warmup_ns {
-            self.begin_measuring(e.time);
+        debug_assert!(time >= self.now, "time went backwards");
+        if !self.measuring && time >= self.opts.warmup_ns {
+            self.begin_measuring(time);
         }
-        self.now = e.time;
-        self.dispatch(e.ev);
+        self.now = time;
+        let what = if from_seg {
+            // Let seg_end move this CPU's entry (one sift) rather than pop and push;
+            // drop it if no new segment was set.
+            let (t, s, c) = seg.unwrap_or((0, 0, 0));
+            self.seg_end(c);
+            if self.segs.key_of(c) == Some((t, s)) {
+                self.segs.remove(c);
+            }
+            Ev::Ready { cpu: NONE }
+        } else {
+            let e = self.events.pop().map(|e| e.ev).unwrap_or(Ev::Ready { cpu: NONE });
+            self.dispatch(e);
+            e
+        };
         self.events_done += 1;
         if self.error.is_some() {
             return false;
         }
         if self.opts.check_invariants {
             if let Err(err) = self.check() {
-                self.error = Some(format!("invariant broken at {} ns after {:?}: {err}", self.now, e.ev));
+                let after = if from_seg { "a segment end".to_string() } else { format!("{what:?}") };
+                self.error = Some(format!("invariant broken at {} ns after {after}: {err}", self.now));
                 return false;
             }
         }
@@ -564,11 +608,6 @@ impl Sim {
 
     fn dispatch(&mut self, ev: Ev) {
         match ev {
-            Ev::SegEnd { cpu, gen } => {
-                if self.cpus[cpu as usize].seg_gen == gen {
-                    self.seg_end(cpu);
-                }
-            }
             Ev::Ready { cpu } => {
                 if self.cpus[cpu as usize].phase == Phase::Waking && self.cpus[cpu as usize].ready_at == self.now {
                     self.idle_exit_done(cpu);
@@ -620,18 +659,15 @@ impl Sim {
         cpu.phase = Phase::Kernel(cont);
         cpu.seg_start = now;
         cpu.seg_end = now + ns;
-        cpu.seg_gen = cpu.seg_gen.wrapping_add(1);
-        let gen = cpu.seg_gen;
-        self.push(now + ns, Ev::SegEnd { cpu: c, gen });
+        self.set_seg(c, now + ns);
     }
 
     /// Lengthens the running kernel segment of `c` by `ns` (an interrupt inside it).
     pub(crate) fn extend_kernel(&mut self, c: u32, ns: u64) {
         let cpu = &mut self.cpus[c as usize];
         cpu.seg_end += ns;
-        cpu.seg_gen = cpu.seg_gen.wrapping_add(1);
-        let (end, gen) = (cpu.seg_end, cpu.seg_gen);
-        self.push(end, Ev::SegEnd { cpu: c, gen });
+        let end = cpu.seg_end;
+        self.set_seg(c, end);
     }
 
     /// Acquires a spinlock at `at` for `hold` ns from CPU `by`. Returns the time the

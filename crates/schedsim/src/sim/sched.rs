@@ -98,19 +98,19 @@ impl Sim {
         cpu.work_left = work;
         cpu.slow_pct = slow;
         cpu.seg_end = now + work * (100 + slow) / 100;
-        cpu.seg_gen = cpu.seg_gen.wrapping_add(1);
-        let (end, gen) = (cpu.seg_end, cpu.seg_gen);
-        self.push(end, Ev::SegEnd { cpu: c, gen });
-        self.siblings_changed(c);
+        let end = cpu.seg_end;
+        self.set_seg(c, end);
     }
 
+    #[inline]
     fn smt_slow_pct(&self, c: u32) -> u64 {
-        let sib = self.map.siblings(c);
-        if sib.len() < 2 {
+        let core = self.map.places[c as usize].core as usize;
+        let threads = self.map.core_cpus[core].len() as u64;
+        if threads < 2 {
             return 0;
         }
-        let busy = sib.iter().filter(|&&s| s != c && self.busy(s)).count() as u64;
-        self.cost.smt_slowdown_pct * busy / (sib.len() as u64 - 1)
+        let others = (self.core_busy[core] as u64).saturating_sub(self.busy(c) as u64);
+        self.cost.smt_slowdown_pct * others / (threads - 1)
     }
 
     /// Executing instructions (not idle, not waking up).
@@ -148,18 +148,17 @@ impl Sim {
             cpu.seg_start = now;
             cpu.slow_pct = slow;
             cpu.seg_end = now + cpu.work_left * (100 + slow) / 100;
-            cpu.seg_gen = cpu.seg_gen.wrapping_add(1);
-            let (end, gen) = (cpu.seg_end, cpu.seg_gen);
-            self.push(end, Ev::SegEnd { cpu: s, gen });
+            let end = cpu.seg_end;
+            self.set_seg(s, end);
         }
     }
 
     /// Stops a User segment early; the rest goes back to the task.
     fn pause_user(&mut self, c: u32) {
         let done = self.user_progress(c);
-        let cpu = &mut self.cpus[c as usize];
+        self.clear_seg(c);
+        let cpu = &self.cpus[c as usize];
         let left = cpu.work_left - done;
-        cpu.seg_gen = cpu.seg_gen.wrapping_add(1);
         if let Some(t) = cpu.curr {
             self.tasks[t as usize].pending_run = left;
         }
@@ -442,6 +441,9 @@ impl Sim {
             return self.schedule(c);
         }
         self.set_mode(c, Mode::Idle);
+        if self.busy(c) {
+            self.core_busy[self.map.places[c as usize].core as usize] -= 1;
+        }
         let state = self.menu_select(c);
         let now = self.now;
         let cpu = &mut self.cpus[c as usize];
@@ -449,13 +451,11 @@ impl Sim {
         cpu.cstate = state;
         cpu.idle_enter = now;
         cpu.need_resched = false;
-        cpu.seg_gen = cpu.seg_gen.wrapping_add(1);
-        self.cpus[c as usize].tick_gen = self.cpus[c as usize].tick_gen.wrapping_add(1);
-        self.cpus[c as usize].tick_armed = false;
+        self.clear_seg(c);
+        // NOHZ: the pending tick finds the CPU idle and is not re-armed.
         self.update_load(c);
         self.siblings_changed(c);
         self.update_idle_core(c);
-        // NOHZ: an idle CPU's tick is stopped.
     }
 
     /// `__update_idle_core()`: set `has_idle_cores` when this core is wholly idle.
@@ -548,6 +548,7 @@ impl Sim {
         cpu.idle_hist_len = cpu.idle_hist_len.saturating_add(1).min(8);
         cpu.idle_ema = cpu.idle_ema - cpu.idle_ema / 8 + interval.min(IDLE_HORIZON_NS) / 8;
         cpu.phase = Phase::Kernel(Cont::Irq);
+        self.core_busy[self.map.places[c as usize].core as usize] += 1;
         self.set_mode(c, Mode::Sys);
         self.siblings_changed(c);
         self.arm_tick(c);
