@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Every test of the project, with all set-up a fresh machine needs (idempotent):
+#   native: unit, property (swarm + invariant checker), determinism, snapshot and
+#           seed-reproduction tests of the simulator, and the CLI tests;
+#   wasm:   the simulator library builds for wasm32-unknown-unknown;
+#   web:    scripts/test-web.sh (browser component and end-to-end tests), if present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TERM_COLOR=never
+
+if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+  rustup target add wasm32-unknown-unknown
+fi
+
+echo "== native tests"
+cargo test --workspace --locked
+
+echo "== simulator builds for wasm32-unknown-unknown"
+cargo build --locked -p schedsim --target wasm32-unknown-unknown
+
+if [ -x scripts/test-web.sh ]; then
+  echo "== browser tests"
+  scripts/test-web.sh
+fi
+echo "== all tests passed"

@@ -1,0 +1,443 @@
+//! The root component: header (tabs, theme, presenter mode, Copy link), banners, and
+//! the three views — Sweep (machine, kernels, workload, run, results), Live and
+//! Classroom.
+
+use crate::charts::ChartTheme;
+use crate::permalink::{self, Tab, Theme, View};
+use crate::proto::Response;
+use crate::web::components::fields::Field;
+use crate::web::components::gallery::Gallery;
+use crate::web::components::kernels::KernelPanel;
+use crate::web::components::live::LiveView;
+use crate::web::components::results::Results;
+use crate::web::components::topology::TopologyView;
+use crate::web::components::workload::WorkloadForm;
+use crate::web::dom;
+use crate::web::state::{Action, State, Sweep, SweepResult};
+use crate::web::worker::SweepRunner;
+use schedsim::topology::Topology;
+use schedsim::Report;
+use std::rc::Rc;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlSelectElement, KeyboardEvent};
+use yew::prelude::*;
+
+fn response_to_action(r: Response) -> Option<Action> {
+    Some(match r {
+        Response::Ready => return None,
+        Response::Progress { id, runs_done, runs_total, sim_ns, run_ns } => {
+            Action::SweepProgress { id, runs_done, runs_total, sim_ns, run_ns }
+        }
+        Response::Done(d) => match Report::from_json(&d.report_json) {
+            Ok(report) => Action::SweepDone(Rc::new(SweepResult { done: *d, report })),
+            Err(e) => Action::SweepFailed { id: d.id, message: format!("the worker's report does not read back: {e}") },
+        },
+        Response::Failed { id, message } => Action::SweepFailed { id, message },
+    })
+}
+
+fn typing(e: &KeyboardEvent) -> bool {
+    e.target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .map(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"))
+        .unwrap_or(false)
+}
+
+fn is_dark(t: Theme) -> bool {
+    match t {
+        Theme::Dark => true,
+        Theme::Light => false,
+        Theme::Auto => dom::prefers_dark(),
+    }
+}
+
+#[function_component(App)]
+pub fn app() -> Html {
+    let state = use_reducer(|| State::from_fragment(&dom::location_hash()));
+    let dispatcher = state.dispatcher();
+    let dispatch: Callback<Action> = {
+        let d = dispatcher.clone();
+        Callback::from(move |a| d.dispatch(a))
+    };
+    let runner = {
+        let d = dispatcher.clone();
+        use_memo((), move |_| {
+            SweepRunner::new(move |r| {
+                if let Some(a) = response_to_action(r) {
+                    d.dispatch(a);
+                }
+            })
+        })
+    };
+    let help = use_state(|| false);
+
+    // Theme and presenter mode live on <html> so the whole page's CSS follows.
+    {
+        use_effect_with((state.view.theme, state.view.presenter), |(theme, presenter)| {
+            dom::set_root_attr("data-theme", Some(if is_dark(*theme) { "dark" } else { "light" }));
+            dom::set_root_attr("data-presenter", presenter.then_some("on"));
+        });
+    }
+
+    let start = {
+        let state = state.clone();
+        let runner = runner.clone();
+        let d = dispatch.clone();
+        move || {
+            if let Err(e) = state.exp.validate() {
+                d.emit(Action::Error(format!("cannot run: {e}")));
+                return;
+            }
+            let id = state.next_id;
+            runner.cancel();
+            d.emit(Action::SweepStarted { id, at_ms: dom::now_ms() });
+            if let Err(e) = runner.start(id, state.exp.to_json()) {
+                d.emit(Action::SweepFailed { id, message: e });
+            }
+        }
+    };
+    {
+        // The gallery's one-click run: the experiment is loaded by the time this runs.
+        let start = start.clone();
+        use_effect_with(state.run_request, move |n| {
+            if *n > 0 {
+                start();
+            }
+        });
+    }
+    let on_run = {
+        let start = start.clone();
+        Callback::from(move |_| start())
+    };
+    let on_cancel = {
+        let runner = runner.clone();
+        let d = dispatch.clone();
+        Callback::from(move |_| {
+            runner.cancel();
+            d.emit(Action::SweepCancelled);
+        })
+    };
+
+    // Opening a different link in the same tab (pasted into the address bar).
+    {
+        let d = dispatch.clone();
+        use_effect_with((), move |_| {
+            let cb = Closure::<dyn FnMut()>::new(move || match permalink::decode(&dom::location_hash()) {
+                Ok(Some(s)) => d.emit(Action::Load(Box::new(s))),
+                Ok(None) => {}
+                Err(e) => d.emit(Action::SetNotice(format!("This link could not be opened: {e}. The experiment on the page is unchanged."))),
+            });
+            let w = dom::window();
+            if let Some(w) = &w {
+                let _ = w.add_event_listener_with_callback("hashchange", cb.as_ref().unchecked_ref());
+            }
+            move || {
+                if let Some(w) = w {
+                    let _ = w.remove_event_listener_with_callback("hashchange", cb.as_ref().unchecked_ref());
+                }
+            }
+        });
+    }
+
+    // Page-wide keys; live mode handles space, p and r itself.
+    {
+        let d = dispatch.clone();
+        let help = help.clone();
+        let view = state.view.clone();
+        use_effect_with(view, move |view| {
+            let view = view.clone();
+            let cb = Closure::<dyn FnMut(KeyboardEvent)>::new(move |e: KeyboardEvent| {
+                if e.ctrl_key() || e.meta_key() || e.alt_key() || typing(&e) {
+                    return;
+                }
+                match e.key().as_str() {
+                    "?" => help.set(!*help),
+                    "Escape" => help.set(false),
+                    "1" => d.emit(Action::SetTab(Tab::Sweep)),
+                    "2" => d.emit(Action::SetTab(Tab::Live)),
+                    "3" => d.emit(Action::SetTab(Tab::Classroom)),
+                    "f" | "F" => d.emit(Action::TogglePresenter),
+                    "t" | "T" => d.emit(Action::SetTheme(if is_dark(view.theme) { Theme::Light } else { Theme::Dark })),
+                    " " | "p" | "P" if view.tab != Tab::Live => {
+                        e.prevent_default();
+                        d.emit(Action::SetTab(Tab::Live));
+                    }
+                    _ => {}
+                }
+            });
+            let doc = dom::document();
+            if let Some(doc) = &doc {
+                let _ = doc.add_event_listener_with_callback("keydown", cb.as_ref().unchecked_ref());
+            }
+            move || {
+                if let Some(doc) = doc {
+                    let _ = doc.remove_event_listener_with_callback("keydown", cb.as_ref().unchecked_ref());
+                }
+            }
+        });
+    }
+
+    let on_copy_link = {
+        let state = state.clone();
+        let d = dispatch.clone();
+        Callback::from(move |_| {
+            let frag = permalink::encode(&state.shared());
+            match dom::replace_hash(&frag) {
+                Ok(url) => {
+                    let d = d.clone();
+                    wasm_bindgen_futures::spawn_local(async move {
+                        let ok = dom::copy_text(url.clone()).await;
+                        let status = if ok { "Link copied." } else { "Copy the link below." };
+                        d.emit(Action::LinkMade { url, status: status.into() });
+                    });
+                }
+                Err(e) => d.emit(Action::Error(format!("cannot make the link: {e}"))),
+            }
+        })
+    };
+
+    let dark = is_dark(state.view.theme);
+    let chart_theme = if state.view.presenter {
+        ChartTheme::presenter(dark)
+    } else if dark {
+        ChartTheme::dark()
+    } else {
+        ChartTheme::light()
+    };
+    let tab_button = |tab: Tab, label: &'static str, key: &'static str| {
+        let d = dispatch.clone();
+        let selected = state.view.tab == tab;
+        html! {
+            <button type="button" role="tab" id={format!("tab-{label}").to_lowercase()} aria-selected={if selected { "true" } else { "false" }}
+                class={classes!("tab", selected.then_some("active"))} onclick={Callback::from(move |_| d.emit(Action::SetTab(tab)))}
+                title={format!("{label} ({key})")}>{ label }</button>
+        }
+    };
+    let on_theme = {
+        let d = dispatch.clone();
+        Callback::from(move |e: Event| {
+            let t = match e.target_unchecked_into::<HtmlSelectElement>().value().as_str() {
+                "light" => Theme::Light,
+                "dark" => Theme::Dark,
+                _ => Theme::Auto,
+            };
+            d.emit(Action::SetTheme(t));
+        })
+    };
+    let on_presenter = {
+        let d = dispatch.clone();
+        Callback::from(move |_| d.emit(Action::TogglePresenter))
+    };
+
+    let body = match state.view.tab {
+        Tab::Sweep => sweep_view(&state, &dispatch, on_run, on_cancel, &chart_theme),
+        Tab::Live => {
+            let d = dispatch.clone();
+            html! { <LiveView exp={state.exp.clone()} view={state.view.clone()} theme={chart_theme.clone()}
+                on_view={Callback::from(move |v: View| d.emit(Action::SetView(v)))} /> }
+        }
+        Tab::Classroom => html! { <Gallery dispatch={dispatch.clone()} /> },
+    };
+
+    html! {
+        <>
+            <header class="top">
+                <h1><span class="logo" aria-hidden="true">{ "⏵" }</span>{ "schedsim " }<span class="sub">{ "CFS wakeup-path playground" }</span></h1>
+                <nav role="tablist" aria-label="views">
+                    { tab_button(Tab::Sweep, "Sweep", "1") }
+                    { tab_button(Tab::Live, "Live", "2") }
+                    { tab_button(Tab::Classroom, "Classroom", "3") }
+                </nav>
+                <div class="top-tools">
+                    <label class="inline">{ "theme " }
+                        <select id="theme" onchange={on_theme}>
+                            <option value="auto" selected={state.view.theme == Theme::Auto}>{ "auto" }</option>
+                            <option value="light" selected={state.view.theme == Theme::Light}>{ "light" }</option>
+                            <option value="dark" selected={state.view.theme == Theme::Dark}>{ "dark" }</option>
+                        </select>
+                    </label>
+                    <button type="button" id="presenter" aria-pressed={if state.view.presenter { "true" } else { "false" }} onclick={on_presenter} title="Presenter mode (f)">{ "Presenter" }</button>
+                    <button type="button" id="copy-link" class="primary" onclick={on_copy_link}>{ "Copy link" }</button>
+                    <button type="button" class="tool" aria-label="Keyboard shortcuts" onclick={{ let h = help.clone(); Callback::from(move |_| h.set(!*h)) }}>{ "?" }</button>
+                </div>
+            </header>
+            if let Some(n) = &state.notice {
+                <div class="banner notice" role="alert" id="link-notice">
+                    <span>{ n.clone() }</span>
+                    <button type="button" class="tool" aria-label="Dismiss" onclick={{ let d = dispatch.clone(); Callback::from(move |_| d.emit(Action::DismissNotice)) }}>{ "✕" }</button>
+                </div>
+            }
+            if !state.errors.is_empty() {
+                <div class="banner error" role="alert" id="errors">
+                    <ul>{ for state.errors.iter().map(|e| html! { <li>{ e.clone() }</li> }) }</ul>
+                    <button type="button" class="tool" aria-label="Dismiss errors" onclick={{ let d = dispatch.clone(); Callback::from(move |_| d.emit(Action::DismissErrors)) }}>{ "✕" }</button>
+                </div>
+            }
+            if let Some(url) = &state.link {
+                <div class="banner link" role="status">
+                    <span>{ state.link_status.clone().unwrap_or_default() }</span>
+                    <input id="permalink" type="text" readonly=true value={url.clone()} aria-label="permalink" />
+                </div>
+            }
+            if *help {
+                <div class="help" role="dialog" aria-label="Keyboard shortcuts">
+                    <h2>{ "Keyboard shortcuts" }</h2>
+                    <dl>
+                        <dt><kbd>{ "space" }</kbd></dt><dd>{ "live mode: step one wakeup" }</dd>
+                        <dt><kbd>{ "p" }</kbd></dt><dd>{ "live mode: play / pause" }</dd>
+                        <dt><kbd>{ "r" }</kbd></dt><dd>{ "live mode: reset" }</dd>
+                        <dt><kbd>{ "1" }</kbd>{ " " }<kbd>{ "2" }</kbd>{ " " }<kbd>{ "3" }</kbd></dt><dd>{ "Sweep, Live, Classroom" }</dd>
+                        <dt><kbd>{ "f" }</kbd></dt><dd>{ "presenter mode (large type, high contrast)" }</dd>
+                        <dt><kbd>{ "t" }</kbd></dt><dd>{ "light or dark theme" }</dd>
+                        <dt><kbd>{ "?" }</kbd></dt><dd>{ "this help; Esc closes it" }</dd>
+                    </dl>
+                    <button type="button" onclick={{ let h = help.clone(); Callback::from(move |_| h.set(false)) }}>{ "Close" }</button>
+                </div>
+            }
+            <main id="main">{ body }</main>
+            <footer class="foot">
+                { "Deterministic: the same experiment gives the same numbers here and in the schedsim CLI. Simulations run in a web worker; nothing leaves this page." }
+            </footer>
+        </>
+    }
+}
+
+fn sweep_view(state: &UseReducerHandle<State>, d: &Callback<Action>, on_run: Callback<MouseEvent>, on_cancel: Callback<MouseEvent>, th: &ChartTheme) -> Html {
+    let exp = &state.exp;
+    let topo = state.topology();
+    let resolved = exp.machine.resolve();
+    let nr_cpus = topo.as_ref().map(|t| t.cpu_count()).unwrap_or(0);
+    let on_machine = {
+        let d = d.clone();
+        Callback::from(move |e: Event| d.emit(Action::SetMachinePreset(e.target_unchecked_into::<HtmlSelectElement>().value())))
+    };
+    let on_spec = {
+        let d = d.clone();
+        Callback::from(move |s: String| match Topology::parse_spec(&s) {
+            Ok(t) => {
+                d.emit(Action::SetTopology(t));
+                None
+            }
+            Err(e) => Some(e.0.trim_start_matches("topology spec ").to_string()),
+        })
+    };
+    let on_edit = {
+        let d = d.clone();
+        Callback::from(move |e| d.emit(Action::EditTopology(e)))
+    };
+    let spec_text = topo.as_ref().ok().and_then(|t| t.spec()).unwrap_or_default();
+    let preset = exp.machine.preset.clone().unwrap_or_default();
+    let machines = schedsim::machine::machines();
+    let kernels = exp.kernels.iter().enumerate().map(|(i, k)| {
+        let others: Vec<String> = exp.kernels.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, o)| o.name.clone()).collect();
+        let dc = d.clone();
+        let dr = d.clone();
+        html! {
+            <KernelPanel index={i} spec={k.clone()} {others} can_remove={exp.kernels.len() > 1}
+                on_change={Callback::from(move |k| dc.emit(Action::SetKernel(i, k)))}
+                on_remove={Callback::from(move |_| dr.emit(Action::RemoveKernel(i)))} />
+        }
+    }).collect::<Html>();
+    let validation = exp.validate().err().map(|e| e.to_string());
+    let running = state.running();
+    let progress = match &state.sweep {
+        Sweep::Running { progress, started_ms, .. } => {
+            let elapsed = (dom::now_ms() - started_ms) / 1e3;
+            let (done, total, frac) = match progress {
+                Some((d, t, sim, run)) => (*d, *t, if *run > 0.0 { (sim / run).clamp(0.0, 1.0) } else { 0.0 }),
+                None => (0, 0, 0.0),
+            };
+            let value = if total > 0 { (done as f64 + frac) / total as f64 } else { 0.0 };
+            html! {
+                <div class="progress" role="status" id="sweep-progress">
+                    <progress max="1" value={format!("{value:.4}")} aria-label="sweep progress"></progress>
+                    <span>{ if total > 0 { format!("run {} of {} · {:.0}% · {:.1} s", (done + 1).min(total), total, value * 100.0, elapsed) } else { "starting the worker…".into() } }</span>
+                </div>
+            }
+        }
+        Sweep::Failed(m) => html! { <p class="refusal" role="alert" id="sweep-error">{ format!("The sweep failed: {m}") }</p> },
+        Sweep::Cancelled => html! { <p class="status" role="status" id="sweep-cancelled">{ "Sweep cancelled." }</p> },
+        _ => html! {},
+    };
+    let results = match &state.result {
+        Some(r) => {
+            let stale = r.report.experiment != *exp;
+            let d2 = d.clone();
+            let view = state.view.clone();
+            html! { <Results result={r.clone()} {stale} theme={th.clone()} latency_point={state.view.latency_point}
+                on_latency_point={Callback::from(move |i| d2.emit(Action::SetView(View { latency_point: i, ..view.clone() })))} /> }
+        }
+        None => html! {},
+    };
+    let presets_list = schedsim::presets::presets();
+    let on_preset = {
+        let d = d.clone();
+        Callback::from(move |e: Event| {
+            let v = e.target_unchecked_into::<HtmlSelectElement>().value();
+            if !v.is_empty() {
+                d.emit(Action::LoadPreset { name: v, run: false });
+            }
+        })
+    };
+    html! {
+        <>
+            <section class="panel experiment-bar">
+                <label class="inline">{ "built-in experiment " }
+                    <select id="preset" onchange={on_preset}>
+                        <option value="" selected=true>{ "choose…" }</option>
+                        { for presets_list.iter().map(|p| html! { <option value={p.name}>{ format!("{} — {}", p.name, p.description) }</option> }) }
+                    </select>
+                </label>
+            </section>
+            <section class="panel machine" aria-labelledby="machine-h">
+                <h2 id="machine-h">{ "Machine" }</h2>
+                <div class="row">
+                    <label class="field">
+                        <span class="field-label">{ "machine preset (costs, C-states)" }</span>
+                        <select id="machine-preset" onchange={on_machine}>
+                            { for machines.iter().map(|m| html! { <option value={m.name} selected={m.name == preset}>{ format!("{} — {}", m.name, m.description) }</option> }) }
+                        </select>
+                    </label>
+                    <Field label="topology spec" value={spec_text} on_commit={on_spec} id="topo-spec" hint="NODESxLLCSxCORESxTHREADS, e.g. 2x1x20x2" />
+                    <p class="machine-desc" id="machine-desc">{
+                        match &resolved {
+                            Ok(r) => format!("{} · {} CPUs", r.description, r.map.nr_cpus()),
+                            Err(e) => e.to_string(),
+                        }
+                    }</p>
+                </div>
+                {
+                    match &topo {
+                        Ok(t) => html! { <TopologyView topo={Rc::new(t.clone())} editable=true refusal={state.refusal.clone()} {on_edit} /> },
+                        Err(e) => html! { <p class="refusal" role="alert">{ e.clone() }</p> },
+                    }
+                }
+            </section>
+            <section class="panel" aria-labelledby="kernels-h">
+                <div class="section-head">
+                    <h2 id="kernels-h">{ "Kernels" }</h2>
+                    if exp.kernels.len() < schedsim::experiment::KERNELS_MAX {
+                        <button type="button" class="tool" onclick={{ let d = d.clone(); Callback::from(move |_| d.emit(Action::AddKernel)) }}>{ "+ kernel" }</button>
+                    }
+                </div>
+                <div class="kernels">{ kernels }</div>
+            </section>
+            <section class="panel" aria-labelledby="workload-h">
+                <h2 id="workload-h">{ "Workload and sweep" }</h2>
+                <WorkloadForm exp={exp.clone()} nr_cpus={nr_cpus} dispatch={d.clone()} />
+            </section>
+            <section class="panel runbar" aria-label="run">
+                <button type="button" id="run" class="primary big" onclick={on_run} disabled={validation.is_some()}>{ if running { "Restart sweep" } else { "Run sweep" } }</button>
+                if running {
+                    <button type="button" id="cancel" onclick={on_cancel}>{ "Cancel" }</button>
+                }
+                if let Some(v) = validation {
+                    <p class="refusal" role="alert" id="exp-invalid">{ v }</p>
+                }
+                { progress }
+            </section>
+            { results }
+        </>
+    }
+}

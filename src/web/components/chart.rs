@@ -1,0 +1,138 @@
+//! A chart card: the chart drawn on a canvas (device-pixel sharp), with SVG and PNG
+//! export of the same drawing. Errors are shown in the card, never thrown.
+
+use crate::charts::{self, ChartResult, ChartTheme, HEIGHT_PX, WIDTH_PX};
+use crate::live_session::LivePoint;
+use crate::web::dom;
+use crate::web::state::SweepResult;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters_canvas::CanvasBackend;
+use std::rc::Rc;
+use web_sys::HtmlCanvasElement;
+use yew::prelude::*;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LiveChart {
+    Throughput,
+    Migrations,
+}
+
+/// What a card draws.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ChartSpec {
+    Report { name: &'static str, result: Rc<SweepResult>, point: usize },
+    Live { which: LiveChart, series: Rc<Vec<Vec<LivePoint>>>, names: Rc<Vec<String>> },
+}
+
+impl ChartSpec {
+    fn stem(&self) -> String {
+        match self {
+            ChartSpec::Report { name, result, .. } => {
+                let exp = &result.report.experiment.name;
+                if exp.is_empty() { format!("schedsim-{name}") } else { format!("schedsim-{}-{name}", sanitize(exp)) }
+            }
+            ChartSpec::Live { which, .. } => format!("schedsim-live-{}", if *which == LiveChart::Throughput { "throughput" } else { "migrations" }),
+        }
+    }
+
+    pub fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, th: &ChartTheme) -> ChartResult {
+        match self {
+            ChartSpec::Report { name, result, point } => charts::draw_report_chart(name, root, &result.report, *point, th),
+            ChartSpec::Live { which: LiveChart::Throughput, series, names } => charts::live_throughput::draw(root, series, names, th),
+            ChartSpec::Live { which: LiveChart::Migrations, series, names } => charts::live_migrations::draw(root, series, names, th),
+        }
+    }
+}
+
+/// A file-name-safe version of `s`.
+pub fn sanitize(s: &str) -> String {
+    s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '-' }).take(60).collect()
+}
+
+#[derive(Properties, PartialEq)]
+pub struct ChartProps {
+    pub spec: ChartSpec,
+    pub theme: ChartTheme,
+    /// Short name for labels and test hooks.
+    pub id: AttrValue,
+    #[prop_or_default]
+    pub exports: bool,
+}
+
+fn draw_canvas(canvas: &HtmlCanvasElement, spec: &ChartSpec, theme: &ChartTheme) -> ChartResult {
+    let dpr = dom::device_pixel_ratio();
+    let (w, h) = ((WIDTH_PX as f64 * dpr) as u32, (HEIGHT_PX as f64 * dpr) as u32);
+    if canvas.width() != w || canvas.height() != h {
+        canvas.set_width(w);
+        canvas.set_height(h);
+    }
+    let backend = CanvasBackend::with_canvas_object(canvas.clone()).ok_or("chart: the canvas has no 2D context")?;
+    let root = backend.into_drawing_area();
+    let th = ChartTheme { scale: dpr, ..theme.clone() };
+    spec.draw(&root, &th)?;
+    root.present().map_err(|e| format!("chart: {e}"))
+}
+
+#[function_component(ChartCard)]
+pub fn chart_card(p: &ChartProps) -> Html {
+    let canvas = use_node_ref();
+    let error = use_state(|| None::<String>);
+    {
+        let canvas = canvas.clone();
+        let error = error.clone();
+        use_effect_with((p.spec.clone(), p.theme.clone()), move |(spec, theme)| {
+            let r = match canvas.cast::<HtmlCanvasElement>() {
+                Some(c) => {
+                    let r = draw_canvas(&c, spec, theme);
+                    let _ = c.set_attribute("data-drawn", if r.is_ok() { "true" } else { "false" });
+                    r
+                }
+                None => Err("chart: the canvas is missing from the page".into()),
+            };
+            error.set(r.err());
+        });
+    }
+    let on_svg = {
+        let spec = p.spec.clone();
+        let theme = p.theme.clone();
+        let error = error.clone();
+        Callback::from(move |_| {
+            let r = charts::to_svg(|a| spec.draw(a, &theme))
+                .and_then(|svg| dom::download_text(&format!("{}.svg", spec.stem()), "image/svg+xml", &svg));
+            if let Err(e) = r {
+                error.set(Some(e));
+            }
+        })
+    };
+    let on_png = {
+        let spec = p.spec.clone();
+        let canvas = canvas.clone();
+        let error = error.clone();
+        Callback::from(move |_| {
+            let r = canvas
+                .cast::<HtmlCanvasElement>()
+                .ok_or_else(|| "chart: the canvas is missing".to_string())
+                .and_then(|c| c.to_data_url_with_type("image/png").map_err(dom::js_err))
+                .and_then(|url| dom::download_url(&format!("{}.png", spec.stem()), &url));
+            if let Err(e) = r {
+                error.set(Some(e));
+            }
+        })
+    };
+    html! {
+        <figure class="chart" data-chart={p.id.clone()}>
+            <canvas ref={canvas} width={WIDTH_PX.to_string()} height={HEIGHT_PX.to_string()}
+                role="img" aria-label={format!("{} chart", p.id)}></canvas>
+            if let Some(e) = &*error {
+                <p class="chart-error" role="alert">{ e.clone() }</p>
+            }
+            if p.exports {
+                <figcaption>
+                    <button type="button" class="tool" onclick={on_svg} aria-label={format!("Export the {} chart as SVG", p.id)}>{ "SVG" }</button>
+                    <button type="button" class="tool" onclick={on_png} aria-label={format!("Export the {} chart as PNG", p.id)}>{ "PNG" }</button>
+                </figcaption>
+            }
+        </figure>
+    }
+}

@@ -1,0 +1,54 @@
+//! The classroom gallery: one guided experiment per seed patch.
+
+use crate::gallery::guides;
+use crate::web::state::Action;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct GalleryProps {
+    pub dispatch: Callback<Action>,
+}
+
+#[function_component(Gallery)]
+pub fn gallery(p: &GalleryProps) -> Html {
+    let cards = guides().into_iter().map(|g| {
+        let run = {
+            let d = p.dispatch.clone();
+            let name = g.preset.to_string();
+            Callback::from(move |_| d.emit(Action::LoadPreset { name: name.clone(), run: true }))
+        };
+        let load = {
+            let d = p.dispatch.clone();
+            let name = g.preset.to_string();
+            Callback::from(move |_| d.emit(Action::LoadPreset { name: name.clone(), run: false }))
+        };
+        let desc = schedsim::presets::presets().into_iter().find(|x| x.name == g.preset).map(|x| x.description).unwrap_or("");
+        html! {
+            <article class="guide" data-preset={g.preset}>
+                <h3>{ g.title }</h3>
+                <p class="byline">{ g.byline }{ " · switch " }<code>{ g.switch.name() }</code>
+                    if let Some(f) = g.switch.seed_file() {
+                        { " · " }<a href={format!("seeds/{f}")} target="_blank" rel="noopener">{ "the patch mail" }</a>
+                    }
+                </p>
+                <p class="setup">{ desc }</p>
+                <h4>{ "What the patch changes" }</h4>
+                <p>{ g.changes }</p>
+                <h4>{ "What to look for" }</h4>
+                <p>{ g.look_for }</p>
+                <p class="reported"><strong>{ "The mail reports: " }</strong>{ g.reported }</p>
+                <div class="guide-actions">
+                    <button type="button" class="primary" onclick={run} aria-label={format!("Run {}", g.preset)}>{ "Run it" }</button>
+                    <button type="button" onclick={load}>{ "Load without running" }</button>
+                </div>
+            </article>
+        }
+    }).collect::<Html>();
+    html! {
+        <section class="gallery" aria-labelledby="gallery-h">
+            <h2 id="gallery-h">{ "Classroom: one guided experiment per seed patch" }</h2>
+            <p class="lead">{ "Each card runs the built-in sweep that reproduces the patch mail's setting, with the patch off (kernel A) and on (kernel B). Results appear under Sweep; press Live to watch single wakeups." }</p>
+            <div class="guides">{ cards }</div>
+        </section>
+    }
+}

@@ -1,0 +1,152 @@
+//! One kernel configuration: a version preset, every sched feature and seed patch as a
+//! switch with its one-line explanation, and a link to each patch's text.
+
+use crate::web::components::fields::Field;
+use schedsim::{KernelSpec, KernelVersion, Switch};
+use web_sys::HtmlSelectElement;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct KernelProps {
+    pub index: usize,
+    pub spec: KernelSpec,
+    pub others: Vec<String>,
+    pub can_remove: bool,
+    pub on_change: Callback<KernelSpec>,
+    pub on_remove: Callback<()>,
+}
+
+/// A, B, C... for the panels.
+pub fn letter(i: usize) -> char {
+    (b'A' + (i as u8 % 26)) as char
+}
+
+#[function_component(KernelPanel)]
+pub fn kernel_panel(p: &KernelProps) -> Html {
+    let spec = &p.spec;
+    let cfg = spec.resolve();
+    let on_preset = {
+        let spec = spec.clone();
+        let cb = p.on_change.clone();
+        Callback::from(move |e: Event| {
+            let v = e.target_unchecked_into::<HtmlSelectElement>().value();
+            if let Some(ver) = KernelVersion::parse(&v) {
+                let mut k = spec.clone();
+                k.preset = ver;
+                // Overrides that now equal the new preset's default are dropped.
+                k.overrides.retain(|sw, on| sw.default_in(ver) != Some(*on));
+                cb.emit(k);
+            }
+        })
+    };
+    let on_name = {
+        let spec = spec.clone();
+        let cb = p.on_change.clone();
+        let others = p.others.clone();
+        Callback::from(move |v: String| {
+            let v = v.trim().to_string();
+            if v.is_empty() || v.chars().count() > 40 {
+                return Some("1 to 40 characters".to_string());
+            }
+            if others.contains(&v) {
+                return Some("another kernel has this name".to_string());
+            }
+            let mut k = spec.clone();
+            k.name = v;
+            cb.emit(k);
+            None
+        })
+    };
+    let reset = {
+        let spec = spec.clone();
+        let cb = p.on_change.clone();
+        Callback::from(move |_| {
+            let mut k = spec.clone();
+            k.overrides.clear();
+            cb.emit(k);
+        })
+    };
+    let switches = |patches: bool| {
+        Switch::ALL
+            .iter()
+            .copied()
+            .filter(|s| s.is_patch() == patches)
+            .map(|sw| {
+                let on = cfg.on(sw);
+                let default = sw.default_in(spec.preset);
+                let overridden = spec.overrides.contains_key(&sw);
+                let onchange = {
+                    let spec = spec.clone();
+                    let cb = p.on_change.clone();
+                    Callback::from(move |_: Event| {
+                        let mut k = spec.clone();
+                        let new = !on;
+                        if sw.default_in(k.preset) == Some(new) {
+                            k.overrides.remove(&sw);
+                        } else {
+                            k.overrides.insert(sw, new);
+                        }
+                        cb.emit(k);
+                    })
+                };
+                let id = format!("k{}-{}", p.index, sw.name());
+                let state = match (default, overridden) {
+                    (None, _) => format!("not in {}", spec.preset.name()),
+                    (Some(_), true) => "changed".to_string(),
+                    (Some(d), false) => format!("{} default", if d { "on" } else { "off" }),
+                };
+                html! {
+                    <li class={classes!("switch", overridden.then_some("overridden"), default.is_none().then_some("absent"))}>
+                        <input type="checkbox" id={id.clone()} checked={on} {onchange} />
+                        <label for={id}>
+                            <code>{ sw.name() }</code>
+                            <span class="sw-state">{ state }</span>
+                            <span class="sw-explain">{ sw.explain() }</span>
+                        </label>
+                        if let Some(f) = sw.seed_file() {
+                            <a class="patch-link" href={format!("seeds/{f}")} target="_blank" rel="noopener">{ "patch text" }</a>
+                        }
+                    </li>
+                }
+            })
+            .collect::<Html>()
+    };
+    let why = spec.non_historical();
+    let remove = p.on_remove.clone();
+    html! {
+        <section class="kernel" data-kernel={p.index.to_string()}>
+            <header>
+                <h3><span class={classes!("swatch", format!("s{}", p.index % 6))}></span>{ format!("Kernel {}", letter(p.index)) }</h3>
+                if p.can_remove {
+                    <button type="button" class="tool" aria-label={format!("Remove kernel {}", letter(p.index))}
+                        onclick={Callback::from(move |_| remove.emit(()))}>{ "✕" }</button>
+                }
+            </header>
+            <div class="kernel-head">
+                <Field label="name" value={spec.name.clone()} on_commit={on_name} id={format!("k{}-name", p.index)} />
+                <label class="field">
+                    <span class="field-label">{ "version preset" }</span>
+                    <select onchange={on_preset} aria-label={format!("Kernel {} version", letter(p.index))}>
+                        { for KernelVersion::ALL.iter().map(|v| html! {
+                            <option value={v.name()} selected={*v == spec.preset}>{ v.name() }</option>
+                        }) }
+                    </select>
+                </label>
+            </div>
+            <p class="kernel-label"><code>{ spec.label() }</code>
+                if !spec.overrides.is_empty() {
+                    { " " }<button type="button" class="tool" onclick={reset}>{ "reset switches" }</button>
+                }
+            </p>
+            <h4>{ "sched features" }</h4>
+            <ul class="switches">{ switches(false) }</ul>
+            <h4>{ "seed patches" }</h4>
+            <ul class="switches">{ switches(true) }</ul>
+            if !why.is_empty() {
+                <ul class="non-historical">
+                    { for why.iter().map(|w| html! { <li>{ format!("never shipped as such: {w}") }</li> }) }
+                </ul>
+            }
+        </section>
+    }
+}

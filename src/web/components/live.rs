@@ -1,0 +1,397 @@
+//! Live mode: step one wakeup at a time or play at a chosen speed, with each CPU's state
+//! on the drawing, the current wakeup's roles (waker, prev, probed, chosen), its decision
+//! trace, and live charts. Simulation runs on the main thread in slices of a few
+//! milliseconds per frame, so input stays responsive.
+
+use crate::charts::ChartTheme;
+use crate::live_session::{LiveKey, LiveSession};
+use crate::permalink::View;
+use crate::web::components::chart::{ChartCard, ChartSpec, LiveChart};
+use crate::web::components::kernels::letter;
+use crate::web::components::topology::{LiveFrame, TopologyView};
+use crate::web::dom;
+use crate::web::state::machine_topology;
+use schedsim::trace::WakeupTrace;
+use schedsim::Experiment;
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlSelectElement, KeyboardEvent};
+use yew::prelude::*;
+
+/// Wakeups per second of wall time; the last is "as fast as the frame budget allows".
+pub const SPEEDS: [u32; 7] = [1, 4, 16, 64, 256, 2048, u32::MAX];
+/// Simulation time per animation frame, ms of wall time.
+pub const FRAME_BUDGET_MS: f64 = 6.0;
+
+#[derive(Default)]
+struct Host {
+    key: Option<LiveKey>,
+    session: Option<LiveSession>,
+    error: Option<String>,
+    playing: bool,
+    speed: usize,
+    carry: f64,
+    last_ms: f64,
+    timer: Option<(i32, Closure<dyn FnMut()>)>,
+}
+
+#[derive(Clone)]
+struct Ctl {
+    host: Rc<RefCell<Host>>,
+    redraw: UseForceUpdateHandle,
+}
+
+impl Ctl {
+    fn reset(&self) {
+        self.stop();
+        let mut h = self.host.borrow_mut();
+        h.session = None;
+        h.error = None;
+        if let Some(k) = h.key.clone() {
+            match LiveSession::new(k) {
+                Ok(s) => h.session = Some(s),
+                Err(e) => h.error = Some(e),
+            }
+        }
+        drop(h);
+        self.redraw.force_update();
+    }
+
+    fn step(&self) {
+        {
+            let mut h = self.host.borrow_mut();
+            if h.playing {
+                drop(h);
+                self.stop();
+                h = self.host.borrow_mut();
+            }
+            if let Some(s) = h.session.as_mut() {
+                s.step();
+            }
+        }
+        self.redraw.force_update();
+    }
+
+    fn stop(&self) {
+        let mut h = self.host.borrow_mut();
+        h.playing = false;
+        if let Some((id, _cb)) = h.timer.take() {
+            if let Some(w) = dom::window() {
+                w.clear_interval_with_handle(id);
+            }
+        }
+    }
+
+    fn toggle_play(&self) {
+        if self.host.borrow().playing {
+            self.stop();
+            self.redraw.force_update();
+            return;
+        }
+        if self.host.borrow().session.as_ref().map(|s| s.ended()).unwrap_or(true) {
+            return;
+        }
+        let me = self.clone();
+        let cb = Closure::<dyn FnMut()>::new(move || me.tick());
+        let Some(w) = dom::window() else { return };
+        match w.set_interval_with_callback_and_timeout_and_arguments_0(cb.as_ref().unchecked_ref(), 16) {
+            Ok(id) => {
+                let mut h = self.host.borrow_mut();
+                h.playing = true;
+                h.carry = 0.0;
+                h.last_ms = dom::now_ms();
+                h.timer = Some((id, cb));
+            }
+            Err(e) => self.host.borrow_mut().error = Some(format!("cannot start playing: {}", dom::js_err(e))),
+        }
+        self.redraw.force_update();
+    }
+
+    fn tick(&self) {
+        let ended = {
+            let mut h = self.host.borrow_mut();
+            let t0 = dom::now_ms();
+            let speed = SPEEDS[h.speed.min(SPEEDS.len() - 1)];
+            let due = if speed == u32::MAX {
+                u64::MAX
+            } else {
+                let want = h.carry + speed as f64 * (t0 - h.last_ms).max(0.0) / 1e3;
+                let n = want.floor();
+                h.carry = (want - n).min(speed as f64);
+                n as u64
+            };
+            h.last_ms = t0;
+            let mut ended = false;
+            if let Some(s) = h.session.as_mut() {
+                let mut done = 0u64;
+                while done < due && dom::now_ms() - t0 < FRAME_BUDGET_MS {
+                    if !s.step() {
+                        ended = true;
+                        break;
+                    }
+                    done += 1;
+                }
+            } else {
+                ended = true;
+            }
+            ended
+        };
+        if ended {
+            self.stop();
+        }
+        self.redraw.force_update();
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct LiveProps {
+    pub exp: Experiment,
+    pub view: View,
+    pub theme: ChartTheme,
+    pub on_view: Callback<View>,
+}
+
+#[function_component(LiveView)]
+pub fn live_view(p: &LiveProps) -> Html {
+    let host = use_mut_ref(Host::default);
+    let redraw = use_force_update();
+    let ctl = Ctl { host: host.clone(), redraw };
+    let clients = if p.view.live_clients == 0 || !p.exp.clients.contains(&p.view.live_clients) {
+        p.exp.clients.first().copied().unwrap_or(1)
+    } else {
+        p.view.live_clients
+    };
+    let kernel = if (p.view.live_kernel as usize) < p.exp.kernels.len() { p.view.live_kernel } else { 0 };
+    let key = LiveKey { experiment: p.exp.clone(), kernel, clients };
+    {
+        let ctl = ctl.clone();
+        use_effect_with(key, move |key| {
+            ctl.host.borrow_mut().key = Some(key.clone());
+            ctl.reset();
+        });
+    }
+    {
+        // Keyboard: space steps, p plays or pauses, r resets. Not while typing.
+        let ctl = ctl.clone();
+        use_effect_with((), move |_| {
+            let handler = Closure::<dyn FnMut(KeyboardEvent)>::new(move |e: KeyboardEvent| {
+                if e.ctrl_key() || e.meta_key() || e.alt_key() || typing(&e) {
+                    return;
+                }
+                match e.key().as_str() {
+                    " " => {
+                        e.prevent_default();
+                        ctl.step();
+                    }
+                    "p" | "P" => ctl.toggle_play(),
+                    "r" | "R" => ctl.reset(),
+                    _ => {}
+                }
+            });
+            let doc = dom::document();
+            if let Some(d) = &doc {
+                let _ = d.add_event_listener_with_callback("keydown", handler.as_ref().unchecked_ref());
+            }
+            let stopper = host.clone();
+            move || {
+                if let Some(d) = doc {
+                    let _ = d.remove_event_listener_with_callback("keydown", handler.as_ref().unchecked_ref());
+                }
+                let mut h = stopper.borrow_mut();
+                if let Some((id, _)) = h.timer.take() {
+                    if let Some(w) = dom::window() {
+                        w.clear_interval_with_handle(id);
+                    }
+                }
+                h.playing = false;
+            }
+        });
+    }
+
+    let h = ctl.host.borrow();
+    let on_step = {
+        let ctl = ctl.clone();
+        Callback::from(move |_| ctl.step())
+    };
+    let on_play = {
+        let ctl = ctl.clone();
+        Callback::from(move |_| ctl.toggle_play())
+    };
+    let on_reset = {
+        let ctl = ctl.clone();
+        Callback::from(move |_| ctl.reset())
+    };
+    let on_speed = {
+        let ctl = ctl.clone();
+        Callback::from(move |e: Event| {
+            if let Ok(i) = e.target_unchecked_into::<HtmlSelectElement>().value().parse::<usize>() {
+                ctl.host.borrow_mut().speed = i.min(SPEEDS.len() - 1);
+                ctl.redraw.force_update();
+            }
+        })
+    };
+    let on_kernel = {
+        let cb = p.on_view.clone();
+        let v = p.view.clone();
+        Callback::from(move |e: Event| {
+            if let Ok(i) = e.target_unchecked_into::<HtmlSelectElement>().value().parse::<u32>() {
+                cb.emit(View { live_kernel: i, ..v.clone() });
+            }
+        })
+    };
+    let on_clients = {
+        let cb = p.on_view.clone();
+        let v = p.view.clone();
+        Callback::from(move |e: Event| {
+            if let Ok(c) = e.target_unchecked_into::<HtmlSelectElement>().value().parse::<u32>() {
+                cb.emit(View { live_clients: c, ..v.clone() });
+            }
+        })
+    };
+
+    let topo = machine_topology(&p.exp.machine).ok();
+    let cstates = p.exp.machine.resolve().map(|r| r.costs.cstates.iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
+    let session = h.session.as_ref();
+    let frame = session.map(|s| Rc::new(LiveFrame { cpus: s.cpus(), trace: s.last().cloned(), cstates }));
+    let names: Rc<Vec<String>> = Rc::new(p.exp.kernels.iter().map(|k| k.name.clone()).collect());
+    let status = match session {
+        Some(s) => format!(
+            "{} wakeups stepped · {:.3} ms simulated{}",
+            s.steps,
+            s.now_ns() as f64 / 1e6,
+            if s.ended() { " · end of run (press Reset)" } else { "" }
+        ),
+        None => "not started".into(),
+    };
+    let c = session.map(|s| s.counters());
+    html! {
+        <section class="live-mode" aria-labelledby="live-h">
+            <h2 id="live-h">{ "Live: the wakeup path, one wakeup at a time" }</h2>
+            <div class="live-controls" role="toolbar" aria-label="live controls">
+                <label class="inline">{ "kernel " }
+                    <select id="live-kernel" onchange={on_kernel}>
+                        { for p.exp.kernels.iter().enumerate().map(|(i, k)| html! {
+                            <option value={i.to_string()} selected={i as u32 == kernel}>{ format!("{}: {} ({})", letter(i), k.name, k.label()) }</option>
+                        }) }
+                    </select>
+                </label>
+                <label class="inline">{ format!("{} ", p.exp.workload.clients_meaning()) }
+                    <select id="live-clients" onchange={on_clients}>
+                        { for p.exp.clients.iter().map(|&n| html! { <option value={n.to_string()} selected={n == clients}>{ n }</option> }) }
+                    </select>
+                </label>
+                <button type="button" id="live-step" class="primary" onclick={on_step} title="Step one wakeup (space)">{ "Step" }<kbd>{ "space" }</kbd></button>
+                <button type="button" id="live-play" onclick={on_play} title="Play or pause (p)" aria-pressed={if h.playing { "true" } else { "false" }}>
+                    { if h.playing { "Pause" } else { "Play" } }<kbd>{ "p" }</kbd>
+                </button>
+                <label class="inline">{ "speed " }
+                    <select id="live-speed" onchange={on_speed}>
+                        { for SPEEDS.iter().enumerate().map(|(i, s)| html! {
+                            <option value={i.to_string()} selected={i == h.speed}>{ if *s == u32::MAX { "max".to_string() } else { format!("{s}/s") } }</option>
+                        }) }
+                    </select>
+                </label>
+                <button type="button" id="live-reset" onclick={on_reset} title="Back to the start (r)">{ "Reset" }<kbd>{ "r" }</kbd></button>
+                <span id="live-status" class="status" role="status">{ status }</span>
+            </div>
+            if let Some(e) = &h.error {
+                <p class="refusal" role="alert">{ e.clone() }</p>
+            }
+            if let Some(c) = c {
+                <p class="live-counters">{ format!(
+                    "wakeups {} · migrations {} (SMT {}, LLC {}, cross-LLC {}, cross-node {}) · affine moves {} · CPUs probed {} · IPIs {}",
+                    c.wakeups, c.migrations, c.migrations_smt, c.migrations_llc, c.migrations_cross_llc, c.migrations_cross_node,
+                    c.affine_moves, c.sis_probed, c.ipis) }</p>
+            }
+            <div class="live-grid">
+                <div class="live-topo">
+                    if let Some(t) = topo {
+                        <TopologyView topo={Rc::new(t)} live={frame.clone()} />
+                    }
+                    { wakeup_summary(session.and_then(|s| s.last())) }
+                </div>
+                <aside class="trace" aria-labelledby="trace-h">
+                    <h3 id="trace-h">{ "Decision trace" }</h3>
+                    { trace_view(session.and_then(|s| s.last())) }
+                    if let Some(s) = session {
+                        if s.recent.len() > 1 {
+                            <h4>{ "Recent wakeups" }</h4>
+                            <ol class="recent" reversed=true>
+                                { for s.recent.iter().rev().skip(1).map(|t| html! { <li>{ short(t) }</li> }) }
+                            </ol>
+                        }
+                    }
+                </aside>
+            </div>
+            if let Some(s) = session {
+                <div class="charts">
+                    <ChartCard spec={ChartSpec::Live { which: LiveChart::Throughput, series: Rc::new(s.series.clone()), names: names.clone() }} theme={p.theme.clone()} id="live-throughput" exports=true />
+                    <ChartCard spec={ChartSpec::Live { which: LiveChart::Migrations, series: Rc::new(s.series.clone()), names }} theme={p.theme.clone()} id="live-migrations" exports=true />
+                </div>
+            }
+        </section>
+    }
+}
+
+fn typing(e: &KeyboardEvent) -> bool {
+    e.target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .map(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT") || el.has_attribute("contenteditable"))
+        .unwrap_or(false)
+}
+
+fn short(t: &WakeupTrace) -> String {
+    let to = t.outcome.as_ref().map(|o| format!("CPU {} ({:?})", o.chosen_cpu, o.migration)).unwrap_or_else(|| "—".into());
+    format!("#{} {} by {}: prev {} → {}", t.index, t.wakee, t.waker, t.prev_cpu, to)
+}
+
+fn wakeup_summary(t: Option<&WakeupTrace>) -> Html {
+    let Some(t) = t else {
+        return html! { <p class="wakeup-summary muted">{ "Press Step (or space) to run to the next wakeup." }</p> };
+    };
+    let probed = if t.probed.is_empty() { "none".to_string() } else { t.probed.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ") };
+    html! {
+        <dl class="wakeup-summary" id="wakeup-summary">
+            <dt>{ "wakeup" }</dt><dd>{ format!("#{} at {:.3} ms, {}", t.index, t.time_ns as f64 / 1e6, if t.sync { "sync" } else { "not sync" }) }</dd>
+            <dt>{ "wakee" }</dt><dd>{ t.wakee.clone() }</dd>
+            <dt>{ "waker" }</dt><dd>{ format!("{} on CPU {}", t.waker, t.waker_cpu) }</dd>
+            <dt>{ "prev" }</dt><dd>{ format!("CPU {}", t.prev_cpu) }</dd>
+            <dt>{ "probed" }</dt><dd>{ probed }</dd>
+            if let Some(o) = &t.outcome {
+                <dt>{ "chosen" }</dt><dd id="chosen-cpu">{ format!("CPU {}", o.chosen_cpu) }</dd>
+                <dt>{ "migration" }</dt><dd>{ format!("{:?} from prev", o.migration) }</dd>
+                <dt>{ "delivery" }</dt><dd>{ format!("{}{}{}, waker cost {} ns",
+                    if o.queued { "queued on the wake list" } else { "direct enqueue" },
+                    if o.ipi { ", IPI" } else { "" },
+                    o.idle_exit.as_ref().map(|x| format!(", target leaves {x}")).unwrap_or_default(),
+                    o.cost_ns) }</dd>
+            }
+        </dl>
+    }
+}
+
+fn trace_view(t: Option<&WakeupTrace>) -> Html {
+    let Some(t) = t else {
+        return html! { <p class="muted">{ "No wakeup yet." }</p> };
+    };
+    html! {
+        <>
+            <p class="trace-head">{ format!("{} woken by {} on CPU {} (prev CPU {})", t.wakee, t.waker, t.waker_cpu, t.prev_cpu) }</p>
+            <ol class="steps" id="trace-steps">
+                { for t.steps.iter().map(|s| html! {
+                    <li class="step">
+                        <div class="step-head"><code class="fn">{ s.function.clone() }</code>{ " → " }<strong class="result">{ s.result.clone() }</strong></div>
+                        if !s.read.is_empty() {
+                            <div class="reads">{ for s.read.iter().map(|r| html! { <code class="read">{ r.clone() }</code> }) }</div>
+                        }
+                        if !s.why.is_empty() {
+                            <div class="why">{ s.why.clone() }</div>
+                        }
+                    </li>
+                }) }
+            </ol>
+        </>
+    }
+}

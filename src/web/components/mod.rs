@@ -1,0 +1,10 @@
+//! The page's components, one file each.
+
+pub mod chart;
+pub mod fields;
+pub mod gallery;
+pub mod kernels;
+pub mod live;
+pub mod results;
+pub mod topology;
+pub mod workload;

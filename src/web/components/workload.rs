@@ -1,0 +1,200 @@
+//! The workload and the sweep: benchmark and its parameters (read generically from the
+//! library's serde form, so a new parameter shows up without a change here), client
+//! counts, iterations, duration, warm-up and seed.
+
+use crate::web::components::fields::Field;
+use crate::web::state::Action;
+use schedsim::experiment::{CLIENTS_MAX, CLIENT_COUNTS_MAX, DURATION_MS_MAX, ITERATIONS_MAX};
+use schedsim::workload::WORKLOAD_NAMES;
+use schedsim::{Experiment, Workload};
+use web_sys::HtmlSelectElement;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct WorkloadProps {
+    pub exp: Experiment,
+    pub nr_cpus: u64,
+    pub dispatch: Callback<Action>,
+}
+
+/// Parses "1 2 4, 8" into client counts.
+pub fn parse_clients(s: &str) -> Result<Vec<u32>, String> {
+    let mut v = Vec::new();
+    for w in s.split([' ', ',', ';']).filter(|w| !w.is_empty()) {
+        let n: u32 = w.parse().map_err(|_| format!("{w:?} is not a whole number"))?;
+        if n == 0 || n > CLIENTS_MAX {
+            return Err(format!("{n} is out of range 1 to {CLIENTS_MAX}"));
+        }
+        v.push(n);
+    }
+    if v.is_empty() {
+        return Err("give at least one client count".into());
+    }
+    if v.len() > CLIENT_COUNTS_MAX {
+        return Err(format!("at most {CLIENT_COUNTS_MAX} client counts"));
+    }
+    Ok(v)
+}
+
+fn edit(d: &Callback<Action>, f: impl FnOnce(&mut Experiment) + 'static) {
+    d.emit(Action::EditExperiment(Box::new(f)));
+}
+
+#[function_component(WorkloadForm)]
+pub fn workload_form(p: &WorkloadProps) -> Html {
+    let e = &p.exp;
+    let d = p.dispatch.clone();
+    let on_kind = {
+        let d = d.clone();
+        Callback::from(move |ev: Event| {
+            let v = ev.target_unchecked_into::<HtmlSelectElement>().value();
+            if let Some(w) = Workload::by_name(&v) {
+                d.emit(Action::SetWorkload(w));
+            }
+        })
+    };
+    // Parameters: every field of the workload's serde object except its tag.
+    let wv = serde_json::to_value(&e.workload).unwrap_or_default();
+    let params = wv
+        .as_object()
+        .map(|o| {
+            o.iter()
+                .filter(|(k, _)| *k != "kind")
+                .map(|(k, v)| {
+                    let key = k.clone();
+                    let w = e.workload.clone();
+                    let d = d.clone();
+                    let nr_cpus = p.nr_cpus as u32;
+                    let is_bool = v.is_boolean();
+                    let on_commit = Callback::from(move |s: String| {
+                        let mut obj = serde_json::to_value(&w).unwrap_or_default();
+                        let nv = if is_bool {
+                            match s.trim() {
+                                "true" | "yes" | "1" => serde_json::Value::Bool(true),
+                                "false" | "no" | "0" => serde_json::Value::Bool(false),
+                                _ => return Some("true or false".to_string()),
+                            }
+                        } else {
+                            match s.trim().replace('_', "").parse::<u64>() {
+                                Ok(n) => n.into(),
+                                Err(_) => return Some("a whole number".to_string()),
+                            }
+                        };
+                        obj[&key] = nv;
+                        match serde_json::from_value::<Workload>(obj) {
+                            Ok(nw) => match nw.validate(nr_cpus) {
+                                Ok(()) => {
+                                    d.emit(Action::SetWorkload(nw));
+                                    None
+                                }
+                                Err(m) => Some(m),
+                            },
+                            Err(err) => Some(err.to_string()),
+                        }
+                    });
+                    let value = match v {
+                        serde_json::Value::Number(n) => n.to_string(),
+                        serde_json::Value::Bool(b) => b.to_string(),
+                        other => other.to_string(),
+                    };
+                    html! { <Field label={k.clone()} value={value} {on_commit} id={format!("wl-{k}")} /> }
+                })
+                .collect::<Html>()
+        })
+        .unwrap_or_default();
+
+    let clients_text = e.clients.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ");
+    let on_clients = {
+        let d = d.clone();
+        Callback::from(move |s: String| match parse_clients(&s) {
+            Ok(v) => {
+                edit(&d, move |e| e.clients = v);
+                None
+            }
+            Err(m) => Some(m),
+        })
+    };
+    let num = |label: &'static str, id: &'static str, value: u64, max: u64, set: fn(&mut Experiment, u64)| {
+        let d = d.clone();
+        let on_commit = Callback::from(move |s: String| match s.trim().replace('_', "").parse::<u64>() {
+            Ok(v) if v >= 1 && v <= max => {
+                edit(&d, move |e| set(e, v));
+                None
+            }
+            Ok(v) => Some(format!("{v} is out of range 1 to {max}")),
+            Err(_) => Some("a whole number".to_string()),
+        });
+        html! { <Field {label} value={value.to_string()} {on_commit} id={id} /> }
+    };
+    let duration = e.duration_ms;
+    let on_warmup = {
+        let d = d.clone();
+        Callback::from(move |s: String| match s.trim().parse::<u64>() {
+            Ok(v) if v < duration => {
+                edit(&d, move |e| e.warmup_ms = v);
+                None
+            }
+            Ok(_) => Some(format!("must be shorter than the duration ({duration} ms)")),
+            Err(_) => Some("a whole number".to_string()),
+        })
+    };
+    let on_seed = {
+        let d = d.clone();
+        Callback::from(move |s: String| match s.trim().parse::<u64>() {
+            Ok(v) => {
+                edit(&d, move |e| e.seed = v);
+                None
+            }
+            Err(_) => Some(format!("a whole number from 0 to {}", u64::MAX)),
+        })
+    };
+    let on_random = {
+        let d = d.clone();
+        Callback::from(move |_| {
+            let s = crate::web::dom::random_seed();
+            edit(&d, move |e| e.seed = s);
+        })
+    };
+    let on_name = {
+        let d = d.clone();
+        Callback::from(move |s: String| {
+            if s.chars().count() > 80 {
+                return Some("at most 80 characters".to_string());
+            }
+            edit(&d, move |e| e.name = s);
+            None
+        })
+    };
+    let shared_runq = e.kernels.iter().any(|k| k.resolve().on(schedsim::Switch::SharedRunq));
+    let metric = e.workload.metric();
+    html! {
+        <div class="workload">
+            <div class="row">
+                <label class="field">
+                    <span class="field-label">{ "benchmark" }</span>
+                    <select id="workload-kind" onchange={on_kind}>
+                        { for WORKLOAD_NAMES.iter().map(|n| html! { <option value={*n} selected={*n == e.workload.name()}>{ *n }</option> }) }
+                    </select>
+                </label>
+                <p class="metric-note">{ format!("reports {} in {}, {}; clients are {}", metric.name, metric.unit,
+                    if metric.higher_is_better { "higher is better" } else { "lower is better" }, e.workload.clients_meaning()) }</p>
+            </div>
+            <div class="row params">{ params }</div>
+            <div class="row">
+                <Field label="client counts" value={clients_text} on_commit={on_clients} id="clients" wide=true
+                    hint={format!("{} — separated by spaces", e.workload.clients_meaning())} />
+                { num("iterations", "iterations", e.iterations as u64, ITERATIONS_MAX as u64, |e, v| e.iterations = v as u32) }
+                { num("duration_ms", "duration", e.duration_ms, DURATION_MS_MAX, |e, v| { e.duration_ms = v; if e.warmup_ms >= v { e.warmup_ms = v / 10; } }) }
+                <Field label="warmup_ms" value={e.warmup_ms.to_string()} on_commit={on_warmup} id="warmup" />
+                <Field label="seed" value={e.seed.to_string()} on_commit={on_seed} id="seed" />
+                <button type="button" class="tool" onclick={on_random} title="A new seed from the browser's random source">{ "random seed" }</button>
+                if shared_runq {
+                    { num("shard_size", "shard", e.shard_size as u64, 1024, |e, v| e.shard_size = v as u32) }
+                }
+            </div>
+            <div class="row">
+                <Field label="experiment name" value={e.name.clone()} on_commit={on_name} id="exp-name" wide=true />
+            </div>
+        </div>
+    }
+}

@@ -1,0 +1,161 @@
+//! Small DOM helpers: downloads, the clipboard, the fragment, errors in the page.
+//! Every lookup that can fail returns an error for the page; nothing here panics.
+
+use wasm_bindgen::{JsCast, JsValue};
+
+pub fn window() -> Option<web_sys::Window> {
+    web_sys::window()
+}
+
+pub fn document() -> Option<web_sys::Document> {
+    window().and_then(|w| w.document())
+}
+
+/// Milliseconds from the page's time origin (monotonic).
+pub fn now_ms() -> f64 {
+    window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or(0.0)
+}
+
+pub fn js_err(v: JsValue) -> String {
+    if let Some(e) = v.dyn_ref::<js_sys::Error>() {
+        return String::from(e.message());
+    }
+    v.as_string().unwrap_or_else(|| format!("{v:?}"))
+}
+
+/// Shows a fatal error in the page's `#fatal` box (as text, never HTML).
+pub fn show_fatal(msg: &str) {
+    if let Some(el) = document().and_then(|d| d.get_element_by_id("fatal")) {
+        let prev = el.text_content().unwrap_or_default();
+        let text = if prev.is_empty() { format!("Internal error: {msg}") } else { format!("{prev}\n{msg}") };
+        el.set_text_content(Some(&text));
+        let _ = el.remove_attribute("hidden");
+    }
+}
+
+/// console_error_panic_hook for the console, plus the message in the page.
+pub fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        show_fatal(&format!("{info} — please reload the page; the link in the address bar keeps your experiment if you copied it."));
+    }));
+}
+
+/// Starts a download of `text` as `filename`.
+pub fn download_text(filename: &str, mime: &str, text: &str) -> Result<(), String> {
+    let parts = js_sys::Array::of1(&JsValue::from_str(text));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type(mime);
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts).map_err(js_err)?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(js_err)?;
+    let r = download_url(filename, &url);
+    // Revoke later: the download reads the blob asynchronously.
+    if let Some(w) = window() {
+        let u = url.clone();
+        let cb = wasm_bindgen::closure::Closure::once_into_js(move || {
+            let _ = web_sys::Url::revoke_object_url(&u);
+        });
+        let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(cb.unchecked_ref(), 30_000);
+    }
+    r
+}
+
+/// Starts a download of `url` (blob: or data:) as `filename`.
+pub fn download_url(filename: &str, url: &str) -> Result<(), String> {
+    let doc = document().ok_or("no document")?;
+    let a: web_sys::HtmlAnchorElement = doc.create_element("a").map_err(js_err)?.dyn_into().map_err(|_| "not an anchor")?;
+    a.set_href(url);
+    a.set_download(filename);
+    a.set_hidden(true);
+    let body = doc.body().ok_or("no body")?;
+    body.append_child(&a).map_err(js_err)?;
+    a.click();
+    let _ = body.remove_child(&a);
+    Ok(())
+}
+
+/// Copies `text` to the clipboard; resolves to whether it worked. Falls back to a
+/// hidden textarea and `execCommand("copy")` where the async API is missing or refused
+/// (plain-HTTP hosts other than localhost).
+pub async fn copy_text(text: String) -> bool {
+    if let Some(w) = window() {
+        let clip = w.navigator().clipboard();
+        let p = clip.write_text(&text);
+        if wasm_bindgen_futures::JsFuture::from(p).await.is_ok() {
+            return true;
+        }
+    }
+    legacy_copy(&text)
+}
+
+fn legacy_copy(text: &str) -> bool {
+    let Some(doc) = document() else { return false };
+    let Ok(el) = doc.create_element("textarea") else { return false };
+    let Ok(ta) = el.dyn_into::<web_sys::HtmlTextAreaElement>() else { return false };
+    ta.set_value(text);
+    let Some(body) = doc.body() else { return false };
+    if body.append_child(&ta).is_err() {
+        return false;
+    }
+    ta.select();
+    let ok = doc.dyn_ref::<web_sys::HtmlDocument>().and_then(|h| h.exec_command("copy").ok()).unwrap_or(false);
+    let _ = body.remove_child(&ta);
+    ok
+}
+
+/// The fragment without `#`.
+pub fn location_hash() -> String {
+    window()
+        .and_then(|w| w.location().hash().ok())
+        .map(|h| h.strip_prefix('#').map(str::to_string).unwrap_or(h))
+        .unwrap_or_default()
+}
+
+/// The page's URL without its fragment.
+pub fn url_without_hash() -> String {
+    let href = window().and_then(|w| w.location().href().ok()).unwrap_or_default();
+    match href.split_once('#') {
+        Some((base, _)) => base.to_string(),
+        None => href,
+    }
+}
+
+/// Puts `fragment` into the address bar without reloading or adding history entries.
+pub fn replace_hash(fragment: &str) -> Result<String, String> {
+    let url = format!("{}#{fragment}", url_without_hash());
+    let w = window().ok_or("no window")?;
+    w.history().map_err(js_err)?.replace_state_with_url(&JsValue::NULL, "", Some(&url)).map_err(js_err)?;
+    Ok(url)
+}
+
+/// Whether the system prefers a dark theme.
+pub fn prefers_dark() -> bool {
+    window()
+        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
+        .map(|m| m.matches())
+        .unwrap_or(false)
+}
+
+pub fn device_pixel_ratio() -> f64 {
+    window().map(|w| w.device_pixel_ratio()).unwrap_or(1.0).clamp(1.0, 3.0)
+}
+
+/// Sets an attribute on `<html>` (theme, presenter mode).
+pub fn set_root_attr(name: &str, value: Option<&str>) {
+    if let Some(el) = document().and_then(|d| d.document_element()) {
+        let _ = match value {
+            Some(v) => el.set_attribute(name, v),
+            None => el.remove_attribute(name),
+        };
+    }
+}
+
+/// A fresh random seed from the browser's CSPRNG (getrandom → crypto.getRandomValues).
+pub fn random_seed() -> u64 {
+    let mut b = [0u8; 8];
+    match getrandom::fill(&mut b) {
+        // Keep seeds below 2^53 so they also read exactly in JavaScript tools.
+        Ok(()) => u64::from_le_bytes(b) & ((1 << 53) - 1),
+        Err(_) => (now_ms() * 1000.0) as u64,
+    }
+}

@@ -1,0 +1,321 @@
+// End-to-end tests of the built playground: dist/ served on 127.0.0.1 under a sub-path,
+// driven in Debian's Chromium through playwright-core. Run by scripts/test-web.sh, which
+// sets SCHEDSIM_URL (the page), SCHEDSIM_NATIVE (the native twin binary) and
+// SCHEDSIM_OUT (where screenshots, downloads and budgets go).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import zlib from "node:zlib";
+import { chromium } from "playwright-core";
+
+const BASE = process.env.SCHEDSIM_URL;
+const NATIVE = process.env.SCHEDSIM_NATIVE;
+const OUT = process.env.SCHEDSIM_OUT || "target/e2e";
+const BUDGETS = process.env.SCHEDSIM_BUDGETS !== "0";
+const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
+if (!BASE || !NATIVE) throw new Error("set SCHEDSIM_URL and SCHEDSIM_NATIVE (scripts/test-web.sh does)");
+fs.mkdirSync(OUT, { recursive: true });
+const origin = new URL(BASE).origin;
+
+let browser;
+const problems = []; // foreign requests, page errors, CSP violations: checked at the end
+
+function watch(page, label) {
+  page.on("request", (r) => {
+    const u = r.url();
+    if (!(u.startsWith(origin + "/") || u.startsWith("data:") || u.startsWith("blob:"))) problems.push(`${label}: request to another origin: ${u}`);
+  });
+  page.on("pageerror", (e) => problems.push(`${label}: page error: ${e.message}`));
+  page.on("console", (m) => {
+    const t = m.text();
+    if (m.type() === "error" && !/favicon/.test(t)) problems.push(`${label}: console error: ${t}`);
+    if (/Content.Security.Policy/i.test(t)) problems.push(`${label}: CSP: ${t}`);
+  });
+}
+
+async function fresh(label) {
+  const ctx = await browser.newContext({ acceptDownloads: true, viewport: { width: 1360, height: 900 } });
+  await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
+  const page = await ctx.newPage();
+  watch(page, label);
+  return page;
+}
+
+async function shot(page, name) {
+  const file = path.join(OUT, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: false });
+  return file;
+}
+
+async function download(page, selector) {
+  const [d] = await Promise.all([page.waitForEvent("download"), page.click(selector)]);
+  const file = path.join(OUT, "downloads", d.suggestedFilename());
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  await d.saveAs(file);
+  return { name: d.suggestedFilename(), text: fs.readFileSync(file, "utf8") };
+}
+
+async function runSweep(page, timeoutMs = 240_000) {
+  await page.click("#run");
+  await page.waitForSelector("#run:not([disabled])");
+  await page.waitForFunction(() => !document.querySelector("#cancel") && document.querySelector("section.results"), null, { timeout: timeoutMs, polling: 100 });
+  const failed = await page.$("#sweep-error");
+  if (failed) throw new Error(await failed.textContent());
+  return Number(await page.getAttribute("section.results", "data-wall-ms"));
+}
+
+function nativeReport(experimentJson) {
+  const file = path.join(OUT, "experiment.json");
+  fs.writeFileSync(file, experimentJson);
+  return execFileSync(NATIVE, ["run", file], { encoding: "utf8", maxBuffer: 64 << 20, stdio: ["ignore", "pipe", "pipe"] });
+}
+
+// A link made the page's way (zlib + base64url), for hostile content.
+function link(shared) {
+  const z = zlib.deflateSync(Buffer.from(JSON.stringify(shared)), { level: 9 });
+  return "#v1." + z.toString("base64url");
+}
+
+before(async () => {
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+      "--disable-component-update", "--disable-sync", "--disable-default-apps", "--disable-extensions"],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+let page;
+let firstReport; // exported JSON of the seed001 sweep
+let firstTable;
+
+test("the page loads, renders fast and asks no other origin", async () => {
+  page = await fresh("main");
+  await page.goto(BASE, { waitUntil: "commit" });
+  const renderedMs = await page.waitForFunction(() => document.querySelector("header.top") && performance.now(), null, { polling: "raf", timeout: 30_000 });
+  const firstRenderMs = await renderedMs.jsonValue();
+  await page.waitForSelector(".topo .cpu");
+  assert.match(await page.textContent("#machine-desc"), /8 CPUs/);
+  fs.writeFileSync(path.join(OUT, "first-render.json"), JSON.stringify({ first_render_ms: firstRenderMs }));
+  console.log(`# first render ${firstRenderMs.toFixed(0)} ms after navigation start`);
+  await shot(page, "01-loaded");
+});
+
+test("topology: draw by direct manipulation; invalid shapes are refused at the spot", async () => {
+  await page.click('[aria-label="Duplicate core 0 of node 0 LLC 0"]');
+  await page.waitForFunction(() => /10 CPUs/.test(document.querySelector("#machine-desc").textContent));
+  await page.selectOption('[aria-label="SMT width of node 0 LLC 1 core 0"]', "4");
+  await page.waitForFunction(() => /12 CPUs/.test(document.querySelector("#machine-desc").textContent));
+  assert.equal(await page.inputValue("#topo-spec"), "", "a non-uniform machine has no compact spec");
+  await page.click('[aria-label="Add a NUMA node (a copy of the last)"]');
+  await page.waitForFunction(() => /24 CPUs/.test(document.querySelector("#machine-desc").textContent));
+  await page.fill('[aria-label="NUMA distance from node 0 to node 1"]', "5");
+  await page.press('[aria-label="NUMA distance from node 0 to node 1"]', "Tab");
+  assert.match(await page.textContent(".numa .refusal"), /11 to 254/);
+  await page.fill('[aria-label="NUMA distance from node 0 to node 1"]', "32");
+  await page.press('[aria-label="NUMA distance from node 0 to node 1"]', "Tab");
+  await page.waitForFunction(() => !document.querySelector(".numa .refusal"));
+  await shot(page, "02-topology-edited");
+  // Removing the last core of an LLC is refused in that core's box.
+  await page.click('[aria-label="Remove core 0 of node 0 LLC 1"]');
+  await page.click('[aria-label="Remove node 1"]');
+  await page.click('[aria-label="Remove core 0 of node 0 LLC 1"]');
+  const r = await page.textContent('.core[data-core="0.1.0"] .refusal');
+  assert.match(r, /at least one core/);
+  // A bad compact spec is refused at the field; a good one replaces the drawing.
+  await page.fill("#topo-spec", "2x0x8x2");
+  assert.match(await page.textContent(".field.invalid .field-error"), /LLCs per node must be at least 1/);
+  await page.fill("#topo-spec", "1x2x2x2");
+  await page.waitForFunction(() => /8 CPUs/.test(document.querySelector("#machine-desc").textContent));
+  assert.equal(await page.$(".field.invalid"), null);
+});
+
+test("kernels: a patch toggles and relabels the kernel", async () => {
+  const cb = "#k0-sis-prev-idle";
+  assert.equal(await page.isChecked(cb), true, "sis-prev-idle is merged in v4.15");
+  await page.click(cb);
+  await page.waitForFunction(() => /-sis-prev-idle/.test(document.querySelector('.kernel[data-kernel="0"] .kernel-label').textContent));
+  assert.match(await page.textContent('.kernel[data-kernel="0"] .non-historical'), /merged in v4.15, here off/);
+  assert.equal(await page.getAttribute('.kernel[data-kernel="0"] li.switch:has(#k0-sis-prev-idle) .patch-link', "href"), "seeds/001_b01dc0add771867f.txt");
+  const patch = await page.request.get(new URL("seeds/001_b01dc0add771867f.txt", BASE).href);
+  assert.equal(patch.status(), 200);
+  assert.match(await patch.text(), /select_idle_sibling/);
+  await page.click(cb);
+  await page.waitForFunction(() => document.querySelector('.kernel[data-kernel="0"] .kernel-label').textContent.trim() === "v4.15");
+});
+
+test("a preset sweep runs in the worker: charts drawn, table filled, exports equal the native library's", async () => {
+  await page.selectOption("#preset", "seed001");
+  await page.waitForFunction(() => /westmere-1s/.test(document.querySelector("#machine-desc").textContent));
+  await runSweep(page);
+  const drawn = await page.$$eval('figure.chart canvas[data-drawn="true"]', (cs) =>
+    cs.map((c) => {
+      const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+      const seen = new Set();
+      for (let i = 0; i < d.length; i += 4 * 97) seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+      return seen.size;
+    }));
+  assert.equal(drawn.length, 4, "four report charts");
+  for (const colours of drawn) assert.ok(colours > 3, `a chart canvas looks blank (${colours} colours)`);
+  firstTable = await page.textContent("#mmtests");
+  assert.match(firstTable, /Hmean\s+1\s/);
+  assert.match(firstTable, /prev-idle/);
+  await shot(page, "03-sweep-results");
+  await page.locator("section.results").screenshot({ path: path.join(OUT, "03b-results-section.png") });
+
+  const json = await download(page, "#export-json");
+  assert.match(json.name, /report\.json$/);
+  firstReport = json.text;
+  const exp = JSON.stringify(JSON.parse(json.text).experiment);
+  const native = nativeReport(exp);
+  assert.ok(native === json.text, "the page's report JSON differs from Report::to_json() computed natively");
+  const csv = await download(page, "#export-samples");
+  assert.match(csv.text, /^kernel,label,clients,iteration,/);
+  const counters = await download(page, "#export-counters");
+  assert.match(counters.text, /^kernel,clients,summary,/);
+  const svg = await download(page, '[aria-label="Export the throughput chart as SVG"]');
+  assert.match(svg.text, /^<svg/);
+  assert.match(svg.text, /prev-idle/);
+  const png = await download(page, '[aria-label="Export the migrations chart as PNG"]');
+  assert.ok(png.name.endsWith(".png"));
+  // Copy table: the clipboard holds exactly the table text.
+  await page.click("#copy-table");
+  await page.waitForSelector(".table-head .status");
+  const clip = await page.evaluate(() => navigator.clipboard.readText());
+  assert.equal(clip, firstTable);
+});
+
+test("a long sweep shows progress, keeps input responsive and can be cancelled", async () => {
+  await page.selectOption("#preset", "seed000");
+  await page.click("#run");
+  await page.waitForSelector("#sweep-progress progress");
+  await page.waitForFunction(() => /run \d+ of 48/.test(document.querySelector("#sweep-progress").textContent), null, { timeout: 20_000 });
+  // The main thread answers while the worker computes.
+  const t0 = Date.now();
+  await page.fill("#exp-name", "typing while it runs");
+  const lag = await page.evaluate(() => new Promise((res) => { const t = performance.now(); setTimeout(() => res(performance.now() - t), 0); }));
+  assert.ok(Date.now() - t0 < 1500, "typing took too long");
+  assert.ok(lag < 200, `event loop lag ${lag} ms`);
+  await shot(page, "04-sweep-progress");
+  await page.click("#cancel");
+  await page.waitForSelector("#sweep-cancelled");
+  assert.equal(await page.$("#sweep-progress"), null);
+});
+
+test("live mode: step, play, pause; roles and the decision trace are shown", async () => {
+  await page.selectOption("#preset", "demo");
+  await page.click("#tab-live");
+  await page.waitForSelector(".live-mode .topo .cpu");
+  await page.keyboard.press("Space");
+  await page.waitForSelector("#wakeup-summary");
+  for (let i = 0; i < 4; i++) await page.keyboard.press("Space");
+  assert.match(await page.textContent("#live-status"), /^5 wakeups stepped/);
+  assert.ok((await page.$$("#trace-steps li.step")).length >= 1, "the trace has steps");
+  assert.ok(await page.$(".live-mode .cpu.chosen"), "the chosen CPU is marked");
+  assert.ok(await page.$(".live-mode .cpu.prev"), "prev is marked");
+  assert.match(await page.textContent("#trace-steps"), /select_task_rq_fair|wake_affine|select_idle_sibling|ttwu/);
+  await shot(page, "05-live-stepped");
+  await page.selectOption("#live-speed", "4"); // 256 wakeups/s
+  await page.keyboard.press("p");
+  await page.waitForFunction(() => Number(document.querySelector("#live-status").textContent.split(" ")[0]) > 60, null, { timeout: 15_000 });
+  await page.keyboard.press("p");
+  const n1 = await page.textContent("#live-status");
+  await page.waitForTimeout(300);
+  assert.equal(await page.textContent("#live-status"), n1, "paused");
+  const live = await page.$$('.live-mode figure.chart canvas[data-drawn="true"]');
+  assert.equal(live.length, 2, "live charts drawn");
+  await shot(page, "06-live-played");
+  await page.keyboard.press("r");
+  await page.waitForFunction(() => /^0 wakeups/.test(document.querySelector("#live-status").textContent));
+});
+
+test("Copy link reproduces the same numbers in a fresh page", async () => {
+  await page.selectOption("#preset", "seed001");
+  await page.click("#tab-sweep");
+  await page.click("#copy-link");
+  await page.waitForSelector("#permalink");
+  const url = await page.inputValue("#permalink");
+  assert.ok(url.startsWith(BASE) && url.includes("#v1."), url);
+  assert.ok(url.length < 2000, `link is ${url.length} characters`);
+  const clip = await page.evaluate(() => navigator.clipboard.readText());
+  assert.equal(clip, url);
+  const other = await fresh("link");
+  await other.goto(url);
+  await other.waitForSelector("#run");
+  assert.equal(await other.$("#link-notice"), null);
+  await runSweep(other);
+  assert.equal(await other.textContent("#mmtests"), firstTable);
+  const again = await download(other, "#export-json");
+  assert.ok(again.text === firstReport, "the same link gave different numbers");
+  await other.context().close();
+});
+
+test("broken, future and hostile links show a message and load the default", async () => {
+  const cases = [
+    ["#v1.eJzLSM3JyQcABiwCFQ", /damaged|not valid/],
+    ["#v1." + "A".repeat(40), /damaged/],
+    ["#v7.AAAA", /newer playground/],
+    ["#hello", /not a playground link/],
+  ];
+  const p = await fresh("broken");
+  for (const [frag, re] of cases) {
+    await p.goto(BASE + frag);
+    await p.waitForSelector("#link-notice");
+    assert.match(await p.textContent("#link-notice"), re);
+    assert.match(await p.textContent("#machine-desc"), /teaching/, "the default experiment is loaded");
+  }
+  await shot(p, "07-broken-link");
+  // A truncated real link.
+  const good = await page.inputValue("#permalink");
+  await p.goto(good.slice(0, good.length - 9));
+  await p.waitForSelector("#link-notice");
+  // Text from a link is never HTML.
+  const exp = JSON.parse(fs.readFileSync(path.join(OUT, "experiment.json"), "utf8"));
+  exp.name = '<img src=x onerror="window.__pwned=1"><b id=inj>bold</b>';
+  exp.kernels[0].name = '<script>window.__pwned=2</script>';
+  await p.goto(BASE + link({ experiment: exp, view: { tab: "sweep" } }));
+  await p.waitForSelector("#exp-name");
+  assert.equal(await p.$("#link-notice"), null);
+  assert.equal(await p.inputValue("#exp-name"), exp.name);
+  assert.equal(await p.$("#inj"), null);
+  assert.equal(await p.evaluate(() => window.__pwned), undefined);
+  await p.context().close();
+});
+
+test("classroom: presenter mode, dark theme, one-click guided run", async () => {
+  await page.click("#tab-classroom");
+  await page.waitForSelector("article.guide");
+  assert.equal((await page.$$("article.guide")).length, 7);
+  await page.keyboard.press("f");
+  await page.selectOption("#theme", "dark");
+  await page.waitForFunction(() => document.documentElement.dataset.presenter === "on" && document.documentElement.dataset.theme === "dark");
+  await shot(page, "08-classroom-presenter-dark");
+  await page.click('[aria-label="Run seed003-pipe"]');
+  await page.waitForFunction(() => document.querySelector("section.results") && !document.querySelector("#cancel") && /seed003-pipe/.test(document.querySelector("#mmtests").textContent), null, { timeout: 120_000 });
+  await shot(page, "09-guided-run-presenter");
+  await page.keyboard.press("f");
+  await page.selectOption("#theme", "light");
+});
+
+test("budgets: each seed's built-in sweep in the page against native", { skip: !BUDGETS }, async () => {
+  const rows = [];
+  for (const preset of ["seed001", "seed000", "seed002", "seed003-pipe", "seed003-hackbench", "seed003-tbench", "seed004"]) {
+    await page.click("#tab-sweep");
+    await page.selectOption("#preset", preset);
+    const pageMs = await runSweep(page, 600_000);
+    const nat = JSON.parse(execFileSync(NATIVE, ["bench", preset], { encoding: "utf8" }).trim());
+    rows.push({ preset, page_ms: pageMs, native_ms: nat.wall_ms, ratio: +(pageMs / nat.wall_ms).toFixed(2) });
+    console.log(`# ${preset}: page ${pageMs.toFixed(0)} ms, native ${nat.wall_ms.toFixed(0)} ms`);
+  }
+  fs.writeFileSync(path.join(OUT, "sweep-budgets.json"), JSON.stringify(rows, null, 1));
+});
+
+test("no request left the origin, no page error, no CSP violation", () => {
+  assert.deepEqual(problems, []);
+});
