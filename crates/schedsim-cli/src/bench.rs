@@ -75,6 +75,7 @@ impl Case {
             seed: 1,
             kernels: vec![KernelSpec::new("v5.15", KernelVersion::V5_15)],
             shard_size: 6,
+            housekeeping: Default::default(),
         }
     }
 }

@@ -119,6 +119,7 @@ fn from_flags_only(p: &Parsed) -> Result<Experiment, CliError> {
         seed: 1,
         kernels: vec![KernelSpec::new("v5.15", KernelVersion::V5_15)],
         shard_size: 6,
+        housekeeping: Default::default(),
     })
 }
 

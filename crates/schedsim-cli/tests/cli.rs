@@ -308,11 +308,7 @@ fn bench_runs_a_case() {
     assert!(out.contains("wakeups/s"));
 }
 
-// Ignored until the library's refill_penalty stops underflowing `llc_fill - llc_mark`
-// on cross-LLC moves (crates/schedsim/src/sim/sched.rs), which panics hackbench on
-// 2x1x20x2 wherever overflow checks are on, as in this test profile.
 #[test]
-#[ignore = "library bug: u64 underflow in sim/sched.rs refill_penalty on cross-LLC moves"]
 fn bench_prints_the_three_cases() {
     let out = ok(&["bench", "--repeat", "1"]);
     for case in ["tbench 8 pairs", "hackbench 10 groups", "tbench 128 pairs"] {

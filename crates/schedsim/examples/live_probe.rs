@@ -13,6 +13,11 @@ fn main() {
     let tr = live.advance(ms * 1_000_000, 3);
     let c = live.counters();
     println!("now {} work {:?} wakeups {} user {} sys {} idle {}", live.now_ns(), live.work_done(), c.wakeups, c.user_ns, c.system_ns, c.idle_ns);
+    let mut hist = std::collections::BTreeMap::new();
+    for v in live.cpus() {
+        *hist.entry((v.phase.clone(), v.nr_running)).or_insert(0) += 1;
+    }
+    println!("phases: {hist:?}");
     for v in live.cpus().iter().filter(|v| v.running.is_some() || v.nr_running > 0).take(20) {
         println!("{:?}", v);
     }

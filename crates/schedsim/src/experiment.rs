@@ -9,7 +9,7 @@ use crate::report::{ConfigResult, PointResult, Report, REPORT_VERSION};
 use crate::sim::{Sim, SimOptions};
 use crate::topology::{CpuMap, Topology};
 use crate::trace::{TraceWindow, WakeupTrace};
-use crate::workload::{Workload, WorkloadState};
+use crate::workload::{Housekeeping, Workload, WorkloadState};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -56,6 +56,7 @@ pub struct Experiment {
     pub clients: Vec<u32>,
     pub iterations: u32,
     pub duration_ms: u64,
+    /// Time before metrics count (not for hackbench, timed from its start).
     #[serde(default)]
     pub warmup_ms: u64,
     pub seed: u64,
@@ -63,6 +64,9 @@ pub struct Experiment {
     /// SHARED_RUNQ shard size (`SHARED_RUNQ_SHARD_SZ`): 6 in the v3 series.
     #[serde(default = "default_shard_size")]
     pub shard_size: u32,
+    /// Per-CPU kernel housekeeping running beside the benchmark.
+    #[serde(default)]
+    pub housekeeping: Housekeeping,
 }
 
 fn default_shard_size() -> u32 {
@@ -215,10 +219,20 @@ impl Experiment {
                 return Err(Error(format!("field kernels[{i}].name: {:?} is used twice", k.name)));
             }
         }
+        self.housekeeping.validate().map_err(|e| Error(format!("field {e}")))?;
         if self.shard_size == 0 || self.shard_size > 1024 {
             return Err(Error(format!("field shard_size: {} is out of range 1 to 1024", self.shard_size)));
         }
         Ok(r)
+    }
+
+    /// The warm-up actually used: hackbench does a fixed amount of work and is timed
+    /// from its start, as the real tool is, so it has none.
+    pub fn effective_warmup_ms(&self) -> u64 {
+        match self.workload {
+            Workload::Hackbench { .. } => 0,
+            _ => self.warmup_ms,
+        }
     }
 
     /// The seed of one iteration: the same for every kernel, so A and B see the same
@@ -233,13 +247,14 @@ impl Experiment {
     }
 
     pub(crate) fn make_sim(&self, r: &Resolved, k: usize, clients: u32, iteration: u32, trace: Option<TraceWindow>, check: bool) -> Sim {
-        let (wl, inits) = WorkloadState::new(&self.workload, clients, r.map.nr_cpus());
+        let (wl, inits) = WorkloadState::new(&self.workload, clients, r.map.nr_cpus(), &self.housekeeping);
         let mut wl = wl;
-        wl.measure_from = self.warmup_ms * 1_000_000;
+        let warmup_ns = self.effective_warmup_ms() * 1_000_000;
+        wl.measure_from = warmup_ns;
         let opts = SimOptions {
             seed: self.run_seed(clients, iteration),
             end_ns: self.duration_ms * 1_000_000,
-            warmup_ns: self.warmup_ms * 1_000_000,
+            warmup_ns,
             trace,
             check_invariants: check,
             shard_size: self.shard_size,

@@ -24,6 +24,7 @@ fn exp(name: &str, machine: &str, workload: &str, clients: &[u32], iterations: u
         seed: 1,
         kernels,
         shard_size: 6,
+        housekeeping: Default::default(),
     }
 }
 

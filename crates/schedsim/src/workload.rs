@@ -153,6 +153,45 @@ fn d_mc_service() -> u64 { 20_000 }
 fn d_bg_run() -> u64 { 200_000 }
 fn d_bg_sleep() -> u64 { 2_000_000 }
 
+/// Per-CPU kernel housekeeping that every Linux machine runs besides the benchmark:
+/// a pinned kworker per CPU woken by a timer every `period_ns` (jittered ±50%) that
+/// runs `run_ns` (vmstat, RCU callbacks, writeback, timers). It is what makes a
+/// wakee's previous CPU busy now and then, and runqueues briefly overloaded.
+/// Defaults: every 10 ms for 20 µs (estimate: a few hundred per-CPU kthread wakeups a
+/// second on a busy server, as `perf sched` shows; the same for every experiment).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Housekeeping {
+    #[serde(default = "d_true")]
+    pub enabled: bool,
+    #[serde(default = "d_hk_period")]
+    pub period_ns: u64,
+    #[serde(default = "d_hk_run")]
+    pub run_ns: u64,
+}
+
+impl Default for Housekeeping {
+    fn default() -> Self {
+        Housekeeping { enabled: true, period_ns: d_hk_period(), run_ns: d_hk_run() }
+    }
+}
+
+impl Housekeeping {
+    pub fn validate(&self) -> Result<(), String> {
+        if self.enabled && (self.period_ns < 10_000 || self.period_ns > 100_000_000_000) {
+            return Err(format!("housekeeping.period_ns = {}, expected 10000 to 1e11", self.period_ns));
+        }
+        if self.enabled && (self.run_ns == 0 || self.run_ns >= self.period_ns) {
+            return Err(format!("housekeeping.run_ns = {}, expected 1 to period_ns - 1", self.run_ns));
+        }
+        Ok(())
+    }
+}
+
+fn d_true() -> bool { true }
+fn d_hk_period() -> u64 { 10_000_000 }
+fn d_hk_run() -> u64 { 20_000 }
+
 /// Names of the workloads, for help texts.
 pub const WORKLOAD_NAMES: [&str; 6] = ["tbench", "dbench", "hackbench", "pipe", "schbench", "memcache"];
 
@@ -315,6 +354,8 @@ pub(crate) struct TaskInit {
     pub pinned: Option<u32>,
     pub percpu_kthread: bool,
     pub ws_bytes: u64,
+    /// Share of its work spent in the kernel, percent (kernel threads: 100).
+    pub sys_pct: u8,
 }
 
 /// What an interrupt handler did: the tasks it wakes.
@@ -324,6 +365,15 @@ pub(crate) struct IrqOut {
 }
 
 const TOKEN_ARRIVAL: u32 = u32::MAX;
+
+// Share of each benchmark's work done in the kernel, percent (estimates: dbench and
+// the IPC benchmarks spend nearly all their time in syscalls, as the seeds' User and
+// System rows show; tbench's work is mostly the loopback TCP stack; a memcache worker
+// parses and hashes in user space and sends in the kernel).
+const SYS_FS: u8 = 85;
+const SYS_IPC: u8 = 90;
+const SYS_NET: u8 = 80;
+const SYS_MEMCACHE: u8 = 40;
 
 /// Runtime state of a workload.
 pub(crate) struct WorkloadState {
@@ -339,8 +389,10 @@ pub(crate) struct WorkloadState {
     /// Tasks that exited (hackbench); time when the last finished.
     pub exited: u32,
     pub finished_at: Option<u64>,
+    /// The benchmark's own tasks; housekeeping kworkers come after them.
     nr_tasks: u32,
     nr_cpus: u32,
+    hk: Housekeeping,
     /// Tasks below this id are the workload's clients (memcache workers).
     workers: u32,
     // hackbench: per receiver, senders blocked on its full buffer; per task, messages left.
@@ -362,65 +414,78 @@ pub(crate) struct WorkloadState {
 
 impl WorkloadState {
     /// Builds the tasks for `clients`.
-    pub(crate) fn new(spec: &Workload, clients: u32, nr_cpus: u32) -> (WorkloadState, Vec<TaskInit>) {
+    pub(crate) fn new(spec: &Workload, clients: u32, nr_cpus: u32, hk: &Housekeeping) -> (WorkloadState, Vec<TaskInit>) {
         let mut tasks = Vec::new();
-        let t = |name: String, ws| TaskInit { name, pinned: None, percpu_kthread: false, ws_bytes: ws };
+        let t = |name: String, ws, sys_pct| TaskInit { name, pinned: None, percpu_kthread: false, ws_bytes: ws, sys_pct };
         match spec {
             Workload::Tbench { ws_bytes, .. } => {
                 for i in 0..clients {
-                    tasks.push(t(format!("tbench/{i}"), *ws_bytes));
-                    tasks.push(t(format!("tbench_srv/{i}"), *ws_bytes));
+                    tasks.push(t(format!("tbench/{i}"), *ws_bytes, SYS_NET));
+                    tasks.push(t(format!("tbench_srv/{i}"), *ws_bytes, SYS_NET));
                 }
             }
             Workload::Pipe { ws_bytes, .. } => {
                 for i in 0..clients {
-                    tasks.push(t(format!("pipe-a/{i}"), *ws_bytes));
-                    tasks.push(t(format!("pipe-b/{i}"), *ws_bytes));
+                    tasks.push(t(format!("pipe-a/{i}"), *ws_bytes, SYS_IPC));
+                    tasks.push(t(format!("pipe-b/{i}"), *ws_bytes, SYS_IPC));
                 }
             }
             Workload::Dbench { ws_bytes, .. } => {
                 for i in 0..clients {
-                    tasks.push(t(format!("dbench/{i}"), *ws_bytes));
+                    tasks.push(t(format!("dbench/{i}"), *ws_bytes, SYS_FS));
                 }
-                tasks.push(t("jbd2".into(), 32 << 10));
+                tasks.push(t("jbd2".into(), 32 << 10, 100));
                 for c in 0..nr_cpus {
                     tasks.push(TaskInit {
                         name: format!("kworker/{c}"),
                         pinned: Some(c),
                         percpu_kthread: true,
                         ws_bytes: 8 << 10,
+                        sys_pct: 100,
                     });
                 }
             }
             Workload::Hackbench { fds, ws_bytes, .. } => {
                 for g in 0..clients {
                     for s in 0..*fds {
-                        tasks.push(t(format!("sender/{g}.{s}"), *ws_bytes));
+                        tasks.push(t(format!("sender/{g}.{s}"), *ws_bytes, SYS_IPC));
                     }
                     for r in 0..*fds {
-                        tasks.push(t(format!("receiver/{g}.{r}"), *ws_bytes));
+                        tasks.push(t(format!("receiver/{g}.{r}"), *ws_bytes, SYS_IPC));
                     }
                 }
             }
             Workload::Schbench { workers, ws_bytes, .. } => {
                 for m in 0..clients {
-                    tasks.push(t(format!("message/{m}"), 32 << 10));
+                    tasks.push(t(format!("message/{m}"), 32 << 10, 50));
                     for w in 0..*workers {
-                        tasks.push(t(format!("worker/{m}.{w}"), *ws_bytes));
+                        tasks.push(t(format!("worker/{m}.{w}"), *ws_bytes, 0));
                     }
                 }
             }
             Workload::Memcache { ws_bytes, background_threads, background_cpus, .. } => {
                 for w in 0..clients {
-                    tasks.push(t(format!("worker/{w}"), *ws_bytes));
+                    tasks.push(t(format!("worker/{w}"), *ws_bytes, SYS_MEMCACHE));
                 }
                 for b in 0..*background_threads {
-                    let mut bt = t(format!("background/{b}"), 256 << 10);
+                    let mut bt = t(format!("background/{b}"), 256 << 10, 0);
                     if *background_cpus > 0 {
                         bt.pinned = Some(nr_cpus - 1 - b % background_cpus);
                     }
                     tasks.push(bt);
                 }
+            }
+        }
+        let app_tasks = tasks.len() as u32;
+        if hk.enabled {
+            for c in 0..nr_cpus {
+                tasks.push(TaskInit {
+                    name: format!("kworker/{c}:hk"),
+                    pinned: Some(c),
+                    percpu_kthread: true,
+                    ws_bytes: 16 << 10,
+                    sys_pct: 100,
+                });
             }
         }
         let n = tasks.len();
@@ -442,8 +507,9 @@ impl WorkloadState {
             req_latency: Default::default(),
             exited: 0,
             finished_at: None,
-            nr_tasks: n as u32,
+            nr_tasks: app_tasks,
             nr_cpus,
+            hk: hk.clone(),
             workers: clients,
             blocked_senders: vec![Vec::new(); n],
             left,
@@ -457,6 +523,11 @@ impl WorkloadState {
             measure_from: 0,
         };
         (st, tasks)
+    }
+
+    /// The benchmark's own tasks (housekeeping kworkers excluded).
+    pub(crate) fn app_tasks(&self) -> u32 {
+        self.nr_tasks
     }
 
     /// Interrupts the workload generates by itself at the start.
@@ -494,6 +565,15 @@ impl WorkloadState {
     pub(crate) fn step(&mut self, task: u32, now: u64, rng: &mut Pcg64) -> Action {
         let i = task as usize;
         let pc = self.pc[i];
+        if task >= self.nr_tasks {
+            // Housekeeping kworker: sleep on a timer, then run a work item.
+            self.pc[i] ^= 1;
+            return if pc == 0 {
+                Action::Sleep(rng.jitter(self.hk.period_ns, 50))
+            } else {
+                Action::Run(rng.jitter(self.hk.run_ns, 50))
+            };
+        }
         match self.spec.clone() {
             Workload::Tbench { msg_bytes, work_ns, .. } => {
                 let client = task % 2 == 0;

@@ -58,6 +58,7 @@ fn experiment() -> impl Strategy<Value = Experiment> {
                 seed,
                 kernels: vec![k],
                 shard_size: shard,
+                housekeeping: Default::default(),
             }
         },
     )

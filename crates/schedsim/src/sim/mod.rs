@@ -50,6 +50,8 @@ pub(crate) struct Task {
     pub pinned: Option<u32>,
     pub percpu_kthread: bool,
     pub ws_bytes: u64,
+    /// Share of the task's work that runs in the kernel (syscalls, kthreads), percent.
+    pub sys_pct: u8,
     pub wakee_flips: u32,
     pub wakee_flip_decay_ts: Time,
     pub last_wakee: u32,
@@ -104,7 +106,8 @@ pub(crate) enum Phase {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Mode {
-    User,
+    /// A task's own work: this percentage of it is kernel (system) time, the rest user.
+    Task(u8),
     Sys,
     Idle,
 }
@@ -361,6 +364,7 @@ impl Sim {
                 pinned: ti.pinned,
                 percpu_kthread: ti.percpu_kthread,
                 ws_bytes: ti.ws_bytes,
+                sys_pct: ti.sys_pct,
                 wakee_flips: 0,
                 wakee_flip_decay_ts: 0,
                 last_wakee: NONE,
@@ -570,7 +574,7 @@ impl Sim {
             W::Tbench { .. } | W::Dbench { .. } => (wl.bytes as f64 / 1e6 / secs, true),
             W::Hackbench { .. } => (self.now as f64 / 1e9, wl.finished_at.is_some()),
             W::Pipe { .. } => {
-                let pairs = (self.tasks.len() / 2).max(1) as f64;
+                let pairs = (self.wl.app_tasks() / 2).max(1) as f64;
                 let per_pair = wl.ops as f64 / pairs;
                 (if per_pair > 0.0 { measured as f64 / 1e3 / per_pair } else { 0.0 }, true)
             }
@@ -636,7 +640,11 @@ impl Sim {
         let cpu = &mut self.cpus[c as usize];
         let d = now.saturating_sub(cpu.mode_since);
         match cpu.mode {
-            Mode::User => cpu.user_ns += d,
+            Mode::Task(sys_pct) => {
+                let sys = d * sys_pct as u64 / 100;
+                cpu.sys_ns += sys;
+                cpu.user_ns += d - sys;
+            }
             Mode::Sys => cpu.sys_ns += d,
             Mode::Idle => cpu.idle_ns += d,
         }

@@ -89,7 +89,8 @@ impl Sim {
 
     /// Runs `work` ns of user code of `curr` on `c`, slowed while an SMT sibling is busy.
     pub(crate) fn user(&mut self, c: u32, work: u64) {
-        self.set_mode(c, Mode::User);
+        let sys_pct = self.cpus[c as usize].curr.map_or(0, |t| self.tasks[t as usize].sys_pct);
+        self.set_mode(c, Mode::Task(sys_pct));
         let slow = self.smt_slow_pct(c);
         let now = self.now;
         let cpu = &mut self.cpus[c as usize];

@@ -1,0 +1,127 @@
+//! One test per seed patch: the built-in experiment (`schedsim run <preset>`) must
+//! show the seed's result in direction and rough size, with the same cost model for
+//! every seed. Where the model cannot reach a seed, the test that asserts the seed's
+//! size is `#[ignore]`d with what the model lacks (see docs/seeds.md); run them with
+//! `cargo test -p schedsim --test seeds -- --ignored`.
+
+use schedsim::metrics::Counters;
+use schedsim::report::Report;
+
+fn run(name: &str) -> Report {
+    schedsim::presets::experiment(name).unwrap().run(&mut |_| true).unwrap()
+}
+
+fn summary(r: &Report, k: usize, clients: u32) -> f64 {
+    let p = r.configs[k].points.iter().find(|p| p.clients == clients).unwrap();
+    p.summary(&r.metric)
+}
+
+fn total(r: &Report, k: usize) -> Counters {
+    r.configs[k].total()
+}
+
+/// Seed 001: one tbench pair, 10-core SMT package: 15.22 -> 252.01 MB/s (16.6x).
+#[test]
+fn seed001_prev_idle_gives_at_least_4x() {
+    let r = run("seed001");
+    let (off, on) = (summary(&r, 0, 1), summary(&r, 1, 1));
+    assert!(on >= 4.0 * off, "sis-prev-idle off {off:.2} MB/s, on {on:.2} MB/s");
+    // And the mechanism: off migrates on nearly every wakeup, on almost never.
+    let (m0, m1) = (total(&r, 0), total(&r, 1));
+    assert!(m0.migrations * 2 > m0.wakeups, "{m0:?}");
+    assert!(m1.migrations * 20 < m1.wakeups, "{m1:?}");
+}
+
+/// Seed 000: dbench 1-128 clients, 2 sockets: better at 2-8 clients, about equal at
+/// the top, system time 5729 -> 5288 s.
+#[test]
+fn seed000_wake_affine_prev_direction() {
+    let r = run("seed000");
+    for c in [2, 4, 8] {
+        let (a, b) = (summary(&r, 0, c), summary(&r, 1, c));
+        assert!(b > a, "{c} clients: {a:.1} -> {b:.1}");
+    }
+    for c in [64, 128] {
+        let (a, b) = (summary(&r, 0, c), summary(&r, 1, c));
+        assert!((b - a).abs() / a < 0.06, "{c} clients: {a:.1} -> {b:.1}");
+    }
+    let (s0, s1) = (total(&r, 0).system_ns, total(&r, 1).system_ns);
+    assert!(s1 < s0, "system time {s0} -> {s1}");
+    let (m0, m1) = (total(&r, 0).migrations, total(&r, 1).migrations);
+    assert!(m1 < m0, "migrations {m0} -> {m1}");
+}
+
+/// The seed's size for system time (-7.7%); the issue asks for at least 3%.
+#[test]
+#[ignore = "model gap: system time drops ~1%, not 3%; see docs/seeds.md"]
+fn seed000_system_time_at_least_3pct_lower() {
+    let r = run("seed000");
+    let (s0, s1) = (total(&r, 0).system_ns as f64, total(&r, 1).system_ns as f64);
+    assert!(s1 <= s0 * 0.97, "system time {s0} -> {s1}");
+}
+
+/// Seed 002: memcache-like: ~2% less CPU, p95/p99 response -10%.
+#[test]
+#[ignore = "model gap: the v5.13 newidle gate rarely opens for this service; see docs/seeds.md"]
+fn seed002_skip_pending_saves_cpu_and_tail_latency() {
+    let r = run("seed002");
+    let busy = |k: usize| {
+        let t = total(&r, k);
+        (t.user_ns + t.system_ns) as f64
+    };
+    assert!(busy(1) <= busy(0) * 0.99, "CPU {} -> {}", busy(0), busy(1));
+    for p in 0..r.configs[0].points.len() {
+        let (a, b) = (&r.configs[0].points[p].request_latency, &r.configs[1].points[p].request_latency);
+        assert!(b.p95_ns as f64 <= a.p95_ns as f64 * 0.95 && b.p99_ns as f64 <= a.p99_ns as f64 * 0.95);
+    }
+}
+
+fn recent_pct(r: &Report, k: usize) -> f64 {
+    total(r, k).recent_hit_pct()
+}
+
+/// Seed 003: recent_used_cpu hit rate, pipe 57 -> 85%.
+#[test]
+fn seed003_pipe_hit_rate() {
+    let r = run("seed003-pipe");
+    let (off, on) = (recent_pct(&r, 0), recent_pct(&r, 1));
+    assert!(on >= 70.0 && on >= off + 15.0, "pipe recent_used_cpu hit rate {off:.1}% -> {on:.1}%");
+}
+
+/// Seed 003: hackbench 0.21 -> 6.64%.
+#[test]
+fn seed003_hackbench_hit_rate_rises() {
+    let r = run("seed003-hackbench");
+    let (off, on) = (recent_pct(&r, 0), recent_pct(&r, 1));
+    assert!(on > off, "hackbench hit rate {off:.2}% -> {on:.2}%");
+}
+
+/// Seed 003: tbench ~0 -> 25% overall, highest at low thread counts, ~0 at saturation.
+#[test]
+fn seed003_tbench_hit_rate_shape() {
+    let r = run("seed003-tbench");
+    let (off, on) = (recent_pct(&r, 0), recent_pct(&r, 1));
+    assert!(on > off + 10.0, "tbench hit rate {off:.1}% -> {on:.1}%");
+    let per: Vec<f64> = r.configs[1].points.iter().map(|p| p.counters.recent_hit_pct()).collect();
+    let first = per[0].max(per[1]);
+    let last = *per.last().unwrap();
+    assert!(first >= per.iter().copied().fold(0.0, f64::max) - 1e-9, "highest at low counts: {per:?}");
+    assert!(last < 5.0, "near zero at saturation: {per:?}");
+}
+
+/// Seed 004: tbench 128 on 2x EPYC: tip 1.00, SHARED_RUNQ+1-2 0.41, full series 1.01.
+#[test]
+fn seed004_overload_flag_is_not_worse() {
+    let r = run("seed004");
+    let (tip, srq, full) = (summary(&r, 0, 128), summary(&r, 1, 128), summary(&r, 2, 128));
+    assert!(full >= srq * 0.999, "tip {tip:.0}, shared_runq {srq:.0}, full {full:.0}");
+    assert!(full >= tip * 0.95, "full series within 5% of tip: {tip:.0} vs {full:.0}");
+}
+
+#[test]
+#[ignore = "model gap: SHARED_RUNQ v3 costs ~4%, not 59%; see docs/seeds.md"]
+fn seed004_shared_runq_collapses_without_overload_flag() {
+    let r = run("seed004");
+    let (tip, srq) = (summary(&r, 0, 128), summary(&r, 1, 128));
+    assert!(srq <= 0.8 * tip, "tip {tip:.0}, shared_runq {srq:.0}");
+}
