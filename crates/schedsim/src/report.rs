@@ -134,21 +134,24 @@ impl Report {
         let _ = writeln!(s, "{h1}\n{h2}");
         let label = if m.higher_is_better { "Hmean" } else { "Amean" };
         let base_points = &self.configs[0].points;
+        // Two decimals as mmtests prints, more for sub-unit values (hackbench seconds).
+        let big = self.configs.iter().flat_map(|c| &c.points).map(|p| p.summary(m)).fold(0.0, f64::max);
+        let d = if big < 1.0 { 4 } else { 2 };
         for (pi, bp) in base_points.iter().enumerate() {
             let base = bp.summary(m);
-            let _ = write!(s, "{:<10}{:<3}{:>12.2} ({:>7.2}%)", label, bp.clients, base, 0.0);
+            let _ = write!(s, "{:<10}{:<3}{:>12.d$} ({:>7.2}%)", label, bp.clients, base, 0.0);
             for c in &self.configs[1..] {
                 let v = c.points[pi].summary(m);
-                let _ = write!(s, "{:>12.2} ({:>7.2}%)", v, gain(base, v, m.higher_is_better));
+                let _ = write!(s, "{:>12.d$} ({:>7.2}%)", v, gain(base, v, m.higher_is_better));
             }
             s.push('\n');
         }
         for (pi, bp) in base_points.iter().enumerate() {
             let base = bp.stddev();
-            let _ = write!(s, "{:<10}{:<3}{:>12.2} ({:>7.2}%)", "Stddev", bp.clients, base, 0.0);
+            let _ = write!(s, "{:<10}{:<3}{:>12.d$} ({:>7.2}%)", "Stddev", bp.clients, base, 0.0);
             for c in &self.configs[1..] {
                 let v = c.points[pi].stddev();
-                let _ = write!(s, "{:>12.2} ({:>7.2}%)", v, gain(base, v, false));
+                let _ = write!(s, "{:>12.d$} ({:>7.2}%)", v, gain(base, v, false));
             }
             s.push('\n');
         }
