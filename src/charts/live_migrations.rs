@@ -5,6 +5,11 @@ use crate::live_session::LivePoint;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+/// Earlier series are drawn wider, so identical series stay visible under later ones.
+fn width(i: usize, n: usize) -> f64 {
+    1.5 + 1.5 * (n.saturating_sub(1 + i)) as f64
+}
+
 pub fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     series: &[Vec<LivePoint>],
@@ -30,7 +35,7 @@ pub fn draw<DB: DrawingBackend>(
         chart
             .draw_series(LineSeries::new(
                 s.iter().map(|p| (p.t_ns as f64 / 1e6, p.migrations as f64)),
-                color.stroke_width(th.px(2.0)),
+                color.stroke_width(th.px(width(i, series.len()))),
             ))
             .map_err(e2s)?
             .label(names.get(i).cloned().unwrap_or_default())

@@ -29,6 +29,11 @@ pub fn rates(series: &[Vec<LivePoint>]) -> (Vec<Vec<(f64, f64)>>, &'static str) 
     (out, if bytes { "MB/s" } else { "k ops/s" })
 }
 
+/// Earlier series are drawn wider, so identical series stay visible under later ones.
+fn width(i: usize, n: usize) -> f64 {
+    1.5 + 1.5 * (n.saturating_sub(1 + i)) as f64
+}
+
 pub fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     series: &[Vec<LivePoint>],
@@ -53,7 +58,7 @@ pub fn draw<DB: DrawingBackend>(
     for (i, s) in rates.iter().enumerate() {
         let color = th.color(i);
         chart
-            .draw_series(LineSeries::new(s.iter().copied(), color.stroke_width(th.px(2.0))))
+            .draw_series(LineSeries::new(s.iter().copied(), color.stroke_width(th.px(width(i, series.len())))))
             .map_err(e2s)?
             .label(names.get(i).cloned().unwrap_or_default())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3)));

@@ -56,7 +56,8 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, th: &
         chart
             .draw_series(pts.iter().map(|&(x, y, _)| Circle::new((x, y), th.px(4.0), color.filled())))
             .map_err(e2s)?;
-        let w = 0.05;
+        // Caps a few pixels wide whatever the number of categories.
+        let w = 0.012 * n as f64;
         for &(x, y, sd) in &pts {
             if sd > 0.0 && sd.is_finite() {
                 let (lo, hi) = ((y - sd).max(0.0), y + sd);

@@ -90,19 +90,39 @@ pub fn app() -> Html {
                 return;
             }
             let id = state.next_id;
-            runner.cancel();
+            if state.running() {
+                runner.cancel();
+            }
             d.emit(Action::SweepStarted { id, at_ms: dom::now_ms() });
             if let Err(e) = runner.start(id, state.exp.to_json()) {
                 d.emit(Action::SweepFailed { id, message: e });
             }
         }
     };
+    let scroll_on_done = use_mut_ref(|| false);
     {
         // The gallery's one-click run: the experiment is loaded by the time this runs.
         let start = start.clone();
+        let scroll = scroll_on_done.clone();
         use_effect_with(state.run_request, move |n| {
             if *n > 0 {
+                *scroll.borrow_mut() = true;
                 start();
+                if let Some(el) = dom::document().and_then(|d| d.query_selector(".runbar").ok().flatten()) {
+                    el.scroll_into_view();
+                }
+            }
+        });
+    }
+    {
+        // ...and when it is done, show its results.
+        let scroll = scroll_on_done.clone();
+        let done = state.result.as_ref().map(|r| r.done.id);
+        use_effect_with(done, move |_| {
+            if std::mem::take(&mut *scroll.borrow_mut()) {
+                if let Some(el) = dom::document().and_then(|d| d.query_selector("section.results").ok().flatten()) {
+                    el.scroll_into_view();
+                }
             }
         });
     }
@@ -243,7 +263,7 @@ pub fn app() -> Html {
     html! {
         <>
             <header class="top">
-                <h1><span class="logo" aria-hidden="true">{ "⏵" }</span>{ "schedsim " }<span class="sub">{ "CFS wakeup-path playground" }</span></h1>
+                <h1><span class="logo" aria-hidden="true"></span>{ "schedsim " }<span class="sub">{ "CFS wakeup-path playground" }</span></h1>
                 <nav role="tablist" aria-label="views">
                     { tab_button(Tab::Sweep, "Sweep", "1") }
                     { tab_button(Tab::Live, "Live", "2") }

@@ -236,8 +236,8 @@ test("live mode: step, play, pause; roles and the decision trace are shown", asy
 });
 
 test("Copy link reproduces the same numbers in a fresh page", async () => {
-  await page.selectOption("#preset", "seed001");
   await page.click("#tab-sweep");
+  await page.selectOption("#preset", "seed001");
   await page.click("#copy-link");
   await page.waitForSelector("#permalink");
   const url = await page.inputValue("#permalink");

@@ -26,13 +26,22 @@ pub struct FieldProps {
 pub fn field(p: &FieldProps) -> Html {
     let text = use_state(|| p.value.to_string());
     let error = use_state(|| None::<String>);
+    let input = use_node_ref();
     {
-        // A new value from outside (a preset, a link) replaces what is typed.
+        // A new value from outside (a preset, a link) replaces the text — but not while
+        // the user types here: their own commit would rewrite "1 2 " to "1 2" mid-word.
         let text = text.clone();
         let error = error.clone();
+        let input = input.clone();
         use_effect_with(p.value.clone(), move |v| {
-            text.set(v.to_string());
-            error.set(None);
+            let focused = match (input.get(), crate::web::dom::document().and_then(|d| d.active_element())) {
+                (Some(i), Some(a)) => i == *a.as_ref(),
+                _ => false,
+            };
+            if !focused {
+                text.set(v.to_string());
+                error.set(None);
+            }
         });
     }
     let oninput = {
@@ -50,7 +59,7 @@ pub fn field(p: &FieldProps) -> Html {
     html! {
         <label class={classes!("field", p.wide.then_some("wide"), error.is_some().then_some("invalid"))}>
             <span class="field-label">{ p.label.clone() }</span>
-            <input id={id.clone()} type={p.kind.clone()} value={(*text).clone()} {oninput}
+            <input ref={input} id={id.clone()} type={p.kind.clone()} value={(*text).clone()} {oninput}
                 aria-invalid={error.is_some().then_some("true")}
                 aria-describedby={error.is_some().then_some(err_id.clone())} spellcheck="false" />
             if let Some(e) = &*error {

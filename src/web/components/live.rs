@@ -342,8 +342,13 @@ fn typing(e: &KeyboardEvent) -> bool {
         .unwrap_or(false)
 }
 
+/// The library's own name of a migration distance (`same_llc`, `cross_node`...).
+fn distance(d: schedsim::topology::Distance) -> String {
+    serde_json::to_value(d).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+}
+
 fn short(t: &WakeupTrace) -> String {
-    let to = t.outcome.as_ref().map(|o| format!("CPU {} ({:?})", o.chosen_cpu, o.migration)).unwrap_or_else(|| "—".into());
+    let to = t.outcome.as_ref().map(|o| format!("CPU {} ({})", o.chosen_cpu, distance(o.migration))).unwrap_or_else(|| "—".into());
     format!("#{} {} by {}: prev {} → {}", t.index, t.wakee, t.waker, t.prev_cpu, to)
 }
 
@@ -361,7 +366,7 @@ fn wakeup_summary(t: Option<&WakeupTrace>) -> Html {
             <dt>{ "probed" }</dt><dd>{ probed }</dd>
             if let Some(o) = &t.outcome {
                 <dt>{ "chosen" }</dt><dd id="chosen-cpu">{ format!("CPU {}", o.chosen_cpu) }</dd>
-                <dt>{ "migration" }</dt><dd>{ format!("{:?} from prev", o.migration) }</dd>
+                <dt>{ "migration" }</dt><dd>{ format!("{} from prev", distance(o.migration)) }</dd>
                 <dt>{ "delivery" }</dt><dd>{ format!("{}{}{}, waker cost {} ns",
                     if o.queued { "queued on the wake list" } else { "direct enqueue" },
                     if o.ipi { ", IPI" } else { "" },

@@ -81,7 +81,7 @@ pub fn topology_view(p: &TopologyProps) -> Html {
                                     <option value={w.to_string()} selected={w == core.threads}>{ format!("{w}T") }</option>
                                 }) }
                             </select>
-                            { tool("⧉", format!("Duplicate core {c} of node {n} LLC {l}"), ed, TopoEdit::DuplicateCore(n, l, c)) }
+                            { tool("dup", format!("Duplicate core {c} of node {n} LLC {l}"), ed, TopoEdit::DuplicateCore(n, l, c)) }
                             { tool("✕", format!("Remove core {c} of node {n} LLC {l}"), ed, TopoEdit::RemoveCore(n, l, c)) }
                         </div>
                     }
@@ -102,7 +102,7 @@ pub fn topology_view(p: &TopologyProps) -> Html {
                         <span class="box-title">{ format!("LLC {llc_no}") }</span>
                         if edit {
                             { tool("+ core", format!("Add a core to node {n} LLC {l}"), ed, TopoEdit::AddCore(n, l)) }
-                            { tool("⧉", format!("Duplicate LLC {l} of node {n}"), ed, TopoEdit::DuplicateLlc(n, l)) }
+                            { tool("dup", format!("Duplicate LLC {l} of node {n}"), ed, TopoEdit::DuplicateLlc(n, l)) }
                             { tool("✕", format!("Remove LLC {l} of node {n}"), ed, TopoEdit::RemoveLlc(n, l)) }
                         }
                     </header>
@@ -118,7 +118,7 @@ pub fn topology_view(p: &TopologyProps) -> Html {
                     <span class="box-sub">{ format!("{} LLC{}, {node_cpus} CPUs", node.llcs.len(), if node.llcs.len() == 1 { "" } else { "s" }) }</span>
                     if edit {
                         { tool("+ LLC", format!("Add an LLC to node {n}"), ed, TopoEdit::AddLlc(n)) }
-                        { tool("⧉", format!("Duplicate node {n}"), ed, TopoEdit::DuplicateNode(n)) }
+                        { tool("dup", format!("Duplicate node {n}"), ed, TopoEdit::DuplicateNode(n)) }
                         { tool("✕", format!("Remove node {n}"), ed, TopoEdit::RemoveNode(n)) }
                     }
                 </header>
