@@ -155,6 +155,7 @@ impl Reducible for State {
         // Any edit of the experiment clears a refusal shown from an earlier edit.
         match action {
             Action::Load(sh) => {
+                s.notice = None;
                 s.exp = sh.experiment;
                 s.view = sh.view;
                 s.refusal = None;
