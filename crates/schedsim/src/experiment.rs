@@ -67,6 +67,14 @@ pub struct Experiment {
     /// Per-CPU kernel housekeeping running beside the benchmark.
     #[serde(default)]
     pub housekeeping: Housekeeping,
+    /// Wasted-core alarm: a CPU idle this long while a task it could run waits
+    /// elsewhere is a violation (0 turns the check off). Default 1 ms.
+    #[serde(default = "default_wasted_threshold")]
+    pub wasted_core_threshold_ns: u64,
+}
+
+fn default_wasted_threshold() -> u64 {
+    1_000_000
 }
 
 fn default_shard_size() -> u32 {
@@ -220,6 +228,12 @@ impl Experiment {
             }
         }
         self.housekeeping.validate().map_err(|e| Error(format!("field {e}")))?;
+        if self.wasted_core_threshold_ns != 0 && !(10_000..=10_000_000_000).contains(&self.wasted_core_threshold_ns) {
+            return Err(Error(format!(
+                "field wasted_core_threshold_ns: {} is out of range 10000 to 1e10 (or 0 for off)",
+                self.wasted_core_threshold_ns
+            )));
+        }
         if self.shard_size == 0 || self.shard_size > 1024 {
             return Err(Error(format!("field shard_size: {} is out of range 1 to 1024", self.shard_size)));
         }
@@ -259,6 +273,7 @@ impl Experiment {
             check_invariants: check,
             shard_size: self.shard_size,
             max_events: 2_000_000_000,
+            wasted_threshold_ns: self.wasted_core_threshold_ns,
         };
         Sim::new(r.map.clone(), r.costs.clone(), self.kernels[k].resolve(), wl, inits, opts)
     }
@@ -283,6 +298,7 @@ impl Experiment {
                 let mut req = Histogram::default();
                 let mut elapsed_ns = 0;
                 let mut finished = true;
+                let mut wasted = Vec::new();
                 for it in 0..self.iterations {
                     let mut sim = self.make_sim(&r, k, clients, it, None, check);
                     let run_ns = self.duration_ms * 1_000_000;
@@ -297,6 +313,12 @@ impl Experiment {
                     wake.merge(&out.wake_latency);
                     req.merge(&out.request_latency);
                     elapsed_ns += out.elapsed_ns;
+                    for mut w in out.wasted_moments {
+                        if wasted.len() < crate::sim::wasted::WASTED_MOMENTS_MAX {
+                            w.iteration = it;
+                            wasted.push(w);
+                        }
+                    }
                     done += 1;
                 }
                 points.push(PointResult {
@@ -307,6 +329,7 @@ impl Experiment {
                     counters,
                     wakeup_latency: Percentiles::from(&wake),
                     request_latency: Percentiles::from(&req),
+                    wasted_moments: wasted,
                 });
                 if !progress(Progress { runs_done: done, runs_total: total, sim_ns: 0, run_ns: 0 }) {
                     return Err(Error("cancelled".into()));
@@ -361,4 +384,5 @@ pub(crate) struct RunOutcome {
     pub wake_latency: Histogram,
     pub request_latency: Histogram,
     pub elapsed_ns: u64,
+    pub wasted_moments: Vec<crate::sim::wasted::WastedMoment>,
 }

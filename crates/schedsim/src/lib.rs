@@ -29,11 +29,12 @@ pub mod trace;
 pub mod workload;
 
 mod balance;
-mod sim;
+pub(crate) mod sim;
 mod sis;
 mod wakeup;
 
 pub use experiment::{Error, Experiment, MachineSpec, Progress, TopologyInput};
 pub use kernel::{KernelSpec, KernelVersion, Switch};
+pub use sim::wasted::WastedMoment;
 pub use report::Report;
 pub use workload::Workload;

@@ -102,6 +102,17 @@ impl Live {
         m
     }
 
+    /// The wasted-core invariant right now: an idle CPU past the threshold while a
+    /// task it could run has waited as long elsewhere.
+    pub fn wasted_now(&self) -> Option<crate::WastedMoment> {
+        self.sim.wasted_find()
+    }
+
+    /// The first moments the wasted-core invariant broke so far (at most 16).
+    pub fn wasted_moments(&self) -> &[crate::WastedMoment] {
+        &self.sim.wasted_moments
+    }
+
     /// Work done so far: bytes (tbench, dbench) and operations.
     pub fn work_done(&self) -> (u64, u64) {
         (self.sim.wl.bytes, self.sim.wl.ops)

@@ -150,6 +150,12 @@ pub struct Counters {
     /// Simulator events processed (the whole run, warm-up included).
     #[serde(default)]
     pub events: u64,
+    /// Time in which some CPU idled past the wasted-core threshold while a task it
+    /// could run waited elsewhere, and how many separate episodes.
+    #[serde(default)]
+    pub wasted_core_ns: u64,
+    #[serde(default)]
+    pub wasted_core_episodes: u64,
 }
 
 impl Counters {
@@ -178,7 +184,7 @@ impl Counters {
             wake_wide, sis_searches, sis_probed, sis_target_hits, sis_prev_attempts, sis_prev_hits,
             sis_recent_attempts, sis_recent_hits, sis_idle_core_hits, sis_scan_hits, sis_scan_fails, ttwu_queued,
             ipis, newidle_calls, newidle_skipped_pending, newidle_bailed_pending, newidle_pulled,
-            shared_runq_pops, shared_runq_pulled, lock_spin_ns, user_ns, system_ns, idle_ns, run_delay_ns, events
+            shared_runq_pops, shared_runq_pulled, lock_spin_ns, user_ns, system_ns, idle_ns, run_delay_ns, events, wasted_core_ns, wasted_core_episodes
         );
         if self.idle_exits.len() < o.idle_exits.len() {
             self.idle_exits.resize(o.idle_exits.len(), 0);

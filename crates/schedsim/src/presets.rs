@@ -25,6 +25,7 @@ fn exp(name: &str, machine: &str, workload: &str, clients: &[u32], iterations: u
         kernels,
         shard_size: 6,
         housekeeping: Default::default(),
+        wasted_core_threshold_ns: 1_000_000,
     }
 }
 

@@ -23,6 +23,9 @@ pub struct PointResult {
     pub counters: Counters,
     pub wakeup_latency: Percentiles,
     pub request_latency: Percentiles,
+    /// The first moments the wasted-core invariant broke (at most 16).
+    #[serde(default)]
+    pub wasted_moments: Vec<crate::sim::wasted::WastedMoment>,
 }
 
 impl PointResult {
@@ -169,7 +172,7 @@ impl Report {
         let _ = writeln!(s, "{h1}\n{h2}");
         let totals: Vec<Counters> = self.configs.iter().map(|c| c.total()).collect();
         type Row = (&'static str, fn(&Counters, &ConfigResult) -> f64, bool);
-        let rows: [Row; 14] = [
+        let rows: [Row; 15] = [
             ("User", |t, _| secs(t.user_ns), true),
             ("System", |t, _| secs(t.system_ns), true),
             ("Elapsed", |_, c| secs(c.elapsed_ns()), true),
@@ -184,6 +187,7 @@ impl Report {
             ("SISRecnt%", |t, _| t.recent_hit_pct(), true),
             ("IPIs", |t, _| t.ipis as f64, false),
             ("Spin(s)", |t, _| secs(t.lock_spin_ns), true),
+            ("Wasted(s)", |t, _| secs(t.wasted_core_ns), true),
         ];
         for (name, f, float) in rows {
             let _ = write!(s, "{name:<8}");

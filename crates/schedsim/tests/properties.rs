@@ -59,6 +59,7 @@ fn experiment() -> impl Strategy<Value = Experiment> {
                 kernels: vec![k],
                 shard_size: shard,
                 housekeeping: Default::default(),
+                wasted_core_threshold_ns: 1_000_000,
             }
         },
     )

@@ -10,6 +10,7 @@
 pub(crate) mod pelt;
 mod sched;
 mod segq;
+pub mod wasted;
 
 use crate::cost::CostModel;
 use crate::domains::Domains;
@@ -81,6 +82,8 @@ pub(crate) struct Task {
     pub deferred_wake: Option<(u32, Option<u32>, bool)>,
     /// The runqueue whose min_vruntime `vruntime` is relative to.
     pub last_rq: u32,
+    /// When it last joined a runqueue's waiting list.
+    pub queued_at: Time,
 }
 
 /// What a kernel segment does when it ends.
@@ -177,6 +180,8 @@ pub(crate) enum Ev {
     Irq { cpu: u32, token: u32 },
     Timer { task: u32 },
     Tick { cpu: u32, gen: u32 },
+    /// A sample of the wasted-core invariant.
+    Sample,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -236,6 +241,8 @@ pub struct SimOptions {
     pub shard_size: u32,
     /// Hard cap on events processed, against runaway runs.
     pub max_events: u64,
+    /// Wasted-core alarm threshold, ns (0: off).
+    pub wasted_threshold_ns: u64,
 }
 
 /// The simulator.
@@ -275,6 +282,9 @@ pub struct Sim {
     pub(crate) measure_start: Time,
     pub(crate) stop_after_trace: bool,
     segs: segq::SegQueue,
+    pub(crate) wasted_episode: bool,
+    pub(crate) wasted_now: bool,
+    pub(crate) wasted_moments: Vec<wasted::WastedMoment>,
 }
 
 /// The wakeup being traced right now.
@@ -384,6 +394,7 @@ impl Sim {
                 in_shard: None,
                 deferred_wake: None,
                 last_rq: NONE,
+                queued_at: 0,
             })
             .collect();
         // sysctl_sched_{latency,min_granularity,wakeup_granularity} scale with
@@ -426,6 +437,9 @@ impl Sim {
             measure_start: 0,
             stop_after_trace: false,
             segs: segq::SegQueue::new(n),
+            wasted_episode: false,
+            wasted_now: false,
+            wasted_moments: Vec::new(),
             map,
         }
     }
@@ -457,6 +471,7 @@ impl Sim {
     /// Places every task (fork balancing) and schedules the workload's first events.
     pub(crate) fn start(&mut self) {
         self.start_tasks();
+        self.wasted_start();
         for (t, cpu, token) in self.wl.initial_irqs(&mut self.rng) {
             self.push(t, Ev::Irq { cpu, token });
         }
@@ -588,6 +603,7 @@ impl Sim {
             wake_latency: self.wake_latency.clone(),
             request_latency: self.wl.req_latency.clone(),
             elapsed_ns: measured,
+            wasted_moments: std::mem::take(&mut self.wasted_moments),
         }
     }
 
@@ -608,6 +624,8 @@ impl Sim {
         self.m = Counters { idle_exits: vec![0; exits], ..Counters::default() };
         self.wake_latency = Histogram::default();
         self.wake_index = 0;
+        self.wasted_moments.clear();
+        self.wasted_episode = false;
     }
 
     fn dispatch(&mut self, ev: Ev) {
@@ -630,6 +648,7 @@ impl Sim {
                     self.tick(cpu);
                 }
             }
+            Ev::Sample => self.wasted_sample(),
         }
     }
 

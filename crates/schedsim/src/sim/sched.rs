@@ -281,6 +281,7 @@ impl Sim {
         let Some(t) = self.cpus[c as usize].curr else { return };
         self.update_curr(c);
         self.tasks[t as usize].state = TState::Runnable;
+        self.tasks[t as usize].queued_at = self.now;
         self.cpus[c as usize].queue.push(t);
         self.schedule(c);
     }
@@ -716,6 +717,7 @@ impl Sim {
         task.util.update(now, 0);
         // place_entity(): a sleeper gets at most half a latency period of credit.
         task.vruntime = task.vruntime.max(cpu.min_vruntime.saturating_sub(lat / 2));
+        task.queued_at = now;
         cpu.queue.push(t);
         cpu.nr_running += 1;
         if cpu.nr_running == 2 {
