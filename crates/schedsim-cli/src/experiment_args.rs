@@ -120,6 +120,7 @@ fn from_flags_only(p: &Parsed) -> Result<Experiment, CliError> {
         kernels: vec![KernelSpec::new("v5.15", KernelVersion::V5_15)],
         shard_size: 6,
         housekeeping: Default::default(),
+        wasted_core_threshold_ns: 1_000_000,
     })
 }
 
