@@ -184,6 +184,7 @@ impl Sim {
         if self.measuring {
             self.m.count_migration(self.map.distance(src, c), true);
         }
+        self.rec_migrate(t, src, c, "balance");
         self.activate(c, t);
         self.check_preempt(c, t, c);
     }

@@ -376,6 +376,40 @@ impl Experiment {
     }
 }
 
+/// A Perfetto-loadable trace of one run's window, with the run's counters.
+pub struct PerfettoTrace {
+    /// Chrome trace-event JSON (ui.perfetto.dev opens it).
+    pub json: String,
+    /// Events in `json` (metadata included).
+    pub events: usize,
+    /// The run's counters (measured after the warm-up).
+    pub counters: Counters,
+}
+
+impl Experiment {
+    /// Runs one (kernel, clients, iteration) and records `from_ns..=to_ns` of it as a
+    /// Perfetto trace: per-CPU task and idle slices, wakeups with their decision path
+    /// and a flow to where the wakee ran, and migrations.
+    pub fn perfetto(&self, kernel: usize, clients: u32, iteration: u32, from_ns: u64, to_ns: u64) -> Result<PerfettoTrace, Error> {
+        let mut e = self.clone();
+        e.clients = vec![clients];
+        let r = e.validate()?;
+        if kernel >= self.kernels.len() {
+            return Err(Error(format!("kernel index {kernel}: the experiment has {}", self.kernels.len())));
+        }
+        if from_ns > to_ns {
+            return Err(Error(format!("perfetto window: from {from_ns} ns is after to {to_ns} ns")));
+        }
+        let mut sim = e.make_sim(&r, kernel, clients, iteration, None, false);
+        sim.rec = Some(crate::sim::record::Recorder::new(from_ns, to_ns, sim.cpus.len(), sim.tasks.len()));
+        sim.run(&mut |_| true).map_err(Error)?;
+        let traces = std::mem::take(&mut sim.traces);
+        let out = sim.outcome();
+        let (json, events) = sim.perfetto_json(&traces);
+        Ok(PerfettoTrace { json, events, counters: out.counters })
+    }
+}
+
 /// What one simulation run produced.
 pub(crate) struct RunOutcome {
     pub sample: f64,

@@ -23,7 +23,7 @@ impl Sim {
             // ttwu_runnable() or a task already waking: only the state check.
             return self.cost.ttwu_base_ns / 2;
         }
-        if self.opts.trace.is_some() {
+        if self.opts.trace.is_some() || self.rec.is_some() {
             let waker_name = match waker {
                 Some(w) => self.tasks[w as usize].name.clone(),
                 None => "interrupt".into(),
@@ -98,9 +98,12 @@ impl Sim {
         let now = self.now;
         let mut cost = cost;
         let cpu = self.select_task_rq(p, prev, this, sync, waker, &mut cost);
-        if cpu != prev && self.measuring {
-            let d = self.map.distance(prev, cpu);
-            self.m.count_migration(d, false);
+        if cpu != prev {
+            if self.measuring {
+                let d = self.map.distance(prev, cpu);
+                self.m.count_migration(d, false);
+            }
+            self.rec_migrate(p, prev, cpu, "wakeup");
         }
         self.tasks[p as usize].cpu = cpu;
 

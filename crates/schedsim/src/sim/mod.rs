@@ -9,6 +9,7 @@
 
 pub(crate) mod pelt;
 mod sched;
+pub(crate) mod record;
 mod segq;
 pub mod wasted;
 
@@ -285,6 +286,7 @@ pub struct Sim {
     pub(crate) wasted_episode: bool,
     pub(crate) wasted_now: bool,
     pub(crate) wasted_moments: Vec<wasted::WastedMoment>,
+    pub(crate) rec: Option<record::Recorder>,
 }
 
 /// The wakeup being traced right now.
@@ -440,6 +442,7 @@ impl Sim {
             wasted_episode: false,
             wasted_now: false,
             wasted_moments: Vec::new(),
+            rec: None,
             map,
         }
     }
@@ -745,8 +748,10 @@ impl Sim {
 
     /// Starts tracing the current wakeup if it is in the window.
     pub(crate) fn trace_begin(&mut self, wakee: u32, waker: String, this: u32, sync: bool) {
-        let Some(w) = self.opts.trace else { return };
-        if !self.measuring || self.wake_index < w.from || self.wake_index >= w.from.saturating_add(w.count as u64) {
+        let in_window = self.opts.trace.is_some_and(|w| {
+            self.measuring && self.wake_index >= w.from && self.wake_index < w.from.saturating_add(w.count as u64)
+        });
+        if !in_window && !self.rec_wants_trace() {
             return;
         }
         let t = &self.tasks[wakee as usize];
@@ -797,6 +802,7 @@ impl Sim {
 
     pub(crate) fn trace_end(&mut self, outcome: crate::trace::Outcome) {
         if let Some(mut tb) = self.trace.take() {
+            self.rec_wakeup(tb.cur.wakee_id, tb.cur.index);
             tb.cur.outcome = Some(outcome);
             self.traces.push(tb.cur);
         }

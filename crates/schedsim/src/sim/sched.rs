@@ -350,6 +350,7 @@ impl Sim {
         }
         let now = self.now;
         self.cpus[c as usize].curr = Some(next);
+        self.rec_run_begin(c, next);
         self.refill_penalty(c, next);
         let task = &mut self.tasks[next as usize];
         task.state = TState::Running;
@@ -375,6 +376,7 @@ impl Sim {
     /// Clears `on_cpu` of the outgoing task and remembers its cache marks.
     fn release_prev(&mut self, c: u32) {
         if let Some(p) = self.cpus[c as usize].curr.take() {
+            self.rec_run_end(c, p);
             let place = self.map.places[c as usize];
             let (cf, lf) = (self.core_fill[place.core as usize], self.llc_fill[place.llc as usize]);
             let task = &mut self.tasks[p as usize];
@@ -454,6 +456,7 @@ impl Sim {
         cpu.idle_enter = now;
         cpu.need_resched = false;
         self.clear_seg(c);
+        self.rec_idle_begin(c, state);
         // NOHZ: the pending tick finds the CPU idle and is not re-armed.
         self.update_load(c);
         self.siblings_changed(c);
@@ -532,6 +535,7 @@ impl Sim {
 
     /// The CPU is executing again: record the idle interval, handle what woke it.
     pub(crate) fn idle_exit_done(&mut self, c: u32) {
+        self.rec_idle_end(c);
         let cs = self.cpus[c as usize].cstate as usize;
         if self.measuring {
             if self.m.idle_exits.len() < self.cost.cstates.len() {
