@@ -17,6 +17,7 @@
 pub mod cost;
 pub mod domains;
 pub mod experiment;
+pub mod import;
 pub mod kernel;
 pub mod live;
 pub mod machine;
