@@ -306,10 +306,9 @@ impl Sim {
             }
             return self.start_switch(c, next, lock);
         }
-        if self.cpus[c as usize].curr.is_some() {
-            return self.newidle_balance(c, lock);
-        }
-        self.go_idle(c);
+        // pick_next_task_fair() balances whenever the CFS runqueue is empty, also when
+        // the idle task itself was asked to reschedule (its wakee was taken away).
+        self.newidle_balance(c, lock)
     }
 
     /// `pick_next_entity`: smallest vruntime; ties to the earliest queued.
@@ -338,7 +337,9 @@ impl Sim {
 
     /// Switches from the blocked `curr` to the idle task.
     pub(crate) fn switch_to_idle(&mut self, c: u32, extra: u64) {
-        let cost = self.cost.context_switch_ns / 2 + extra;
+        // Staying in the idle task (nothing was switched out) costs no switch.
+        let half = if self.cpus[c as usize].curr.is_some() { self.cost.context_switch_ns / 2 } else { 0 };
+        let cost = half + extra;
         self.kernel(c, cost, Cont::Switch(NONE));
     }
 
