@@ -33,8 +33,8 @@ CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_WEBDRIVER_JSON="$ROOT/tests
   nice -n 10 cargo test -p schedsim-web --target wasm32-unknown-unknown --test browser
 
 build_page
-log "building the native twin (schedsim-native) for the parity test and the budgets"
-nice -n 10 cargo build --release -p schedsim-web --bin schedsim-native
+log "building the native twin (schedsim-native) and the CLI for the parity test and the budgets"
+nice -n 10 cargo build --release -p schedsim-web -p schedsim-cli --bin schedsim-native --bin schedsim
 
 # Serve dist/ under a sub-path, as a static host might.
 SITE="$(mktemp -d)"
@@ -49,7 +49,8 @@ for _ in $(seq 50); do port_taken "$PORT" && break; sleep 0.1; done
 URL="http://127.0.0.1:${PORT}/some/path/playground/"
 log "end-to-end tests against $URL"
 
-SCHEDSIM_URL="$URL" SCHEDSIM_NATIVE="$ROOT/target/release/schedsim-native" SCHEDSIM_OUT="$OUT" \
+SCHEDSIM_URL="$URL" SCHEDSIM_NATIVE="$ROOT/target/release/schedsim-native" SCHEDSIM_CLI="$ROOT/target/release/schedsim" \
+  SCHEDSIM_OUT="$OUT" \
   node --test --test-concurrency=1 --test-reporter=spec tests/e2e/
 
 log "budgets"

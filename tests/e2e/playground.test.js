@@ -12,6 +12,7 @@ import { chromium } from "playwright-core";
 
 const BASE = process.env.SCHEDSIM_URL;
 const NATIVE = process.env.SCHEDSIM_NATIVE;
+const CLI = process.env.SCHEDSIM_CLI; // the schedsim command line, if built
 const OUT = process.env.SCHEDSIM_OUT || "target/e2e";
 const BUDGETS = process.env.SCHEDSIM_BUDGETS !== "0";
 const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
@@ -185,6 +186,15 @@ test("a preset sweep runs in the worker: charts drawn, table filled, exports equ
   const exp = JSON.stringify(JSON.parse(json.text).experiment);
   const native = nativeReport(exp);
   assertSameReport(json.text, native, "the page's report JSON differs from Report::to_json() computed natively");
+  const table = await download(page, "#export-table");
+  if (CLI) {
+    // The command line, run on the very experiment the page exported, prints the same bytes.
+    const file = path.join(OUT, "experiment.json");
+    const cliJson = execFileSync(CLI, ["run", file, "--json", "--no-progress"], { encoding: "utf8", maxBuffer: 64 << 20 });
+    assertSameReport(json.text + "\n", cliJson, "the page's report JSON differs from `schedsim run --json`");
+    const cliTable = execFileSync(CLI, ["run", file, "--no-progress"], { encoding: "utf8", maxBuffer: 64 << 20 });
+    assert.equal(table.text, cliTable, "the page's table differs from `schedsim run`");
+  }
   const csv = await download(page, "#export-samples");
   assert.match(csv.text, /^kernel,label,clients,iteration,/);
   const counters = await download(page, "#export-counters");
