@@ -116,6 +116,13 @@ pub(crate) enum Mode {
     Idle,
 }
 
+/// Which spinlock.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum LockId {
+    Rq(u32),
+    Shard(u32, u32),
+}
+
 /// A spinlock: FIFO by arrival, with the line handed over between holders.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Lock {
@@ -700,12 +707,13 @@ impl Sim {
         self.set_seg(c, end);
     }
 
-    /// Acquires a spinlock at `at` for `hold` ns from CPU `by`. Returns the time the
-    /// holder is done; the wait before that (beyond `hold`) is spinning.
-    pub(crate) fn lock_rq(&mut self, owner: u32, at: Time, by: u32, hold: u64) -> u64 {
-        let d = self.map.distance(self.cpus[owner as usize].lock.holder, by);
-        let handoff = self.cost.line_transfer_ns(d);
-        let lk = &mut self.cpus[owner as usize].lock;
+    /// Acquires a spinlock at `at` for `hold` ns from CPU `by`: FIFO behind the
+    /// current holder, plus the cache-line handoff from the last holder's CPU. Returns
+    /// the time until the acquirer is done; the wait beyond the hold is spinning.
+    fn acquire(&mut self, lock: LockId, at: Time, by: u32, hold: u64) -> u64 {
+        let holder = self.lock_mut(lock).holder;
+        let handoff = self.cost.line_transfer_ns(self.map.distance(holder, by));
+        let lk = self.lock_mut(lock);
         let start = at.max(lk.free_at);
         lk.free_at = start + handoff + hold;
         lk.holder = by;
@@ -716,21 +724,22 @@ impl Sim {
         spin + handoff + hold
     }
 
-    /// The same for a shared-runqueue shard lock.
+    fn lock_mut(&mut self, lock: LockId) -> &mut Lock {
+        match lock {
+            LockId::Rq(c) => &mut self.cpus[c as usize].lock,
+            LockId::Shard(l, s) => &mut self.llcs[l as usize].shards[s as usize].lock,
+        }
+    }
+
+    /// Takes runqueue `owner`'s lock (see [`Sim::acquire`]).
+    pub(crate) fn lock_rq(&mut self, owner: u32, at: Time, by: u32, hold: u64) -> u64 {
+        self.acquire(LockId::Rq(owner), at, by, hold)
+    }
+
+    /// Takes a SHARED_RUNQ shard lock for one list operation.
     pub(crate) fn lock_shard(&mut self, llc: u32, shard: u32, at: Time, by: u32) -> u64 {
         let hold = self.cost.shard_lock_hold_ns;
-        let holder = self.llcs[llc as usize].shards[shard as usize].lock.holder;
-        let d = self.map.distance(holder, by);
-        let handoff = self.cost.line_transfer_ns(d);
-        let lk = &mut self.llcs[llc as usize].shards[shard as usize].lock;
-        let start = at.max(lk.free_at);
-        lk.free_at = start + handoff + hold;
-        lk.holder = by;
-        let spin = start - at;
-        if self.measuring {
-            self.m.lock_spin_ns += spin;
-        }
-        spin + handoff + hold
+        self.acquire(LockId::Shard(llc, shard), at, by, hold)
     }
 
     /// `idle_cpu()` (v5.8+ form, the same for earlier wake_list checks): running the idle
