@@ -229,9 +229,9 @@ pub fn show(args: &[String]) -> Result<(), CliError> {
         return print_stdout(&help::command_help("show").unwrap_or_default());
     }
     let t = target(&p, "show")?;
-    if t.is_none() && !p.has("topology") && !p.has("machine") {
+    if t.is_none() && !p.has("topology") && !p.has("topology-file") && !p.has("machine") {
         return Err(CliError::input(format!(
-            "show: give a PRESET (one of {}) or FILE, or flags with --topology/--machine",
+            "show: give a PRESET (one of {}) or FILE, or flags with --topology/--topology-file/--machine",
             crate::experiment_args::preset_names().join(", ")
         )));
     }

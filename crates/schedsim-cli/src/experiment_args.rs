@@ -11,6 +11,7 @@ use schedsim::workload::{Workload, WORKLOAD_NAMES};
 /// Flags that set experiment fields; shared by `run`, `show` and `trace`.
 pub const EXPERIMENT_FLAGS: &[Flag] = &[
     Flag::value("topology", "SPEC", "machine topology NODESxLLCSxCORESxTHREADS, e.g. 1x1x10x2\n(with --machine: that preset's costs on this topology)"),
+    Flag::value("topology-file", "FILE", "topology of a real machine: lscpu -p, lscpu -e or sysfs text, with\nnumactl --hardware optionally appended (see 'schedsim help run');\nwith --machine: that preset's costs on this topology"),
     Flag::value("machine", "NAME", "machine preset, e.g. cascadelake-2s (see 'schedsim presets')"),
     Flag::value("workload", "NAME", "tbench, dbench, hackbench, pipe, schbench or memcache with default\nparameters, or a JSON object such as '{\"kind\":\"tbench\",\"work_ns\":8000}'"),
     Flag::value("clients", "LIST", "client counts, e.g. 1,2,4 (pairs, groups, ... as the workload means)"),
@@ -47,9 +48,14 @@ pub fn load(target: Option<&str>, p: &Parsed) -> Result<Loaded, CliError> {
         Some(e) => e,
         None => from_flags_only(p)?,
     };
-    apply_flags(&mut exp, p)?;
+    let notes = apply_flags(&mut exp, p)?;
     if let Err(e) = exp.validate() {
         return Err(attribute(&e.0, &source, p));
+    }
+    // What the topology import assumed or left out (offline CPUs, renumbering): worth
+    // knowing, not worth failing for.
+    for n in notes {
+        eprintln!("schedsim: {n}");
     }
     Ok(Loaded { exp, source })
 }
@@ -59,14 +65,7 @@ fn load_target(t: &str) -> Result<(Option<Experiment>, Source), CliError> {
     let path = std::path::Path::new(t);
     let looks_like_path = t.contains('/') || t.contains('\\') || t.ends_with(".json") || t.starts_with('.');
     if path.exists() || looks_like_path {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            let why = match e.kind() {
-                std::io::ErrorKind::NotFound => "no such file".to_string(),
-                std::io::ErrorKind::InvalidData => "not UTF-8 text".to_string(),
-                _ => e.to_string(),
-            };
-            CliError::input(format!("{t}: cannot read: {why}"))
-        })?;
+        let text = read_text(t)?;
         if text.trim().is_empty() {
             return Err(CliError::input(format!("{t}: the file is empty; expected experiment JSON")));
         }
@@ -96,15 +95,28 @@ fn load_target(t: &str) -> Result<(Option<Experiment>, Source), CliError> {
     }
 }
 
+/// A text file's contents, or an error naming it and saying why not.
+fn read_text(file: &str) -> Result<String, CliError> {
+    std::fs::read_to_string(file).map_err(|e| {
+        let why = match e.kind() {
+            std::io::ErrorKind::NotFound => "no such file".to_string(),
+            std::io::ErrorKind::InvalidData => "not UTF-8 text".to_string(),
+            _ => e.to_string(),
+        };
+        CliError::input(format!("{file}: cannot read: {why}"))
+    })
+}
+
 pub fn preset_names() -> Vec<&'static str> {
     schedsim::presets::presets().iter().map(|p| p.name).collect()
 }
 
 /// Without FILE/PRESET: defaults for everything but the machine.
 fn from_flags_only(p: &Parsed) -> Result<Experiment, CliError> {
-    if !p.has("topology") && !p.has("machine") {
+    if !p.has("topology") && !p.has("topology-file") && !p.has("machine") {
         return Err(CliError::input(
-            "give an experiment FILE or PRESET, or at least --topology SPEC or --machine NAME (see 'schedsim presets')",
+            "give an experiment FILE or PRESET, or at least --topology SPEC, --topology-file FILE or --machine NAME \
+             (see 'schedsim presets')",
         ));
     }
     Ok(Experiment {
@@ -124,8 +136,13 @@ fn from_flags_only(p: &Parsed) -> Result<Experiment, CliError> {
     })
 }
 
-/// Applies every experiment flag given. Syntax errors name the flag.
-pub fn apply_flags(exp: &mut Experiment, p: &Parsed) -> Result<(), CliError> {
+/// Applies every experiment flag given. Syntax errors name the flag. Returns notes
+/// for stderr (what `--topology-file` assumed or left out).
+pub fn apply_flags(exp: &mut Experiment, p: &Parsed) -> Result<Vec<String>, CliError> {
+    let mut notes = Vec::new();
+    if p.has("topology") && p.has("topology-file") {
+        return Err(CliError::input("--topology-file: give either --topology or --topology-file, not both"));
+    }
     if let Some(name) = p.get("machine") {
         if schedsim::machine::machine(name).is_none() {
             let names: Vec<&str> = schedsim::machine::machines().iter().map(|m| m.name).collect();
@@ -146,6 +163,24 @@ pub fn apply_flags(exp: &mut Experiment, p: &Parsed) -> Result<(), CliError> {
         });
         // The machine's preset and cost model (per-CPU facts, independent of the
         // shape) stay: `--topology` on cascadelake-2s means its costs on this shape.
+    }
+    if let Some(file) = p.get("topology-file") {
+        let imported = schedsim::import::topology_from_text(&read_text(file)?)
+            .map_err(|e| CliError::input(format!("{file}: {e}")))?;
+        // Always the full tree: an imported machine is rarely uniform, and when it is
+        // the JSON still says exactly what was read. Preset and costs stay, as with
+        // --topology.
+        let t = &imported.topology;
+        let llcs: usize = t.nodes.iter().map(|n| n.llcs.len()).sum();
+        let cores: usize = t.nodes.iter().flat_map(|n| &n.llcs).map(|l| l.cores.len()).sum();
+        notes.push(format!(
+            "{file}: read as {}: {} node(s), {llcs} LLC(s), {cores} core(s), {} CPUs",
+            imported.format,
+            t.nodes.len(),
+            t.cpu_count()
+        ));
+        notes.extend(imported.notes.iter().map(|n| format!("{file}: note: {n}")));
+        exp.machine.topology = Some(TopologyInput::Full(imported.topology));
     }
     if let Some(w) = p.get("workload") {
         exp.workload = parse_workload(w)?;
@@ -181,7 +216,7 @@ pub fn apply_flags(exp: &mut Experiment, p: &Parsed) -> Result<(), CliError> {
     if let Some(n) = p.get("name") {
         exp.name = n.to_string();
     }
-    Ok(())
+    Ok(notes)
 }
 
 pub fn parse_workload(w: &str) -> Result<Workload, CliError> {
@@ -213,8 +248,8 @@ fn with_field_prefix(msg: &str) -> String {
 /// The flag that sets a top-level field.
 fn flag_of(field: &str, p: &Parsed) -> Option<&'static str> {
     let candidates: &[&'static str] = match field {
-        "machine" | "machine.topology" => &["topology", "machine"],
-        "machine.preset" | "machine.costs" => &["machine", "topology"],
+        "machine" | "machine.topology" => &["topology", "topology-file", "machine"],
+        "machine.preset" | "machine.costs" => &["machine", "topology", "topology-file"],
         "workload" => &["workload"],
         "clients" => &["clients"],
         "iterations" => &["iterations"],

@@ -12,7 +12,7 @@ Usage:
   schedsim presets                        list built-in experiments, machines, workloads,
                                           kernel versions and switches
   schedsim run FILE|PRESET [OPTIONS]      run an experiment, print the mmtests comparison table
-  schedsim run --topology SPEC|--machine NAME [OPTIONS]
+  schedsim run --topology SPEC|--topology-file FILE|--machine NAME [OPTIONS]
                                           run an experiment given by flags alone
   schedsim show FILE|PRESET [OPTIONS]     print an experiment as JSON (to edit and run)
   schedsim trace FILE|PRESET [OPTIONS]    print the decision trace of chosen wakeups
@@ -25,6 +25,7 @@ Examples:
   schedsim run --topology 1x1x10x2 --workload tbench --clients 1,2,4 \\
       --kernel base=v5.14 --kernel recent=v5.14+recent-used-prev
   schedsim show demo > exp.json; schedsim run exp.json
+  lscpu -p > mybox.txt; schedsim run demo --topology-file mybox.txt
   schedsim trace demo --kernel-index 1 --clients 2 --from 100 --count 3
 
 Exit status: 0 success, 2 bad input (one line on stderr names the file or option,
@@ -46,7 +47,7 @@ version.
         .to_string(),
         "run" => format!(
             "Usage: schedsim run FILE|PRESET [OPTIONS]
-       schedsim run --topology SPEC|--machine NAME [OPTIONS]
+       schedsim run --topology SPEC|--topology-file FILE|--machine NAME [OPTIONS]
 
 Runs every kernel at every client count for every iteration and prints the mmtests
 compare-kernels table: Hmean (or Amean) and Stddev rows per client count with the
@@ -54,8 +55,16 @@ change against the first kernel, then CPU time, migrations and wakeup-path count
 
 FILE is experiment JSON (see 'schedsim show PRESET'); PRESET is a built-in experiment
 (see 'schedsim presets'). Options given with FILE or PRESET override its fields.
-Without either, --topology or --machine is needed and the rest defaults to: tbench,
-clients 1,2,4, 3 iterations of 500 ms with 50 ms warm-up, seed 1, kernel v5.15.
+Without either, --topology, --topology-file or --machine is needed and the rest
+defaults to: tbench, clients 1,2,4, 3 iterations of 500 ms with 50 ms warm-up,
+seed 1, kernel v5.15.
+
+--topology-file FILE reads a real machine's shape from the text of 'lscpu -p',
+'lscpu -e', or 'grep . /sys/devices/system/cpu/cpu*/topology/*
+/sys/devices/system/cpu/cpu*/cache/index*/shared_cpu_list', with 'numactl --hardware'
+appended for NUMA distances. Offline CPUs are left out; what was read and assumed is
+said on stderr. schedsim renumbers CPUs (first threads of all cores, then second
+threads), so CPU numbers in traces may differ from Linux's; stderr lists the changes.
 
 Progress goes to stderr, once a run takes more than a second and stderr is a terminal.
 

@@ -408,8 +408,14 @@ fn detect(lines: &[&str], used: &[bool], first: usize) -> Res<Kind> {
     }) {
         return Ok(Kind::Sysfs);
     }
-    let t = lines[first].trim();
-    if t.starts_with('#') || t.split(',').next().is_some_and(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()))
+    // The first line that is not a comment (lscpu -p starts with four of them).
+    let at = (first..lines.len()).find(|&i| !used[i] && !lines[i].trim().starts_with('#')).unwrap_or(first);
+    let t = lines[at].trim();
+    let p_header = |t: &str| {
+        t.strip_prefix('#').is_some_and(|b| b.split(',').next().is_some_and(|f| f.trim().eq_ignore_ascii_case("cpu")))
+    };
+    if unused().any(p_header)
+        || t.split(',').next().is_some_and(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()))
     {
         return Ok(Kind::LscpuP);
     }
@@ -422,7 +428,7 @@ fn detect(lines: &[&str], used: &[bool], first: usize) -> Res<Kind> {
             format!("this looks like plain `lscpu` output, which has no per-CPU table; accepted: {ACCEPTED_FORMATS}"),
         ));
     }
-    Err(ImportError::at(first + 1, format!("unrecognised topology text {}; accepted: {ACCEPTED_FORMATS}", snippet(t))))
+    Err(ImportError::at(at + 1, format!("unrecognised topology text {}; accepted: {ACCEPTED_FORMATS}", snippet(t))))
 }
 
 // ---------------------------------------------------------------------------------
@@ -686,6 +692,9 @@ fn parse_lscpu_e(lines: &[&str], used: &[bool]) -> Res<Table> {
             continue;
         }
         let line = i + 1;
+        if raw.trim().starts_with('#') {
+            continue;
+        }
         let tok: Vec<&str> = raw.split_whitespace().collect();
         if tok.first().is_some_and(|w| w.eq_ignore_ascii_case("cpu")) {
             header = Some(Header::new(tok.iter().map(|s| s.to_string()).collect(), " ", line)?);
@@ -1031,9 +1040,12 @@ fn assemble(format: &'static str, mut t: Table, numa: Numa) -> Res<Imported> {
     // LLC fallbacks, said once.
     let no_cache: Vec<u32> = t.recs.iter().filter(|r| r.llc.is_none()).map(|r| r.cpu).collect();
     if !no_cache.is_empty() {
-        let who =
-            if no_cache.len() == n { "the input".to_string() } else { format!("CPUs {}", format_cpu_list(&no_cache)) };
-        notes.push(format!("{who}: no cache ids, so one LLC per socket"));
+        let whom = if no_cache.len() == n {
+            "in the input".to_string()
+        } else {
+            format!("for CPUs {}", format_cpu_list(&no_cache))
+        };
+        notes.push(format!("no cache ids {whom}: one LLC per socket, as Linux's scheduler assumes"));
     }
     let labels: BTreeSet<&str> = t.recs.iter().filter_map(|r| r.llc.as_ref().map(|l| l.label.as_str())).collect();
     if labels.len() > 1 {
