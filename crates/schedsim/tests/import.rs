@@ -286,6 +286,47 @@ fn lscpu_e_without_node_and_with_model_names() {
     assert!(imp.notes.iter().any(|n| n.contains("the LLC is L2")), "{:?}", imp.notes);
 }
 
+/// `lscpu -p=CPU,CORE,SOCKET,NODE,CACHE,ONLINE --all`: offline rows are listed with
+/// `N`; without an ONLINE column, `--all` prints them with empty fields.
+#[test]
+fn lscpu_p_all_with_offline_rows() {
+    let text = "# CPU,Core,Socket,Node,L1d:L1i:L2:L3,Online\n\
+                0,0,0,0,0:0:0:0,Y\n1,1,0,0,1:1:1:0,Y\n2,0,0,0,0:0:0:0,Y\n3,,,,,N\n";
+    let imp = import(text);
+    assert_eq!(shape(&imp.topology), vec![vec![vec![2, 1]]]);
+    assert!(imp.notes.iter().any(|n| n.contains("CPU 3 is marked offline")), "{:?}", imp.notes);
+    let text = "# CPU,Core,Socket,Node,,L1d,L1i,L2,L3\n0,0,0,0,,0,0,0,0\n1,,,,,,,,\n2,1,0,0,,1,1,1,0\n";
+    let imp = import(text);
+    assert_eq!(imp.topology.cpu_count(), 2);
+    assert!(imp.notes.iter().any(|n| n.contains("CPU 1 is not described")), "{:?}", imp.notes);
+    assert_eq!(imp.schedsim_cpu(2), Some(1));
+}
+
+/// With `level` and `type` files (grep . cpu*/cache/index*/*), the level decides, and
+/// instruction caches never count as the LLC.
+#[test]
+fn sysfs_cache_levels_decide_when_given() {
+    let mut text = String::new();
+    for cpu in 0..4 {
+        let p = format!("/sys/devices/system/cpu/cpu{cpu}");
+        text.push_str(&format!("{p}/topology/core_id:{cpu}\n{p}/topology/physical_package_id:0\n"));
+        // index0: L1d, index1: L1i shared by all (odd, but instruction), index2: L2 per pair.
+        for (idx, level, kind, list) in [
+            (0, 1, "Data", cpu.to_string()),
+            (1, 1, "Instruction", "0-3".into()),
+            (2, 2, "Unified", if cpu < 2 { "0-1".into() } else { "2-3".into() }),
+        ] {
+            text.push_str(&format!(
+                "{p}/cache/index{idx}/level:{level}\n{p}/cache/index{idx}/type:{kind}\n\
+                 {p}/cache/index{idx}/size:32K\n{p}/cache/index{idx}/shared_cpu_list:{list}\n"
+            ));
+        }
+    }
+    let imp = import(&text);
+    assert_eq!(shape(&imp.topology), vec![vec![vec![1, 1], vec![1, 1]]]);
+    assert!(imp.notes.iter().any(|n| n.contains("the LLC is L2")), "{:?}", imp.notes);
+}
+
 // ---------------------------------------------------------------------------------
 // Errors
 
