@@ -3,6 +3,7 @@
 use crate::args::options_help;
 use crate::bench::BENCH_FLAGS;
 use crate::commands::{run_flags, show_flags, trace_flags};
+use crate::perfetto::perfetto_flags;
 
 pub fn main_help() -> String {
     format!(
@@ -16,6 +17,7 @@ Usage:
                                           run an experiment given by flags alone
   schedsim show FILE|PRESET [OPTIONS]     print an experiment as JSON (to edit and run)
   schedsim trace FILE|PRESET [OPTIONS]    print the decision trace of chosen wakeups
+  schedsim perfetto FILE|PRESET --out F   write a run as a Perfetto (Chrome JSON) trace
   schedsim bench [--repeat N]             measure simulated wakeups per wall-clock second
   schedsim help COMMAND                   options of a command (or COMMAND --help)
 
@@ -27,6 +29,7 @@ Examples:
   schedsim show demo > exp.json; schedsim run exp.json
   lscpu -p > mybox.txt; schedsim run demo --topology-file mybox.txt
   schedsim trace demo --kernel-index 1 --clients 2 --from 100 --count 3
+  schedsim perfetto seed001 --kernel-index 1 --to-ms 60 --out seed001.json
 
 Exit status: 0 success, 2 bad input (one line on stderr names the file or option,
 the field and the problem), 1 the simulation or writing the output failed.
@@ -92,6 +95,19 @@ returned and why, the CPUs probed, and where the task went.
 Options:
 {}",
             options_help(&trace_flags())
+        ),
+        "perfetto" => format!(
+            "Usage: schedsim perfetto FILE|PRESET [OPTIONS]
+
+Runs one kernel at one client count (one iteration) and writes the window
+--from-ms..--to-ms as Chrome trace-event JSON, which ui.perfetto.dev opens: a track
+per CPU with what ran and the idle C-states, each wakeup as an instant on the
+waker's CPU with its whole decision path as arguments and a flow arrow to where the
+wakee ran, and migrations. Traces of long windows are large; a few ms is plenty.
+
+Options:
+{}",
+            options_help(&perfetto_flags())
         ),
         "bench" => format!(
             "Usage: schedsim bench [--repeat N] [--case NAME]

@@ -10,6 +10,7 @@ mod error;
 mod experiment_args;
 mod help;
 mod output;
+mod perfetto;
 mod progress;
 
 use error::CliError;
@@ -67,12 +68,13 @@ fn dispatch(argv: &[String]) -> Result<(), CliError> {
         "show" => commands::show(rest),
         "trace" => commands::trace(rest),
         "bench" => bench::bench(rest),
+        "perfetto" => perfetto::perfetto(rest),
         other => Err(unknown_command(other)),
     }
 }
 
 fn unknown_command(c: &str) -> CliError {
     CliError::input(format!(
-        "unknown command {c:?}; commands are presets, run, show, trace, bench, help (try 'schedsim --help')"
+        "unknown command {c:?}; commands are presets, run, show, trace, perfetto, bench, help (try 'schedsim --help')"
     ))
 }

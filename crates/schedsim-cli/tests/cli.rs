@@ -315,3 +315,15 @@ fn bench_prints_the_three_cases() {
         assert!(out.lines().any(|l| l.starts_with(case)), "no {case} row:\n{out}");
     }
 }
+
+#[test]
+fn perfetto_writes_a_chrome_trace() {
+    let out = ok(&["perfetto", "seed001", "--kernel-index", "1", "--from-ms", "40", "--to-ms", "41"]);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let evs = doc["traceEvents"].as_array().unwrap();
+    assert!(evs.iter().any(|e| e["cat"] == "wakeup" && e["ph"] == "i"), "no wakeup events");
+    assert!(evs.iter().any(|e| e["cat"] == "task" && e["ph"] == "X"), "no task slices");
+    let o = schedsim(&["perfetto", "seed001", "--from-ms", "5", "--to-ms", "2"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("--from-ms"));
+}

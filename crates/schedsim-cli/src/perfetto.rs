@@ -1,0 +1,68 @@
+//! The `perfetto` command: a run's window as a trace ui.perfetto.dev opens.
+
+use crate::args::{parse, Flag};
+use crate::commands::trace_flags;
+use crate::error::CliError;
+use crate::experiment_args::{load, Loaded};
+use crate::help;
+use crate::output::{print_stdout, Destination};
+
+pub fn perfetto_flags() -> Vec<Flag> {
+    let mut f: Vec<Flag> = trace_flags()
+        .into_iter()
+        .filter(|f| !["from", "count", "json"].contains(&f.name))
+        .collect();
+    f.extend([
+        Flag::value("from-ms", "MS", "start of the recorded window, simulated ms (default 0)"),
+        Flag::value("to-ms", "MS", "end of the recorded window, simulated ms (default: the end of the run)"),
+    ]);
+    f
+}
+
+pub fn perfetto(args: &[String]) -> Result<(), CliError> {
+    let p = parse("perfetto", &perfetto_flags(), args)?;
+    if p.help {
+        return print_stdout(&help::command_help("perfetto").unwrap_or_default());
+    }
+    let target = match p.positionals.as_slice() {
+        [] => None,
+        [t] => Some(t.as_str()),
+        [_, extra, ..] => {
+            return Err(CliError::input(format!(
+                "perfetto: unexpected argument {extra:?}; give one FILE or PRESET (try 'schedsim perfetto --help')"
+            )))
+        }
+    };
+    let kernel = p.number::<usize>("kernel-index")?.unwrap_or(0);
+    let iteration = p.number::<u32>("iteration")?.unwrap_or(0);
+    let from_ms = p.number::<u64>("from-ms")?.unwrap_or(0);
+    let dest = Destination::open(p.get("out"))?;
+    let Loaded { exp, .. } = load(target, &p)?;
+    let to_ms = p.number::<u64>("to-ms")?.unwrap_or(exp.duration_ms);
+    if from_ms > to_ms {
+        return Err(CliError::input(format!("--from-ms: {from_ms} is after --to-ms {to_ms}")));
+    }
+    if kernel >= exp.kernels.len() {
+        return Err(CliError::input(format!(
+            "--kernel-index: {kernel} is out of range; the experiment has {} kernel(s), 0 to {}",
+            exp.kernels.len(),
+            exp.kernels.len() - 1
+        )));
+    }
+    if iteration >= exp.iterations {
+        return Err(CliError::input(format!(
+            "--iteration: {iteration} is out of range; the experiment has {} iteration(s)",
+            exp.iterations
+        )));
+    }
+    let t = exp
+        .perfetto(kernel, exp.clients[0], iteration, from_ms.saturating_mul(1_000_000), to_ms.saturating_mul(1_000_000))
+        .map_err(|e| CliError::failure(e.to_string()))?;
+    eprintln!(
+        "schedsim: {} trace events ({} wakeups, {} migrations in the run); open the file in ui.perfetto.dev",
+        t.events, t.counters.wakeups, t.counters.migrations
+    );
+    let mut j = t.json;
+    j.push('\n');
+    dest.write(&j)
+}
