@@ -15,6 +15,9 @@ fi
 echo "== native tests"
 cargo test --workspace --locked
 
+echo "== lints (simulator and CLI)"
+cargo clippy --locked -p schedsim -p schedsim-cli --all-targets -- -D warnings
+
 echo "== simulator builds for wasm32-unknown-unknown"
 cargo build --locked -p schedsim --target wasm32-unknown-unknown
 

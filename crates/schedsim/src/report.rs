@@ -191,13 +191,12 @@ impl Report {
         ];
         for (name, f, float) in rows {
             let _ = write!(s, "{name:<8}");
-            for (i, (t, c)) in totals.iter().zip(&self.configs).enumerate() {
-                let w = if i == 0 { 12 } else { 12 };
+            for (t, c) in totals.iter().zip(&self.configs) {
                 let v = f(t, c);
                 if float {
-                    let _ = write!(s, "{v:>w$.2}");
+                    let _ = write!(s, "{v:>12.2}");
                 } else {
-                    let _ = write!(s, "{v:>w$.0}");
+                    let _ = write!(s, "{v:>12.0}");
                 }
             }
             s.push('\n');

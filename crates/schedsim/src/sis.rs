@@ -23,12 +23,11 @@ impl Sim {
         if self.measuring {
             self.m.sis_searches += 1;
         }
-        let r = match self.cfg.version {
+        match self.cfg.version {
             V::V3_8 => self.sis_38(p, prev, target, this, cost),
             V::V4_15 => self.sis_415(p, prev, target, this, cost),
             _ => self.sis_513(p, prev, target, this, waker, cost),
-        };
-        r
+        }
     }
 
     /// Checks `c` for idleness, charging a probe.

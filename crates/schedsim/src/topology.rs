@@ -136,6 +136,8 @@ impl Topology {
     }
 
     /// Checks every rule and says which part breaks it.
+    // The symmetry check reads d[j][i] beside d[i][j]: indices are the clearest form.
+    #[allow(clippy::needless_range_loop)]
     pub fn validate(&self) -> Result<(), TopologyError> {
         if self.nodes.is_empty() {
             return err("topology: needs at least one NUMA node");

@@ -439,7 +439,8 @@ impl Sim {
         }
         let balanced = this_load <= 0 || 100 * (this_load + w) <= (100 + (pct - 100) / 2) * load;
         let tl_per_task = if nr_this > 0 { 1024 } else { 0 };
-        let affine = (sync && balanced) || balanced || (this_load <= load && this_load + load <= tl_per_task);
+        // v3.8 returns early for `sync && balanced`; both end in "affine".
+        let affine = balanced || (this_load <= load && this_load + load <= tl_per_task);
         self.step(|_| {
             st(
                 "wake_affine (v3.8)",

@@ -576,7 +576,7 @@ impl WorkloadState {
         }
         match self.spec.clone() {
             Workload::Tbench { msg_bytes, work_ns, .. } => {
-                let client = task % 2 == 0;
+                let client = task.is_multiple_of(2);
                 let partner = task ^ 1;
                 // Client: work, send, wait for reply. Server: wait, work, reply.
                 match (client, pc) {
@@ -605,7 +605,7 @@ impl WorkloadState {
                 }
             }
             Workload::Pipe { loops, work_ns, .. } => {
-                let a = task % 2 == 0;
+                let a = task.is_multiple_of(2);
                 let partner = task ^ 1;
                 match (a, pc) {
                     (true, 0) | (false, 1) => {
@@ -689,7 +689,7 @@ impl WorkloadState {
             }
             Workload::Schbench { workers, sleep_ns, cpu_ns, .. } => {
                 let per = 1 + workers as usize;
-                if i % per == 0 {
+                if i.is_multiple_of(per) {
                     // Message thread: sleep, then wake every worker.
                     if pc == 0 {
                         self.pc[i] = 1;

@@ -676,15 +676,10 @@ impl Sim {
 
     /// A reschedule IPI arrives: preempt if still wanted.
     pub(crate) fn resched_ipi(&mut self, c: u32) {
-        match self.cpus[c as usize].phase {
-            Phase::User => {
-                if self.cpus[c as usize].need_resched {
-                    self.pause_user(c);
-                    let cost = self.cost.irq_entry_exit_ns;
-                    self.kernel(c, cost, Cont::Irq);
-                }
-            }
-            _ => {}
+        if self.cpus[c as usize].phase == Phase::User && self.cpus[c as usize].need_resched {
+            self.pause_user(c);
+            let cost = self.cost.irq_entry_exit_ns;
+            self.kernel(c, cost, Cont::Irq);
         }
     }
 
