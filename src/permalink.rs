@@ -169,6 +169,31 @@ pub fn parse_shared(text: &str) -> Result<Shared, LinkError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        // No input panics: arbitrary text, and arbitrary bytes behind a valid prefix.
+        #[test]
+        fn decode_never_panics(s in ".{0,300}") {
+            let _ = decode(&s);
+        }
+
+        #[test]
+        fn decode_never_panics_on_bytes(b in proptest::collection::vec(any::<u8>(), 0..400)) {
+            let _ = decode(&format!("v1.{}", B64.encode(&b)));
+            let z = miniz_oxide::deflate::compress_to_vec_zlib(&b, 6);
+            let _ = decode(&format!("v1.{}", B64.encode(z)));
+        }
+
+        // Any seed and view survive the round trip exactly.
+        #[test]
+        fn round_trips(seed in any::<u64>(), kernel in 0u32..8, clients in any::<u32>(), presenter in any::<bool>()) {
+            let mut e = schedsim::presets::experiment("demo").unwrap();
+            e.seed = seed;
+            let s = Shared { experiment: e, view: View { live_kernel: kernel, live_clients: clients, presenter, ..View::default() } };
+            prop_assert_eq!(decode(&encode(&s)).unwrap(), Some(s));
+        }
+    }
 
     fn demo() -> Shared {
         Shared {

@@ -240,6 +240,48 @@ pub fn core_cpus(t: &Topology) -> Option<Vec<Vec<u32>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    fn edit() -> impl Strategy<Value = TopoEdit> {
+        let i = 0u32..5;
+        prop_oneof![
+            Just(TopoEdit::AddNode),
+            i.clone().prop_map(TopoEdit::DuplicateNode),
+            i.clone().prop_map(TopoEdit::RemoveNode),
+            i.clone().prop_map(TopoEdit::AddLlc),
+            (i.clone(), i.clone()).prop_map(|(a, b)| TopoEdit::DuplicateLlc(a, b)),
+            (i.clone(), i.clone()).prop_map(|(a, b)| TopoEdit::RemoveLlc(a, b)),
+            (i.clone(), i.clone()).prop_map(|(a, b)| TopoEdit::AddCore(a, b)),
+            (i.clone(), i.clone(), i.clone()).prop_map(|(a, b, c)| TopoEdit::DuplicateCore(a, b, c)),
+            (i.clone(), i.clone(), i.clone()).prop_map(|(a, b, c)| TopoEdit::RemoveCore(a, b, c)),
+            (i.clone(), i.clone(), i.clone(), 0u32..10).prop_map(|(a, b, c, t)| TopoEdit::SetThreads(a, b, c, t)),
+            (0u32..10).prop_map(TopoEdit::SetAllThreads),
+            (i.clone(), i.clone(), 0u32..300).prop_map(|(a, b, d)| TopoEdit::SetDistance(a, b, d)),
+            Just(TopoEdit::ResetDistances),
+        ]
+    }
+
+    proptest! {
+        // Whatever the user clicks, the topology stays valid: an edit either applies and
+        // validates, or is refused at its own spot and changes nothing.
+        #[test]
+        fn edits_keep_the_machine_valid(edits in proptest::collection::vec(edit(), 1..40)) {
+            let mut t = Topology::uniform(1, 2, 2, 2);
+            for e in edits {
+                match apply(&t, e) {
+                    Ok(t2) => {
+                        prop_assert!(t2.validate().is_ok());
+                        prop_assert!(t2.build().is_ok());
+                        t = t2;
+                    }
+                    Err(r) => {
+                        prop_assert_eq!(r.spot, e.spot());
+                        prop_assert!(!r.message.is_empty());
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn edits_and_refusals() {

@@ -363,6 +363,9 @@ fn wakeup_summary(t: Option<&WakeupTrace>) -> Html {
             <dt>{ "wakee" }</dt><dd>{ t.wakee.clone() }</dd>
             <dt>{ "waker" }</dt><dd>{ format!("{} on CPU {}", t.waker, t.waker_cpu) }</dd>
             <dt>{ "prev" }</dt><dd>{ format!("CPU {}", t.prev_cpu) }</dd>
+            if let Some(c) = crate::web::components::topology::target_cpu(t) {
+                <dt>{ "target" }</dt><dd>{ format!("CPU {c} (from wake_affine)") }</dd>
+            }
             <dt>{ "probed" }</dt><dd>{ probed }</dd>
             if let Some(o) = &t.outcome {
                 <dt>{ "chosen" }</dt><dd id="chosen-cpu">{ format!("CPU {}", o.chosen_cpu) }</dd>

@@ -236,6 +236,9 @@ fn cpu_cell(cpu: u32, live: Option<&LiveFrame>) -> Html {
         title += ", wakeup pending";
     }
     if let Some(tr) = &f.trace {
+        if target_cpu(tr) == Some(cpu) {
+            roles.push("target");
+        }
         if tr.waker_cpu == cpu {
             roles.push("waker");
         }
@@ -258,6 +261,7 @@ fn cpu_cell(cpu: u32, live: Option<&LiveFrame>) -> Html {
             "waker" => "W",
             "prev" => "P",
             "chosen" => "★",
+            "target" => "T",
             _ => "",
         })
         .collect();
@@ -280,6 +284,17 @@ fn cpu_cell(cpu: u32, live: Option<&LiveFrame>) -> Html {
     }
 }
 
+/// The target `wake_affine` handed to `select_idle_sibling`, read from the trace (the
+/// trace has no field of its own for it).
+pub fn target_cpu(t: &WakeupTrace) -> Option<u32> {
+    t.steps
+        .iter()
+        .rev()
+        .find(|s| s.function == "wake_affine")
+        .and_then(|s| s.result.strip_prefix("CPU "))
+        .and_then(|n| n.trim().parse().ok())
+}
+
 fn legend() -> Html {
     html! {
         <div class="topo-legend" aria-label="legend">
@@ -290,6 +305,7 @@ fn legend() -> Html {
             <span class="cpu ph-idle depth-2">{ "idle (deeper)" }</span>
             <span class="cpu waker">{ "W waker" }</span>
             <span class="cpu prev">{ "P prev" }</span>
+            <span class="cpu target">{ "T target" }</span>
             <span class="cpu probed">{ "probed" }</span>
             <span class="cpu chosen">{ "★ chosen" }</span>
             <span class="cpu"><span class="cpu-q">{ "2" }</span>{ " runnable" }</span>
