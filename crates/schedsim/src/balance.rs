@@ -8,6 +8,15 @@ use crate::kernel::{KernelVersion as V, Switch};
 use crate::sim::{Cont, Sim, TState, MIGRATION_COST_NS};
 use crate::topology::Distance;
 
+/// `sd->cache_nice_tries` (`sd_init`): 0 for SMT, 1 for MC and PKG, 2 for NUMA.
+fn cache_nice_tries(sd: &crate::domains::SchedDomain) -> u32 {
+    match sd.level {
+        crate::domains::Level::Smt => 0,
+        crate::domains::Level::Mc | crate::domains::Level::Pkg => 1,
+        crate::domains::Level::Numa(_) => 2,
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum LbKind {
     NewlyIdle,
@@ -130,7 +139,9 @@ impl Sim {
             // update_sd_lb_stats() at the root domain refreshes rd->overload.
             self.rd_overload = any_overloaded;
         }
-        let Some((bload, bg)) = busiest else { return (cost, false) };
+        let Some((bload, bg)) = busiest else {
+            return (cost, false);
+        };
         let pct = self.doms.domains[did].imbalance_pct as u64;
         let worth = match kind {
             LbKind::NewlyIdle | LbKind::Idle => self.cpus[c as usize].nr_running == 0,
@@ -151,13 +162,22 @@ impl Sim {
         };
         let smt_level = self.doms.domains[did].has(SD_SHARE_CPUCAPACITY);
         let now = self.now;
+        // can_migrate_task(): never a task still on a CPU (task_running()); a cache-hot
+        // one only after this domain failed more than cache_nice_tries times.
+        let failed = self.dom(c, depth).nr_balance_failed;
+        let tries = cache_nice_tries(&self.doms.domains[did]);
         let cand = self.cpus[src as usize].queue.iter().copied().find(|&t| {
             let task = &self.tasks[t as usize];
             let hot = !smt_level && now.saturating_sub(task.exec_start) < MIGRATION_COST_NS;
-            // can_migrate_task(): never a task still on a CPU (task_running()).
-            self.allowed(t, c) && !hot && task.on_cpu.is_none()
+            self.allowed(t, c) && (!hot || failed > tries) && task.on_cpu.is_none()
         });
-        let Some(t) = cand else { return (cost, false) };
+        let Some(t) = cand else {
+            if kind != LbKind::NewlyIdle {
+                self.dom(c, depth).nr_balance_failed += 1;
+            }
+            return (cost, false);
+        };
+        self.dom(c, depth).nr_balance_failed = 0;
         cost += self.lock_rq(src, at + cost, c, self.cost.lb_move_task_ns);
         self.detach(src, t);
         self.attach(c, t, src);
@@ -242,8 +262,11 @@ impl Sim {
                 self.llcs[llc].nr_idle_scan = (y * w / 1024) as u32;
             }
         }
-        // nohz: an overloaded CPU kicks the first idle CPU to balance for the idle ones.
-        if self.cpus[c as usize].nr_running >= 2 && now >= self.nohz_next {
+        // nohz_balancer_kick(): a CPU with two runnable tasks, or in an LLC with more
+        // than one busy CPU, kicks the first idle CPU to balance for all idle ones,
+        // at most once a jiffy.
+        let llc_busy = || self.map.llc_span(c).iter().filter(|&&x| !self.idle_cpu(x)).count();
+        if now >= self.nohz_next && (self.cpus[c as usize].nr_running >= 2 || llc_busy() > 1) {
             self.nohz_next = now + self.cost.tick_ns;
             if let Some(ilb) = (0..self.cpus.len() as u32).find(|&x| self.idle_cpu(x)) {
                 self.cpus[ilb as usize].nohz_kick = true;
@@ -257,15 +280,29 @@ impl Sim {
         cost
     }
 
-    /// The kicked idle-balance CPU balances for itself, bottom up, until it pulls.
+    /// `_nohz_idle_balance()`: the kicked CPU runs `rebalance_domains()` for every
+    /// idle CPU whose domains are due (interval = span weight in ms, no busy factor),
+    /// pulling tasks to those CPUs; the time is spent on the kicked CPU.
     pub(crate) fn nohz_balance(&mut self, c: u32) -> u64 {
         self.cpus[c as usize].nohz_kick = false;
+        let now = self.now;
         let mut cost = 0;
-        for depth in 0..self.doms.chain[c as usize].len() {
-            let (lc, pulled) = self.load_balance(c, depth, LbKind::Idle, self.now + cost);
-            cost += lc;
-            if pulled {
-                break;
+        for i in 0..self.cpus.len() as u32 {
+            if i != c && !self.idle_cpu(i) {
+                continue;
+            }
+            for depth in 0..self.doms.chain[i as usize].len() {
+                if now < self.dom(i, depth).next_balance {
+                    continue;
+                }
+                let did = self.doms.chain[i as usize][depth] as usize;
+                let interval = self.doms.domains[did].min_interval_ms as u64 * 1_000_000;
+                self.dom(i, depth).next_balance = now + interval;
+                let (lc, pulled) = self.load_balance(i, depth, LbKind::Idle, now + cost);
+                cost += lc;
+                if pulled {
+                    break;
+                }
             }
         }
         cost

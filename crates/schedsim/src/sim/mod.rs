@@ -232,6 +232,8 @@ pub(crate) struct DomState {
     pub max_newidle_lb_cost: u64,
     pub next_balance: Time,
     pub next_decay: Time,
+    /// `sd->nr_balance_failed`.
+    pub nr_balance_failed: u32,
 }
 
 /// Options of one simulation run.
