@@ -205,4 +205,35 @@ mod tests {
         }
         assert!(to_svg(|a| draw_report_chart("nope", a, &r, 0, &ChartTheme::light())).is_err());
     }
+
+    /// The texts of an SVG, in order: what a reader of the chart sees.
+    fn texts(svg: &str) -> String {
+        svg.split("<text")
+            .skip(1)
+            .filter_map(|t| t.split_once('>').and_then(|(_, rest)| rest.split_once("</text>")).map(|(x, _)| x.trim().to_string()))
+            .filter(|x| !x.is_empty())
+            .collect::<Vec<_>>()
+            .join(" | ")
+    }
+
+    fn check(svg: &str, expect: expect_test::Expect) {
+        expect.assert_eq(&texts(svg));
+    }
+
+    #[test]
+    fn live_charts_snapshot() {
+        use crate::live_session::LivePoint;
+        let p = |t_us: u64, kb: u64, mig: u64| LivePoint { t_ns: t_us * 1000, bytes: kb * 1000, ops: kb, wakeups: kb, migrations: mig };
+        let series = vec![vec![p(0, 0, 0), p(100, 400, 2), p(200, 900, 3)], vec![p(0, 0, 0), p(100, 300, 5), p(200, 500, 9)]];
+        let names = vec!["A".to_string(), "B".to_string()];
+        let th = ChartTheme::light();
+        check(
+            &to_svg(|a| live_throughput::draw(a, &series, &names, &th)).unwrap(),
+            expect_test::expect!["Work rate over simulated time (MB/s) | MB/s | simulated ms | 0.0 | 1000.0 | 2000.0 | 3000.0 | 4000.0 | 5000.0 | 0.0 | 0.02 | 0.04 | 0.06 | 0.08 | 0.1 | 0.12 | 0.14 | 0.16 | 0.18 | 0.2 | A | B"],
+        );
+        check(
+            &to_svg(|a| live_migrations::draw(a, &series, &names, &th)).unwrap(),
+            expect_test::expect!["Wakeup and balance migrations so far | migrations | simulated ms | 0.0 | 1.0 | 2.0 | 3.0 | 4.0 | 5.0 | 6.0 | 7.0 | 8.0 | 9.0 | 10.0 | 0.0 | 0.02 | 0.04 | 0.06 | 0.08 | 0.1 | 0.12 | 0.14 | 0.16 | 0.18 | 0.2 | A | B"],
+        );
+    }
 }
