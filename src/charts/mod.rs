@@ -104,8 +104,8 @@ pub(crate) fn e2s<E: std::fmt::Display>(e: E) -> String {
     format!("chart: {e}")
 }
 
-/// A simple chart frame: background and a caption; returns the area under the caption.
-pub(crate) fn frame<'a, DB: DrawingBackend>(root: &'a DrawingArea<DB, Shift>, th: &ChartTheme) -> Result<(), String> {
+/// Fills the chart's background.
+pub(crate) fn frame<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, th: &ChartTheme) -> Result<(), String> {
     root.fill(&th.bg).map_err(e2s)
 }
 
