@@ -72,9 +72,26 @@ pub fn app() -> Html {
     };
     let help = use_state(|| false);
 
-    // Theme and presenter mode live on <html> so the whole page's CSS follows.
+    // Theme and presenter mode live on <html> so the whole page's CSS follows; "auto"
+    // follows the system's preference, also when it changes while the page is open.
+    let system_dark = use_state(dom::prefers_dark);
     {
-        use_effect_with((state.view.theme, state.view.presenter), |(theme, presenter)| {
+        let system_dark = system_dark.clone();
+        use_effect_with((), move |_| {
+            let mq = dom::window().and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten());
+            let cb = Closure::<dyn FnMut()>::new(move || system_dark.set(dom::prefers_dark()));
+            if let Some(mq) = &mq {
+                let _ = mq.add_event_listener_with_callback("change", cb.as_ref().unchecked_ref());
+            }
+            move || {
+                if let Some(mq) = mq {
+                    let _ = mq.remove_event_listener_with_callback("change", cb.as_ref().unchecked_ref());
+                }
+            }
+        });
+    }
+    {
+        use_effect_with((state.view.theme, state.view.presenter, *system_dark), |(theme, presenter, _)| {
             dom::set_root_attr("data-theme", Some(if is_dark(*theme) { "dark" } else { "light" }));
             dom::set_root_attr("data-presenter", presenter.then_some("on"));
         });
@@ -405,8 +422,10 @@ fn sweep_view(state: &UseReducerHandle<State>, d: &Callback<Action>, on_run: Cal
             <section class="panel experiment-bar">
                 <label class="inline">{ "built-in experiment " }
                     <select id="preset" onchange={on_preset}>
-                        <option value="" selected=true>{ "choose…" }</option>
-                        { for presets_list.iter().map(|p| html! { <option value={p.name}>{ format!("{} — {}", p.name, p.description) }</option> }) }
+                        <option value="" selected={!presets_list.iter().any(|p| p.experiment == *exp)}>{ "custom (edited)" }</option>
+                        { for presets_list.iter().map(|p| html! {
+                            <option value={p.name} selected={p.experiment == *exp}>{ format!("{} — {}", p.name, p.description) }</option>
+                        }) }
                     </select>
                 </label>
             </section>

@@ -69,7 +69,13 @@ impl State {
     /// message saying why the link was not used.
     pub fn from_fragment(fragment: &str) -> State {
         match crate::permalink::decode(fragment) {
-            Ok(Some(s)) => State::new(s.experiment, s.view, None),
+            Ok(Some(s)) => {
+                // A shared result shows itself: a link to the Sweep view runs at once.
+                let run = s.view.tab == Tab::Sweep;
+                let mut st = State::new(s.experiment, s.view, None);
+                st.run_request = run as u32;
+                st
+            }
             Ok(None) => State::new(default_experiment(), View::default(), None),
             Err(e) => State::new(
                 default_experiment(),
