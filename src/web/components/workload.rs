@@ -36,6 +36,9 @@ pub fn parse_clients(s: &str) -> Result<Vec<u32>, String> {
     Ok(v)
 }
 
+/// Commits an edit. Fields commit on every keystroke that parses, so no edit may
+/// change another field (typing "1000" passes through "1"): cross-field rules such as
+/// warm-up < duration are reported by the experiment's validation beside Run instead.
 fn edit(d: &Callback<Action>, f: impl FnOnce(&mut Experiment) + 'static) {
     d.emit(Action::EditExperiment(Box::new(f)));
 }
@@ -184,7 +187,7 @@ pub fn workload_form(p: &WorkloadProps) -> Html {
                 <Field label="client counts" value={clients_text} on_commit={on_clients} id="clients" wide=true
                     hint={format!("{} — separated by spaces", e.workload.clients_meaning())} />
                 { num("iterations", "iterations", e.iterations as u64, ITERATIONS_MAX as u64, |e, v| e.iterations = v as u32) }
-                { num("duration_ms", "duration", e.duration_ms, DURATION_MS_MAX, |e, v| { e.duration_ms = v; if e.warmup_ms >= v { e.warmup_ms = v / 10; } }) }
+                { num("duration_ms", "duration", e.duration_ms, DURATION_MS_MAX, |e, v| e.duration_ms = v) }
                 <Field label="warmup_ms" value={e.warmup_ms.to_string()} on_commit={on_warmup} id="warmup" />
                 <Field label="seed" value={e.seed.to_string()} on_commit={on_seed} id="seed" />
                 <button type="button" class="tool" onclick={on_random} title="A new seed from the browser's random source">{ "random seed" }</button>
