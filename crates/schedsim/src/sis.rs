@@ -23,6 +23,9 @@ impl Sim {
         if self.measuring {
             self.m.sis_searches += 1;
         }
+        if let Some(tb) = &mut self.trace {
+            tb.cur.target_cpu = Some(target);
+        }
         match self.cfg.version {
             V::V3_8 => self.sis_38(p, prev, target, this, cost),
             V::V4_15 => self.sis_415(p, prev, target, this, cost),

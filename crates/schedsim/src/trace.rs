@@ -56,6 +56,10 @@ pub struct WakeupTrace {
     pub waker: String,
     pub waker_cpu: u32,
     pub prev_cpu: u32,
+    /// The target `select_idle_sibling` started from (`this` or `prev` after
+    /// `wake_affine`), when the path got that far.
+    #[serde(default)]
+    pub target_cpu: Option<u32>,
     pub sync: bool,
     /// CPUs whose idleness the path checked, in order.
     pub probed: Vec<u32>,

@@ -775,6 +775,7 @@ impl Sim {
                 waker,
                 waker_cpu: this,
                 prev_cpu: t.cpu,
+                target_cpu: None,
                 sync,
                 probed: Vec::new(),
                 steps: Vec::new(),
