@@ -487,19 +487,22 @@ impl Sim {
         let n = cpu.idle_hist_len.min(8) as usize;
         let mut predicted = cpu.idle_ema;
         if n >= 6 {
-            let mut v: Vec<u64> = cpu.idle_hist[..n].to_vec();
-            while v.len() >= 6 {
-                let cnt = v.len() as u64;
-                let avg = v.iter().sum::<u64>() / cnt;
-                let var = v.iter().map(|&x| (x as i128 - avg as i128).pow(2) as u128).sum::<u128>() / cnt as u128;
+            // Sorted copy: dropping the largest is shortening the slice.
+            let mut v = cpu.idle_hist;
+            let v = &mut v[..n];
+            v.sort_unstable();
+            let mut len = n;
+            while len >= 6 {
+                let w = &v[..len];
+                let cnt = len as u64;
+                let avg = w.iter().sum::<u64>() / cnt;
+                let var = w.iter().map(|&x| (x as i128 - avg as i128).pow(2) as u128).sum::<u128>() / cnt as u128;
                 // Accept if variance <= 400 us^2 or avg > 6 stddev.
                 if var <= 400_000_000u128 || (avg as u128 * avg as u128) > 36 * var {
                     predicted = predicted.min(avg);
                     break;
                 }
-                let mx = v.iter().copied().max().unwrap_or(0);
-                let i = v.iter().position(|&x| x == mx).unwrap_or(0);
-                v.remove(i);
+                len -= 1;
             }
         }
         let mut best = 0u8;
