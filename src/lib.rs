@@ -18,6 +18,8 @@ pub mod live_session;
 pub mod permalink;
 pub mod proto;
 pub mod topo_edit;
+pub mod wasted;
+pub mod import_text;
 
 #[cfg(target_arch = "wasm32")]
 pub mod web;

@@ -109,6 +109,38 @@ impl LiveSession {
         true
     }
 
+    /// Runs the stepped kernel (and the others) to `ns` of simulated time, keeping the
+    /// last wakeups for the trace: how live mode jumps to a wasted-core moment.
+    pub fn jump(&mut self, ns: u64) {
+        let k = self.kernel();
+        let now = self.lives[k].now_ns();
+        if ns > now {
+            let traces = self.lives[k].advance(ns - now, RECENT_MAX);
+            self.steps += traces.len() as u64;
+            self.recent.extend(traces);
+            while self.recent.len() > RECENT_MAX {
+                self.recent.pop_front();
+            }
+        }
+        let now = self.lives[k].now_ns();
+        for (i, l) in self.lives.iter_mut().enumerate() {
+            if i != k && l.now_ns() < now {
+                l.advance(now - l.now_ns(), 0);
+            }
+        }
+        self.sample(true);
+    }
+
+    /// The wasted-core invariant broken right now by the stepped kernel, if it is.
+    pub fn wasted_now(&self) -> Option<schedsim::WastedMoment> {
+        self.lives[self.kernel()].wasted_now()
+    }
+
+    /// The moments the stepped kernel broke the invariant so far.
+    pub fn wasted_moments(&self) -> Vec<schedsim::WastedMoment> {
+        self.lives[self.kernel()].wasted_moments().to_vec()
+    }
+
     fn sample(&mut self, force: bool) {
         let now = self.now_ns();
         let last_t = self.series[0].last().map(|p| p.t_ns).unwrap_or(0);
