@@ -15,6 +15,7 @@
 pub mod charts;
 pub mod gallery;
 pub mod live_session;
+pub mod perfetto;
 pub mod permalink;
 pub mod proto;
 pub mod topo_edit;

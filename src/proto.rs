@@ -12,6 +12,8 @@ use serde::{Deserialize, Serialize};
 pub enum Request {
     /// Run a whole sweep. `id` tags every answer so stale ones can be ignored.
     Sweep { id: u32, experiment_json: String },
+    /// Record one run's window as a Perfetto trace (`Experiment::perfetto`).
+    Perfetto { id: u32, experiment_json: String, ask: crate::perfetto::PerfettoAsk },
 }
 
 /// Worker → page.
@@ -22,6 +24,8 @@ pub enum Response {
     Ready,
     Progress { id: u32, runs_done: u32, runs_total: u32, sim_ns: f64, run_ns: f64 },
     Done(Box<SweepDone>),
+    /// A Perfetto trace's JSON, as the library wrote it.
+    Perfetto { id: u32, json: String, events: u64 },
     Failed { id: u32, message: String },
 }
 

@@ -4,9 +4,12 @@
 
 use crate::charts::ChartTheme;
 use crate::permalink::{self, Tab, Theme, View};
-use crate::proto::Response;
+use crate::perfetto::{self, PerfettoAsk};
+use crate::proto::{Request, Response};
+use crate::web::components::perfetto::PerfettoStatus;
 use crate::web::components::fields::Field;
 use crate::web::components::gallery::Gallery;
+use crate::web::components::import::ImportBox;
 use crate::web::components::kernels::KernelPanel;
 use crate::web::components::live::LiveView;
 use crate::web::components::results::Results;
@@ -34,6 +37,7 @@ fn response_to_action(r: Response) -> Option<Action> {
             Err(e) => Action::SweepFailed { id: d.id, message: format!("the worker's report does not read back: {e}") },
         },
         Response::Failed { id, message } => Action::SweepFailed { id, message },
+        Response::Perfetto { .. } => return None,
     })
 }
 
@@ -71,6 +75,52 @@ pub fn app() -> Html {
         })
     };
     let help = use_state(|| false);
+    // Perfetto exports run in a worker of their own, so a sweep and an export do not wait
+    // for each other; the file names wait here for their answers.
+    let perfetto_names = use_mut_ref(std::collections::HashMap::<u32, String>::new);
+    let perfetto_runner = {
+        let d = dispatcher.clone();
+        let names = perfetto_names.clone();
+        use_memo((), move |_| {
+            SweepRunner::new(move |r| {
+                let st = |id, failed, message: String| PerfettoStatus { id, running: false, failed, message };
+                match r {
+                    Response::Perfetto { id, json, events } => {
+                        let name = names.borrow_mut().remove(&id).unwrap_or_else(|| "schedsim.perfetto.json".into());
+                        match dom::download_text(&name, "application/json", &json) {
+                            Ok(()) => d.dispatch(Action::Perfetto(st(id, false, format!("Downloaded {name} ({events} events, {:.0} kB).", json.len() as f64 / 1e3)))),
+                            Err(e) => d.dispatch(Action::Perfetto(st(id, true, format!("The download failed: {e}")))),
+                        }
+                    }
+                    Response::Failed { id, message } => d.dispatch(Action::Perfetto(st(id, true, format!("The export failed: {message}")))),
+                    _ => {}
+                }
+            })
+        })
+    };
+    let perfetto_seq = use_mut_ref(|| 0u32);
+    let on_perfetto = {
+        let state = state.clone();
+        let d = dispatch.clone();
+        let runner = perfetto_runner.clone();
+        let names = perfetto_names.clone();
+        Callback::from(move |ask: PerfettoAsk| {
+            let id = {
+                let mut s = perfetto_seq.borrow_mut();
+                *s += 1;
+                *s
+            };
+            let exp = &state.exp;
+            let stem = if exp.name.is_empty() { "schedsim".to_string() } else { format!("schedsim-{}", exp.name) };
+            let kname = exp.kernels.get(ask.kernel as usize).map(|k| k.name.clone()).unwrap_or_default();
+            let name = perfetto::file_name(&stem, &kname, &ask);
+            names.borrow_mut().insert(id, name.clone());
+            d.emit(Action::Perfetto(PerfettoStatus { id, running: true, failed: false, message: format!("Recording {name} in the worker…") }));
+            if let Err(e) = runner.request(id, Request::Perfetto { id, experiment_json: exp.to_json(), ask }) {
+                d.emit(Action::Perfetto(PerfettoStatus { id, running: false, failed: true, message: format!("The export failed: {e}") }));
+            }
+        })
+    };
 
     // Theme and presenter mode live on <html> so the whole page's CSS follows; "auto"
     // follows the system's preference, also when it changes while the page is open.
@@ -268,10 +318,11 @@ pub fn app() -> Html {
     };
 
     let body = match state.view.tab {
-        Tab::Sweep => sweep_view(&state, &dispatch, on_run, on_cancel, &chart_theme),
+        Tab::Sweep => sweep_view(&state, &dispatch, on_run, on_cancel, &chart_theme, on_perfetto.clone()),
         Tab::Live => {
             let d = dispatch.clone();
-            html! { <LiveView exp={state.exp.clone()} view={state.view.clone()} theme={chart_theme.clone()}
+            html! { <LiveView exp={state.exp.clone()} view={state.view.clone()} theme={chart_theme.clone()} jump={state.jump.clone()}
+                on_perfetto={on_perfetto.clone()} perfetto={state.perfetto.clone()}
                 on_view={Callback::from(move |v: View| d.emit(Action::SetView(v)))} /> }
         }
         Tab::Classroom => html! { <Gallery dispatch={dispatch.clone()} /> },
@@ -340,7 +391,14 @@ pub fn app() -> Html {
     }
 }
 
-fn sweep_view(state: &UseReducerHandle<State>, d: &Callback<Action>, on_run: Callback<MouseEvent>, on_cancel: Callback<MouseEvent>, th: &ChartTheme) -> Html {
+fn sweep_view(
+    state: &UseReducerHandle<State>,
+    d: &Callback<Action>,
+    on_run: Callback<MouseEvent>,
+    on_cancel: Callback<MouseEvent>,
+    th: &ChartTheme,
+    on_perfetto: Callback<PerfettoAsk>,
+) -> Html {
     let exp = &state.exp;
     let topo = state.topology();
     let resolved = exp.machine.resolve();
@@ -403,7 +461,9 @@ fn sweep_view(state: &UseReducerHandle<State>, d: &Callback<Action>, on_run: Cal
             let d2 = d.clone();
             let view = state.view.clone();
             html! { <Results result={r.clone()} {stale} theme={th.clone()} latency_point={state.view.latency_point}
-                on_latency_point={Callback::from(move |i| d2.emit(Action::SetView(View { latency_point: i, ..view.clone() })))} /> }
+                on_latency_point={Callback::from(move |i| d2.emit(Action::SetView(View { latency_point: i, ..view.clone() })))}
+                on_jump={{ let d = d.clone(); Callback::from(move |plan| d.emit(Action::Jump(plan))) }}
+                {on_perfetto} perfetto={state.perfetto.clone()} /> }
         }
         None => html! {},
     };
@@ -452,6 +512,7 @@ fn sweep_view(state: &UseReducerHandle<State>, d: &Callback<Action>, on_run: Cal
                         Err(e) => html! { <p class="refusal" role="alert">{ e.clone() }</p> },
                     }
                 }
+                <ImportBox machine={exp.machine.clone()} dispatch={d.clone()} />
             </section>
             <section class="panel" aria-labelledby="kernels-h">
                 <div class="section-head">

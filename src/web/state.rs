@@ -3,6 +3,7 @@
 use crate::permalink::{Shared, Tab, Theme, View};
 use crate::proto::SweepDone;
 use crate::topo_edit::{self, Refusal, TopoEdit};
+use crate::wasted::JumpPlan;
 use schedsim::experiment::{MachineSpec, TopologyInput, KERNELS_MAX};
 use schedsim::topology::Topology;
 use schedsim::{presets, Experiment, KernelSpec, Report, Workload};
@@ -42,6 +43,11 @@ pub struct State {
     /// Bumped to ask the app to start a sweep (the gallery's one-click run).
     pub run_request: u32,
     pub next_id: u32,
+    /// Live mode's jump to a wasted-core moment: a sequence number (a new click replays
+    /// the same moment) and the plan.
+    pub jump: Option<(u32, JumpPlan)>,
+    /// The last Perfetto export.
+    pub perfetto: Option<crate::web::components::perfetto::PerfettoStatus>,
 }
 
 pub fn default_experiment() -> Experiment {
@@ -62,6 +68,8 @@ impl State {
             refusal: None,
             run_request: 0,
             next_id: 1,
+            jump: None,
+            perfetto: None,
         }
     }
 
@@ -129,6 +137,12 @@ pub enum Action {
     LoadPreset { name: String, run: bool },
     SetMachinePreset(String),
     SetTopology(Topology),
+    /// A whole machine (an imported topology with the preset's costs).
+    SetMachine(MachineSpec),
+    /// Live mode at a wasted-core moment.
+    Jump(JumpPlan),
+    /// A Perfetto export started, finished or failed (`running` false).
+    Perfetto(crate::web::components::perfetto::PerfettoStatus),
     EditTopology(TopoEdit),
     SetKernel(usize, KernelSpec),
     AddKernel,
@@ -189,6 +203,24 @@ impl Reducible for State {
                 set_topology(&mut s.exp.machine, t);
                 s.refusal = None;
                 clamp_irq_cpu(&mut s.exp);
+            }
+            Action::SetMachine(m) => {
+                s.exp.machine = m;
+                s.refusal = None;
+                clamp_irq_cpu(&mut s.exp);
+            }
+            Action::Jump(plan) => {
+                s.view.tab = Tab::Live;
+                s.view.live_kernel = plan.kernel;
+                s.view.live_clients = plan.clients;
+                let seq = s.jump.as_ref().map(|j| j.0 + 1).unwrap_or(1);
+                s.jump = Some((seq, plan));
+            }
+            Action::Perfetto(st) => {
+                // A late answer to an older export does not replace a newer one's status.
+                if st.running || s.perfetto.as_ref().map(|p| p.id == st.id).unwrap_or(true) {
+                    s.perfetto = Some(st);
+                }
             }
             Action::EditTopology(e) => match s.topology() {
                 Ok(t) => match topo_edit::apply(&t, e) {

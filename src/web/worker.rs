@@ -65,6 +65,15 @@ fn handle(req: Request) {
             CURRENT.with(|c| c.set(id));
             post(&run_sweep(id, &experiment_json));
         }
+        Request::Perfetto { id, experiment_json, ask } => {
+            CURRENT.with(|c| c.set(id));
+            let r = Experiment::from_json(&experiment_json)
+                .and_then(|e| e.perfetto(ask.kernel as usize, ask.clients, ask.iteration, ask.from_ns, ask.to_ns));
+            post(&match r {
+                Ok(p) => Response::Perfetto { id, json: p.json, events: p.events as u64 },
+                Err(e) => Response::Failed { id, message: e.to_string() },
+            });
+        }
     }
 }
 
@@ -135,7 +144,11 @@ impl SweepRunner {
 
     /// Sends a sweep; answers arrive through the callback.
     pub fn start(&self, id: u32, experiment_json: String) -> Result<(), String> {
-        let req = Request::Sweep { id, experiment_json };
+        self.request(id, Request::Sweep { id, experiment_json })
+    }
+
+    /// Sends any request; answers arrive through the callback.
+    pub fn request(&self, id: u32, req: Request) -> Result<(), String> {
         let mut inner = self.inner.borrow_mut();
         inner.current = id;
         if inner.worker.is_none() {

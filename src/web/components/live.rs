@@ -10,6 +10,9 @@ use crate::web::components::chart::{ChartCard, ChartSpec, LiveChart};
 use crate::web::components::kernels::letter;
 use crate::web::components::topology::{LiveFrame, TopologyView};
 use crate::web::dom;
+use crate::perfetto::{default_window, PerfettoAsk};
+use crate::wasted::{self, JumpPlan};
+use crate::web::components::perfetto::{PerfettoExport, PerfettoStatus};
 use crate::web::state::machine_topology;
 use schedsim::trace::WakeupTrace;
 use schedsim::Experiment;
@@ -151,6 +154,11 @@ pub struct LiveProps {
     pub view: View,
     pub theme: ChartTheme,
     pub on_view: Callback<View>,
+    /// A wasted-core moment to go to (sequence number, plan).
+    #[prop_or_default]
+    pub jump: Option<(u32, JumpPlan)>,
+    pub on_perfetto: Callback<PerfettoAsk>,
+    pub perfetto: Option<PerfettoStatus>,
 }
 
 #[function_component(LiveView)]
@@ -167,9 +175,17 @@ pub fn live_view(p: &LiveProps) -> Html {
     let key = LiveKey { experiment: p.exp.clone(), kernel, clients };
     {
         let ctl = ctl.clone();
-        use_effect_with(key, move |key| {
+        use_effect_with((key, p.jump.clone()), move |(key, jump)| {
             ctl.host.borrow_mut().key = Some(key.clone());
             ctl.reset();
+            if let Some((_, plan)) = jump {
+                if plan.kernel == key.kernel && plan.clients == key.clients {
+                    if let Some(s) = ctl.host.borrow_mut().session.as_mut() {
+                        s.jump(plan.advance_ns);
+                    }
+                    ctl.redraw.force_update();
+                }
+            }
         });
     }
     {
@@ -254,7 +270,14 @@ pub fn live_view(p: &LiveProps) -> Html {
     let topo = machine_topology(&p.exp.machine).ok();
     let cstates = p.exp.machine.resolve().map(|r| r.costs.cstates.iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
     let session = h.session.as_ref();
-    let frame = session.map(|s| Rc::new(LiveFrame { cpus: s.cpus(), trace: s.last().cloned(), cstates }));
+    let wasted_now = session.and_then(|s| s.wasted_now());
+    let moments = session.map(|s| s.wasted_moments()).unwrap_or_default();
+    let frame = session.map(|s| Rc::new(LiveFrame { cpus: s.cpus(), trace: s.last().cloned(), cstates, wasted: wasted_now.clone() }));
+    let jumped = p
+        .jump
+        .as_ref()
+        .filter(|(_, j)| j.kernel == kernel && j.clients == clients && session.map(|s| s.now_ns() >= j.advance_ns).unwrap_or(false))
+        .map(|(_, j)| j.time_ns);
     let names: Rc<Vec<String>> = Rc::new(p.exp.kernels.iter().map(|k| k.name.clone()).collect());
     let status = match session {
         Some(s) => format!(
@@ -296,8 +319,21 @@ pub fn live_view(p: &LiveProps) -> Html {
                 <button type="button" id="live-reset" onclick={on_reset} title="Back to the start (r)">{ "Reset" }<kbd>{ "r" }</kbd></button>
                 <span id="live-status" class="status" role="status">{ status }</span>
             </div>
+            <PerfettoExport exp={p.exp.clone()} {kernel} {clients} fixed_run=true
+                window={default_window(Some(session.map(|s| s.now_ns()).unwrap_or(0)), p.exp.warmup_ms, p.exp.duration_ms)}
+                on_export={p.on_perfetto.clone()} status={p.perfetto.clone()} id="live-perfetto" />
             if let Some(e) = &h.error {
                 <p class="refusal" role="alert">{ e.clone() }</p>
+            }
+            if let Some(t) = jumped {
+                <p class="jumped status" id="live-jumped" role="status">{ format!(
+                    "Jumped to {:.3} ms, just before the wasted-core moment at {:.3} ms: step to watch it.",
+                    session.map(|s| s.now_ns()).unwrap_or(0) as f64 / 1e6, t as f64 / 1e6) }</p>
+            }
+            if let Some(w) = &wasted_now {
+                <p class="wasted-now" id="live-wasted-now" role="alert">{ format!(
+                    "Wasted core now: CPU {} idle for {} while {} waits on CPU {} ({} waiting machine-wide).",
+                    w.idle_cpu, wasted::fmt_ns(w.idle_for_ns), w.waiting_task, w.busy_cpu, w.waiting) }</p>
             }
             if let Some(c) = c {
                 <p class="live-counters">{ format!(
@@ -315,6 +351,16 @@ pub fn live_view(p: &LiveProps) -> Html {
                 <aside class="trace" aria-labelledby="trace-h">
                     <h3 id="trace-h">{ "Decision trace" }</h3>
                     { trace_view(session.and_then(|s| s.last())) }
+                    if p.exp.wasted_core_threshold_ns > 0 {
+                        <h4>{ format!("Wasted-core moments ({} threshold)", wasted::fmt_ns(p.exp.wasted_core_threshold_ns)) }</h4>
+                        if moments.is_empty() {
+                            <p class="muted" id="live-wasted-none">{ "None so far." }</p>
+                        } else {
+                            <ol class="moments" id="live-wasted-list">
+                                { for moments.iter().map(|m| html! { <li>{ wasted::describe(m) }</li> }) }
+                            </ol>
+                        }
+                    }
                     if let Some(s) = session {
                         if s.recent.len() > 1 {
                             <h4>{ "Recent wakeups" }</h4>
@@ -363,7 +409,7 @@ fn wakeup_summary(t: Option<&WakeupTrace>) -> Html {
             <dt>{ "wakee" }</dt><dd>{ t.wakee.clone() }</dd>
             <dt>{ "waker" }</dt><dd>{ format!("{} on CPU {}", t.waker, t.waker_cpu) }</dd>
             <dt>{ "prev" }</dt><dd>{ format!("CPU {}", t.prev_cpu) }</dd>
-            if let Some(c) = crate::web::components::topology::target_cpu(t) {
+            if let Some(c) = t.target_cpu {
                 <dt>{ "target" }</dt><dd>{ format!("CPU {c} (from wake_affine)") }</dd>
             }
             <dt>{ "probed" }</dt><dd>{ probed }</dd>

@@ -3,8 +3,10 @@
 pub mod chart;
 pub mod fields;
 pub mod gallery;
+pub mod import;
 pub mod kernels;
 pub mod live;
+pub mod perfetto;
 pub mod results;
 pub mod topology;
 pub mod workload;

@@ -3,6 +3,9 @@
 
 use crate::charts::{ChartTheme, REPORT_CHARTS};
 use crate::web::components::chart::{sanitize, ChartCard, ChartSpec};
+use crate::wasted::{self, JumpPlan};
+use crate::perfetto::{default_window, PerfettoAsk};
+use crate::web::components::perfetto::{PerfettoExport, PerfettoStatus};
 use crate::web::dom;
 use crate::web::state::SweepResult;
 use std::rc::Rc;
@@ -17,6 +20,10 @@ pub struct ResultsProps {
     pub theme: ChartTheme,
     pub latency_point: u32,
     pub on_latency_point: Callback<u32>,
+    /// Live mode at a wasted-core moment.
+    pub on_jump: Callback<JumpPlan>,
+    pub on_perfetto: Callback<PerfettoAsk>,
+    pub perfetto: Option<PerfettoStatus>,
 }
 
 #[function_component(Results)]
@@ -77,6 +84,9 @@ pub fn results(p: &ResultsProps) -> Html {
                 <button type="button" id="export-counters" onclick={export("counters.csv", "text/csv", r.done.counters_csv.clone())}>{ "Counters CSV" }</button>
                 <button type="button" id="export-table" onclick={export("table.txt", "text/plain", r.done.table.clone())}>{ "Table TXT" }</button>
             </div>
+            <PerfettoExport exp={rep.experiment.clone()} kernel={0} clients={rep.experiment.clients.first().copied().unwrap_or(1)}
+                window={default_window(None, rep.experiment.warmup_ms, rep.experiment.duration_ms)}
+                on_export={p.on_perfetto.clone()} status={p.perfetto.clone()} id="results-perfetto" />
             <div class="charts">{ charts }</div>
             if npts > 1 {
                 <label class="inline">{ "latency chart at " }
@@ -87,6 +97,7 @@ pub fn results(p: &ResultsProps) -> Html {
                     </select>
                 </label>
             }
+            { wasted_section(r, &p.on_jump) }
             <div class="table-head">
                 <h3>{ "Comparison (mmtests compare-kernels layout)" }</h3>
                 <button type="button" id="copy-table" onclick={on_copy}>{ "Copy table" }</button>
@@ -95,6 +106,74 @@ pub fn results(p: &ResultsProps) -> Html {
                 }
             </div>
             <pre id="mmtests" class="table" tabindex="0">{ r.done.table.clone() }</pre>
+        </section>
+    }
+}
+
+/// The wasted-core alarm: time and episodes per kernel and client count, and the moments,
+/// each with a button that replays it in live mode.
+fn wasted_section(r: &SweepResult, on_jump: &Callback<JumpPlan>) -> Html {
+    let rep = &r.report;
+    let th = rep.experiment.wasted_core_threshold_ns;
+    let rows = wasted::rows(rep);
+    let clients: Vec<u32> = rep.configs.first().map(|c| c.points.iter().map(|p| p.clients).collect()).unwrap_or_default();
+    let meaning = rep.experiment.workload.clients_meaning();
+    let body = if th == 0 {
+        html! { <p class="muted">{ "The alarm is off (threshold 0) for this sweep." }</p> }
+    } else {
+        let table_rows = rep.configs.iter().enumerate().map(|(k, c)| {
+            let cells = rows.iter().filter(|w| w.kernel == k).map(|w| html! {
+                <td class={classes!((w.wasted_ns > 0).then_some("bad"))} title={format!("{} episodes", w.episodes)}>
+                    { if w.wasted_ns == 0 { "0".to_string() } else { format!("{} ({}×)", wasted::fmt_ns(w.wasted_ns), w.episodes) } }
+                </td>
+            }).collect::<Html>();
+            html! { <tr><th scope="row">{ format!("{} ({})", c.name, c.label) }</th>{ cells }</tr> }
+        }).collect::<Html>();
+        let with_moments: Vec<_> = rows.iter().filter(|w| !w.moments.is_empty()).collect();
+        let moments = if with_moments.is_empty() {
+            html! { <p class="muted" id="wasted-none">{ "No CPU stayed idle past the threshold while a task it could run waited: no moments." }</p> }
+        } else {
+            with_moments.iter().map(|w| {
+                let items = w.moments.iter().enumerate().map(|(i, m)| {
+                    let plan = wasted::jump_plan(w.kernel, w.clients, m);
+                    let id = format!("jump-{}-{}-{}", w.kernel, w.clients, i);
+                    let button = match plan {
+                        Ok(plan) => {
+                            let cb = on_jump.clone();
+                            html! { <button type="button" class="tool jump" id={id} onclick={Callback::from(move |_| cb.emit(plan.clone()))}
+                                title="Open live mode just before this moment">{ "jump to the moment" }</button> }
+                        }
+                        Err(why) => html! { <button type="button" class="tool jump" id={id} disabled=true title={why}>{ "jump to the moment" }</button> },
+                    };
+                    html! { <li>{ wasted::describe(m) }{ " " }{ button }</li> }
+                }).collect::<Html>();
+                html! {
+                    <details class="moments-of" open={w.kernel == with_moments[0].kernel && w.clients == with_moments[0].clients}>
+                        <summary>{ format!("{} at {} {}: {} moment{} (first {} kept)", w.kernel_name, w.clients, meaning, w.episodes,
+                            if w.episodes == 1 { "" } else { "s" }, w.moments.len()) }</summary>
+                        <ol class="moments">{ items }</ol>
+                    </details>
+                }
+            }).collect::<Html>()
+        };
+        html! {
+            <>
+                <table class="wasted-table" id="wasted-table">
+                    <caption class="muted">{ format!("Wasted time (episodes) per {meaning}") }</caption>
+                    <tr><th></th>{ for clients.iter().map(|c| html! { <th scope="col">{ *c }</th> }) }</tr>
+                    { table_rows }
+                </table>
+                { moments }
+            </>
+        }
+    };
+    html! {
+        <section class="wasted" id="wasted" aria-labelledby="wasted-h">
+            <h3 id="wasted-h">{ "Wasted cores" }</h3>
+            <p class="muted">{ format!(
+                "The \"Decade of Wasted Cores\" invariant: no CPU idle for more than {} while a task it could run waits as long on another CPU's runqueue.",
+                if th == 0 { "the threshold".to_string() } else { wasted::fmt_ns(th) }) }</p>
+            { body }
         </section>
     }
 }

@@ -16,6 +16,8 @@ pub struct LiveFrame {
     pub trace: Option<WakeupTrace>,
     /// C-state names, shallow to deep, to shade idle depth.
     pub cstates: Vec<String>,
+    /// The wasted-core invariant broken right now: its idle and busy CPU are marked.
+    pub wasted: Option<schedsim::WastedMoment>,
 }
 
 #[derive(Properties, PartialEq)]
@@ -235,8 +237,16 @@ fn cpu_cell(cpu: u32, live: Option<&LiveFrame>) -> Html {
     if v.ttwu_pending {
         title += ", wakeup pending";
     }
+    if let Some(w) = &f.wasted {
+        if w.idle_cpu == cpu {
+            roles.push("wasted-idle");
+        }
+        if w.busy_cpu == cpu {
+            roles.push("wasted-busy");
+        }
+    }
     if let Some(tr) = &f.trace {
-        if target_cpu(tr) == Some(cpu) {
+        if tr.target_cpu == Some(cpu) {
             roles.push("target");
         }
         if tr.waker_cpu == cpu {
@@ -262,6 +272,8 @@ fn cpu_cell(cpu: u32, live: Option<&LiveFrame>) -> Html {
             "prev" => "P",
             "chosen" => "★",
             "target" => "T",
+            "wasted-idle" => "⚠",
+            "wasted-busy" => "⌛",
             _ => "",
         })
         .collect();
@@ -284,16 +296,6 @@ fn cpu_cell(cpu: u32, live: Option<&LiveFrame>) -> Html {
     }
 }
 
-/// The target `wake_affine` handed to `select_idle_sibling`, read from the trace (the
-/// trace has no field of its own for it).
-pub fn target_cpu(t: &WakeupTrace) -> Option<u32> {
-    t.steps
-        .iter()
-        .rev()
-        .find(|s| s.function == "wake_affine")
-        .and_then(|s| s.result.strip_prefix("CPU "))
-        .and_then(|n| n.trim().parse().ok())
-}
 
 fn legend() -> Html {
     html! {
@@ -308,6 +310,8 @@ fn legend() -> Html {
             <span class="cpu target">{ "T target" }</span>
             <span class="cpu probed">{ "probed" }</span>
             <span class="cpu chosen">{ "★ chosen" }</span>
+            <span class="cpu wasted-idle">{ "⚠ wasted: idle" }</span>
+            <span class="cpu wasted-busy">{ "⌛ wasted: task waits" }</span>
             <span class="cpu"><span class="cpu-q">{ "2" }</span>{ " runnable" }</span>
         </div>
     }

@@ -168,6 +168,16 @@ pub fn workload_form(p: &WorkloadProps) -> Html {
             None
         })
     };
+    let on_threshold = {
+        let d = d.clone();
+        Callback::from(move |s: String| match crate::wasted::parse_threshold_us(&s) {
+            Ok(ns) => {
+                edit(&d, move |e| e.wasted_core_threshold_ns = ns);
+                None
+            }
+            Err(m) => Some(m),
+        })
+    };
     let shared_runq = e.kernels.iter().any(|k| k.resolve().on(schedsim::Switch::SharedRunq));
     let metric = e.workload.metric();
     html! {
@@ -196,6 +206,8 @@ pub fn workload_form(p: &WorkloadProps) -> Html {
                 }
             </div>
             <div class="row">
+                <Field label="wasted-core threshold (µs)" value={(e.wasted_core_threshold_ns / 1_000).to_string()} on_commit={on_threshold} id="wasted-threshold"
+                    hint="alarm when a CPU idles this long while a task it could run waits; 0 = off" />
                 <Field label="experiment name" value={e.name.clone()} on_commit={on_name} id="exp-name" wide=true />
             </div>
         </div>

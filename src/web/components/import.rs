@@ -1,0 +1,141 @@
+//! Topology import: paste `lscpu -p`, `lscpu -e` or sysfs text, or drop (or pick) a
+//! file of it. The text is read by `schedsim::import` and never shown as HTML; an
+//! error names the line and changes nothing.
+
+use crate::import_text::{import, IMPORT_LEN_MAX};
+use crate::web::dom::js_err;
+use crate::web::state::Action;
+use schedsim::MachineSpec;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{DragEvent, File, HtmlInputElement, HtmlTextAreaElement};
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct ImportProps {
+    pub machine: MachineSpec,
+    pub dispatch: Callback<Action>,
+}
+
+#[derive(Clone, PartialEq)]
+enum Outcome {
+    Done { from: String, summary: String, notes: Vec<String> },
+    Failed { from: String, message: String },
+}
+
+#[function_component(ImportBox)]
+pub fn import_box(p: &ImportProps) -> Html {
+    let text = use_state(String::new);
+    let outcome = use_state(|| None::<Outcome>);
+    let over = use_state(|| false);
+    // Reads `t` against the current machine; on success replaces it.
+    let run = {
+        let machine = p.machine.clone();
+        let d = p.dispatch.clone();
+        let outcome = outcome.clone();
+        Callback::from(move |(from, t): (String, String)| match import(&machine, &t) {
+            Ok(done) => {
+                d.emit(Action::SetMachine(done.machine));
+                outcome.set(Some(Outcome::Done { from, summary: done.summary, notes: done.notes }));
+            }
+            Err(message) => outcome.set(Some(Outcome::Failed { from, message })),
+        })
+    };
+    let read_file = {
+        let run = run.clone();
+        let outcome = outcome.clone();
+        Callback::from(move |f: File| {
+            let name = f.name();
+            if f.size() > IMPORT_LEN_MAX as f64 {
+                outcome.set(Some(Outcome::Failed {
+                    from: name,
+                    message: format!("the file is {:.1} MB; at most {} MB is read", f.size() / 1048576.0, IMPORT_LEN_MAX / 1048576),
+                }));
+                return;
+            }
+            let run = run.clone();
+            let outcome = outcome.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                match JsFuture::from(f.text()).await {
+                    Ok(v) => run.emit((name, v.as_string().unwrap_or_default())),
+                    Err(e) => outcome.set(Some(Outcome::Failed { from: name, message: format!("cannot read the file: {}", js_err(e)) })),
+                }
+            });
+        })
+    };
+    let on_input = {
+        let text = text.clone();
+        Callback::from(move |e: InputEvent| text.set(e.target_unchecked_into::<HtmlTextAreaElement>().value()))
+    };
+    let on_import = {
+        let run = run.clone();
+        let text = text.clone();
+        Callback::from(move |_| run.emit(("the pasted text".into(), (*text).clone())))
+    };
+    let on_pick = {
+        let read_file = read_file.clone();
+        Callback::from(move |e: Event| {
+            let input = e.target_unchecked_into::<HtmlInputElement>();
+            if let Some(f) = input.files().and_then(|l| l.get(0)) {
+                read_file.emit(f);
+            }
+            input.set_value("");
+        })
+    };
+    let on_drag_over = {
+        let over = over.clone();
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            over.set(true);
+        })
+    };
+    let on_drag_leave = {
+        let over = over.clone();
+        Callback::from(move |_: DragEvent| over.set(false))
+    };
+    let on_drop = {
+        let over = over.clone();
+        let read_file = read_file.clone();
+        let run = run.clone();
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            over.set(false);
+            let Some(dt) = e.data_transfer() else { return };
+            if let Some(f) = dt.files().and_then(|l| l.get(0)) {
+                read_file.emit(f);
+            } else if let Ok(t) = dt.get_data("text/plain") {
+                run.emit(("the dropped text".into(), t));
+            }
+        })
+    };
+    let result = match &*outcome {
+        None => html! {},
+        Some(Outcome::Done { from, summary, notes }) => html! {
+            <div class="import-result status" id="import-result" role="status">
+                <span>{ format!("Imported {from}. {summary}") }</span>
+                if !notes.is_empty() {
+                    <ul id="import-notes">{ for notes.iter().map(|n| html! { <li>{ n.clone() }</li> }) }</ul>
+                }
+            </div>
+        },
+        Some(Outcome::Failed { from, message }) => html! {
+            <p class="import-result refusal" id="import-error" role="alert">{ format!("Could not import {from}: {message}. The machine is unchanged.") }</p>
+        },
+    };
+    html! {
+        <div class="import" aria-label="import a topology">
+            <label class="field wide">
+                <span class="field-label">{ "Paste lscpu / sysfs" }</span>
+                <textarea id="import-text" value={(*text).clone()} oninput={on_input} spellcheck="false"
+                    placeholder="output of lscpu -p, lscpu -e, or grep . /sys/devices/system/cpu/cpu*/topology/* …; numactl --hardware may follow" />
+                <button type="button" id="import-paste" onclick={on_import} disabled={text.trim().is_empty()}>{ "Import" }</button>
+            </label>
+            <div class={classes!("dropzone", (*over).then_some("over"))} id="import-drop"
+                ondragover={on_drag_over.clone()} ondragenter={on_drag_over} ondragleave={on_drag_leave} ondrop={on_drop}>
+                <p>{ "Drop a file of lscpu or sysfs output here, or " }</p>
+                <input type="file" id="import-file" accept=".txt,.csv,text/plain" onchange={on_pick} aria-label="choose a file to import" />
+                <p class="muted">{ "Replaces the machine's topology; the preset's costs stay. At most 2 MB." }</p>
+            </div>
+            { result }
+        </div>
+    }
+}
