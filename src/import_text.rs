@@ -65,6 +65,10 @@ mod tests {
         assert!(d.summary.starts_with("Read lscpu -p"), "{}", d.summary);
         assert!(d.summary.ends_with("1 node, 1 LLC, 2 cores, 4 CPUs."), "{}", d.summary);
         assert!(d.machine.resolve().is_ok());
+        // A CPU lscpu lists without a place (offline) is left out, with a note.
+        let d = import(&cur, &format!("{LSCPU}4,,,,,,,,\n")).unwrap();
+        assert_eq!(d.summary, "Read lscpu -p: 1 node, 1 LLC, 2 cores, 4 CPUs.");
+        assert!(!d.notes.is_empty());
     }
 
     #[test]

@@ -116,8 +116,9 @@ impl LiveSession {
         let now = self.lives[k].now_ns();
         if ns > now {
             let traces = self.lives[k].advance(ns - now, RECENT_MAX);
-            self.steps += traces.len() as u64;
             self.recent.extend(traces);
+            // Every wakeup on the way counts as stepped (only the last few are kept).
+            self.steps = self.lives[k].counters().wakeups;
             while self.recent.len() > RECENT_MAX {
                 self.recent.pop_front();
             }

@@ -144,6 +144,7 @@ mod tests {
                 seen = s.wasted_now();
                 n += 1;
             }
+            eprintln!("{name}: violation after {n} steps");
             let seen = seen.unwrap_or_else(|| panic!("{name}: no violation near {plan:?}"));
             assert_eq!((seen.idle_cpu, seen.busy_cpu), (m.idle_cpu, m.busy_cpu), "{name}");
             return;

@@ -147,6 +147,40 @@ test("topology: draw by direct manipulation; invalid shapes are refused at the s
   assert.equal(await page.$(".field.invalid"), null);
 });
 
+test("topology import: lscpu -p pasted or picked as a file replaces the machine; garbage names its line and changes nothing", async () => {
+  const lscpu = [
+    "# The following is the parsable format, which can be fed to other",
+    "# CPU,Core,Socket,Node,,L1d,L1i,L2,L3",
+    "0,0,0,0,,0,0,0,0", "1,1,0,0,,1,1,1,0", "2,0,0,0,,0,0,0,0", "3,1,0,0,,1,1,1,0", "",
+  ].join("\n");
+  await page.fill("#import-text", lscpu);
+  await page.click("#import-paste");
+  await page.waitForFunction(() => /· 4 CPUs/.test(document.querySelector("#machine-desc").textContent));
+  assert.equal((await page.$$("section.machine .topo .cpu")).length, 4, "four CPUs drawn");
+  assert.equal((await page.$$("section.machine .topo .core")).length, 2, "two cores drawn");
+  assert.match(await page.textContent("#import-result"), /lscpu -p: 1 node, 1 LLC, 2 cores, 4 CPUs/);
+  await page.locator("section.machine").screenshot({ path: path.join(OUT, "10-import-lscpu.png") });
+  // Garbage: the message names the line, the machine stays.
+  // The header is line 1, the bad core number is on line 3.
+  await page.fill("#import-text", "# CPU,Core,Socket,Node,,L1d,L1i,L2,L3\n0,0,0,0,,0,0,0,0\n1,zz,0,0,,0,0,0,0\n<b id=inj2>x</b>\n");
+  await page.click("#import-paste");
+  await page.waitForSelector("#import-error");
+  assert.match(await page.textContent("#import-error"), /line 3/);
+  assert.equal(await page.$("#inj2"), null, "pasted text is never HTML");
+  assert.match(await page.textContent("#machine-desc"), /· 4 CPUs/);
+  await page.locator("section.machine").screenshot({ path: path.join(OUT, "11-import-error.png") });
+  // A file picked (as a drop would give it), with an offline CPU: its note is shown.
+  const eight = ["# CPU,Core,Socket,Node,,L1d,L1i,L2,L3"];
+  for (let c = 0; c < 8; c++) eight.push(`${c},${c % 4},0,0,,${c % 4},${c % 4},${c % 4},0`);
+  eight.push("8,,,,,,,,"); // a CPU without a place (offline): left out with a note
+  await page.setInputFiles("#import-file", { name: "lscpu.txt", mimeType: "text/plain", buffer: Buffer.from(eight.join("\n") + "\n") });
+  await page.waitForFunction(() => /· 8 CPUs/.test(document.querySelector("#machine-desc").textContent));
+  assert.match(await page.textContent("#import-result"), /lscpu\.txt/);
+  assert.ok((await page.$$("#import-notes li")).length >= 1, "the notes are listed");
+  await page.fill("#topo-spec", "1x2x2x2");
+  await page.waitForFunction(() => /8 CPUs/.test(document.querySelector("#machine-desc").textContent));
+});
+
 test("kernels: a patch toggles and relabels the kernel", async () => {
   const cb = "#k0-sis-prev-idle";
   assert.equal(await page.isChecked(cb), true, "sis-prev-idle is merged in v4.15");
@@ -174,6 +208,7 @@ test("a preset sweep runs in the worker: charts drawn, table filled, exports equ
     }));
   assert.equal(drawn.length, 4, "four report charts");
   for (const colours of drawn) assert.ok(colours > 3, `a chart canvas looks blank (${colours} colours)`);
+  assert.ok(await page.$("#wasted-table"), "the wasted-core table is shown");
   firstTable = await page.textContent("#mmtests");
   assert.match(firstTable, /Hmean/);
   assert.match(firstTable, /prev-idle/);
@@ -253,6 +288,44 @@ test("live mode: step, play, pause; roles and the decision trace are shown", asy
   await shot(page, "06-live-played");
   await page.keyboard.press("r");
   await page.waitForFunction(() => /^0 wakeups/.test(document.querySelector("#live-status").textContent));
+});
+
+test("wasted cores: the sweep lists moments; jump opens live mode there; Perfetto exports parse", async () => {
+  await page.click("#tab-sweep");
+  await page.selectOption("#preset", "demo");
+  await page.fill("#wasted-threshold", "100"); // µs: the demo breaks the invariant at this threshold
+  await runSweep(page);
+  await page.waitForSelector("#wasted-table");
+  const first = page.locator("#wasted button.jump:not([disabled])").first();
+  await first.waitFor();
+  const li = await first.evaluate((b) => b.parentElement.textContent);
+  const at = Number(/at ([\d.]+) ms/.exec(li)[1]);
+  await page.locator("#wasted").scrollIntoViewIfNeeded();
+  await page.locator("#wasted").screenshot({ path: path.join(OUT, "12-wasted-results.png") });
+  // Perfetto from the results: the first 5 ms after warm-up by default.
+  const pr = await download(page, "#results-perfetto .pf-export");
+  assert.match(pr.name, /\.perfetto\.json$/);
+  assert.ok(Array.isArray(JSON.parse(pr.text).traceEvents) && JSON.parse(pr.text).traceEvents.length > 0, "traceEvents");
+  await page.waitForSelector("#results-perfetto .pf-status");
+  assert.match(await page.textContent("#results-perfetto .pf-status"), /Downloaded/);
+  await first.click();
+  await page.waitForSelector("#live-jumped");
+  const status = await page.textContent("#live-status");
+  const now = Number(/([\d.]+) ms simulated/.exec(status)[1]);
+  assert.ok(now <= at && now >= at - 0.1, `live mode at ${now} ms for a moment at ${at} ms`);
+  await page.waitForSelector("#live-wasted-now");
+  assert.ok(await page.$(".live-mode .cpu.wasted-idle"), "the idle CPU is marked");
+  assert.ok(await page.$(".live-mode .cpu.wasted-busy"), "the busy CPU is marked");
+  assert.ok(await page.$(".topo-legend .wasted-idle"), "legend entry");
+  await page.waitForSelector("#live-wasted-list li");
+  await shot(page, "13-live-wasted-jump");
+  for (let i = 0; i < 3; i++) await page.keyboard.press("Space");
+  const pl = await download(page, "#live-perfetto .pf-export");
+  const ev = JSON.parse(pl.text).traceEvents;
+  assert.ok(Array.isArray(ev) && ev.length > 0, "traceEvents");
+  await page.locator("#live-perfetto").screenshot({ path: path.join(OUT, "14-live-perfetto.png") });
+  await page.click("#tab-sweep");
+  await page.fill("#wasted-threshold", "1000");
 });
 
 test("Copy link reproduces the same numbers in a fresh page", async () => {

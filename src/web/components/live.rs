@@ -277,7 +277,7 @@ pub fn live_view(p: &LiveProps) -> Html {
         .jump
         .as_ref()
         .filter(|(_, j)| j.kernel == kernel && j.clients == clients && session.map(|s| s.now_ns() >= j.advance_ns).unwrap_or(false))
-        .map(|(_, j)| j.time_ns);
+        .map(|(_, j)| (j.advance_ns, j.time_ns));
     let names: Rc<Vec<String>> = Rc::new(p.exp.kernels.iter().map(|k| k.name.clone()).collect());
     let status = match session {
         Some(s) => format!(
@@ -325,10 +325,10 @@ pub fn live_view(p: &LiveProps) -> Html {
             if let Some(e) = &h.error {
                 <p class="refusal" role="alert">{ e.clone() }</p>
             }
-            if let Some(t) = jumped {
+            if let Some((a, t)) = jumped {
                 <p class="jumped status" id="live-jumped" role="status">{ format!(
-                    "Jumped to {:.3} ms, just before the wasted-core moment at {:.3} ms: step to watch it.",
-                    session.map(|s| s.now_ns()).unwrap_or(0) as f64 / 1e6, t as f64 / 1e6) }</p>
+                    "Jumped to {:.3} ms, just before the wasted-core moment the sweep saw at {:.3} ms: step to watch it.",
+                    a as f64 / 1e6, t as f64 / 1e6) }</p>
             }
             if let Some(w) = &wasted_now {
                 <p class="wasted-now" id="live-wasted-now" role="alert">{ format!(
@@ -352,7 +352,8 @@ pub fn live_view(p: &LiveProps) -> Html {
                     <h3 id="trace-h">{ "Decision trace" }</h3>
                     { trace_view(session.and_then(|s| s.last())) }
                     if p.exp.wasted_core_threshold_ns > 0 {
-                        <h4>{ format!("Wasted-core moments ({} threshold)", wasted::fmt_ns(p.exp.wasted_core_threshold_ns)) }</h4>
+                        <h4>{ "Wasted-core moments" }</h4>
+                        <p class="muted small">{ format!("an idle CPU past {} while a task it could run waits as long; this run so far (live mode has no warm-up)", wasted::fmt_ns(p.exp.wasted_core_threshold_ns)) }</p>
                         if moments.is_empty() {
                             <p class="muted" id="live-wasted-none">{ "None so far." }</p>
                         } else {

@@ -273,7 +273,7 @@ fn cpu_cell(cpu: u32, live: Option<&LiveFrame>) -> Html {
             "chosen" => "★",
             "target" => "T",
             "wasted-idle" => "⚠",
-            "wasted-busy" => "⌛",
+            "wasted-busy" => "Q",
             _ => "",
         })
         .collect();
@@ -310,8 +310,8 @@ fn legend() -> Html {
             <span class="cpu target">{ "T target" }</span>
             <span class="cpu probed">{ "probed" }</span>
             <span class="cpu chosen">{ "★ chosen" }</span>
-            <span class="cpu wasted-idle">{ "⚠ wasted: idle" }</span>
-            <span class="cpu wasted-busy">{ "⌛ wasted: task waits" }</span>
+            <span class="cpu wasted-idle">{ "⚠ wasted: idle CPU" }</span>
+            <span class="cpu wasted-busy">{ "Q wasted: its task waits here" }</span>
             <span class="cpu"><span class="cpu-q">{ "2" }</span>{ " runnable" }</span>
         </div>
     }
