@@ -313,11 +313,10 @@ impl Experiment {
                     wake.merge(&out.wake_latency);
                     req.merge(&out.request_latency);
                     elapsed_ns += out.elapsed_ns;
+                    // Up to WASTED_MOMENTS_MAX moments from each iteration.
                     for mut w in out.wasted_moments {
-                        if wasted.len() < crate::sim::wasted::WASTED_MOMENTS_MAX {
-                            w.iteration = it;
-                            wasted.push(w);
-                        }
+                        w.iteration = it;
+                        wasted.push(w);
                     }
                     done += 1;
                 }

@@ -35,6 +35,13 @@ pub struct Live {
 impl Live {
     /// Starts iteration 0 of `clients` under kernel `kernel` of `exp`, with no warm-up.
     pub fn new(exp: &Experiment, kernel: usize, clients: u32) -> Result<Live, Error> {
+        Live::with_iteration(exp, kernel, clients, 0)
+    }
+
+    /// The same for any iteration: its random stream is the sweep's, so its wakeups and
+    /// wasted-core moments happen at the same times as in the sweep (the warm-up only
+    /// decides what is counted, not what happens).
+    pub fn with_iteration(exp: &Experiment, kernel: usize, clients: u32, iteration: u32) -> Result<Live, Error> {
         let mut e = exp.clone();
         e.warmup_ms = 0;
         if kernel >= e.kernels.len() {
@@ -42,7 +49,7 @@ impl Live {
         }
         let r = e.validate()?;
         let window = TraceWindow { from: 0, count: u32::MAX };
-        let mut sim = e.make_sim(&r, kernel, clients, 0, Some(window), false);
+        let mut sim = e.make_sim(&r, kernel, clients, iteration, Some(window), false);
         sim.start();
         Ok(Live { sim, ended: false })
     }
@@ -151,5 +158,30 @@ impl Live {
                 }
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A live run of iteration i is the sweep's iteration i: same work done by the end
+    /// (and iterations differ, so the check can fail).
+    #[test]
+    fn live_iteration_is_the_sweep_iteration() {
+        let mut e = crate::presets::experiment("demo").unwrap();
+        e.duration_ms = 20;
+        e.warmup_ms = 0;
+        e.clients = vec![2];
+        e.iterations = 3;
+        let r = e.run(&mut |_| true).unwrap();
+        let samples = &r.configs[1].points[0].samples;
+        let mut live = Live::with_iteration(&e, 1, 2, 2).unwrap();
+        live.advance(u64::MAX / 2, 1);
+        assert!(live.ended());
+        let secs = live.now_ns() as f64 / 1e9;
+        let mbps = live.work_done().0 as f64 / 1e6 / secs;
+        assert_eq!(mbps, samples[2]);
+        assert_ne!(samples[0], samples[2]);
     }
 }

@@ -23,7 +23,7 @@ pub struct PointResult {
     pub counters: Counters,
     pub wakeup_latency: Percentiles,
     pub request_latency: Percentiles,
-    /// The first moments the wasted-core invariant broke (at most 16).
+    /// The first moments the wasted-core invariant broke (at most 16 per iteration).
     #[serde(default)]
     pub wasted_moments: Vec<crate::sim::wasted::WastedMoment>,
 }
