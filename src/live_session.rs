@@ -28,6 +28,8 @@ pub struct LiveKey {
     pub experiment: Experiment,
     pub kernel: u32,
     pub clients: u32,
+    /// Which iteration's random stream (the sweep's iteration i replays exactly).
+    pub iteration: u32,
 }
 
 /// A running live session.
@@ -53,7 +55,7 @@ impl LiveSession {
         }
         let mut lives = Vec::new();
         for k in 0..exp.kernels.len() {
-            lives.push(Live::new(exp, k, clients).map_err(|e| e.to_string())?);
+            lives.push(Live::with_iteration(exp, k, clients, key.iteration).map_err(|e| e.to_string())?);
         }
         let sample_every_ns = (exp.duration_ms * 1_000_000 / 400).max(1_000);
         let series = vec![vec![LivePoint::default()]; lives.len()];
@@ -172,7 +174,7 @@ mod tests {
     #[test]
     fn steps_are_deterministic_and_others_keep_up() {
         let exp = schedsim::presets::experiment("demo").unwrap();
-        let key = LiveKey { experiment: exp, kernel: 1, clients: 2 };
+        let key = LiveKey { experiment: exp, kernel: 1, clients: 2, iteration: 0 };
         let mut a = LiveSession::new(key.clone()).unwrap();
         let mut b = LiveSession::new(key).unwrap();
         for _ in 0..300 {
@@ -184,6 +186,6 @@ mod tests {
         assert_eq!(a.cpus().len(), 8);
         assert!(a.series[0].len() > 1);
         assert_eq!(a.series[0].last().unwrap().t_ns, a.series[1].last().unwrap().t_ns);
-        assert!(LiveSession::new(LiveKey { experiment: schedsim::presets::experiment("demo").unwrap(), kernel: 5, clients: 0 }).is_err());
+        assert!(LiveSession::new(LiveKey { experiment: schedsim::presets::experiment("demo").unwrap(), kernel: 5, clients: 0, iteration: 0 }).is_err());
     }
 }

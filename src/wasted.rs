@@ -66,17 +66,21 @@ pub fn describe(m: &WastedMoment) -> String {
 pub struct JumpPlan {
     pub kernel: u32,
     pub clients: u32,
+    pub iteration: u32,
     pub time_ns: u64,
     pub advance_ns: u64,
 }
 
-/// The plan for a moment. Live mode runs iteration 0 only (`Live::new`), so a moment of
-/// a later iteration cannot be replayed.
+/// The plan for a moment: live mode replays the moment's iteration
+/// (`Live::with_iteration` follows the sweep's random stream exactly).
 pub fn jump_plan(kernel: usize, clients: u32, m: &WastedMoment) -> Result<JumpPlan, String> {
-    if m.iteration != 0 {
-        return Err(format!("live mode replays iteration 0 only; this moment is in iteration {}", m.iteration));
-    }
-    Ok(JumpPlan { kernel: kernel as u32, clients, time_ns: m.time_ns, advance_ns: m.time_ns.saturating_sub(JUMP_LEAD_NS) })
+    Ok(JumpPlan {
+        kernel: kernel as u32,
+        clients,
+        iteration: m.iteration,
+        time_ns: m.time_ns,
+        advance_ns: m.time_ns.saturating_sub(JUMP_LEAD_NS),
+    })
 }
 
 /// Parses the threshold field (µs; 0 turns the alarm off) into nanoseconds, with the
@@ -116,9 +120,12 @@ mod tests {
 
     #[test]
     fn plans() {
-        assert_eq!(jump_plan(1, 4, &moment(0, 5_000_000)), Ok(JumpPlan { kernel: 1, clients: 4, time_ns: 5_000_000, advance_ns: 4_999_000 }));
+        assert_eq!(
+            jump_plan(1, 4, &moment(0, 5_000_000)),
+            Ok(JumpPlan { kernel: 1, clients: 4, iteration: 0, time_ns: 5_000_000, advance_ns: 4_999_000 })
+        );
         assert_eq!(jump_plan(0, 1, &moment(0, 10)).unwrap().advance_ns, 0);
-        assert!(jump_plan(0, 1, &moment(2, 5_000_000)).unwrap_err().contains("iteration 2"));
+        assert_eq!(jump_plan(0, 1, &moment(2, 5_000_000)).unwrap().iteration, 2);
     }
 
     /// A moment found by the sweep is seen again in live mode after the jump.
@@ -134,7 +141,7 @@ mod tests {
                 continue;
             };
             let plan = jump_plan(row.kernel, row.clients, &m).unwrap();
-            let mut s = LiveSession::new(LiveKey { experiment: exp.clone(), kernel: plan.kernel, clients: plan.clients }).unwrap();
+            let mut s = LiveSession::new(LiveKey { experiment: exp.clone(), kernel: plan.kernel, clients: plan.clients, iteration: plan.iteration }).unwrap();
             s.jump(plan.advance_ns);
             assert!(s.now_ns() >= plan.advance_ns && s.now_ns() <= plan.time_ns + 100_000, "{name}: at {} for {:?}", s.now_ns(), plan);
             let mut seen = s.wasted_now();

@@ -172,14 +172,20 @@ pub fn live_view(p: &LiveProps) -> Html {
         p.view.live_clients
     };
     let kernel = if (p.view.live_kernel as usize) < p.exp.kernels.len() { p.view.live_kernel } else { 0 };
-    let key = LiveKey { experiment: p.exp.clone(), kernel, clients };
+    // After a jump to a wasted-core moment, replay that moment's iteration.
+    let iteration = p
+        .jump
+        .as_ref()
+        .filter(|(_, plan)| plan.kernel == kernel && plan.clients == clients)
+        .map_or(0, |(_, plan)| plan.iteration);
+    let key = LiveKey { experiment: p.exp.clone(), kernel, clients, iteration };
     {
         let ctl = ctl.clone();
         use_effect_with((key, p.jump.clone()), move |(key, jump)| {
             ctl.host.borrow_mut().key = Some(key.clone());
             ctl.reset();
             if let Some((_, plan)) = jump {
-                if plan.kernel == key.kernel && plan.clients == key.clients {
+                if plan.kernel == key.kernel && plan.clients == key.clients && plan.iteration == key.iteration {
                     if let Some(s) = ctl.host.borrow_mut().session.as_mut() {
                         s.jump(plan.advance_ns);
                     }
