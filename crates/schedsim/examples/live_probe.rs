@@ -18,6 +18,13 @@ fn main() {
         *hist.entry((v.phase.clone(), v.nr_running)).or_insert(0) += 1;
     }
     println!("phases: {hist:?}");
+    let mut per_llc = std::collections::BTreeMap::new();
+    for v in live.cpus() {
+        let e = per_llc.entry(v.llc).or_insert((0, 0));
+        if v.phase != "idle" { e.0 += 1; }
+        e.1 += v.nr_running;
+    }
+    println!("per LLC (busy CPUs, runnable): {:?}", per_llc.values().collect::<Vec<_>>());
     for v in live.cpus().iter().filter(|v| v.running.is_some() || v.nr_running > 0).take(20) {
         println!("{:?}", v);
     }
