@@ -21,6 +21,11 @@ pub fn run_flags() -> Vec<Flag> {
         Flag::switch("csv", "print per-iteration samples as CSV instead of the table"),
         Flag::switch("counters-csv", "print per-kernel, per-client-count counters as CSV"),
         Flag::value("out", "FILE", "write the output to FILE instead of standard output"),
+        Flag::value(
+            "mmtests-dir",
+            "DIR",
+            "also write per-iteration logs mmtests' extract scripts parse: DIR/KERNEL/tbench-N.log (tbench, dbench)",
+        ),
         Flag::switch("progress", "show progress on stderr even when it is not a terminal"),
         Flag::switch("no-progress", "never show progress"),
     ]);
@@ -190,6 +195,20 @@ pub fn presets_text() -> String {
     s
 }
 
+/// Writes `DIR/KERNEL/PREFIX-CLIENTS.log` for every kernel and client count.
+fn write_mmtests_logs(dir: &str, report: &schedsim::Report) -> Result<(), CliError> {
+    let Some(logs) = report.mmtests_logs() else { return Ok(()) };
+    for (kernel, file, text) in logs {
+        // Kernel names become directory names: keep them path-safe.
+        let safe: String = kernel.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect();
+        let d = std::path::Path::new(dir).join(safe);
+        std::fs::create_dir_all(&d).map_err(|e| CliError::failure(format!("--mmtests-dir: cannot create {}: {e}", d.display())))?;
+        let f = d.join(&file);
+        std::fs::write(&f, text).map_err(|e| CliError::failure(format!("--mmtests-dir: cannot write {}: {e}", f.display())))?;
+    }
+    Ok(())
+}
+
 pub fn run(args: &[String]) -> Result<(), CliError> {
     let p = parse("run", &run_flags(), args)?;
     if p.help {
@@ -205,10 +224,19 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     let t = target(&p, "run")?;
     let dest = Destination::open(p.get("out"))?;
     let Loaded { exp, source } = load(t, &p)?;
+    if p.get("mmtests-dir").is_some() && !matches!(exp.workload, Workload::Tbench { .. } | Workload::Dbench { .. }) {
+        return Err(CliError::input(format!(
+            "--mmtests-dir: mmtests logs are written for tbench and dbench, not {}",
+            exp.workload.name()
+        )));
+    }
     let mut line = ProgressLine::new(wanted(p.has("progress"), p.has("no-progress")));
     let result = exp.run(&mut |x| line.update(x));
     line.finish();
     let report = result.map_err(|e| CliError::failure(format!("{}{e}", source_label(&source))))?;
+    if let Some(dir) = p.get("mmtests-dir") {
+        write_mmtests_logs(dir, &report)?;
+    }
     let text = if p.has("json") {
         let mut j = report.to_json();
         j.push('\n');

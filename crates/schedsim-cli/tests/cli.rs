@@ -327,3 +327,25 @@ fn perfetto_writes_a_chrome_trace() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("--from-ms"));
 }
+
+#[test]
+fn mmtests_dir_gets_one_log_per_kernel_and_client_count() {
+    let dir = tmp("mmtests");
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut args = SMALL.to_vec();
+    args.extend(["--mmtests-dir", dir.to_str().unwrap()]);
+    ok(&args);
+    let kernels: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(kernels.len(), 2, "{kernels:?}");
+    for k in kernels {
+        for clients in [1, 2] {
+            let log = std::fs::read_to_string(dir.join(&k).join(format!("tbench-{clients}.log"))).unwrap();
+            let execute: Vec<_> = log.lines().filter(|l| l.contains("execute")).collect();
+            assert_eq!(execute.len(), 2, "two iterations: {log}");
+            let v: f64 = execute[0].split_whitespace().nth(2).unwrap().parse().unwrap();
+            assert!(v > 0.0);
+        }
+    }
+    let o = schedsim(&["run", "seed003-pipe", "--mmtests-dir", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+}
