@@ -195,6 +195,25 @@ pub fn presets_text() -> String {
     s
 }
 
+/// Checks `--kernel-index` and `--iteration` against the experiment (trace, perfetto).
+pub fn check_run_choice(exp: &schedsim::Experiment, kernel: usize, iteration: u32) -> Result<(), CliError> {
+    if kernel >= exp.kernels.len() {
+        return Err(CliError::input(format!(
+            "--kernel-index: {kernel} is out of range; the experiment has {} kernel(s), 0 to {}",
+            exp.kernels.len(),
+            exp.kernels.len() - 1
+        )));
+    }
+    if iteration >= exp.iterations {
+        return Err(CliError::input(format!(
+            "--iteration: {iteration} is out of range; the experiment has {} iteration(s), 0 to {}",
+            exp.iterations,
+            exp.iterations - 1
+        )));
+    }
+    Ok(())
+}
+
 /// Writes `DIR/KERNEL/PREFIX-CLIENTS.log` for every kernel and client count.
 fn write_mmtests_logs(dir: &str, report: &schedsim::Report) -> Result<(), CliError> {
     let Some(logs) = report.mmtests_logs() else { return Ok(()) };
@@ -296,20 +315,7 @@ pub fn trace(args: &[String]) -> Result<(), CliError> {
     let dest = Destination::open(p.get("out"))?;
     // `--clients N` makes the experiment's client list [N], so its limits are checked.
     let Loaded { exp, source } = load(t, &p)?;
-    if kernel >= exp.kernels.len() {
-        return Err(CliError::input(format!(
-            "--kernel-index: {kernel} is out of range; the experiment has {} kernel(s), 0 to {}",
-            exp.kernels.len(),
-            exp.kernels.len() - 1
-        )));
-    }
-    if iteration >= exp.iterations {
-        return Err(CliError::input(format!(
-            "--iteration: {iteration} is out of range; the experiment has {} iteration(s), 0 to {}",
-            exp.iterations,
-            exp.iterations - 1
-        )));
-    }
+    check_run_choice(&exp, kernel, iteration)?;
     let clients = exp.clients[0];
     let traces = exp
         .trace(kernel, clients, iteration, TraceWindow { from, count })

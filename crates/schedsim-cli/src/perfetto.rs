@@ -42,19 +42,7 @@ pub fn perfetto(args: &[String]) -> Result<(), CliError> {
     if from_ms > to_ms {
         return Err(CliError::input(format!("--from-ms: {from_ms} is after --to-ms {to_ms}")));
     }
-    if kernel >= exp.kernels.len() {
-        return Err(CliError::input(format!(
-            "--kernel-index: {kernel} is out of range; the experiment has {} kernel(s), 0 to {}",
-            exp.kernels.len(),
-            exp.kernels.len() - 1
-        )));
-    }
-    if iteration >= exp.iterations {
-        return Err(CliError::input(format!(
-            "--iteration: {iteration} is out of range; the experiment has {} iteration(s)",
-            exp.iterations
-        )));
-    }
+    crate::commands::check_run_choice(&exp, kernel, iteration)?;
     let t = exp
         .perfetto(kernel, exp.clients[0], iteration, from_ms.saturating_mul(1_000_000), to_ms.saturating_mul(1_000_000))
         .map_err(|e| CliError::failure(e.to_string()))?;
