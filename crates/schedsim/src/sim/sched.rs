@@ -563,6 +563,7 @@ impl Sim {
         self.siblings_changed(c);
         self.arm_tick(c);
         let irqs = std::mem::take(&mut self.cpus[c as usize].pending_irqs);
+        let handled_irqs = !irqs.is_empty();
         let mut cost = self.cost.irq_entry_exit_ns;
         for (token, timer) in irqs {
             cost += self.handle_irq(c, token, timer);
@@ -572,6 +573,13 @@ impl Sim {
         }
         if self.cpus[c as usize].nohz_kick {
             cost += self.nohz_balance(c);
+        }
+        if !handled_irqs && self.cpus[c as usize].nr_running > 0 {
+            // Woken for a task already on this runqueue (reschedule IPI, polling, or a
+            // drained wake list): the interrupt exit and schedule() run back to back, so
+            // they are one kernel segment ending in the switch.
+            self.cpus[c as usize].carry_ns += cost;
+            return self.schedule(c);
         }
         self.kernel(c, cost, Cont::Irq);
     }
