@@ -130,7 +130,7 @@ impl Domains {
         let mut index: std::collections::BTreeMap<(Level, u32), u32> = Default::default();
         let mut chain = vec![Vec::new(); n as usize];
         for cpu in 0..n {
-            for (depth, (lvl, span)) in chains[cpu as usize].iter().enumerate() {
+            for (lvl, span) in &chains[cpu as usize] {
                 let key = (*lvl, span[0]);
                 let id = match index.get(&key) {
                     Some(&id) => id,
@@ -171,7 +171,6 @@ impl Domains {
                         id
                     }
                 };
-                let _ = depth;
                 chain[cpu as usize].push(id);
             }
         }

@@ -24,7 +24,7 @@ impl Sim {
             self.m.sis_searches += 1;
         }
         if let Some(tb) = &mut self.trace {
-            tb.cur.target_cpu = Some(target);
+            tb.target_cpu = Some(target);
         }
         match self.cfg.version {
             V::V3_8 => self.sis_38(p, prev, target, this, cost),
@@ -129,7 +129,7 @@ impl Sim {
         }
         let llc = self.map.places[target as usize].llc as usize;
         if self.map.smt && self.llcs[llc].has_idle_cores {
-            if let Some(c) = self.scan_idle_core(p, target, this, cost, usize::MAX) {
+            if let Some(c) = self.scan_idle_core(p, target, this, cost) {
                 return c;
             }
             self.llcs[llc].has_idle_cores = false;
@@ -236,7 +236,7 @@ impl Sim {
             return target;
         }
         if has_idle_core {
-            if let Some(c) = self.scan_idle_core(p, target, this, cost, usize::MAX) {
+            if let Some(c) = self.scan_idle_core(p, target, this, cost) {
                 return c;
             }
             self.llcs[llc].has_idle_cores = false;
@@ -287,7 +287,7 @@ impl Sim {
 
     /// `select_idle_core()`: first core, wrapping from the target, whose threads are
     /// all idle.
-    fn scan_idle_core(&mut self, p: u32, target: u32, this: u32, cost: &mut u64, _nr: usize) -> Option<u32> {
+    fn scan_idle_core(&mut self, p: u32, target: u32, this: u32, cost: &mut u64) -> Option<u32> {
         let span_len = self.map.llc_span(target).len();
         let start = self.map.llc_span(target).iter().position(|&c| c == target).unwrap_or(0);
         let mut seen_cores: Vec<u32> = Vec::new();

@@ -59,9 +59,8 @@ pub(crate) struct Task {
     pub wakee_flip_decay_ts: Time,
     pub last_wakee: u32,
     pub recent_used_cpu: u32,
-    /// Runnable load (`se.avg.load_avg`, 0..1024) and running util.
+    /// Runnable load (`se.avg.load_avg`, 0..1024).
     pub load: Signal,
-    pub util: Signal,
     /// User work left from a preempted `Run`, at full speed.
     pub pending_run: u64,
     /// Cache refill and data transfer to pay at the next run, ns.
@@ -75,8 +74,6 @@ pub(crate) struct Task {
     pub core_mark: u64,
     pub llc_mark: u64,
     pub exec_start: Time,
-    /// When it last started running (for `task_hot`).
-    pub last_run_start: Time,
     pub slice_start: Time,
     /// In a SHARED_RUNQ shard list: (LLC, shard).
     pub in_shard: Option<(u32, u32)>,
@@ -171,7 +168,6 @@ pub(crate) struct Cpu {
     pub lock: Lock,
     pub load: Signal,
     pub util: Signal,
-    pub tick_gen: u32,
     pub tick_armed: bool,
     /// Asked by a busy CPU to balance for the idle ones (nohz idle balance).
     pub nohz_kick: bool,
@@ -188,7 +184,8 @@ pub(crate) enum Ev {
     /// Workload interrupt (token) on a CPU.
     Irq { cpu: u32, token: u32 },
     Timer { task: u32 },
-    Tick { cpu: u32, gen: u32 },
+    /// The scheduler tick; at most one is pending per CPU (`tick_armed`).
+    Tick { cpu: u32 },
     /// A sample of the wasted-core invariant.
     Sample,
 }
@@ -283,7 +280,8 @@ pub struct Sim {
     pub(crate) opts: SimOptions,
     pub(crate) measuring: bool,
     pub(crate) wake_index: u64,
-    pub(crate) trace: Option<TraceBuf>,
+    /// The wakeup being traced right now.
+    pub(crate) trace: Option<WakeupTrace>,
     pub(crate) traces: Vec<WakeupTrace>,
     pub(crate) error: Option<String>,
     pub(crate) events_done: u64,
@@ -294,14 +292,8 @@ pub struct Sim {
     pub(crate) stop_after_trace: bool,
     segs: segq::SegQueue,
     pub(crate) wasted_episode: bool,
-    pub(crate) wasted_now: bool,
     pub(crate) wasted_moments: Vec<wasted::WastedMoment>,
     pub(crate) rec: Option<record::Recorder>,
-}
-
-/// The wakeup being traced right now.
-pub(crate) struct TraceBuf {
-    pub cur: WakeupTrace,
 }
 
 impl Sim {
@@ -352,7 +344,6 @@ impl Sim {
                 lock: Lock::default(),
                 load: Signal::default(),
                 util: Signal::default(),
-                tick_gen: 0,
                 tick_armed: false,
                 nohz_kick: false,
                 carry_ns: 0,
@@ -392,7 +383,7 @@ impl Sim {
                 last_wakee: NONE,
                 recent_used_cpu: 0,
                 load: Signal::default(),
-                util: Signal::default(),
+                
                 pending_run: 0,
                 penalty: 0,
                 wake_data: (NONE, 0),
@@ -401,7 +392,6 @@ impl Sim {
                 core_mark: 0,
                 llc_mark: 0,
                 exec_start: 0,
-                last_run_start: 0,
                 slice_start: 0,
                 in_shard: None,
                 deferred_wake: None,
@@ -450,7 +440,6 @@ impl Sim {
             stop_after_trace: false,
             segs: segq::SegQueue::new(n),
             wasted_episode: false,
-            wasted_now: false,
             wasted_moments: Vec::new(),
             rec: None,
             map,
@@ -656,11 +645,7 @@ impl Sim {
                 let cpu = self.tasks[task as usize].cpu;
                 self.raise_irq(cpu, task, true);
             }
-            Ev::Tick { cpu, gen } => {
-                if self.cpus[cpu as usize].tick_gen == gen {
-                    self.tick(cpu);
-                }
-            }
+            Ev::Tick { cpu } => self.tick(cpu),
             Ev::Sample => self.wasted_sample(),
         }
     }
@@ -767,21 +752,19 @@ impl Sim {
             return;
         }
         let t = &self.tasks[wakee as usize];
-        self.trace = Some(TraceBuf {
-            cur: WakeupTrace {
-                index: self.wake_index,
-                time_ns: self.now,
-                wakee: t.name.clone(),
-                wakee_id: wakee,
-                waker,
-                waker_cpu: this,
-                prev_cpu: t.cpu,
-                target_cpu: None,
-                sync,
-                probed: Vec::new(),
-                steps: Vec::new(),
-                outcome: None,
-            },
+        self.trace = Some(WakeupTrace {
+            index: self.wake_index,
+            time_ns: self.now,
+            wakee: t.name.clone(),
+            wakee_id: wakee,
+            waker,
+            waker_cpu: this,
+            prev_cpu: t.cpu,
+            target_cpu: None,
+            sync,
+            probed: Vec::new(),
+            steps: Vec::new(),
+            outcome: None,
         });
     }
 
@@ -796,8 +779,8 @@ impl Sim {
         if self.trace.is_some() {
             let s = f(self);
             if let Some(tb) = &mut self.trace {
-                if tb.cur.steps.len() < crate::trace::TRACE_STEPS_MAX {
-                    tb.cur.steps.push(s);
+                if tb.steps.len() < crate::trace::TRACE_STEPS_MAX {
+                    tb.steps.push(s);
                 }
             }
         }
@@ -806,8 +789,8 @@ impl Sim {
     #[inline]
     pub(crate) fn probe(&mut self, this: u32, c: u32) -> u64 {
         if let Some(tb) = &mut self.trace {
-            if tb.cur.probed.len() < 1024 {
-                tb.cur.probed.push(c);
+            if tb.probed.len() < 1024 {
+                tb.probed.push(c);
             }
         }
         self.cost.idle_probe_base_ns + self.cost.line_transfer_ns(self.map.distance(this, c))
@@ -815,9 +798,9 @@ impl Sim {
 
     pub(crate) fn trace_end(&mut self, outcome: crate::trace::Outcome) {
         if let Some(mut tb) = self.trace.take() {
-            self.rec_wakeup(tb.cur.wakee_id, tb.cur.index);
-            tb.cur.outcome = Some(outcome);
-            self.traces.push(tb.cur);
+            self.rec_wakeup(tb.wakee_id, tb.index);
+            tb.outcome = Some(outcome);
+            self.traces.push(tb);
         }
     }
 

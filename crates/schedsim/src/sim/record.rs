@@ -6,7 +6,7 @@
 //! JSON parser, so tests can validate it. (Perfetto's protobuf format would add
 //! scheduler-specific tracks, but needs the proto definitions and a protobuf encoder.)
 
-use super::{Sim, Time, NONE};
+use super::{Sim, Time};
 use crate::trace::WakeupTrace;
 use serde_json::{json, Value};
 
@@ -194,7 +194,6 @@ impl Sim {
                 "window_ns": [r.from, r.to]},
             "traceEvents": ev,
         });
-        let _ = NONE;
         (serde_json::to_string(&doc).unwrap_or_default(), n)
     }
 }

@@ -39,12 +39,10 @@ impl Sim {
     pub(crate) fn find_idlest_cpu(&self, t: u32) -> u32 {
         let n = self.cpus.len() as u32;
         let mut span: Vec<u32> = (0..n).collect();
-        let start = 0u32;
         // Descend through the domain chain of the first CPU of the current span.
-        let mut cpu = start;
+        let mut cpu = 0u32;
         loop {
-            let chain: Vec<u32> = self.doms.chain[cpu as usize].clone();
-            let dom = chain.iter().rev().map(|&d| &self.doms.domains[d as usize]).find(|d| d.span.len() <= span.len() && d.span.len() > 1 && span.contains(&d.span[0]));
+            let dom = self.doms.chain[cpu as usize].iter().rev().map(|&d| &self.doms.domains[d as usize]).find(|d| d.span.len() <= span.len() && d.span.len() > 1 && span.contains(&d.span[0]));
             let Some(d) = dom else { break };
             let mut best: Option<(u64, usize)> = None;
             for (gi, g) in d.groups.iter().enumerate() {
@@ -271,7 +269,6 @@ impl Sim {
         let task = &mut self.tasks[t as usize];
         task.state = state;
         task.load.update(now, 1024);
-        task.util.update(now, 1024);
         self.cpus[c as usize].nr_running -= 1;
         self.shared_runq_dequeue(c, t);
     }
@@ -356,7 +353,6 @@ impl Sim {
         let task = &mut self.tasks[next as usize];
         task.state = TState::Running;
         task.exec_start = now;
-        task.last_run_start = now;
         task.slice_start = task.vruntime;
         if let Some(w) = task.woken_at.take() {
             if self.measuring {
@@ -440,7 +436,7 @@ impl Sim {
     /// else pick a C-state and sleep.
     pub(crate) fn go_idle(&mut self, c: u32) {
         if self.cpus[c as usize].ttwu_pending {
-            return self.drain_wake_list(c, true);
+            return self.drain_wake_list(c);
         }
         if self.cpus[c as usize].nr_running > 0 {
             return self.schedule(c);
@@ -680,7 +676,7 @@ impl Sim {
     }
 
     /// Drains the wake list as a kernel segment, then schedules.
-    fn drain_wake_list(&mut self, c: u32, _from_idle_path: bool) {
+    fn drain_wake_list(&mut self, c: u32) {
         let cost = self.drain_cost(c);
         self.kernel(c, cost, Cont::Irq);
     }
@@ -725,7 +721,6 @@ impl Sim {
         task.cpu = c;
         task.state = TState::Runnable;
         task.load.update(now, 0);
-        task.util.update(now, 0);
         // place_entity(): a sleeper gets at most half a latency period of credit.
         task.vruntime = task.vruntime.max(cpu.min_vruntime.saturating_sub(lat / 2));
         task.queued_at = now;
@@ -805,11 +800,9 @@ impl Sim {
             return;
         }
         cpu.tick_armed = true;
-        cpu.tick_gen = cpu.tick_gen.wrapping_add(1);
-        let gen = cpu.tick_gen;
         let tick = self.cost.tick_ns;
         let at = (self.now / tick + 1) * tick;
-        self.push(at, Ev::Tick { cpu: c, gen });
+        self.push(at, Ev::Tick { cpu: c });
     }
 
     /// `scheduler_tick()`: slice expiry (`check_preempt_tick`), PELT, periodic and

@@ -45,7 +45,6 @@ impl Sim {
         let next = self.now + period;
         self.push(next, Ev::Sample);
         let found = self.wasted_find();
-        self.wasted_now = found.is_some();
         let Some(m) = found else {
             self.wasted_episode = false;
             return;

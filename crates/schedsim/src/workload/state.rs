@@ -168,11 +168,8 @@ impl WorkloadState {
         let mut left = vec![0u64; n];
         if let Workload::Hackbench { fds, loops, .. } = spec {
             let f = *fds as usize;
-            for (i, l) in left.iter_mut().enumerate() {
-                // Senders send loops x fds messages; receivers read as many.
-                *l = *loops as u64 * f as u64;
-                let _ = i;
-            }
+            // Senders send loops x fds messages; receivers read as many.
+            left.fill(*loops as u64 * f as u64);
         }
         let st = WorkloadState {
             spec: spec.clone(),
