@@ -1,28 +1,17 @@
 //! Runs the built `schedsim` binary as a user would and checks what it prints and how
 //! it exits. Every simulation here is small (a few CPUs, tens of simulated ms).
 
+mod common;
+use common::{run_ok, schedsim, text, write_file};
 use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn schedsim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_schedsim")).args(args).output().expect("the schedsim binary runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8(b.to_vec()).expect("output is UTF-8")
-}
 
 /// Checks the run succeeded and never mentioned a panic; returns stdout.
 fn ok(args: &[&str]) -> String {
-    let o = schedsim(args);
-    let (out, err) = (text(&o.stdout), text(&o.stderr));
-    assert!(!out.contains("panicked") && !err.contains("panicked"), "{args:?} panicked: {err}");
-    assert_eq!(o.status.code(), Some(0), "{args:?} failed: {err}");
-    out
+    run_ok(args).0
 }
 
 fn tmp(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("schedsim-cli-{}-{name}", std::process::id()))
+    common::tmp("schedsim-cli", name)
 }
 
 /// The small experiment of these tests: two kernels, client counts 1 and 2.
@@ -197,11 +186,7 @@ fn help_for_everything() {
 fn bad_input_exits_2_with_one_line() {
     let dir = tmp("bad");
     std::fs::create_dir_all(&dir).unwrap();
-    let file = |name: &str, body: &str| {
-        let p = dir.join(name);
-        std::fs::write(&p, body).unwrap();
-        p.to_str().unwrap().to_string()
-    };
+    let file = |name: &str, body: &str| write_file(&dir, name, body);
     let good = r#"{"version":1,"machine":{"topology":"1x1x2x2"},"workload":{"kind":"tbench"},"clients":[1],"iterations":1,"duration_ms":20,"seed":1,"kernels":[{"name":"a","preset":"v5.15"}]}"#;
     let negative = file("neg.json", &good.replace("\"duration_ms\":20", "\"duration_ms\":-5"));
     let truncated = file("trunc.json", &good[..good.len() / 2]);

@@ -1,25 +1,9 @@
 //! `--topology-file FILE` on `run`, `show` and `trace`: a real machine's topology from
 //! lscpu/sysfs/numactl text (the library's fixtures), stored in full in the experiment.
 
+mod common;
+use common::{run_ok as ok, schedsim, text, write_file};
 use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn schedsim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_schedsim")).args(args).output().expect("the schedsim binary runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8(b.to_vec()).expect("output is UTF-8")
-}
-
-/// Runs, checks exit 0 and no panic; returns (stdout, stderr).
-fn ok(args: &[&str]) -> (String, String) {
-    let o = schedsim(args);
-    let (out, err) = (text(&o.stdout), text(&o.stderr));
-    assert!(!out.contains("panicked") && !err.contains("panicked"), "{args:?} panicked: {err}");
-    assert_eq!(o.status.code(), Some(0), "{args:?} failed: {err}");
-    (out, err)
-}
 
 /// Runs, checks exit 2 with exactly one stderr line and nothing on stdout; returns it.
 fn bad(args: &[&str]) -> String {
@@ -37,7 +21,7 @@ fn fixture(name: &str) -> String {
 }
 
 fn tmp(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("schedsim-topofile-{}-{name}", std::process::id()))
+    common::tmp("schedsim-topofile", name)
 }
 
 fn json(s: &str) -> serde_json::Value {
@@ -156,11 +140,7 @@ fn help_lists_the_flag() {
 fn bad_topology_files_exit_2_with_one_line() {
     let dir = tmp("bad");
     std::fs::create_dir_all(&dir).unwrap();
-    let file = |name: &str, body: &str| {
-        let p = dir.join(name);
-        std::fs::write(&p, body).unwrap();
-        p.to_str().unwrap().to_string()
-    };
+    let file = |name: &str, body: &str| write_file(&dir, name, body);
     let gold = std::fs::read_to_string(fixture("intel-xeon-gold-6248-2s.lscpu-p.txt")).unwrap();
     let mut lines: Vec<&str> = gold.lines().collect();
     lines[6] = "2,2,0,0";

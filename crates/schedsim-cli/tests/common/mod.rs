@@ -1,0 +1,34 @@
+//! Helpers shared by the tests that run the built `schedsim` binary.
+#![allow(dead_code)] // each test file uses its own subset
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+pub fn schedsim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_schedsim")).args(args).output().expect("the schedsim binary runs")
+}
+
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8(b.to_vec()).expect("output is UTF-8")
+}
+
+/// Runs, checks exit 0 and that nothing mentions a panic; returns (stdout, stderr).
+pub fn run_ok(args: &[&str]) -> (String, String) {
+    let o = schedsim(args);
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert!(!out.contains("panicked") && !err.contains("panicked"), "{args:?} panicked: {err}");
+    assert_eq!(o.status.code(), Some(0), "{args:?} failed: {err}");
+    (out, err)
+}
+
+/// A per-process scratch path under Cargo's test temp dir.
+pub fn tmp(prefix: &str, name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{prefix}-{}-{name}", std::process::id()))
+}
+
+/// Writes `body` to `dir/name` and returns the path as a string.
+pub fn write_file(dir: &std::path::Path, name: &str, body: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, body).unwrap();
+    p.to_str().unwrap().to_string()
+}
