@@ -98,17 +98,27 @@ impl LiveSession {
         };
         self.steps += 1;
         self.recent.push_back(tr);
+        self.trim_recent();
+        self.catch_up();
+        self.sample(false);
+        true
+    }
+
+    fn trim_recent(&mut self) {
         while self.recent.len() > RECENT_MAX {
             self.recent.pop_front();
         }
+    }
+
+    /// Advances the other kernels to the stepped kernel's simulated time.
+    fn catch_up(&mut self) {
+        let k = self.kernel();
         let now = self.lives[k].now_ns();
         for (i, l) in self.lives.iter_mut().enumerate() {
             if i != k && l.now_ns() < now {
                 l.advance(now - l.now_ns(), 0);
             }
         }
-        self.sample(false);
-        true
     }
 
     /// Runs the stepped kernel (and the others) to `ns` of simulated time, keeping the
@@ -121,16 +131,9 @@ impl LiveSession {
             self.recent.extend(traces);
             // Every wakeup on the way counts as stepped (only the last few are kept).
             self.steps = self.lives[k].counters().wakeups;
-            while self.recent.len() > RECENT_MAX {
-                self.recent.pop_front();
-            }
+            self.trim_recent();
         }
-        let now = self.lives[k].now_ns();
-        for (i, l) in self.lives.iter_mut().enumerate() {
-            if i != k && l.now_ns() < now {
-                l.advance(now - l.now_ns(), 0);
-            }
-        }
+        self.catch_up();
         self.sample(true);
     }
 
