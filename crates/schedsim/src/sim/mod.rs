@@ -10,6 +10,7 @@
 pub(crate) mod pelt;
 mod sched;
 mod check;
+mod idle;
 pub(crate) mod record;
 mod segq;
 pub mod wasted;

@@ -1,7 +1,7 @@
 //! The per-CPU scheduler: running task programs, `schedule()`, context switches,
-//! idle entry with a menu-like governor, idle exit, interrupts, enqueue/dequeue, CFS
-//! pick and preemption, and the tick. Kernel v5.x (`kernel/sched/core.c`, `fair.c`,
-//! `idle.c`, `drivers/cpuidle/governors/menu.c`) unless a comment says otherwise.
+//! interrupts, enqueue/dequeue, CFS pick and preemption, and the tick. Kernel v5.x
+//! (`kernel/sched/core.c`, `fair.c`) unless a comment says otherwise; idle is in
+//! `idle.rs`.
 
 use super::*;
 use crate::workload::Action;
@@ -114,7 +114,7 @@ impl Sim {
 
     /// Executing instructions (not idle, not waking up).
     #[inline]
-    fn busy(&self, c: u32) -> bool {
+    pub(crate) fn busy(&self, c: u32) -> bool {
         matches!(self.cpus[c as usize].phase, Phase::User | Phase::Kernel(_))
     }
 
@@ -430,167 +430,6 @@ impl Sim {
         task.penalty += pen;
     }
 
-    // ---- idle -----------------------------------------------------------------------
-
-    /// Enters idle: drain queued wakeups first (`flush_smp_call_function_from_idle`),
-    /// else pick a C-state and sleep.
-    pub(crate) fn go_idle(&mut self, c: u32) {
-        if self.cpus[c as usize].ttwu_pending {
-            return self.drain_wake_list(c);
-        }
-        if self.cpus[c as usize].nr_running > 0 {
-            return self.schedule(c);
-        }
-        self.set_mode(c, Mode::Idle);
-        if self.busy(c) {
-            self.core_busy[self.map.places[c as usize].core as usize] -= 1;
-        }
-        let state = self.menu_select(c);
-        let now = self.now;
-        let cpu = &mut self.cpus[c as usize];
-        cpu.phase = Phase::Idle;
-        cpu.cstate = state;
-        cpu.idle_enter = now;
-        cpu.need_resched = false;
-        self.clear_seg(c);
-        self.rec_idle_begin(c, state);
-        // NOHZ: the pending tick finds the CPU idle and is not re-armed.
-        self.update_load(c);
-        self.siblings_changed(c);
-        self.update_idle_core(c);
-    }
-
-    /// `__update_idle_core()`: set `has_idle_cores` when this core is wholly idle.
-    fn update_idle_core(&mut self, c: u32) {
-        if !self.map.smt {
-            return;
-        }
-        if self.map.siblings(c).iter().all(|&s| s == c || self.idle_cpu(s)) {
-            let llc = self.map.places[c as usize].llc as usize;
-            self.llcs[llc].has_idle_cores = true;
-        }
-    }
-
-    /// menu governor (`drivers/cpuidle/governors/menu.c`), reduced: the expected
-    /// idle time is the next timer scaled by a learned correction factor (a 1/8 decay
-    /// average of measured/expected, which with a tick-less fixed horizon is an
-    /// average of the measured intervals), lowered to the typical interval of the last
-    /// eight when they are consistent (`get_typical_interval`: drop the largest until
-    /// the spread is small, keeping at least six). Then the deepest state whose target
-    /// residency fits.
-    fn menu_select(&self, c: u32) -> u8 {
-        let cpu = &self.cpus[c as usize];
-        let n = cpu.idle_hist_len.min(8) as usize;
-        let mut predicted = cpu.idle_ema;
-        if n >= 6 {
-            // Sorted copy: dropping the largest is shortening the slice.
-            let mut v = cpu.idle_hist;
-            let v = &mut v[..n];
-            v.sort_unstable();
-            let mut len = n;
-            while len >= 6 {
-                let w = &v[..len];
-                let cnt = len as u64;
-                let avg = w.iter().sum::<u64>() / cnt;
-                let var = w.iter().map(|&x| (x as i128 - avg as i128).pow(2) as u128).sum::<u128>() / cnt as u128;
-                // Accept if variance <= 400 us^2 or avg > 6 stddev.
-                if var <= 400_000_000u128 || (avg as u128 * avg as u128) > 36 * var {
-                    predicted = predicted.min(avg);
-                    break;
-                }
-                len -= 1;
-            }
-        }
-        let mut best = 0u8;
-        for (i, s) in self.cost.cstates.iter().enumerate() {
-            if s.target_residency_ns <= predicted {
-                best = i as u8;
-            }
-        }
-        best
-    }
-
-    /// Starts waking `c` from idle: ready after the IPI (unless polling) and the exit
-    /// latency. `signal_at` is when the wakeup signal was sent.
-    pub(crate) fn kick(&mut self, c: u32, signal_at: Time, needs_ipi: bool) {
-        let cpu = &self.cpus[c as usize];
-        if cpu.phase != Phase::Idle {
-            return;
-        }
-        let st = &self.cost.cstates[cpu.cstate as usize];
-        let ipi = if needs_ipi && !st.polling { self.cost.ipi_delivery_ns } else { 0 };
-        let ready = signal_at.max(self.now) + ipi + st.exit_latency_ns;
-        let cpu = &mut self.cpus[c as usize];
-        cpu.phase = Phase::Waking;
-        cpu.ready_at = ready;
-        cpu.wake_signal_at = signal_at.max(self.now);
-        self.push(ready, Ev::Ready { cpu: c });
-    }
-
-    /// Whether waking idle `c` needs an IPI (not when polling on need_resched).
-    pub(crate) fn needs_ipi(&self, c: u32) -> bool {
-        let cpu = &self.cpus[c as usize];
-        !(cpu.phase == Phase::Idle && self.cost.cstates[cpu.cstate as usize].polling)
-    }
-
-    /// The CPU is executing again: record the idle interval, handle what woke it.
-    pub(crate) fn idle_exit_done(&mut self, c: u32) {
-        self.rec_idle_end(c);
-        let cs = self.cpus[c as usize].cstate as usize;
-        if self.measuring {
-            if self.m.idle_exits.len() < self.cost.cstates.len() {
-                self.m.idle_exits.resize(self.cost.cstates.len(), 0);
-            }
-            self.m.idle_exits[cs] += 1;
-        }
-        let cpu = &mut self.cpus[c as usize];
-        // menu_reflect(): the interval that counts is until the wakeup event, not
-        // including the exit latency.
-        let interval = cpu.wake_signal_at.max(cpu.idle_enter) - cpu.idle_enter;
-        let i = (cpu.idle_hist_len as usize) % 8;
-        cpu.idle_hist.rotate_left(if cpu.idle_hist_len >= 8 { 1 } else { 0 });
-        let idx = if cpu.idle_hist_len >= 8 { 7 } else { i };
-        cpu.idle_hist[idx] = interval;
-        cpu.idle_hist_len = cpu.idle_hist_len.saturating_add(1).min(8);
-        cpu.idle_ema = cpu.idle_ema - cpu.idle_ema / 8 + interval.min(IDLE_HORIZON_NS) / 8;
-        cpu.phase = Phase::Kernel(Cont::Irq);
-        self.core_busy[self.map.places[c as usize].core as usize] += 1;
-        self.set_mode(c, Mode::Sys);
-        self.siblings_changed(c);
-        self.arm_tick(c);
-        let irqs = std::mem::take(&mut self.cpus[c as usize].pending_irqs);
-        let handled_irqs = !irqs.is_empty();
-        let mut cost = self.cost.irq_entry_exit_ns;
-        for (token, timer) in irqs {
-            cost += self.handle_irq(c, token, timer);
-        }
-        if self.cpus[c as usize].ttwu_pending {
-            cost += self.drain_cost(c);
-        }
-        if self.cpus[c as usize].nohz_kick {
-            cost += self.nohz_balance(c);
-        }
-        if !handled_irqs && self.cpus[c as usize].nr_running > 0 {
-            // Woken for a task already on this runqueue (reschedule IPI, polling, or a
-            // drained wake list): the interrupt exit and schedule() run back to back, so
-            // they are one kernel segment ending in the switch.
-            self.cpus[c as usize].carry_ns += cost;
-            return self.schedule(c);
-        }
-        self.kernel(c, cost, Cont::Irq);
-    }
-
-    /// After an interrupt: resume the interrupted task, or schedule.
-    fn after_irq(&mut self, c: u32) {
-        if self.cpus[c as usize].curr.is_some() {
-            return self.continue_task(c);
-        }
-        if self.cpus[c as usize].nr_running > 0 {
-            return self.schedule(c);
-        }
-        self.go_idle(c);
-    }
-
     // ---- interrupts -----------------------------------------------------------------
 
     /// A device or timer interrupt on `c`.
@@ -621,7 +460,7 @@ impl Sim {
 
     /// Runs the handler: the workload's reaction and the wakeups it issues from
     /// interrupt context. Returns the CPU time spent.
-    fn handle_irq(&mut self, c: u32, token: u32, timer: bool) -> u64 {
+    pub(crate) fn handle_irq(&mut self, c: u32, token: u32, timer: bool) -> u64 {
         let mut cost = self.cost.irq_handler_ns;
         if timer {
             cost += self.try_to_wake_up(c, None, token, false, 0);
@@ -676,7 +515,7 @@ impl Sim {
     }
 
     /// Drains the wake list as a kernel segment, then schedules.
-    fn drain_wake_list(&mut self, c: u32) {
+    pub(crate) fn drain_wake_list(&mut self, c: u32) {
         let cost = self.drain_cost(c);
         self.kernel(c, cost, Cont::Irq);
     }
