@@ -13,10 +13,10 @@ pub(crate) const IDLE_HORIZON_NS: u64 = 4_000_000;
 
 impl Sim {
     /// Creates every task at time 0 as `wake_up_new_task` would: placed by the fork
-    /// slow path (`find_idlest_cpu`), in creation order so each placement sees the
-    /// ones before it.
+    /// slow path (`find_idlest_cpu`), in the workload's fork order so each placement
+    /// sees the ones before it.
     pub(crate) fn start_tasks(&mut self) {
-        for t in 0..self.tasks.len() as u32 {
+        for t in self.wl.fork_order(self.tasks.len() as u32) {
             let cpu = match self.tasks[t as usize].pinned {
                 Some(c) => c,
                 None => self.find_idlest_cpu(t),

@@ -198,6 +198,22 @@ impl WorkloadState {
         (st, tasks)
     }
 
+    /// The order in which the tasks are forked at the start (task ids). tbench
+    /// (dbench-4.0 `tbench.c`/`tbench_srv.c`): the `tbench` parent forks all its
+    /// clients in a loop, and `tbench_srv` forks one server child per accepted
+    /// connection, so the servers come after the clients, not interleaved with them.
+    /// Interleaving would let the fork balancer alternate nodes and put every client on
+    /// one node and every server on the other. Other workloads: creation order.
+    pub(crate) fn fork_order(&self, nr_tasks: u32) -> Vec<u32> {
+        match self.spec {
+            Workload::Tbench { .. } => {
+                let app = self.nr_tasks;
+                (0..app).step_by(2).chain((1..app).step_by(2)).chain(app..nr_tasks).collect()
+            }
+            _ => (0..nr_tasks).collect(),
+        }
+    }
+
     /// The benchmark's own tasks (housekeeping kworkers excluded).
     pub(crate) fn app_tasks(&self) -> u32 {
         self.nr_tasks
