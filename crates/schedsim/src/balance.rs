@@ -179,16 +179,17 @@ impl Sim {
         };
         self.dom(c, depth).nr_balance_failed = 0;
         cost += self.lock_rq(src, at + cost, c, self.cost.lb_move_task_ns);
-        self.detach(src, t);
-        self.attach(c, t, src);
+        cost += self.detach(src, t, at + cost, c);
+        cost += self.attach(c, t, src, at + cost);
         if kind == LbKind::NewlyIdle && self.measuring {
             self.m.newidle_pulled += 1;
         }
         (cost, true)
     }
 
-    /// Takes queued task `t` off `src`.
-    fn detach(&mut self, src: u32, t: u32) {
+    /// Takes queued task `t` off `src` for balancer `by` at time `at`; returns the time
+    /// spent leaving its SHARED_RUNQ shard (`__dequeue_entity`).
+    fn detach(&mut self, src: u32, t: u32, at: u64, by: u32) -> u64 {
         self.update_load(src);
         let q = &mut self.cpus[src as usize].queue;
         if let Some(i) = q.iter().position(|&x| x == t) {
@@ -196,17 +197,20 @@ impl Sim {
         }
         self.cpus[src as usize].nr_running -= 1;
         self.tasks[t as usize].state = TState::Waking;
-        self.shared_runq_unlink(t);
+        self.shared_runq_dequeue(t, at, by)
     }
 
-    /// Puts a detached task on `c` (a migration by a balancer).
-    fn attach(&mut self, c: u32, t: u32, src: u32) {
+    /// Puts a detached task on `c` (a migration by a balancer) at time `at`; returns
+    /// the time spent joining `c`'s SHARED_RUNQ shard (`__enqueue_entity`).
+    fn attach(&mut self, c: u32, t: u32, src: u32, at: u64) -> u64 {
         if self.measuring {
             self.m.count_migration(self.map.distance(src, c), true);
         }
         self.rec_migrate(t, src, c, "balance");
+        let cost = self.shared_runq_enqueue(c, t, at, c);
         self.activate(c, t);
         self.check_preempt(c, t, c);
+        cost
     }
 
     /// `rebalance_domains()` from the tick of busy CPU `c`, the nohz kick, the SIS_UTIL
@@ -316,8 +320,9 @@ impl Sim {
         (c >> 1) % self.llcs[llc].shards.len() as u32
     }
 
-    /// Enqueue hook (v3 `shared_runq_enqueue_task`, on a wakeup enqueue of an
-    /// unpinned task): push on the tail of the CPU's shard. Returns the time spent.
+    /// Enqueue hook (v3 `shared_runq_enqueue_task`, called from `__enqueue_entity` for
+    /// an unpinned task: a wakeup or migration enqueue, or a preempted `curr` put back
+    /// into the tree): push on the tail of the CPU's shard. Returns the time spent.
     pub(crate) fn shared_runq_enqueue(&mut self, c: u32, t: u32, at: u64, by: u32) -> u64 {
         if !self.cfg.on(Switch::SharedRunq) || self.tasks[t as usize].pinned.is_some() {
             return 0;
@@ -333,13 +338,15 @@ impl Sim {
         cost
     }
 
-    /// Dequeue hook on sleep (v3 `shared_runq_dequeue_task`): unlink under the shard
-    /// lock. The time is carried into the `schedule()` that follows.
-    pub(crate) fn shared_runq_dequeue(&mut self, c: u32, t: u32) {
-        let Some((llc, shard)) = self.tasks[t as usize].in_shard else { return };
-        let cost = self.lock_shard(llc, shard, self.now, c);
+    /// Dequeue hook (v3 `shared_runq_dequeue_task`, called from `__dequeue_entity`: the
+    /// task is picked to run or migrated away; a task that blocks is `curr` and so no
+    /// longer listed): unlink under the shard lock, taken by CPU `by` at `at`. Returns
+    /// the time spent; nothing when the task is not listed (a puller took it off).
+    pub(crate) fn shared_runq_dequeue(&mut self, t: u32, at: u64, by: u32) -> u64 {
+        let Some((llc, shard)) = self.tasks[t as usize].in_shard else { return 0 };
+        let cost = self.lock_shard(llc, shard, at, by);
         self.shared_runq_unlink(t);
-        self.cpus[c as usize].carry_ns += cost;
+        cost
     }
 
     fn shared_runq_unlink(&mut self, t: u32) {
@@ -390,8 +397,8 @@ impl Sim {
                 && src != c
             {
                 cost += self.cost.lb_move_task_ns;
-                self.detach(src, head);
-                self.attach(c, head, src);
+                cost += self.detach(src, head, at + cost, c);
+                cost += self.attach(c, head, src, at + cost);
                 if self.measuring {
                     self.m.shared_runq_pulled += 1;
                 }

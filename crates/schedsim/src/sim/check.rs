@@ -53,6 +53,20 @@ impl Sim {
                 return Err(format!("CPU {c} runs user code without a task"));
             }
         }
+        for (l, llc) in self.llcs.iter().enumerate() {
+            for (k, sh) in llc.shards.iter().enumerate() {
+                for &t in &sh.list {
+                    let task = &self.tasks[t as usize];
+                    if task.in_shard != Some((l as u32, k as u32)) {
+                        return Err(format!("task {t} listed in shard {l}.{k} but in_shard is {:?}", task.in_shard));
+                    }
+                    // __dequeue_entity() unlinks a task when it is picked to run.
+                    if task.state == TState::Running {
+                        return Err(format!("task {t} runs but is still listed in shard {l}.{k}"));
+                    }
+                }
+            }
+        }
         for (t, task) in self.tasks.iter().enumerate() {
             let want = matches!(task.state, TState::Running | TState::Runnable) as u32;
             if seen[t] != want {

@@ -145,10 +145,12 @@ impl Sim {
         if self.cpus[c as usize].nohz_kick {
             cost += self.nohz_balance(c);
         }
-        if !handled_irqs && self.cpus[c as usize].nr_running > 0 {
+        if !handled_irqs && self.cpus[c as usize].nr_running > 0 && !self.cfg.on(crate::kernel::Switch::SharedRunq) {
             // Woken for a task already on this runqueue (reschedule IPI, polling, or a
             // drained wake list): the interrupt exit and schedule() run back to back, so
-            // they are one kernel segment ending in the switch.
+            // they are one kernel segment ending in the switch. Not with SHARED_RUNQ:
+            // there the drained wakee sits in its shard until schedule() picks it, and
+            // newly idle CPUs may pop it in between.
             self.cpus[c as usize].carry_ns += cost;
             return self.schedule(c);
         }

@@ -27,6 +27,7 @@ impl Sim {
             task.state = TState::Waking;
             task.vruntime = self.cpus[cpu as usize].min_vruntime;
             task.last_rq = cpu;
+            self.shared_runq_enqueue(cpu, t, 0, cpu);
             self.activate(cpu, t);
             self.check_preempt(cpu, t, cpu);
         }
@@ -270,7 +271,6 @@ impl Sim {
         task.state = state;
         task.load.update(now, 1024);
         self.cpus[c as usize].nr_running -= 1;
-        self.shared_runq_dequeue(c, t);
     }
 
     /// Preempts `curr` of `c`: it goes back to the queue and `schedule()` picks.
@@ -280,6 +280,9 @@ impl Sim {
         self.tasks[t as usize].state = TState::Runnable;
         self.tasks[t as usize].queued_at = self.now;
         self.cpus[c as usize].queue.push(t);
+        // put_prev_entity() -> __enqueue_entity(): back into the tree and the shard.
+        let cost = self.shared_runq_enqueue(c, t, self.now, c);
+        self.cpus[c as usize].carry_ns += cost;
         self.schedule(c);
     }
 
@@ -299,6 +302,8 @@ impl Sim {
                 self.cpus[c as usize].queue.swap_remove(i);
                 self.tasks[next as usize].state = TState::Running;
                 self.tasks[next as usize].slice_start = self.tasks[next as usize].vruntime;
+                // set_next_entity() -> __dequeue_entity(): out of the tree and the shard.
+                let lock = lock + self.shared_runq_dequeue(next, self.now + lock, c);
                 return self.kernel(c, lock, Cont::TaskSys);
             }
             return self.start_switch(c, next, lock);
@@ -326,6 +331,8 @@ impl Sim {
     pub(crate) fn start_switch(&mut self, c: u32, next: u32, extra: u64) {
         let i = self.cpus[c as usize].queue.iter().position(|&q| q == next).unwrap_or(0);
         self.cpus[c as usize].queue.swap_remove(i);
+        // set_next_entity() -> __dequeue_entity(): out of the tree and the shard.
+        let extra = extra + self.shared_runq_dequeue(next, self.now + extra, c);
         self.tasks[next as usize].on_cpu = Some(c);
         let half = self.cost.context_switch_ns / 2;
         let out = if self.cpus[c as usize].curr.is_some() { half } else { 0 };
