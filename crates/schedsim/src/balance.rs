@@ -1,4 +1,4 @@
-//! Load balancing: `newidle_balance()` (v5.13 form; seed 002's pending-wakeup skip;
+//! Load balancing: `newidle_balance()` (v5.13 and v6.5 entry gates; seed 002's pending-wakeup skip;
 //! the SHARED_RUNQ v3 pop as integrated by Nayak's RFC patch 2 and gated by patch 3's
 //! per-shard overload flag), periodic `rebalance_domains()`, the nohz idle-balance
 //! kick, and the SIS_UTIL producer (`update_idle_cpu_scan`, v6.0).
@@ -40,25 +40,38 @@ impl Sim {
             return self.switch_to_idle(c, extra);
         }
         self.cpus[c as usize].idle_stamp = self.now.max(1);
-        let mut cost = extra;
-        let mut depth = 0usize;
+        let cost = extra;
+        let avg_idle = self.cpus[c as usize].avg_idle;
+        // `sd = this_rq->sd`, the lowest domain (none on a 1-CPU machine).
+        let lowest_cost = (!self.doms.chain[c as usize].is_empty()).then(|| self.dom(c, 0).max_newidle_lb_cost);
         if self.cfg.on(Switch::SharedRunq) {
-            // Nayak RFC patch 2: check rd->overload first, no avg_idle gate, pop from
-            // the shared runqueue, bail out on a pending wakeup, then balance only above
-            // the LLC.
+            // Nayak RFC patch 2: check rd->overload first but no avg_idle gate, pop from
+            // the shared runqueue (its time is curr_cost and sd_llc's newidle cost),
+            // return on a pending wakeup, then balance only above the LLC, each domain
+            // still gated by avg_idle as upstream.
             if !self.rd_overload {
                 return self.switch_to_idle(c, cost);
             }
             let (pc, pulled) = self.shared_runq_pop(c, self.now + cost);
-            cost += pc;
-            if pulled || (skip && self.cpus[c as usize].ttwu_pending) {
-                return self.newidle_finish(c, pc, cost);
+            if let Some(d) = self.doms.llc_depth[c as usize] {
+                let ds = self.dom(c, d as usize);
+                ds.max_newidle_lb_cost = ds.max_newidle_lb_cost.max(pc);
             }
-            depth = self.doms.llc_depth[c as usize].map_or(0, |d| d as usize + 1);
-        } else if self.cpus[c as usize].avg_idle < MIGRATION_COST_NS || !self.rd_overload {
+            if pulled || self.cpus[c as usize].ttwu_pending {
+                return self.newidle_finish(c, pc, cost + pc);
+            }
+            let depth = self.doms.llc_depth[c as usize].map_or(0, |d| d as usize + 1);
+            return self.newidle_domain(c, depth, pc, cost + pc);
+        }
+        // v5.13 (Vincent Guittot's "Skip update_blocked_averages if we are defering
+        // load balance") added the lowest domain's max_newidle_lb_cost to the gate;
+        // v5.16 ("Remove sysctl_sched_migration_cost condition") dropped the 500 us.
+        let migration_gate = self.cfg.version < V::V6_5 && avg_idle < MIGRATION_COST_NS;
+        let lb_gate = self.cfg.version >= V::V5_13 && lowest_cost.is_some_and(|m| avg_idle < m);
+        if migration_gate || !self.rd_overload || lb_gate {
             return self.switch_to_idle(c, cost);
         }
-        self.newidle_domain(c, depth, 0, cost);
+        self.newidle_domain(c, 0, 0, cost);
     }
 
     /// Balances at domain `depth` as one kernel segment, if the time budget allows.
@@ -68,7 +81,7 @@ impl Sim {
             return self.newidle_finish(c, curr_cost, extra);
         }
         let max_cost = self.dom(c, depth).max_newidle_lb_cost;
-        if !self.cfg.on(Switch::SharedRunq) && self.cpus[c as usize].avg_idle < curr_cost + max_cost {
+        if self.cpus[c as usize].avg_idle < curr_cost + max_cost {
             return self.newidle_finish(c, curr_cost, extra);
         }
         let (cost, _pulled) = self.load_balance(c, depth, LbKind::NewlyIdle, self.now + extra);
