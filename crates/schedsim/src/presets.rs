@@ -50,8 +50,11 @@ pub fn presets() -> Vec<Preset> {
         },
         Preset {
             name: "seed002",
-            description: "van Riel 2021: memcache-like service on 2-socket Cascade Lake, newidle-skip-pending off/on",
-            experiment: exp("seed002", "cascadelake-2s", "memcache", &[20, 40, 60], 3, 300, vec![k("v5.13", V::V5_13), k("skip-pending", V::V5_13).with(Switch::NewidleSkipPending, true)]),
+            // 1.5 to 2.5 workers per CPU (45-98% busy): the patch acts when a worker is
+            // woken again while still going to sleep, which a lightly loaded service
+            // (20-60 workers, 7% busy) never does.
+            description: "van Riel 2021: busy memcache-like service (120-200 workers) on 2-socket Cascade Lake, newidle-skip-pending off/on",
+            experiment: exp("seed002", "cascadelake-2s", "memcache", &[120, 160, 200], 3, 300, vec![k("v5.13", V::V5_13), k("skip-pending", V::V5_13).with(Switch::NewidleSkipPending, true)]),
         },
         Preset {
             name: "seed003-pipe",
