@@ -95,6 +95,17 @@ pub struct CostModel {
     /// Timer or device interrupt handling on the CPU that takes it (hard + soft IRQ
     /// entry, before the wakeup itself). Default 1,000 ns (estimate).
     pub irq_handler_ns: u64,
+    /// Not a cost but a platform fact the kernel's arch code sets: `sd_init()` strips
+    /// SD_WAKE_AFFINE and fork/exec balancing from NUMA levels farther than this SLIT
+    /// distance. Default 30 (`RECLAIM_DISTANCE`); AMD Zen sets 32 in `init_amd_zn()`
+    /// (`arch/x86/kernel/cpu/amd.c`, Matt Fleming, v5.4) so that EPYC's cross-socket
+    /// distance of 32 keeps them. Kernels before v5.4 always use 30.
+    #[serde(default = "default_node_reclaim_distance")]
+    pub node_reclaim_distance: u32,
+}
+
+fn default_node_reclaim_distance() -> u32 {
+    crate::topology::RECLAIM_DISTANCE
 }
 
 impl Default for CostModel {
@@ -123,6 +134,7 @@ impl Default for CostModel {
             shard_lock_hold_ns: 100,
             tick_ns: 4_000_000,
             irq_handler_ns: 1_000,
+            node_reclaim_distance: crate::topology::RECLAIM_DISTANCE,
         }
     }
 }
@@ -179,6 +191,9 @@ impl CostModel {
         }
         if self.tick_ns < 100_000 {
             return Err("cost model: tick_ns must be at least 100000 (HZ <= 10000)".into());
+        }
+        if !(11..=254).contains(&self.node_reclaim_distance) {
+            return Err("cost model: node_reclaim_distance must be a SLIT distance, 11 to 254".into());
         }
         if self.l2_bytes == 0 || self.llc_bytes == 0 {
             return Err("cost model: cache sizes must be positive".into());

@@ -6,7 +6,7 @@
 //! distance. A level whose span equals its child's is degenerate and dropped, as
 //! `sd_degenerate()` drops it. Each domain's groups are its child domains' spans.
 
-use crate::topology::{CpuMap, RECLAIM_DISTANCE};
+use crate::topology::CpuMap;
 
 /// `SD_BALANCE_NEWIDLE`: newidle balancing runs at this level.
 pub const SD_BALANCE_NEWIDLE: u32 = 1 << 0;
@@ -18,6 +18,8 @@ pub const SD_SHARE_CPUCAPACITY: u32 = 1 << 2;
 pub const SD_SHARE_PKG_RESOURCES: u32 = 1 << 3;
 /// `SD_NUMA`.
 pub const SD_NUMA: u32 = 1 << 4;
+/// `SD_BALANCE_FORK`: fork placement (`find_idlest_cpu`) may search this level.
+pub const SD_BALANCE_FORK: u32 = 1 << 5;
 
 /// What a domain level is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -85,8 +87,10 @@ pub struct Domains {
 }
 
 impl Domains {
-    /// Builds the domain hierarchy for `map`.
-    pub fn build(map: &CpuMap) -> Domains {
+    /// Builds the domain hierarchy for `map`; NUMA levels farther than
+    /// `reclaim_distance` (`node_reclaim_distance`) lose SD_WAKE_AFFINE and
+    /// SD_BALANCE_FORK, as `sd_init()` strips them.
+    pub fn build(map: &CpuMap, reclaim_distance: u32) -> Domains {
         let n = map.nr_cpus();
         let mut dists: Vec<u32> =
             map.distance.iter().flatten().copied().filter(|&d| d > crate::topology::LOCAL_DISTANCE).collect();
@@ -148,14 +152,20 @@ impl Domains {
                         groups.sort_by_key(|g| g[0]);
                         let (flags, pct) = match lvl {
                             Level::Smt => (
-                                SD_BALANCE_NEWIDLE | SD_WAKE_AFFINE | SD_SHARE_CPUCAPACITY | SD_SHARE_PKG_RESOURCES,
+                                SD_BALANCE_NEWIDLE
+                                    | SD_BALANCE_FORK
+                                    | SD_WAKE_AFFINE
+                                    | SD_SHARE_CPUCAPACITY
+                                    | SD_SHARE_PKG_RESOURCES,
                                 110,
                             ),
-                            Level::Mc => (SD_BALANCE_NEWIDLE | SD_WAKE_AFFINE | SD_SHARE_PKG_RESOURCES, 117),
-                            Level::Pkg => (SD_BALANCE_NEWIDLE | SD_WAKE_AFFINE, 125),
+                            Level::Mc => {
+                                (SD_BALANCE_NEWIDLE | SD_BALANCE_FORK | SD_WAKE_AFFINE | SD_SHARE_PKG_RESOURCES, 117)
+                            }
+                            Level::Pkg => (SD_BALANCE_NEWIDLE | SD_BALANCE_FORK | SD_WAKE_AFFINE, 125),
                             Level::Numa(d) => {
-                                let wa = if *d <= RECLAIM_DISTANCE { SD_WAKE_AFFINE } else { 0 };
-                                (SD_BALANCE_NEWIDLE | SD_NUMA | wa, 125)
+                                let near = if *d <= reclaim_distance { SD_WAKE_AFFINE | SD_BALANCE_FORK } else { 0 };
+                                (SD_BALANCE_NEWIDLE | SD_NUMA | near, 125)
                             }
                         };
                         domains.push(SchedDomain {
@@ -212,7 +222,7 @@ mod tests {
     #[test]
     fn cascade_lake_levels() {
         let m = Topology::parse_spec("2x1x20x2").unwrap().build().unwrap();
-        let d = Domains::build(&m);
+        let d = Domains::build(&m, 30);
         // Node == LLC, so PKG degenerates into MC.
         assert_eq!(names(&d, 0), ["SMT:2:2", "MC:40:20", "NUMA21:80:2"]);
         assert_eq!(d.sd_llc(0).unwrap().span.len(), 40);
@@ -222,7 +232,7 @@ mod tests {
     #[test]
     fn milan_levels() {
         let m = Topology::parse_spec("2x8x8x2").unwrap().build().unwrap();
-        let d = Domains::build(&m);
+        let d = Domains::build(&m, 30);
         assert_eq!(names(&d, 5), ["SMT:2:2", "MC:16:8", "PKG:128:8", "NUMA21:256:2"]);
     }
 
@@ -230,11 +240,15 @@ mod tests {
     fn far_numa_loses_wake_affine_and_single_cpu_has_none() {
         let mut t = Topology::uniform(2, 1, 2, 1);
         t.numa_distance = Some(vec![vec![10, 32], vec![32, 10]]);
-        let d = Domains::build(&t.build().unwrap());
+        let d = Domains::build(&t.build().unwrap(), 30);
         let top = d.of(0).last().unwrap();
         assert_eq!(top.level, Level::Numa(32));
-        assert!(!top.has(SD_WAKE_AFFINE));
-        let one = Domains::build(&Topology::uniform(1, 1, 1, 1).build().unwrap());
+        assert!(!top.has(SD_WAKE_AFFINE) && !top.has(SD_BALANCE_FORK));
+        // AMD Zen's node_reclaim_distance of 32 keeps them.
+        let zen = Domains::build(&t.build().unwrap(), 32);
+        let top = zen.of(0).last().unwrap();
+        assert!(top.has(SD_WAKE_AFFINE) && top.has(SD_BALANCE_FORK));
+        let one = Domains::build(&Topology::uniform(1, 1, 1, 1).build().unwrap(), 30);
         assert!(one.sd_llc(0).is_none());
         assert_eq!(one.max_depth(), 0);
     }

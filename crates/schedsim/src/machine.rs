@@ -58,8 +58,11 @@ pub fn machines() -> Vec<Machine> {
         Machine {
             name: "milan-2s",
             description: "2 sockets x 8 CCX x 8 cores + SMT (EPYC 7763-like, LLC = 8 cores)",
-            topology: Topology::uniform(2, 8, 8, 2),
+            // NPS1: the two sockets are 32 apart, the distance Linux reads from
+            // EPYC's SLIT (Matt Fleming's v5.4 commit quotes 32 for two hops).
+            topology: Topology { numa_distance: Some(vec![vec![10, 32], vec![32, 10]]), ..Topology::uniform(2, 8, 8, 2) },
             costs: CostModel {
+                node_reclaim_distance: 32,
                 cstates: zen_cstates(),
                 l2_bytes: 512 << 10,
                 llc_bytes: 32 << 20,
@@ -75,6 +78,7 @@ pub fn machines() -> Vec<Machine> {
             description: "1 socket, 2 CCD x 8 cores + SMT (Ryzen 9 7950X)",
             topology: Topology::uniform(1, 2, 8, 2),
             costs: CostModel {
+                node_reclaim_distance: 32,
                 cstates: zen_cstates(),
                 l2_bytes: 1 << 20,
                 llc_bytes: 32 << 20,

@@ -306,7 +306,13 @@ impl Sim {
         inits: Vec<TaskInit>,
         opts: SimOptions,
     ) -> Sim {
-        let doms = Domains::build(&map);
+        // node_reclaim_distance is a v5.4 variable; before it, RECLAIM_DISTANCE.
+        let reclaim = if cfg.version >= crate::kernel::KernelVersion::V5_13 {
+            cost.node_reclaim_distance
+        } else {
+            crate::topology::RECLAIM_DISTANCE
+        };
+        let doms = Domains::build(&map, reclaim);
         let n = map.nr_cpus() as usize;
         let depth_max = doms.max_depth().max(1);
         let cpus = (0..n)

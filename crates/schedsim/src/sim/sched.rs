@@ -34,12 +34,21 @@ impl Sim {
     }
 
     /// Fork/exec slow path, compact model of `find_idlest_group`/`find_idlest_cpu`
-    /// (wakeup-path.md §8): from the top domain down, the group with the fewest
-    /// runnable tasks per CPU, then an idle CPU in the shallowest C-state, else the
-    /// least loaded one. Ties go to the lowest CPU number.
+    /// (wakeup-path.md §8), for a parent on CPU 0: from the highest domain with
+    /// SD_BALANCE_FORK down (a far NUMA level lacks it, so forks stay on the parent's
+    /// node), the group with the fewest runnable tasks per CPU, then an idle CPU in the
+    /// shallowest C-state, else the least loaded one. Ties go to the lowest CPU number.
     pub(crate) fn find_idlest_cpu(&self, t: u32) -> u32 {
         let n = self.cpus.len() as u32;
-        let mut span: Vec<u32> = (0..n).collect();
+        let top = self.doms.chain[0]
+            .iter()
+            .rev()
+            .map(|&d| &self.doms.domains[d as usize])
+            .find(|d| d.has(crate::domains::SD_BALANCE_FORK));
+        let mut span: Vec<u32> = match top {
+            Some(d) => d.span.clone(),
+            None => (0..n).collect(),
+        };
         // Descend through the domain chain of the first CPU of the current span.
         let mut cpu = 0u32;
         loop {
