@@ -84,6 +84,15 @@ impl Sim {
         if self.cpus[c as usize].avg_idle < curr_cost + max_cost {
             return self.newidle_finish(c, curr_cost, extra);
         }
+        if self.measuring {
+            let did = self.doms.chain[c as usize][depth] as usize;
+            match self.doms.domains[did].level {
+                crate::domains::Level::Smt => self.m.newidle_lb_smt += 1,
+                crate::domains::Level::Mc => self.m.newidle_lb_mc += 1,
+                crate::domains::Level::Pkg => self.m.newidle_lb_pkg += 1,
+                crate::domains::Level::Numa(_) => self.m.newidle_lb_numa += 1,
+            }
+        }
         let (cost, _pulled) = self.load_balance(c, depth, LbKind::NewlyIdle, self.now + extra);
         let ds = self.dom(c, depth);
         ds.max_newidle_lb_cost = ds.max_newidle_lb_cost.max(cost);

@@ -81,5 +81,18 @@ proptest! {
         prop_assert!(c.migrations == c.migrations_smt + c.migrations_llc + c.migrations_cross_llc + c.migrations_cross_node);
         prop_assert!(c.sis_recent_hits <= c.sis_recent_attempts && c.sis_prev_hits <= c.sis_prev_attempts);
         prop_assert!(c.affine_moves <= c.affine_attempts);
+        // Newidle passes per level: at most one per level per call (calls that began in
+        // the warm-up may finish their passes after it), none at a level that is absent.
+        let slack = r.nr_cpus as u64;
+        for lb in [c.newidle_lb_smt, c.newidle_lb_mc, c.newidle_lb_pkg, c.newidle_lb_numa] {
+            prop_assert!(lb <= c.newidle_calls + slack, "{c:?}");
+        }
+        let t = match &exp.machine.topology { Some(TopologyInput::Full(t)) => t, _ => unreachable!() };
+        if t.nodes.iter().all(|n| n.llcs.iter().all(|l| l.cores.iter().all(|c| c.threads == 1))) {
+            prop_assert_eq!(c.newidle_lb_smt, 0);
+        }
+        if t.nodes.len() == 1 {
+            prop_assert_eq!(c.newidle_lb_numa, 0);
+        }
     }
 }
