@@ -26,6 +26,18 @@ pub struct CpuView {
     pub ttwu_pending: bool,
 }
 
+/// Where one of the benchmark's tasks is: its `task_cpu` (the CPU it runs or waits
+/// on, or last ran on while asleep) and that CPU's LLC and node.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskView {
+    pub name: String,
+    pub cpu: u32,
+    pub llc: u32,
+    pub node: u32,
+    /// `running`, `runnable`, `waking`, `sleeping` or `exited`.
+    pub state: String,
+}
+
 /// A live simulation of one kernel configuration at one client count.
 pub struct Live {
     sim: Sim,
@@ -125,6 +137,25 @@ impl Live {
         (self.sim.wl.bytes, self.sim.wl.ops)
     }
 
+    /// Every benchmark task (housekeeping kworkers left out), in creation order.
+    pub fn tasks(&self) -> Vec<TaskView> {
+        let s = &self.sim;
+        (0..s.wl.app_tasks() as usize)
+            .map(|t| {
+                let task = &s.tasks[t];
+                let p = s.map.places[task.cpu as usize];
+                let state = match task.state {
+                    TState::Running => "running",
+                    TState::Runnable => "runnable",
+                    TState::Waking => "waking",
+                    TState::Sleeping => "sleeping",
+                    TState::Exited => "exited",
+                };
+                TaskView { name: task.name.clone(), cpu: task.cpu, llc: p.llc, node: p.node, state: state.into() }
+            })
+            .collect()
+    }
+
     /// Every CPU's state now.
     pub fn cpus(&self) -> Vec<CpuView> {
         let s = &self.sim;
@@ -184,4 +215,26 @@ mod tests {
         assert_eq!(mbps, samples[2]);
         assert_ne!(samples[0], samples[2]);
     }
+
+    /// The task view lists the benchmark's tasks where the CPU view has them.
+    #[test]
+    fn task_view_agrees_with_cpu_view() {
+        let e = crate::presets::experiment("demo").unwrap();
+        let mut live = Live::new(&e, 0, 2).unwrap();
+        live.advance(3_000_000, 0);
+        let tasks = live.tasks();
+        assert_eq!(tasks.len(), 4, "two tbench pairs, no kworkers: {tasks:?}");
+        let cpus = live.cpus();
+        for t in &tasks {
+            let c = &cpus[t.cpu as usize];
+            assert_eq!((t.llc, t.node), (c.llc, c.node));
+            match t.state.as_str() {
+                "running" => assert_eq!(c.running.as_deref(), Some(t.name.as_str())),
+                "runnable" => assert!(c.queued.contains(&t.name), "{t:?} {c:?}"),
+                _ => {}
+            }
+        }
+        assert!(tasks.iter().any(|t| t.state == "running" || t.state == "sleeping"));
+    }
 }
+
