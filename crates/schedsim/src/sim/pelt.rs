@@ -33,14 +33,27 @@ pub fn decay_q32(delta_ns: u64) -> u64 {
     ((whole as u128 * part as u128) >> 32) as u64
 }
 
+/// Fixed-point fraction bits of a [`Signal`]: the kernel accumulates `*_sum` over
+/// 1024 µs periods; an average kept as a bare integer would lose every update that
+/// moves it by less than one (a few µs of running moves it by ~0.02), so it is kept
+/// with 20 fractional bits.
+const FRAC: u32 = 20;
+
 /// One PELT signal in 0..=1024 per unit of input (input is 0..=1024 scaled by count).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Signal {
-    pub avg: u64,
+    /// The average in Q20.
+    q: u64,
     pub last_ns: u64,
 }
 
 impl Signal {
+    /// The average, 0..=1024 per unit of input.
+    #[inline]
+    pub fn avg(&self) -> u64 {
+        self.q >> FRAC
+    }
+
     /// Advances to `now` with the input `level` held constant since the last update.
     #[inline]
     pub fn update(&mut self, now: u64, level: u64) {
@@ -48,9 +61,9 @@ impl Signal {
             return;
         }
         let d = decay_q32(now - self.last_ns);
-        let keep = (self.avg as u128 * d as u128) >> 32;
-        let add = (level as u128 * ((1u128 << 32) - d as u128)) >> 32;
-        self.avg = (keep + add) as u64;
+        let keep = (self.q as u128 * d as u128) >> 32;
+        let add = (((level as u128) << FRAC) * ((1u128 << 32) - d as u128)) >> 32;
+        self.q = (keep + add) as u64;
         self.last_ns = now;
     }
 
@@ -59,7 +72,7 @@ impl Signal {
     pub fn peek(&self, now: u64, level: u64) -> u64 {
         let mut s = *self;
         s.update(now, level);
-        s.avg
+        s.avg()
     }
 }
 
@@ -79,8 +92,22 @@ mod tests {
     fn converges_to_input() {
         let mut s = Signal::default();
         s.update(1_000_000_000, 1024);
-        assert!(s.avg >= 1020, "{}", s.avg);
+        assert!(s.avg() >= 1020, "{}", s.avg());
         s.update(1_000_000_000 + 32 * PERIOD_NS, 0);
-        assert!((505..=515).contains(&s.avg), "{}", s.avg);
+        assert!((505..=515).contains(&s.avg()), "{}", s.avg());
+    }
+
+    /// Frequent short updates add up as one long one does (the kernel's sums do).
+    #[test]
+    fn short_updates_accumulate() {
+        let (mut fine, mut coarse) = (Signal::default(), Signal::default());
+        for i in 1..=10_000u64 {
+            fine.update(i * 10_000, 1024);
+        }
+        coarse.update(100_000_000, 1024);
+        // 100 ms of running: 1024 (1 - y^97.7) ~ 894; the linear fraction of a period
+        // (see decay_q32) costs a few units over 10,000 steps.
+        assert!((890..=905).contains(&fine.avg()), "{}", fine.avg());
+        assert!(fine.avg().abs_diff(coarse.avg()) <= 5, "{} vs {}", fine.avg(), coarse.avg());
     }
 }
