@@ -7,7 +7,11 @@ fn main() {
         eprintln!("usage: llc_probe PRESET KERNEL_INDEX CLIENTS MS[,MS...]");
         std::process::exit(2);
     }
-    let exp = schedsim::presets::experiment(&a[1]).expect("unknown preset");
+    let mut exp = schedsim::presets::experiment(&a[1]).expect("unknown preset");
+    // Run as long as the last time asked for (a live run ends with the experiment).
+    let last: u64 = a[4].split(',').filter_map(|t| t.parse().ok()).max().unwrap_or(1);
+    exp.duration_ms = last + 1;
+    exp.warmup_ms = 0;
     let k: usize = a[2].parse().expect("kernel index");
     let clients: u32 = a[3].parse().expect("client count");
     let mut live = schedsim::live::Live::new(&exp, k, clients).expect("experiment");

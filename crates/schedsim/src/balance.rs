@@ -17,6 +17,35 @@ fn cache_nice_tries(sd: &crate::domains::SchedDomain) -> u32 {
     }
 }
 
+/// `enum group_type` (v5.10+), the cases the model distinguishes, in the kernel's order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+enum GroupType {
+    #[default]
+    HasSpare,
+    FullyBusy,
+    Overloaded,
+}
+
+/// `struct sg_lb_stats`, the fields the model keeps (capacity is 1024 per CPU).
+#[derive(Clone, Copy, Debug, Default)]
+struct GroupStats {
+    weight: u64,
+    nr: u64,
+    idle: u64,
+    util: u64,
+    runnable: u64,
+    avg_load: u64,
+    ty: GroupType,
+}
+
+/// `enum migration_type` without misfit.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Migration {
+    Task,
+    Util,
+    Load,
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum LbKind {
     NewlyIdle,
@@ -125,10 +154,9 @@ impl Sim {
         }
     }
 
-    /// `load_balance()` at `depth` of `c`, compactly: read every runqueue of the span
-    /// (two lines each), find the busiest group other than ours and in it the busiest
-    /// runqueue, and pull one queued, not cache-hot task if the imbalance is worth it.
-    /// Returns (cost in ns, pulled).
+    /// `load_balance()` at `depth` of `c`: the v5.10+ form (Vincent Guittot's rework)
+    /// for v5.13 and later, the compact pre-v5.10 form before. Both read every runqueue
+    /// of the span (two lines each). Returns (cost in ns, pulled).
     fn load_balance(&mut self, c: u32, depth: usize, kind: LbKind, at: u64) -> (u64, bool) {
         let did = self.doms.chain[c as usize][depth] as usize;
         let span_len = self.doms.domains[did].span.len();
@@ -137,6 +165,20 @@ impl Sim {
             let o = self.doms.domains[did].span[i];
             cost += 2 * self.cost.line_transfer_ns(self.map.distance(c, o));
         }
+        if self.cfg.version >= V::V5_13 {
+            return self.load_balance_v510(c, depth, kind, at, cost);
+        }
+        self.load_balance_legacy(c, depth, kind, at, cost)
+    }
+
+    /// Pre-v5.10 `load_balance()`, compactly: the busiest group other than ours that has
+    /// a runqueue with two tasks, by tasks per CPU; pull one queued, not cache-hot task
+    /// from its busiest runqueue if the imbalance is worth it (an idle puller always,
+    /// a busy one past `imbalance_pct`).
+    fn load_balance_legacy(&mut self, c: u32, depth: usize, kind: LbKind, at: u64, cost: u64) -> (u64, bool) {
+        let mut cost = cost;
+        let did = self.doms.chain[c as usize][depth] as usize;
+        let span_len = self.doms.domains[did].span.len();
         let local = self.doms.domains[did].group_of(c);
         let ngroups = self.doms.domains[did].groups.len();
         let group_load = |s: &Sim, g: usize| -> u64 {
@@ -162,6 +204,7 @@ impl Sim {
             self.rd_overload = any_overloaded;
         }
         let Some((bload, bg)) = busiest else {
+            self.lb_outcome(c, depth, kind, false);
             return (cost, false);
         };
         let pct = self.doms.domains[did].imbalance_pct as u64;
@@ -170,8 +213,10 @@ impl Sim {
             LbKind::Busy => bload * 100 > local_load * pct && bload > local_load + 1024 / 2,
         };
         if !worth {
+            self.lb_outcome(c, depth, kind, false);
             return (cost, false);
         }
+        self.lb_outcome(c, depth, kind, true);
         let src = {
             let grp = &self.doms.domains[did].groups[bg];
             let mut best = grp[0];
@@ -209,6 +254,280 @@ impl Sim {
         (cost, true)
     }
 
+    /// `load_balance()` v5.10+ (`kernel/sched/fair.c`, v5.13 to v6.5):
+    /// `update_sg_lb_stats()` classifies each group as having spare capacity, fully
+    /// busy or overloaded from its task count, idle CPUs and PELT util and runnable
+    /// averages; `update_sd_pick_busiest()` picks the busiest other group;
+    /// `find_busiest_group()` decides whether it is worth balancing and
+    /// `calculate_imbalance()` how much: spread tasks evenly (SD_PREFER_SIBLING
+    /// children), even out idle CPUs, fill spare utilisation, or move load;
+    /// `find_busiest_queue()` picks the runqueue and `detach_tasks()` moves queued,
+    /// not cache-hot tasks until the imbalance is met. Not modelled: active balancing
+    /// of a running task by the stopper, misfit and asymmetric packing, NUMA
+    /// preferences (fbq_type). All tasks are nice 0, so load equals runnable.
+    fn load_balance_v510(&mut self, c: u32, depth: usize, kind: LbKind, at: u64, cost: u64) -> (u64, bool) {
+        let mut cost = cost;
+        let now = self.now;
+        let did = self.doms.chain[c as usize][depth] as usize;
+        let dom = &self.doms.domains[did];
+        let pct = dom.imbalance_pct as u64;
+        let numa = dom.has(crate::domains::SD_NUMA);
+        let llc_level = dom.has(crate::domains::SD_SHARE_PKG_RESOURCES);
+        let root = dom.span.len() == self.cpus.len();
+        // sds->prefer_sibling: the child domain has SD_PREFER_SIBLING, which sd_init()
+        // sets on every level but NUMA ones.
+        let prefer_sibling = depth > 0 && {
+            let child = self.doms.chain[c as usize][depth - 1] as usize;
+            !self.doms.domains[child].has(crate::domains::SD_NUMA)
+        };
+        let local = dom.group_of(c);
+        let mut stats: Vec<GroupStats> = Vec::with_capacity(dom.groups.len());
+        let (mut total_load, mut total_cap) = (0u64, 0u64);
+        let mut rq_overloaded = false;
+        for grp in &dom.groups {
+            let mut g = GroupStats { weight: grp.len() as u64, ..GroupStats::default() };
+            for &x in grp {
+                let cpu = &self.cpus[x as usize];
+                g.nr += cpu.nr_running as u64;
+                if cpu.nr_running == 0 && self.idle_cpu(x) {
+                    g.idle += 1;
+                }
+                g.util += cpu.util.peek(now, 1024 * cpu.curr.is_some() as u64).min(1024);
+                g.runnable += cpu.load.peek(now, 1024 * cpu.nr_running as u64);
+                rq_overloaded |= cpu.nr_running >= 2;
+            }
+            let cap = g.weight * 1024;
+            // group_classify(): group_is_overloaded(), then !group_has_capacity().
+            g.ty = if g.nr > g.weight && (cap * 100 < g.util * pct || cap * pct < g.runnable * 100) {
+                GroupType::Overloaded
+            } else if g.nr < g.weight {
+                GroupType::HasSpare
+            } else if cap * pct < g.runnable * 100 {
+                GroupType::FullyBusy
+            } else if cap * 100 > g.util * pct {
+                GroupType::HasSpare
+            } else {
+                GroupType::FullyBusy
+            };
+            g.avg_load = g.runnable * 1024 / cap;
+            total_load += g.runnable;
+            total_cap += cap;
+            stats.push(g);
+        }
+        if root {
+            // update_sd_lb_stats() at the root domain refreshes rd->overload.
+            self.rd_overload = rq_overloaded;
+        }
+        // update_sd_pick_busiest(): a higher group type wins; among overloaded or fully
+        // busy groups the higher avg_load, among groups with spare capacity the fewer
+        // idle CPUs, then the more tasks. A group with no task is never busiest.
+        let mut busiest: Option<usize> = None;
+        for (i, g) in stats.iter().enumerate() {
+            if i == local || g.nr == 0 {
+                continue;
+            }
+            let better = match busiest.map(|b| stats[b]) {
+                None => true,
+                Some(b) if g.ty != b.ty => g.ty > b.ty,
+                Some(b) => match g.ty {
+                    GroupType::Overloaded | GroupType::FullyBusy => g.avg_load > b.avg_load,
+                    GroupType::HasSpare => g.idle < b.idle || (g.idle == b.idle && g.nr > b.nr),
+                },
+            };
+            if better {
+                busiest = Some(i);
+            }
+        }
+        let balanced = |s: &mut Sim, cost: u64| {
+            s.lb_outcome(c, depth, kind, false);
+            (cost, false)
+        };
+        let Some(bi) = busiest else { return balanced(self, cost) };
+        let (l, b) = (stats[local], stats[bi]);
+        let sds_avg = total_load * 1024 / total_cap.max(1);
+        // find_busiest_group()
+        if l.ty > b.ty {
+            return balanced(self, cost);
+        }
+        if l.ty == GroupType::Overloaded
+            && (l.avg_load >= b.avg_load || l.avg_load >= sds_avg || 100 * b.avg_load <= pct * l.avg_load)
+        {
+            return balanced(self, cost);
+        }
+        let force = prefer_sibling && l.ty == GroupType::HasSpare && b.nr > l.nr + 1;
+        if !force && b.ty != GroupType::Overloaded {
+            // Busy CPUs leave spreading to idle ones; an idle-CPU difference of one or
+            // a busiest group with one task is no imbalance.
+            if kind == LbKind::Busy || (b.weight > 1 && l.idle <= b.idle + 1) || b.nr == 1 {
+                return balanced(self, cost);
+            }
+        }
+        // calculate_imbalance()
+        let (mig, mut imbalance) = if l.ty == GroupType::HasSpare {
+            if b.ty > GroupType::FullyBusy && !llc_level {
+                let lcap = l.weight * 1024;
+                let imb = lcap.max(l.util) - l.util;
+                if imb == 0 && kind != LbKind::Busy {
+                    (Migration::Task, 1)
+                } else {
+                    (Migration::Util, imb as i64)
+                }
+            } else {
+                let mut imb = if b.weight == 1 || prefer_sibling { b.nr.saturating_sub(l.nr) } else { l.idle.saturating_sub(b.idle) };
+                if numa && self.numa_imbalance_allowed(c, depth, l, imb) {
+                    imb = 0;
+                }
+                (Migration::Task, (imb >> 1) as i64)
+            }
+        } else {
+            if l.ty < GroupType::Overloaded && (l.avg_load >= b.avg_load || l.avg_load >= sds_avg) {
+                return balanced(self, cost);
+            }
+            let imb = ((b.avg_load.saturating_sub(sds_avg)) * b.weight * 1024)
+                .min(sds_avg.saturating_sub(l.avg_load) * l.weight * 1024)
+                / 1024;
+            (Migration::Load, imb as i64)
+        };
+        if imbalance <= 0 {
+            return balanced(self, cost);
+        }
+        // find_busiest_queue(): most tasks (migrate_task), else most utilisation or load
+        // among runqueues with a task waiting.
+        let grp = &self.doms.domains[did].groups[bi];
+        let mut src: Option<(u64, u32)> = None;
+        for &x in grp {
+            let cpu = &self.cpus[x as usize];
+            let key = match mig {
+                Migration::Task => cpu.nr_running as u64,
+                _ if cpu.nr_running <= 1 => continue,
+                Migration::Util => cpu.util.peek(now, 1024 * cpu.curr.is_some() as u64),
+                Migration::Load => cpu.load.peek(now, 1024 * cpu.nr_running as u64),
+            };
+            if src.is_none_or(|(k, _)| key > k) {
+                src = Some((key, x));
+            }
+        }
+        let Some((_, src)) = src else { return balanced(self, cost) };
+        self.lb_outcome(c, depth, kind, true);
+        // detach_tasks(): queued tasks only, while the source keeps one (for an idle
+        // puller), not cache hot unless this domain failed cache_nice_tries times.
+        let smt_level = self.doms.domains[did].has(SD_SHARE_CPUCAPACITY);
+        let failed = self.dom(c, depth).nr_balance_failed;
+        let tries = cache_nice_tries(&self.doms.domains[did]);
+        let mut moved = 0u32;
+        if self.cpus[src as usize].nr_running > 1 && src != c {
+            let queue = self.cpus[src as usize].queue.clone();
+            for t in queue {
+                if kind != LbKind::Busy && self.cpus[src as usize].nr_running <= 1 {
+                    break;
+                }
+                let task = &self.tasks[t as usize];
+                let hot = !smt_level && now.saturating_sub(task.exec_start) < MIGRATION_COST_NS;
+                if !self.allowed(t, c) || task.on_cpu.is_some() || (hot && failed <= tries) {
+                    continue;
+                }
+                let load = task.load.peek(now, 1024).max(1);
+                if mig == Migration::Load && load / 2 > imbalance as u64 && failed <= tries {
+                    continue;
+                }
+                if moved == 0 {
+                    cost += self.lock_rq(src, at + cost, c, self.cost.lb_move_task_ns);
+                } else {
+                    cost += self.cost.lb_move_task_ns;
+                }
+                cost += self.detach(src, t, at + cost, c);
+                cost += self.attach(c, t, src, at + cost);
+                moved += 1;
+                if kind == LbKind::NewlyIdle && self.measuring {
+                    self.m.newidle_pulled += 1;
+                }
+                imbalance -= match mig {
+                    Migration::Task => 1,
+                    Migration::Util | Migration::Load => load as i64,
+                };
+                if imbalance <= 0 {
+                    break;
+                }
+            }
+        }
+        if moved == 0 {
+            if kind != LbKind::NewlyIdle {
+                self.dom(c, depth).nr_balance_failed += 1;
+            }
+            // need_active_balance(): after cache_nice_tries + 2 failures, the stopper of
+            // the busiest CPU pushes its running task here.
+            let cur = self.cpus[src as usize].curr;
+            let movable = cur.is_some_and(|t| self.tasks[t as usize].state == TState::Running && self.allowed(t, c));
+            if movable && src != c && !self.cpus[src as usize].active_balance && self.dom(c, depth).nr_balance_failed > tries + 2 {
+                self.cpus[src as usize].active_balance = true;
+                let at = at + cost + self.cost.ipi_send_ns + self.cost.ipi_delivery_ns;
+                self.push(at, crate::sim::Ev::ActiveBalance { src, dst: c });
+                cost += self.cost.ipi_send_ns;
+                self.dom(c, depth).nr_balance_failed = tries + 1;
+            }
+            return (cost, false);
+        }
+        self.dom(c, depth).nr_balance_failed = 0;
+        (cost, true)
+    }
+
+    /// `active_load_balance_cpu_stop()` on `src`: the stopper preempts the running
+    /// task and, once it is switched out, attaches it to `dst` (cache-hot or not). Only
+    /// a task running user code is taken; otherwise the stopper finds nothing to move.
+    pub(crate) fn active_balance(&mut self, src: u32, dst: u32) {
+        self.cpus[src as usize].active_balance = false;
+        let Some(t) = self.cpus[src as usize].curr else { return };
+        if self.cpus[src as usize].phase != crate::sim::Phase::User
+            || self.tasks[t as usize].state != TState::Running
+            || !self.allowed(t, dst)
+        {
+            return;
+        }
+        self.pause_user(src);
+        self.update_curr(src);
+        self.update_load(src);
+        // Off the runqueue now, attached to dst when the switch away completes.
+        self.cpus[src as usize].nr_running -= 1;
+        self.tasks[t as usize].state = TState::Waking;
+        self.tasks[t as usize].push_to = Some(dst);
+        self.cpus[src as usize].carry_ns += self.cost.lb_move_task_ns;
+        self.schedule(src);
+    }
+
+    /// The second half of an active balance: `t`, switched out of `src`, lands on `dst`.
+    pub(crate) fn push_attach(&mut self, t: u32, src: u32, dst: u32) {
+        let now = self.now;
+        if self.measuring {
+            self.m.active_balance_pushes += 1;
+        }
+        let _ = self.lock_rq(dst, now, src, self.cost.enqueue_hold_ns);
+        let _ = self.attach(dst, t, src, now);
+    }
+
+    /// `adjust_numa_imbalance()`: a NUMA imbalance of at most two tasks is allowed
+    /// while the destination stays lightly loaded — in v6.5 up to `imb_numa_nr`
+    /// tasks (the number of LLCs below the first NUMA level, or an eighth of a
+    /// single-LLC node), before v5.18 below a quarter of the destination group.
+    fn numa_imbalance_allowed(&self, c: u32, depth: usize, local: GroupStats, imbalance: u64) -> bool {
+        if imbalance > 2 {
+            return false;
+        }
+        let dst_running = local.nr + 1;
+        if self.cfg.version >= V::V6_5 {
+            let child = self.doms.chain[c as usize][depth.saturating_sub(1)] as usize;
+            let child = &self.doms.domains[child];
+            let llc = self.doms.llc_depth[c as usize].map_or(1, |d| {
+                let d = self.doms.chain[c as usize][d as usize] as usize;
+                self.doms.domains[d].span.len().max(1)
+            });
+            let nr_llcs = (child.span.len() / llc).max(1);
+            let imb_numa_nr = if nr_llcs == 1 { (child.span.len() as u64 >> 3).max(1) } else { nr_llcs as u64 };
+            dst_running <= imb_numa_nr
+        } else {
+            dst_running < local.weight / 4
+        }
+    }
+
     /// Takes queued task `t` off `src` for balancer `by` at time `at`; returns the time
     /// spent leaving its SHARED_RUNQ shard (`__dequeue_entity`).
     fn detach(&mut self, src: u32, t: u32, at: u64, by: u32) -> u64 {
@@ -235,36 +554,67 @@ impl Sim {
         cost
     }
 
+    /// `rebalance_domains()`'s test: `sd->last_balance` plus `get_sd_balance_interval()`
+    /// (`sd->balance_interval` ms, times `busy_factor` on a busy CPU, at least a jiffy)
+    /// has passed. The busy factor applies to the CPU's state now, as in the kernel.
+    fn balance_due(&mut self, c: u32, depth: usize, busy: bool) -> bool {
+        let busy_factor: u64 = if self.cfg.version >= V::V5_13 { 16 } else { 32 };
+        let ds = *self.dom(c, depth);
+        let ms = ds.balance_interval_ms.max(1) * if busy { busy_factor } else { 1 };
+        let interval = (ms * 1_000_000).max(self.cost.tick_ns);
+        self.now >= ds.last_balance.saturating_add(interval) || ds.last_balance == 0
+    }
+
+    /// `should_we_balance()` for periodic and idle balancing: only the first idle CPU
+    /// of our group, else the group's first CPU, balances this domain.
+    fn should_we_balance(&self, c: u32, depth: usize) -> bool {
+        let did = self.doms.chain[c as usize][depth] as usize;
+        let g = self.doms.domains[did].group_of(c);
+        let grp = &self.doms.domains[did].groups[g];
+        grp.iter().copied().find(|&x| self.idle_cpu(x)).unwrap_or(grp[0]) == c
+    }
+
+    /// The end of a periodic or idle `load_balance()`: an imbalance found resets
+    /// `sd->balance_interval` to `min_interval`; a balanced domain doubles it, up to
+    /// `max_interval` (twice the span weight, ms). Newidle balancing leaves it alone.
+    /// A balanced domain also clears `sd->nr_balance_failed` (`out_balanced`).
+    fn lb_outcome(&mut self, c: u32, depth: usize, kind: LbKind, unbalanced: bool) {
+        let did = self.doms.chain[c as usize][depth] as usize;
+        let min = self.doms.domains[did].min_interval_ms as u64;
+        let d = self.dom(c, depth);
+        if !unbalanced {
+            d.nr_balance_failed = 0;
+        }
+        if kind == LbKind::NewlyIdle {
+            return;
+        }
+        d.balance_interval_ms = if unbalanced { min } else { (d.balance_interval_ms.max(1) * 2).min(2 * min) };
+    }
+
     /// `rebalance_domains()` from the tick of busy CPU `c`, the nohz kick, the SIS_UTIL
     /// producer and the `max_newidle_lb_cost` decay. Returns softirq time spent.
     pub(crate) fn periodic_balance(&mut self, c: u32) -> u64 {
         let now = self.now;
         let jiffy = now / self.cost.tick_ns;
-        let busy_factor: u64 = if self.cfg.version >= V::V5_13 { 16 } else { 32 };
         let mut cost = 0;
         let depth_n = self.doms.chain[c as usize].len();
         for depth in 0..depth_n {
-            let did = self.doms.chain[c as usize][depth] as usize;
             let ds = *self.dom(c, depth);
             if now >= ds.next_decay {
                 let d = self.dom(c, depth);
                 d.max_newidle_lb_cost = d.max_newidle_lb_cost * 253 / 256;
                 d.next_decay = now + 1_000_000_000;
             }
-            if now < ds.next_balance {
-                continue;
-            }
             let busy = self.cpus[c as usize].curr.is_some();
-            let interval = self.doms.domains[did].min_interval_ms as u64 * if busy { busy_factor } else { 1 };
-            self.dom(c, depth).next_balance = now + interval * 1_000_000;
-            // should_we_balance(): the first idle CPU of our group, else its first CPU.
-            let g = self.doms.domains[did].group_of(c);
-            let grp = &self.doms.domains[did].groups[g];
-            let first = grp.iter().copied().find(|&x| self.idle_cpu(x)).unwrap_or(grp[0]);
-            if first != c {
+            if !self.balance_due(c, depth, busy) {
                 continue;
             }
+            self.dom(c, depth).last_balance = now;
             let kind = if busy { LbKind::Busy } else { LbKind::Idle };
+            if !self.should_we_balance(c, depth) {
+                self.lb_outcome(c, depth, kind, false);
+                continue;
+            }
             let (lc, _) = self.load_balance(c, depth, kind, now + cost);
             cost += lc;
         }
@@ -307,8 +657,8 @@ impl Sim {
     }
 
     /// `_nohz_idle_balance()`: the kicked CPU runs `rebalance_domains()` for every
-    /// idle CPU whose domains are due (interval = span weight in ms, no busy factor),
-    /// pulling tasks to those CPUs; the time is spent on the kicked CPU.
+    /// idle CPU whose domains are due (no busy factor), pulling tasks to those CPUs;
+    /// the time is spent on the kicked CPU.
     pub(crate) fn nohz_balance(&mut self, c: u32) -> u64 {
         self.cpus[c as usize].nohz_kick = false;
         let now = self.now;
@@ -318,12 +668,14 @@ impl Sim {
                 continue;
             }
             for depth in 0..self.doms.chain[i as usize].len() {
-                if now < self.dom(i, depth).next_balance {
+                if !self.balance_due(i, depth, false) {
                     continue;
                 }
-                let did = self.doms.chain[i as usize][depth] as usize;
-                let interval = self.doms.domains[did].min_interval_ms as u64 * 1_000_000;
-                self.dom(i, depth).next_balance = now + interval;
+                self.dom(i, depth).last_balance = now;
+                if !self.should_we_balance(i, depth) {
+                    self.lb_outcome(i, depth, LbKind::Idle, false);
+                    continue;
+                }
                 let (lc, pulled) = self.load_balance(i, depth, LbKind::Idle, now + cost);
                 cost += lc;
                 if pulled {

@@ -80,6 +80,8 @@ pub(crate) struct Task {
     pub in_shard: Option<(u32, u32)>,
     /// A wakeup waiting for this task to leave its CPU: (waker CPU, waker, sync).
     pub deferred_wake: Option<(u32, Option<u32>, bool)>,
+    /// Being pushed by the stopper: attach to this CPU once switched out.
+    pub push_to: Option<u32>,
     /// The runqueue whose min_vruntime `vruntime` is relative to.
     pub last_rq: u32,
     /// When it last joined a runqueue's waiting list.
@@ -172,6 +174,8 @@ pub(crate) struct Cpu {
     pub tick_armed: bool,
     /// Asked by a busy CPU to balance for the idle ones (nohz idle balance).
     pub nohz_kick: bool,
+    /// `rq->active_balance`: a stopper push from this CPU is pending.
+    pub active_balance: bool,
     /// Kernel time spent outside a segment (a dequeue hook), added to the next one.
     pub carry_ns: u64,
 }
@@ -189,6 +193,8 @@ pub(crate) enum Ev {
     Tick { cpu: u32 },
     /// A sample of the wasted-core invariant.
     Sample,
+    /// The stopper of `src` runs `active_load_balance_cpu_stop()` towards `dst`.
+    ActiveBalance { src: u32, dst: u32 },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -225,11 +231,14 @@ pub(crate) struct Shard {
     pub overload: bool,
 }
 
-/// Per CPU and domain depth: `sd->max_newidle_lb_cost`, `next_balance`.
+/// Per CPU and domain depth: `sd->max_newidle_lb_cost`, `sd->last_balance`,
+/// `sd->balance_interval`.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct DomState {
     pub max_newidle_lb_cost: u64,
-    pub next_balance: Time,
+    pub last_balance: Time,
+    /// `sd->balance_interval` in ms (`sd_init()` sets 1; 0 here means 1).
+    pub balance_interval_ms: u64,
     pub next_decay: Time,
     /// `sd->nr_balance_failed`.
     pub nr_balance_failed: u32,
@@ -353,6 +362,7 @@ impl Sim {
                 util: Signal::default(),
                 tick_armed: false,
                 nohz_kick: false,
+                active_balance: false,
                 carry_ns: 0,
             })
             .collect();
@@ -402,6 +412,7 @@ impl Sim {
                 slice_start: 0,
                 in_shard: None,
                 deferred_wake: None,
+                push_to: None,
                 last_rq: NONE,
                 queued_at: 0,
             })
@@ -654,6 +665,7 @@ impl Sim {
             }
             Ev::Tick { cpu } => self.tick(cpu),
             Ev::Sample => self.wasted_sample(),
+            Ev::ActiveBalance { src, dst } => self.active_balance(src, dst),
         }
     }
 

@@ -163,7 +163,7 @@ impl Sim {
     }
 
     /// Stops a User segment early; the rest goes back to the task.
-    fn pause_user(&mut self, c: u32) {
+    pub(crate) fn pause_user(&mut self, c: u32) {
         let done = self.user_progress(c);
         self.clear_seg(c);
         let cpu = &self.cpus[c as usize];
@@ -399,6 +399,11 @@ impl Sim {
             task.last_ran_cpu = c;
             task.core_mark = cf;
             task.llc_mark = lf;
+            if let Some(dst) = task.push_to.take() {
+                // active_load_balance_cpu_stop(): the task is off this CPU now.
+                self.push_attach(p, c, dst);
+                return;
+            }
             if let Some((this, waker, sync)) = task.deferred_wake.take() {
                 // The spinning waker sees on_cpu clear and completes the wakeup.
                 let prev = task.cpu;
