@@ -135,7 +135,9 @@ impl Sim {
             self.llcs[llc].has_idle_cores = false;
         }
         let nr = self.sis_prop_nr(this, false);
-        if let Some(c) = self.scan_idle_cpu(p, target, this, nr, cost, false) {
+        // v4.15 select_idle_cpu() times every scan that does not give up early and
+        // folds it into this_sd->avg_scan_cost.
+        if let Some(c) = self.scan_idle_cpu(p, target, this, nr, cost, true) {
             return c;
         }
         for i in 0..self.map.siblings(target).len() {

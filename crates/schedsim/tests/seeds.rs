@@ -55,7 +55,7 @@ fn seed000_system_time_at_least_3pct_lower() {
 
 /// The seed: within a few percent at the highest client counts (-1.3% / +1.8%).
 #[test]
-#[ignore = "model gap: +22% at 64 clients, where the baseline migrates on half its wakeups; see docs/seeds.md"]
+#[ignore = "model gap: +21% at 64 clients, where the baseline migrates on 44% of its wakeups; see docs/seeds.md"]
 fn seed000_top_counts_within_a_few_percent() {
     let r = run("seed000");
     for c in [64, 128] {
