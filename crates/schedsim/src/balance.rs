@@ -227,17 +227,7 @@ impl Sim {
             }
             best
         };
-        let smt_level = self.doms.domains[did].has(SD_SHARE_CPUCAPACITY);
-        let now = self.now;
-        // can_migrate_task(): never a task still on a CPU (task_running()); a cache-hot
-        // one only after this domain failed more than cache_nice_tries times.
-        let failed = self.dom(c, depth).nr_balance_failed;
-        let tries = cache_nice_tries(&self.doms.domains[did]);
-        let cand = self.cpus[src as usize].queue.iter().copied().find(|&t| {
-            let task = &self.tasks[t as usize];
-            let hot = !smt_level && now.saturating_sub(task.exec_start) < MIGRATION_COST_NS;
-            self.allowed(t, c) && (!hot || failed > tries) && task.on_cpu.is_none()
-        });
+        let cand = self.cpus[src as usize].queue.iter().copied().find(|&t| self.can_migrate_task(t, c, depth));
         let Some(t) = cand else {
             if kind != LbKind::NewlyIdle {
                 self.dom(c, depth).nr_balance_failed += 1;
@@ -246,12 +236,32 @@ impl Sim {
         };
         self.dom(c, depth).nr_balance_failed = 0;
         cost += self.lock_rq(src, at + cost, c, self.cost.lb_move_task_ns);
-        cost += self.detach(src, t, at + cost, c);
+        cost += self.pull_task(src, t, c, kind, at + cost);
+        (cost, true)
+    }
+
+    /// `can_migrate_task()` for a balance of domain `depth` of `c`: allowed on `c`,
+    /// not on a CPU (`task_running()`), and not cache hot (run within
+    /// `sysctl_sched_migration_cost`; never at SMT level) unless the domain has failed
+    /// more than `cache_nice_tries` times.
+    fn can_migrate_task(&self, t: u32, c: u32, depth: usize) -> bool {
+        let did = self.doms.chain[c as usize][depth] as usize;
+        let sd = &self.doms.domains[did];
+        let failed = self.dom_state[c as usize * self.depth_max + depth].nr_balance_failed;
+        let task = &self.tasks[t as usize];
+        let hot = !sd.has(SD_SHARE_CPUCAPACITY) && self.now.saturating_sub(task.exec_start) < MIGRATION_COST_NS;
+        self.allowed(t, c) && task.on_cpu.is_none() && (!hot || failed > cache_nice_tries(sd))
+    }
+
+    /// Moves queued task `t` from `src` to `c` (detach, attach); the caller holds the
+    /// source runqueue lock. Returns the time spent.
+    fn pull_task(&mut self, src: u32, t: u32, c: u32, kind: LbKind, at: u64) -> u64 {
+        let mut cost = self.detach(src, t, at, c);
         cost += self.attach(c, t, src, at + cost);
         if kind == LbKind::NewlyIdle && self.measuring {
             self.m.newidle_pulled += 1;
         }
-        (cost, true)
+        cost
     }
 
     /// `load_balance()` v5.10+ (`kernel/sched/fair.c`, v5.13 to v6.5):
@@ -262,9 +272,10 @@ impl Sim {
     /// `calculate_imbalance()` how much: spread tasks evenly (SD_PREFER_SIBLING
     /// children), even out idle CPUs, fill spare utilisation, or move load;
     /// `find_busiest_queue()` picks the runqueue and `detach_tasks()` moves queued,
-    /// not cache-hot tasks until the imbalance is met. Not modelled: active balancing
-    /// of a running task by the stopper, misfit and asymmetric packing, NUMA
-    /// preferences (fbq_type). All tasks are nice 0, so load equals runnable.
+    /// not cache-hot tasks until the imbalance is met; after `cache_nice_tries + 2`
+    /// failures the stopper pushes the busiest CPU's running task (`active_balance`).
+    /// Not modelled: misfit and asymmetric packing, NUMA preferences (fbq_type). All
+    /// tasks are nice 0, so load equals runnable.
     fn load_balance_v510(&mut self, c: u32, depth: usize, kind: LbKind, at: u64, cost: u64) -> (u64, bool) {
         let mut cost = cost;
         let now = self.now;
@@ -410,8 +421,7 @@ impl Sim {
         let Some((_, src)) = src else { return balanced(self, cost) };
         self.lb_outcome(c, depth, kind, true);
         // detach_tasks(): queued tasks only, while the source keeps one (for an idle
-        // puller), not cache hot unless this domain failed cache_nice_tries times.
-        let smt_level = self.doms.domains[did].has(SD_SHARE_CPUCAPACITY);
+        // puller), up to the imbalance.
         let failed = self.dom(c, depth).nr_balance_failed;
         let tries = cache_nice_tries(&self.doms.domains[did]);
         let mut moved = 0u32;
@@ -421,12 +431,10 @@ impl Sim {
                 if kind != LbKind::Busy && self.cpus[src as usize].nr_running <= 1 {
                     break;
                 }
-                let task = &self.tasks[t as usize];
-                let hot = !smt_level && now.saturating_sub(task.exec_start) < MIGRATION_COST_NS;
-                if !self.allowed(t, c) || task.on_cpu.is_some() || (hot && failed <= tries) {
+                if !self.can_migrate_task(t, c, depth) {
                     continue;
                 }
-                let load = task.load.peek(now, 1024).max(1);
+                let load = self.tasks[t as usize].load.peek(now, 1024).max(1);
                 if mig == Migration::Load && load / 2 > imbalance as u64 && failed <= tries {
                     continue;
                 }
@@ -435,12 +443,8 @@ impl Sim {
                 } else {
                     cost += self.cost.lb_move_task_ns;
                 }
-                cost += self.detach(src, t, at + cost, c);
-                cost += self.attach(c, t, src, at + cost);
+                cost += self.pull_task(src, t, c, kind, at + cost);
                 moved += 1;
-                if kind == LbKind::NewlyIdle && self.measuring {
-                    self.m.newidle_pulled += 1;
-                }
                 imbalance -= match mig {
                     Migration::Task => 1,
                     Migration::Util | Migration::Load => load as i64,
@@ -500,6 +504,8 @@ impl Sim {
         if self.measuring {
             self.m.active_balance_pushes += 1;
         }
+        // The stopper's time was charged on src when it ran (lb_move_task_ns); the lock
+        // is still taken so that others contend with it.
         let _ = self.lock_rq(dst, now, src, self.cost.enqueue_hold_ns);
         let _ = self.attach(dst, t, src, now);
     }
@@ -554,6 +560,23 @@ impl Sim {
         cost
     }
 
+    /// One domain of `rebalance_domains()` for `c` (busy or idle): if it is due, mark
+    /// it balanced now and, when `should_we_balance()` picks `c`, run `load_balance()`.
+    /// Returns its (cost, pulled), or None when nothing was due.
+    fn rebalance_domain(&mut self, c: u32, depth: usize, busy: bool, at: u64) -> Option<(u64, bool)> {
+        if !self.balance_due(c, depth, busy) {
+            return None;
+        }
+        self.dom(c, depth).last_balance = self.now;
+        let kind = if busy { LbKind::Busy } else { LbKind::Idle };
+        if !self.should_we_balance(c, depth) {
+            // load_balance() goes to out_balanced without looking.
+            self.lb_outcome(c, depth, kind, false);
+            return Some((0, false));
+        }
+        Some(self.load_balance(c, depth, kind, at))
+    }
+
     /// `rebalance_domains()`'s test: `sd->last_balance` plus `get_sd_balance_interval()`
     /// (`sd->balance_interval` ms, times `busy_factor` on a busy CPU, at least a jiffy)
     /// has passed. The busy factor applies to the CPU's state now, as in the kernel.
@@ -606,17 +629,9 @@ impl Sim {
                 d.next_decay = now + 1_000_000_000;
             }
             let busy = self.cpus[c as usize].curr.is_some();
-            if !self.balance_due(c, depth, busy) {
-                continue;
+            if let Some((lc, _)) = self.rebalance_domain(c, depth, busy, now + cost) {
+                cost += lc;
             }
-            self.dom(c, depth).last_balance = now;
-            let kind = if busy { LbKind::Busy } else { LbKind::Idle };
-            if !self.should_we_balance(c, depth) {
-                self.lb_outcome(c, depth, kind, false);
-                continue;
-            }
-            let (lc, _) = self.load_balance(c, depth, kind, now + cost);
-            cost += lc;
         }
         // SIS_UTIL: refresh the LLC's scan depth from its utilisation, once a jiffy.
         if self.cfg.on(Switch::SisUtil) {
@@ -668,18 +683,11 @@ impl Sim {
                 continue;
             }
             for depth in 0..self.doms.chain[i as usize].len() {
-                if !self.balance_due(i, depth, false) {
-                    continue;
-                }
-                self.dom(i, depth).last_balance = now;
-                if !self.should_we_balance(i, depth) {
-                    self.lb_outcome(i, depth, LbKind::Idle, false);
-                    continue;
-                }
-                let (lc, pulled) = self.load_balance(i, depth, LbKind::Idle, now + cost);
-                cost += lc;
-                if pulled {
-                    break;
+                if let Some((lc, pulled)) = self.rebalance_domain(i, depth, false, now + cost) {
+                    cost += lc;
+                    if pulled {
+                        break;
+                    }
                 }
             }
         }
