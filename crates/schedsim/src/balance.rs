@@ -1,12 +1,12 @@
-//! Load balancing: `newidle_balance()` (v5.13 and v6.5 entry gates; seed 002's pending-wakeup skip;
-//! the SHARED_RUNQ v3 pop as integrated by Nayak's RFC patch 2 and gated by patch 3's
-//! per-shard overload flag), periodic `rebalance_domains()`, the nohz idle-balance
-//! kick, and the SIS_UTIL producer (`update_idle_cpu_scan`, v6.0).
+//! Load balancing: `newidle_balance()` (v5.13 and v6.5 entry gates; seed 002's
+//! pending-wakeup skip; Nayak's RFC patch 2 placement of the SHARED_RUNQ pop, which
+//! lives in `shared_runq.rs`), `load_balance()` (v5.10+ and older forms, active
+//! balancing), periodic `rebalance_domains()`, the nohz idle-balance kick, and the
+//! SIS_UTIL producer (`update_idle_cpu_scan`, v6.0).
 
 use crate::domains::SD_SHARE_CPUCAPACITY;
 use crate::kernel::{KernelVersion as V, Switch};
 use crate::sim::{Cont, Sim, TState, MIGRATION_COST_NS};
-use crate::topology::Distance;
 
 /// `sd->cache_nice_tries` (`sd_init`): 0 for SMT, 1 for MC and PKG, 2 for NUMA.
 fn cache_nice_tries(sd: &crate::domains::SchedDomain) -> u32 {
@@ -536,7 +536,7 @@ impl Sim {
 
     /// Takes queued task `t` off `src` for balancer `by` at time `at`; returns the time
     /// spent leaving its SHARED_RUNQ shard (`__dequeue_entity`).
-    fn detach(&mut self, src: u32, t: u32, at: u64, by: u32) -> u64 {
+    pub(crate) fn detach(&mut self, src: u32, t: u32, at: u64, by: u32) -> u64 {
         self.update_load(src);
         let q = &mut self.cpus[src as usize].queue;
         if let Some(i) = q.iter().position(|&x| x == t) {
@@ -549,7 +549,7 @@ impl Sim {
 
     /// Puts a detached task on `c` (a migration by a balancer) at time `at`; returns
     /// the time spent joining `c`'s SHARED_RUNQ shard (`__enqueue_entity`).
-    fn attach(&mut self, c: u32, t: u32, src: u32, at: u64) -> u64 {
+    pub(crate) fn attach(&mut self, c: u32, t: u32, src: u32, at: u64) -> u64 {
         if self.measuring {
             self.m.count_migration(self.map.distance(src, c), true);
         }
@@ -692,102 +692,5 @@ impl Sim {
             }
         }
         cost
-    }
-
-    // ---- SHARED_RUNQ (v3, 2023 RFC) -------------------------------------------------
-
-    /// Shard of `c` in its LLC: `(c >> 1) % num_shards`, keeping SMT pairs together.
-    pub(crate) fn shard_of(&self, c: u32) -> u32 {
-        let llc = self.map.places[c as usize].llc as usize;
-        (c >> 1) % self.llcs[llc].shards.len() as u32
-    }
-
-    /// Enqueue hook (v3 `shared_runq_enqueue_task`, called from `__enqueue_entity` for
-    /// an unpinned task: a wakeup or migration enqueue, or a preempted `curr` put back
-    /// into the tree): push on the tail of the CPU's shard. Returns the time spent.
-    pub(crate) fn shared_runq_enqueue(&mut self, c: u32, t: u32, at: u64, by: u32) -> u64 {
-        if !self.cfg.on(Switch::SharedRunq) || self.tasks[t as usize].pinned.is_some() {
-            return 0;
-        }
-        if self.tasks[t as usize].in_shard.is_some() {
-            return 0;
-        }
-        let llc = self.map.places[c as usize].llc;
-        let shard = self.shard_of(c);
-        let cost = self.lock_shard(llc, shard, at, by);
-        self.llcs[llc as usize].shards[shard as usize].list.push_back(t);
-        self.tasks[t as usize].in_shard = Some((llc, shard));
-        cost
-    }
-
-    /// Dequeue hook (v3 `shared_runq_dequeue_task`, called from `__dequeue_entity`: the
-    /// task is picked to run or migrated away; a task that blocks is `curr` and so no
-    /// longer listed): unlink under the shard lock, taken by CPU `by` at `at`. Returns
-    /// the time spent; nothing when the task is not listed (a puller took it off).
-    pub(crate) fn shared_runq_dequeue(&mut self, t: u32, at: u64, by: u32) -> u64 {
-        let Some((llc, shard)) = self.tasks[t as usize].in_shard else { return 0 };
-        let cost = self.lock_shard(llc, shard, at, by);
-        self.shared_runq_unlink(t);
-        cost
-    }
-
-    fn shared_runq_unlink(&mut self, t: u32) {
-        if let Some((llc, shard)) = self.tasks[t as usize].in_shard.take() {
-            let list = &mut self.llcs[llc as usize].shards[shard as usize].list;
-            if let Some(i) = list.iter().position(|&x| x == t) {
-                list.remove(i);
-            }
-        }
-    }
-
-    /// `shared_runq_pick_next_task()`: pop the head of the first usable shard, lock
-    /// its runqueue and pull it if it is queued and not running. One attempt.
-    fn shared_runq_pop(&mut self, c: u32, at: u64) -> (u64, bool) {
-        let llc = self.map.places[c as usize].llc;
-        let nshards = self.llcs[llc as usize].shards.len() as u32;
-        let own = self.shard_of(c);
-        let overload_flag = self.cfg.on(Switch::SharedRunqOverload);
-        let peek = self.cost.line_transfer_ns(Distance::SameLlc);
-        let mut cost = 0;
-        for k in 0..nshards {
-            let s = (own + k) % nshards;
-            cost += peek;
-            let sh = &mut self.llcs[llc as usize].shards[s as usize];
-            if overload_flag && !sh.overload {
-                continue;
-            }
-            if sh.list.is_empty() {
-                if overload_flag {
-                    sh.overload = false;
-                }
-                continue;
-            }
-            cost += self.lock_shard(llc, s, at + cost, c);
-            let sh = &mut self.llcs[llc as usize].shards[s as usize];
-            let Some(&head) = sh.list.front() else { continue };
-            if !self.allowed(head, c) {
-                continue;
-            }
-            self.shared_runq_unlink(head);
-            if self.measuring {
-                self.m.shared_runq_pops += 1;
-            }
-            let src = self.tasks[head as usize].cpu;
-            cost += self.lock_rq(src, at + cost, c, self.cost.enqueue_hold_ns);
-            if self.tasks[head as usize].state == TState::Runnable
-                && self.tasks[head as usize].on_cpu.is_none()
-                && src != c
-            {
-                cost += self.cost.lb_move_task_ns;
-                cost += self.detach(src, head, at + cost, c);
-                cost += self.attach(c, head, src, at + cost);
-                if self.measuring {
-                    self.m.shared_runq_pulled += 1;
-                }
-                return (cost, true);
-            }
-            return (cost, false);
-        }
-        (cost, false)
     }
 }

@@ -30,6 +30,7 @@ pub mod trace;
 pub mod workload;
 
 mod balance;
+mod shared_runq;
 pub(crate) mod sim;
 mod sis;
 mod wakeup;
