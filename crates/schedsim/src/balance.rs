@@ -54,8 +54,8 @@ enum LbKind {
 }
 
 impl Sim {
-    /// `newidle_balance()`: `curr` of `c` blocked and nothing is queued. `extra` is
-    /// kernel time already spent in `schedule()`.
+    /// `newidle_balance()` (v3.8: `idle_balance()`): `curr` of `c` blocked and nothing
+    /// is queued. `extra` is kernel time already spent in `schedule()`.
     pub(crate) fn newidle_balance(&mut self, c: u32, extra: u64) {
         let skip = self.cfg.on(Switch::NewidleSkipPending);
         if self.measuring {
@@ -92,12 +92,28 @@ impl Sim {
             let depth = self.doms.llc_depth[c as usize].map_or(0, |d| d as usize + 1);
             return self.newidle_domain(c, depth, pc, cost + pc);
         }
-        // v5.13 (Vincent Guittot's "Skip update_blocked_averages if we are defering
-        // load balance") added the lowest domain's max_newidle_lb_cost to the gate;
-        // v5.16 ("Remove sysctl_sched_migration_cost condition") dropped the 500 us.
+        // v5.16 (Vincent Guittot's series, merged together: "Skip update_blocked_averages
+        // if we are defering load balance", "Remove sysctl_sched_migration_cost
+        // condition") moved the lowest domain's max_newidle_lb_cost test up into the
+        // entry gate and dropped the 500 us; before, the same test is the first
+        // domain's break in the loop below.
+        // v3.8's idle_balance() has only the 500 us test: rd->overload came with Tim
+        // Chen's "Implement fast idling of CPUs when the system is partially loaded"
+        // (v3.16).
         let migration_gate = self.cfg.version < V::V6_5 && avg_idle < MIGRATION_COST_NS;
-        let lb_gate = self.cfg.version >= V::V5_13 && lowest_cost.is_some_and(|m| avg_idle < m);
-        if migration_gate || !self.rd_overload || lb_gate {
+        let overload_gate = self.cfg.version >= V::V4_15 && !self.rd_overload;
+        let lb_gate = self.cfg.version >= V::V6_5 && lowest_cost.is_some_and(|m| avg_idle < m);
+        if migration_gate || overload_gate || lb_gate {
+            if self.measuring {
+                // In the kernel's order: avg_idle (before v5.16), rd->overload, cost.
+                if migration_gate {
+                    self.m.newidle_gate_avg_idle += 1;
+                } else if overload_gate {
+                    self.m.newidle_gate_overload += 1;
+                } else {
+                    self.m.newidle_gate_cost += 1;
+                }
+            }
             return self.switch_to_idle(c, cost);
         }
         self.newidle_domain(c, 0, 0, cost);
@@ -109,8 +125,13 @@ impl Sim {
         if depth >= chain_len {
             return self.newidle_finish(c, curr_cost, extra);
         }
+        // The budget test came with Jason Low's "Consider the time spent on idle
+        // balancing" (v3.13); v3.8 walks every domain until it pulls.
         let max_cost = self.dom(c, depth).max_newidle_lb_cost;
-        if self.cpus[c as usize].avg_idle < curr_cost + max_cost {
+        if self.cfg.version >= V::V4_15 && self.cpus[c as usize].avg_idle < curr_cost + max_cost {
+            if depth == 0 && self.measuring {
+                self.m.newidle_gate_cost += 1;
+            }
             return self.newidle_finish(c, curr_cost, extra);
         }
         if self.measuring {

@@ -149,6 +149,17 @@ pub struct Counters {
     pub newidle_lb_pkg: u64,
     #[serde(default)]
     pub newidle_lb_numa: u64,
+    /// Newidle entries that balanced nothing because of the entry gate, by the first
+    /// clause that stopped them: `rd->overload` clear, `avg_idle` below
+    /// `sysctl_sched_migration_cost` (before v5.16), `avg_idle` below the lowest
+    /// domain's `max_newidle_lb_cost` (the v5.16+ entry gate, or the first domain's
+    /// break before). Seed 002's skips and the SHARED_RUNQ path are counted elsewhere.
+    #[serde(default)]
+    pub newidle_gate_overload: u64,
+    #[serde(default)]
+    pub newidle_gate_avg_idle: u64,
+    #[serde(default)]
+    pub newidle_gate_cost: u64,
     /// Running tasks pushed by the stopper (`active_load_balance_cpu_stop`, schedstat
     /// `alb_pushed`).
     #[serde(default)]
@@ -199,7 +210,8 @@ impl Counters {
             wake_wide, sis_searches, sis_probed, sis_target_hits, sis_prev_attempts, sis_prev_hits,
             sis_recent_attempts, sis_recent_hits, sis_idle_core_hits, sis_scan_hits, sis_scan_fails, ttwu_queued,
             ipis, newidle_calls, newidle_skipped_pending, newidle_bailed_pending, newidle_pulled,
-            newidle_lb_smt, newidle_lb_mc, newidle_lb_pkg, newidle_lb_numa, active_balance_pushes,
+            newidle_lb_smt, newidle_lb_mc, newidle_lb_pkg, newidle_lb_numa, newidle_gate_overload,
+            newidle_gate_avg_idle, newidle_gate_cost, active_balance_pushes,
             shared_runq_pops, shared_runq_pulled, lock_spin_ns, user_ns, system_ns, idle_ns, run_delay_ns, events, wasted_core_ns, wasted_core_episodes
         );
         if self.idle_exits.len() < o.idle_exits.len() {

@@ -87,6 +87,16 @@ proptest! {
         for lb in [c.newidle_lb_smt, c.newidle_lb_mc, c.newidle_lb_pkg, c.newidle_lb_numa] {
             prop_assert!(lb <= c.newidle_calls + slack, "{c:?}");
         }
+        // Each newidle entry is stopped by at most one gate, or skipped; v3.8's
+        // idle_balance() has neither rd->overload nor a cost budget; the 500 us test
+        // is gone from v5.16 on.
+        let gated = c.newidle_gate_overload + c.newidle_gate_avg_idle + c.newidle_gate_cost;
+        prop_assert!(gated + c.newidle_skipped_pending <= c.newidle_calls, "{c:?}");
+        match exp.kernels[0].preset {
+            KernelVersion::V3_8 => prop_assert_eq!(c.newidle_gate_overload + c.newidle_gate_cost, 0),
+            KernelVersion::V6_5 => prop_assert_eq!(c.newidle_gate_avg_idle, 0),
+            _ => {}
+        }
         let t = match &exp.machine.topology { Some(TopologyInput::Full(t)) => t, _ => unreachable!() };
         if t.nodes.iter().all(|n| n.llcs.iter().all(|l| l.cores.iter().all(|c| c.threads == 1))) {
             prop_assert_eq!(c.newidle_lb_smt, 0);
