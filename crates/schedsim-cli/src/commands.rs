@@ -35,6 +35,7 @@ pub fn run_flags() -> Vec<Flag> {
 pub fn show_flags() -> Vec<Flag> {
     let mut f = EXPERIMENT_FLAGS.to_vec();
     f.push(Flag::value("out", "FILE", "write the JSON to FILE instead of standard output"));
+    f.push(Flag::switch("with-costs", "write out the machine's whole cost model (machine.costs), to edit any cost"));
     f
 }
 
@@ -283,7 +284,12 @@ pub fn show(args: &[String]) -> Result<(), CliError> {
         )));
     }
     let dest = Destination::open(p.get("out"))?;
-    let Loaded { exp, .. } = load(t, &p)?;
+    let Loaded { mut exp, .. } = load(t, &p)?;
+    if p.has("with-costs") {
+        // machine.costs replaces the preset's costs as a whole, so it is written whole.
+        let r = exp.machine.resolve().map_err(|e| CliError::input(format!("show: {e}")))?;
+        exp.machine.costs = Some(r.costs);
+    }
     let mut j = exp.to_json();
     j.push('\n');
     dest.write(&j)

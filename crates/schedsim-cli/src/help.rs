@@ -80,6 +80,9 @@ Options:
 
 Prints the experiment, with any options applied and validated, as JSON that
 'schedsim run FILE' reads. Options are those of 'schedsim run' that set fields.
+With --with-costs the machine preset's cost model is written out in full as
+machine.costs (which, when present, replaces the preset's costs as a whole), so
+that any hardware cost or C-state can be changed by editing one value.
 
 Options:
 {}",

@@ -141,6 +141,33 @@ fn show_round_trips_through_a_file_and_flags_override_it() {
 }
 
 #[test]
+fn show_with_costs_writes_the_preset_costs_and_an_edit_takes_effect() {
+    assert!(ok(&["show", "seed004"]).find("\"costs\"").is_none());
+    let json = ok(&["show", "seed004", "--with-costs", "--clients", "8", "--iterations", "1", "--duration-ms", "20"]);
+    let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let cstates = v["machine"]["costs"]["cstates"].as_array().unwrap().clone();
+    // milan-2s's own idle states, not the default machine's.
+    assert_eq!(cstates.iter().map(|c| c["name"].as_str().unwrap()).collect::<Vec<_>>(), ["POLL", "C1", "C2"]);
+    // The samples of every kernel and client count: the same as the preset's run with
+    // the costs written out unchanged, different once one cost is edited.
+    let samples = |out: &str| {
+        let r: serde_json::Value = serde_json::from_str(out).unwrap();
+        r["configs"].as_array().unwrap().iter().map(|c| c["points"].to_string()).collect::<Vec<_>>()
+    };
+    let run = |v: &serde_json::Value, name: &str| {
+        let path = tmp(name);
+        std::fs::write(&path, v.to_string()).unwrap();
+        let out = ok(&["run", path.to_str().unwrap(), "--json"]);
+        let _ = std::fs::remove_file(path);
+        samples(&out)
+    };
+    let preset = samples(&ok(&["run", "seed004", "--clients", "8", "--iterations", "1", "--duration-ms", "20", "--json"]));
+    assert_eq!(run(&v, "costs-as-is.json"), preset);
+    v["machine"]["costs"]["context_switch_ns"] = serde_json::json!(20_000);
+    assert_ne!(run(&v, "costs-edited.json"), preset, "an edited cost changes the run");
+}
+
+#[test]
 fn out_writes_the_file_instead_of_stdout() {
     let path = tmp("out.json");
     let p = path.to_str().unwrap().to_string();
