@@ -14,8 +14,16 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CState {
     pub name: String,
-    /// Time from the wakeup signal until the CPU executes again.
+    /// The exit latency the idle driver declares (the `intel_idle` table, or ACPI
+    /// `_CST` through `acpi_idle`): what the kernel compares (PM QoS, the idlest-CPU
+    /// search). Also the time from the wakeup signal until the CPU executes again,
+    /// unless `wake_ns` says otherwise.
     pub exit_latency_ns: u64,
+    /// The hardware's own wake time when it differs from the declared worst case:
+    /// firmware declares the deepest state the request may reach (a package state),
+    /// while a core whose package stays awake only leaves its core state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wake_ns: Option<u64>,
     /// The governor picks this state only if it expects to stay idle this long.
     pub target_residency_ns: u64,
     /// A polling state watches need_resched: a remote wakeup needs no IPI.
@@ -144,6 +152,7 @@ pub fn skylake_sp_cstates() -> Vec<CState> {
     let c = |name: &str, exit_latency_ns, target_residency_ns, polling| CState {
         name: name.into(),
         exit_latency_ns,
+        wake_ns: None,
         target_residency_ns,
         polling,
     };
@@ -177,6 +186,9 @@ impl CostModel {
         }
         if self.cstates.len() > 16 {
             return Err("cost model: at most 16 idle states".into());
+        }
+        if let Some(c) = self.cstates.iter().find(|c| c.exit_latency_ns > 1_000_000_000 || c.wake_ns.is_some_and(|w| w > 1_000_000_000)) {
+            return Err(format!("cost model: idle state {}: exit latency and wake time are at most 1 s", c.name));
         }
         for w in self.cstates.windows(2) {
             if w[1].target_residency_ns < w[0].target_residency_ns {

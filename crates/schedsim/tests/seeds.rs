@@ -126,24 +126,24 @@ fn seed003_tbench_hit_rate_shape() {
 }
 
 /// Seed 004: tbench 128 on 2x EPYC: tip 1.00, SHARED_RUNQ+1-2 0.41, full series 1.01.
-/// What the model reaches: patches 1-2 cost throughput, the flag wins part of it back
-/// by cutting the pops that pull freshly woken tasks.
+/// What the model reaches: patches 1-2 cost throughput, and the flag wins it back to
+/// within 5% of tip by cutting the pops that pull freshly woken tasks.
 #[test]
-fn seed004_flag_recovers_part_of_the_loss() {
+fn seed004_flag_recovers_the_loss() {
     let r = run("seed004");
     let (tip, srq, full) = (summary(&r, 0, 128), summary(&r, 1, 128), summary(&r, 2, 128));
-    assert!(srq <= tip * 0.95, "patches 1-2 cost at least 5%: tip {tip:.0}, shared_runq {srq:.0}");
-    assert!(full > srq * 1.02, "the flag wins some back: shared_runq {srq:.0}, full {full:.0}");
+    assert!(srq <= tip * 0.9, "patches 1-2 cost at least 10%: tip {tip:.0}, shared_runq {srq:.0}");
+    assert!(full >= tip * 0.95, "full series within 5% of tip: {tip:.0} vs {full:.0}");
+    assert!(full > srq * 1.1, "the flag wins most of it back: shared_runq {srq:.0}, full {full:.0}");
     let (s, o) = (total(&r, 1), total(&r, 2));
     assert!(s.shared_runq_pulled > 5 * o.shared_runq_pulled, "pulls {} vs {}", s.shared_runq_pulled, o.shared_runq_pulled);
     assert!(s.shared_runq_pops > 5 * o.shared_runq_pops, "pops {} vs {}", s.shared_runq_pops, o.shared_runq_pops);
 }
 
 #[test]
-#[ignore = "model gap: patches 1-2 cost ~13%, not 59%, and the flag leaves ~8%, not ~0; see docs/seeds.md"]
+#[ignore = "model gap: patches 1-2 cost ~18%, not 59% (0.82 of tip, the issue asks at most 0.8); see docs/seeds.md"]
 fn seed004_shared_runq_collapses_without_overload_flag() {
     let r = run("seed004");
-    let (tip, srq, full) = (summary(&r, 0, 128), summary(&r, 1, 128), summary(&r, 2, 128));
+    let (tip, srq) = (summary(&r, 0, 128), summary(&r, 1, 128));
     assert!(srq <= 0.8 * tip, "tip {tip:.0}, shared_runq {srq:.0}");
-    assert!(full >= tip * 0.95, "full series within 5% of tip: {tip:.0} vs {full:.0}");
 }

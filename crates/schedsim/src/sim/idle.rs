@@ -85,8 +85,9 @@ impl Sim {
         best
     }
 
-    /// Starts waking `c` from idle: ready after the IPI (unless polling) and the exit
-    /// latency. `signal_at` is when the wakeup signal was sent.
+    /// Starts waking `c` from idle: ready after the IPI (unless polling) and the state's
+    /// wake time (its declared exit latency unless the machine gives its own).
+    /// `signal_at` is when the wakeup signal was sent.
     pub(crate) fn kick(&mut self, c: u32, signal_at: Time, needs_ipi: bool) {
         let cpu = &self.cpus[c as usize];
         if cpu.phase != Phase::Idle {
@@ -94,7 +95,7 @@ impl Sim {
         }
         let st = &self.cost.cstates[cpu.cstate as usize];
         let ipi = if needs_ipi && !st.polling { self.cost.ipi_delivery_ns } else { 0 };
-        let ready = signal_at.max(self.now) + ipi + st.exit_latency_ns;
+        let ready = signal_at.max(self.now) + ipi + st.wake_ns.unwrap_or(st.exit_latency_ns);
         let cpu = &mut self.cpus[c as usize];
         cpu.phase = Phase::Waking;
         cpu.ready_at = ready;
