@@ -17,6 +17,20 @@ fn cache_nice_tries(sd: &crate::domains::SchedDomain) -> u32 {
     }
 }
 
+/// Cache lines of a CPU's runqueue that `update_sg_lb_stats()` reads and the owner
+/// rewrites at every enqueue, dequeue or context switch, so each read is a transfer.
+/// v4.15 to v6.5: the first line of `struct rq` (`nr_running`, beside the lock; in
+/// v4.15 also `cpu_load[]`), the first line of `struct cfs_rq` (`h_nr_running`) and
+/// `rq->cfs.avg` (load, runnable and util averages: a cache-aligned `struct
+/// sched_avg` of its own); v3.8 reads `nr_running`, `cpu_load[]` and `rq->load` from
+/// the first two lines of `struct rq`. A CPU with nothing running adds `idle_cpu()`'s
+/// `rq->curr`. Lines the owner rarely writes (`cpu_capacity`) stay cached and are not
+/// counted.
+fn lb_lines_per_cpu(v: V, running: bool) -> u64 {
+    let base = if v <= V::V3_8 { 2 } else { 3 };
+    base + u64::from(!running)
+}
+
 /// `enum group_type` (v5.10+), the cases the model distinguishes, in the kernel's order.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 enum GroupType {
@@ -177,14 +191,16 @@ impl Sim {
 
     /// `load_balance()` at `depth` of `c`: the v5.10+ form (Vincent Guittot's rework)
     /// for v5.13 and later, the compact pre-v5.10 form before. Both read every runqueue
-    /// of the span (two lines each). Returns (cost in ns, pulled).
+    /// of the span in `update_sg_lb_stats()`, each a few cache lines its owner keeps
+    /// writing (see `lb_lines_per_cpu`). Returns (cost in ns, pulled).
     fn load_balance(&mut self, c: u32, depth: usize, kind: LbKind, at: u64) -> (u64, bool) {
         let did = self.doms.chain[c as usize][depth] as usize;
         let span_len = self.doms.domains[did].span.len();
         let mut cost = self.cost.lb_domain_base_ns;
         for i in 0..span_len {
             let o = self.doms.domains[did].span[i];
-            cost += 2 * self.cost.line_transfer_ns(self.map.distance(c, o));
+            let lines = lb_lines_per_cpu(self.cfg.version, self.cpus[o as usize].nr_running > 0);
+            cost += lines * self.cost.line_transfer_ns(self.map.distance(c, o));
         }
         if self.cfg.version >= V::V5_13 {
             return self.load_balance_v510(c, depth, kind, at, cost);
