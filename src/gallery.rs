@@ -100,7 +100,7 @@ pub fn guides() -> Vec<Guide> {
                       tbench pairs the shards fill with tasks that are already running, and idle CPUs waste \
                       time and lock traffic on them. The patch marks a shard overloaded so idle CPUs skip it.",
             look_for: "Three kernels: tip, SHARED_RUNQ alone and the full series. Throughput of the middle one \
-                       drops (by about a fifth here, by more than half on Nayak's machine); the overload flag \
+                       drops (by more than a quarter here, by more than half on Nayak's machine); the overload flag \
                        brings it back to within a few percent of tip. Compare the Spin(s) and Migrate rows.",
             reported: "tbench 128 clients: tip 1.00, shared_runq till patch 2 0.41 (-58.81%), full series 1.01",
         },
