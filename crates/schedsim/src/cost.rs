@@ -239,4 +239,16 @@ mod tests {
         assert!(v.windows(2).all(|w| w[0] <= w[1]), "{v:?}");
         assert!(c.validate().is_ok());
     }
+
+    #[test]
+    fn an_idle_state_longer_than_a_second_is_named() {
+        let mut c = CostModel::default();
+        c.cstates[3].wake_ns = Some(2_000_000_000);
+        let e = c.validate().unwrap_err();
+        assert!(e.contains("C6") && e.contains("at most 1 s"), "{e}");
+        c.cstates[3].wake_ns = Some(90_000);
+        assert!(c.validate().is_ok());
+        c.cstates[3].exit_latency_ns = u64::MAX;
+        assert!(c.validate().is_err());
+    }
 }
