@@ -12,6 +12,13 @@ if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknow
   rustup target add wasm32-unknown-unknown
 fi
 
+echo "== formatting (rustfmt.toml at the root)"
+if cargo fmt --version >/dev/null 2>&1; then
+  cargo fmt --all -- --check
+else
+  echo "rustfmt is not installed with this toolchain (rustup cannot fetch it offline); format check skipped"
+fi
+
 echo "== native tests"
 cargo test --workspace --locked
 

@@ -19,14 +19,22 @@ pub struct ImportDone {
 /// Errors are messages naming the line, ready to show.
 pub fn import(current: &MachineSpec, text: &str) -> Result<ImportDone, String> {
     if text.len() > IMPORT_LEN_MAX {
-        return Err(format!("the text is {:.1} MB; at most {} MB is read", text.len() as f64 / 1048576.0, IMPORT_LEN_MAX / 1048576));
+        return Err(format!(
+            "the text is {:.1} MB; at most {} MB is read",
+            text.len() as f64 / 1048576.0,
+            IMPORT_LEN_MAX / 1048576
+        ));
     }
     if text.trim().is_empty() {
         return Err("nothing to import: paste the output of lscpu -p, lscpu -e or the sysfs topology files".into());
     }
     let imp = topology_from_text(text).map_err(|e| e.to_string())?;
     let summary = summary(&imp);
-    let machine = MachineSpec { preset: current.preset.clone(), topology: Some(TopologyInput::Full(imp.topology.clone())), costs: current.costs.clone() };
+    let machine = MachineSpec {
+        preset: current.preset.clone(),
+        topology: Some(TopologyInput::Full(imp.topology.clone())),
+        costs: current.costs.clone(),
+    };
     Ok(ImportDone { machine, summary, notes: imp.notes })
 }
 

@@ -14,13 +14,13 @@
 
 pub mod charts;
 pub mod gallery;
+pub mod import_text;
 pub mod live_session;
 pub mod perfetto;
 pub mod permalink;
 pub mod proto;
 pub mod topo_edit;
 pub mod wasted;
-pub mod import_text;
 
 #[cfg(target_arch = "wasm32")]
 pub mod web;

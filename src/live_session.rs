@@ -189,6 +189,12 @@ mod tests {
         assert_eq!(a.cpus().len(), 8);
         assert!(a.series[0].len() > 1);
         assert_eq!(a.series[0].last().unwrap().t_ns, a.series[1].last().unwrap().t_ns);
-        assert!(LiveSession::new(LiveKey { experiment: schedsim::presets::experiment("demo").unwrap(), kernel: 5, clients: 0, iteration: 0 }).is_err());
+        assert!(LiveSession::new(LiveKey {
+            experiment: schedsim::presets::experiment("demo").unwrap(),
+            kernel: 5,
+            clients: 0,
+            iteration: 0
+        })
+        .is_err());
     }
 }

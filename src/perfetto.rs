@@ -48,8 +48,17 @@ pub fn parse_window(from_ms: &str, to_ms: &str, duration_ms: u64) -> Result<(u64
 
 /// The downloaded file's name.
 pub fn file_name(stem: &str, kernel_name: &str, a: &PerfettoAsk) -> String {
-    let clean = |s: &str| s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect::<String>();
-    format!("{}-{}-c{}-{}-{}us.perfetto.json", clean(stem), clean(kernel_name), a.clients, a.from_ns / 1000, a.to_ns / 1000)
+    let clean = |s: &str| {
+        s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect::<String>()
+    };
+    format!(
+        "{}-{}-c{}-{}-{}us.perfetto.json",
+        clean(stem),
+        clean(kernel_name),
+        a.clients,
+        a.from_ns / 1000,
+        a.to_ns / 1000
+    )
 }
 
 #[cfg(test)]

@@ -73,11 +73,15 @@ pub struct Shared {
 /// Why a link could not be opened.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LinkError {
-    TooLong { len: usize },
+    TooLong {
+        len: usize,
+    },
     /// Not `vN.` at the start.
     NotALink,
     /// Made by a newer playground.
-    FutureVersion { version: u32 },
+    FutureVersion {
+        version: u32,
+    },
     /// Base64, checksum or inflate failed: truncated or altered.
     Damaged(String),
     /// Decoded, but the content is not a valid experiment.
@@ -88,13 +92,17 @@ impl fmt::Display for LinkError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             LinkError::TooLong { len } => {
-                write!(f, "the link is {len} characters long, more than the {FRAGMENT_LEN_MAX} a playground link can be")
+                write!(
+                    f,
+                    "the link is {len} characters long, more than the {FRAGMENT_LEN_MAX} a playground link can be"
+                )
             }
-            LinkError::NotALink => write!(f, "the part after # is not a playground link (they start with v{LINK_VERSION}.)"),
-            LinkError::FutureVersion { version } => write!(
-                f,
-                "the link was made by a newer playground (format v{version}); this one reads v{LINK_VERSION}"
-            ),
+            LinkError::NotALink => {
+                write!(f, "the part after # is not a playground link (they start with v{LINK_VERSION}.)")
+            }
+            LinkError::FutureVersion { version } => {
+                write!(f, "the link was made by a newer playground (format v{version}); this one reads v{LINK_VERSION}")
+            }
             LinkError::Damaged(why) => write!(f, "the link is damaged, perhaps cut short when copied ({why})"),
             LinkError::Invalid(why) => write!(f, "the link's experiment is not valid: {why}"),
         }
@@ -198,7 +206,14 @@ mod tests {
     fn demo() -> Shared {
         Shared {
             experiment: schedsim::presets::experiment("seed004").unwrap(),
-            view: View { tab: Tab::Live, theme: Theme::Dark, presenter: true, live_kernel: 1, live_clients: 128, latency_point: 0 },
+            view: View {
+                tab: Tab::Live,
+                theme: Theme::Dark,
+                presenter: true,
+                live_kernel: 1,
+                live_clients: 128,
+                latency_point: 0,
+            },
         }
     }
 
@@ -249,7 +264,8 @@ mod tests {
         assert!(matches!(decode("v1.!!!"), Err(LinkError::Damaged(_))));
         assert!(matches!(decode(&"v1.".repeat(20000)), Err(LinkError::TooLong { .. })));
         // A valid zlib stream of bad content.
-        let bad = |json: &str| format!("v1.{}", B64.encode(miniz_oxide::deflate::compress_to_vec_zlib(json.as_bytes(), 6)));
+        let bad =
+            |json: &str| format!("v1.{}", B64.encode(miniz_oxide::deflate::compress_to_vec_zlib(json.as_bytes(), 6)));
         assert!(decode(&bad("[]")).unwrap_err().to_string().contains("expected an object"));
         assert!(decode(&bad("{\"experiment\":{},\"x\":1}")).unwrap_err().to_string().contains("unknown field \"x\""));
         let mut e = serde_json::to_value(&demo().experiment).unwrap();

@@ -22,11 +22,24 @@ pub enum Request {
 pub enum Response {
     /// The worker's WebAssembly is instantiated and it listens.
     Ready,
-    Progress { id: u32, runs_done: u32, runs_total: u32, sim_ns: f64, run_ns: f64 },
+    Progress {
+        id: u32,
+        runs_done: u32,
+        runs_total: u32,
+        sim_ns: f64,
+        run_ns: f64,
+    },
     Done(Box<SweepDone>),
     /// A Perfetto trace's JSON, as the library wrote it.
-    Perfetto { id: u32, json: String, events: u64 },
-    Failed { id: u32, message: String },
+    Perfetto {
+        id: u32,
+        json: String,
+        events: u64,
+    },
+    Failed {
+        id: u32,
+        message: String,
+    },
 }
 
 /// A finished sweep: the report and its text renderings, each made by the library in

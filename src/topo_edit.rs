@@ -139,11 +139,15 @@ pub fn apply(t: &Topology, e: TopoEdit) -> Result<Topology, Refusal> {
             let llcs = &mut t.nodes[n as usize].llcs;
             match e {
                 AddLlc(_) => {
-                    let last = llcs.last().cloned().ok_or_else(|| Refusal { spot, message: "node has no LLC to copy".into() })?;
+                    let last = llcs
+                        .last()
+                        .cloned()
+                        .ok_or_else(|| Refusal { spot, message: "node has no LLC to copy".into() })?;
                     llcs.push(last);
                 }
                 DuplicateLlc(_, l) => {
-                    let src = llcs.get(l as usize).cloned().ok_or_else(|| Refusal { spot, message: "no such LLC".into() })?;
+                    let src =
+                        llcs.get(l as usize).cloned().ok_or_else(|| Refusal { spot, message: "no such LLC".into() })?;
                     llcs.insert(l as usize + 1, src);
                 }
                 RemoveLlc(_, l) => {
@@ -169,7 +173,10 @@ pub fn apply(t: &Topology, e: TopoEdit) -> Result<Topology, Refusal> {
                     cores.push(last);
                 }
                 DuplicateCore(_, _, c) => {
-                    let src = cores.get(c as usize).cloned().ok_or_else(|| Refusal { spot, message: "no such core".into() })?;
+                    let src = cores
+                        .get(c as usize)
+                        .cloned()
+                        .ok_or_else(|| Refusal { spot, message: "no such core".into() })?;
                     cores.insert(c as usize + 1, src);
                 }
                 RemoveCore(_, _, c) => {

@@ -99,7 +99,15 @@ mod tests {
     use crate::live_session::{LiveKey, LiveSession};
 
     fn moment(iteration: u32, time_ns: u64) -> WastedMoment {
-        WastedMoment { time_ns, iteration, idle_cpu: 3, idle_for_ns: 2_500_000, busy_cpu: 1, waiting_task: "tbench-2".into(), waiting: 1 }
+        WastedMoment {
+            time_ns,
+            iteration,
+            idle_cpu: 3,
+            idle_for_ns: 2_500_000,
+            busy_cpu: 1,
+            waiting_task: "tbench-2".into(),
+            waiting: 1,
+        }
     }
 
     #[test]
@@ -136,14 +144,28 @@ mod tests {
             // The presets' 1 ms threshold is never crossed in these; 100 µs is.
             exp.wasted_core_threshold_ns = 100_000;
             let report = exp.run(&mut |_| true).unwrap();
-            let Some((row, m)) = rows(&report).into_iter().find_map(|r| r.moments.iter().find(|m| m.iteration == 0).cloned().map(|m| (r, m))) else {
+            let Some((row, m)) = rows(&report)
+                .into_iter()
+                .find_map(|r| r.moments.iter().find(|m| m.iteration == 0).cloned().map(|m| (r, m)))
+            else {
                 eprintln!("{name}: no wasted moment in iteration 0");
                 continue;
             };
             let plan = jump_plan(row.kernel, row.clients, &m).unwrap();
-            let mut s = LiveSession::new(LiveKey { experiment: exp.clone(), kernel: plan.kernel, clients: plan.clients, iteration: plan.iteration }).unwrap();
+            let mut s = LiveSession::new(LiveKey {
+                experiment: exp.clone(),
+                kernel: plan.kernel,
+                clients: plan.clients,
+                iteration: plan.iteration,
+            })
+            .unwrap();
             s.jump(plan.advance_ns);
-            assert!(s.now_ns() >= plan.advance_ns && s.now_ns() <= plan.time_ns + 100_000, "{name}: at {} for {:?}", s.now_ns(), plan);
+            assert!(
+                s.now_ns() >= plan.advance_ns && s.now_ns() <= plan.time_ns + 100_000,
+                "{name}: at {} for {:?}",
+                s.now_ns(),
+                plan
+            );
             let mut seen = s.wasted_now();
             let mut n = 0;
             while seen.is_none() && s.now_ns() <= plan.time_ns && n < 1000 {

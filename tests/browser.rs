@@ -150,7 +150,10 @@ async fn the_app_shows_a_message_for_a_future_link_and_loads_the_default() {
     assert_eq!(all(&root, "section.kernel"), 2);
     let run: HtmlElement = root.query_selector("#run").unwrap().unwrap().dyn_into().unwrap();
     assert!(!run.has_attribute("disabled"));
-    w.history().unwrap().replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(url.split('#').next().unwrap())).unwrap();
+    w.history()
+        .unwrap()
+        .replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(url.split('#').next().unwrap()))
+        .unwrap();
 }
 
 #[wasm_bindgen_test]

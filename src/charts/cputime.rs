@@ -25,10 +25,7 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, th: &
         .margin(th.px(10.0))
         .x_label_area_size(th.px(44.0))
         .y_label_area_size(th.px(70.0))
-        .build_cartesian_2d(
-            -0.5f64..n as f64 - 0.5,
-            0f64..top,
-        )
+        .build_cartesian_2d(-0.5f64..n as f64 - 0.5, 0f64..top)
         .map_err(e2s)?;
     let fmt = |x: &f64| category_label(*x, &names);
     let mut mesh = chart.configure_mesh();

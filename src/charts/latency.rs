@@ -5,7 +5,12 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use schedsim::Report;
 
-pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, point: usize, th: &ChartTheme) -> ChartResult {
+pub fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    r: &Report,
+    point: usize,
+    th: &ChartTheme,
+) -> ChartResult {
     frame(root, th)?;
     let npts = r.configs[0].points.len();
     if npts == 0 {
@@ -26,10 +31,7 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, point
     let names: Vec<String> = ["p50", "p90", "p95", "p99"].iter().map(|s| s.to_string()).collect();
     let n = names.len();
     let mut chart = ChartBuilder::on(root)
-        .caption(
-            format!("Wakeup latency at {clients} {}", r.experiment.workload.clients_meaning()),
-            th.text(1.1),
-        )
+        .caption(format!("Wakeup latency at {clients} {}", r.experiment.workload.clients_meaning()), th.text(1.1))
         .margin(th.px(10.0))
         .x_label_area_size(th.px(44.0))
         .y_label_area_size(th.px(70.0))
@@ -38,7 +40,12 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, point
     let fmt = |x: &f64| category_label(*x, &names);
     let mut mesh = chart.configure_mesh();
     style_mesh(&mut mesh, th);
-    mesh.disable_x_mesh().x_labels(2 * n + 2).x_label_formatter(&fmt).y_desc("µs from wakeup to running").draw().map_err(e2s)?;
+    mesh.disable_x_mesh()
+        .x_labels(2 * n + 2)
+        .x_label_formatter(&fmt)
+        .y_desc("µs from wakeup to running")
+        .draw()
+        .map_err(e2s)?;
     let k = values.len().max(1) as f64;
     let bw = 0.8 / k;
     for (ci, (c, v)) in r.configs.iter().zip(&values).enumerate() {

@@ -36,7 +36,12 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, th: &
     let fmt = |x: &f64| category_label(*x, &names);
     let mut mesh = chart.configure_mesh();
     style_mesh(&mut mesh, th);
-    mesh.disable_x_mesh().x_labels(2 * n + 2).x_label_formatter(&fmt).y_desc("migrations / 1000 wakeups").draw().map_err(e2s)?;
+    mesh.disable_x_mesh()
+        .x_labels(2 * n + 2)
+        .x_label_formatter(&fmt)
+        .y_desc("migrations / 1000 wakeups")
+        .draw()
+        .map_err(e2s)?;
     let k = values.len().max(1) as f64;
     let group = 0.8;
     let bw = group / k;

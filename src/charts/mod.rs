@@ -110,10 +110,8 @@ pub(crate) fn frame<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, th: &Char
 }
 
 /// Axis and grid styling shared by every chart.
-pub(crate) fn style_mesh<'a, 'b, X, Y, DB>(
-    mesh: &mut plotters::chart::MeshStyle<'a, 'b, X, Y, DB>,
-    th: &'b ChartTheme,
-) where
+pub(crate) fn style_mesh<'a, 'b, X, Y, DB>(mesh: &mut plotters::chart::MeshStyle<'a, 'b, X, Y, DB>, th: &'b ChartTheme)
+where
     X: plotters::coord::ranged1d::Ranged<ValueType = f64> + plotters::coord::ranged1d::ValueFormatter<f64>,
     Y: plotters::coord::ranged1d::Ranged<ValueType = f64> + plotters::coord::ranged1d::ValueFormatter<f64>,
     DB: DrawingBackend,
@@ -210,7 +208,9 @@ mod tests {
     fn texts(svg: &str) -> String {
         svg.split("<text")
             .skip(1)
-            .filter_map(|t| t.split_once('>').and_then(|(_, rest)| rest.split_once("</text>")).map(|(x, _)| x.trim().to_string()))
+            .filter_map(|t| {
+                t.split_once('>').and_then(|(_, rest)| rest.split_once("</text>")).map(|(x, _)| x.trim().to_string())
+            })
             .filter(|x| !x.is_empty())
             .collect::<Vec<_>>()
             .join(" | ")
@@ -223,8 +223,15 @@ mod tests {
     #[test]
     fn live_charts_snapshot() {
         use crate::live_session::LivePoint;
-        let p = |t_us: u64, kb: u64, mig: u64| LivePoint { t_ns: t_us * 1000, bytes: kb * 1000, ops: kb, wakeups: kb, migrations: mig };
-        let series = vec![vec![p(0, 0, 0), p(100, 400, 2), p(200, 900, 3)], vec![p(0, 0, 0), p(100, 300, 5), p(200, 500, 9)]];
+        let p = |t_us: u64, kb: u64, mig: u64| LivePoint {
+            t_ns: t_us * 1000,
+            bytes: kb * 1000,
+            ops: kb,
+            wakeups: kb,
+            migrations: mig,
+        };
+        let series =
+            vec![vec![p(0, 0, 0), p(100, 400, 2), p(200, 900, 3)], vec![p(0, 0, 0), p(100, 300, 5), p(200, 500, 9)]];
         let names = vec!["A".to_string(), "B".to_string()];
         let th = ChartTheme::light();
         check(

@@ -28,15 +28,13 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, th: &
         .margin(th.px(10.0))
         .x_label_area_size(th.px(44.0))
         .y_label_area_size(th.px(70.0))
-        .build_cartesian_2d(
-            -0.5f64..n as f64 - 0.5,
-            0f64..top,
-        )
+        .build_cartesian_2d(-0.5f64..n as f64 - 0.5, 0f64..top)
         .map_err(e2s)?;
     let fmt = |x: &f64| category_label(*x, &names);
     let mut mesh = chart.configure_mesh();
     style_mesh(&mut mesh, th);
-    mesh.x_labels(2 * n + 2).x_label_formatter(&fmt)
+    mesh.x_labels(2 * n + 2)
+        .x_label_formatter(&fmt)
         .x_desc(r.experiment.workload.clients_meaning())
         .y_desc(format!("{} ({})", m.name, m.unit))
         .draw()
@@ -53,9 +51,7 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, th: &
             .map_err(e2s)?
             .label(format!("{} ({})", c.name, c.label))
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3)));
-        chart
-            .draw_series(pts.iter().map(|&(x, y, _)| Circle::new((x, y), th.px(4.0), color.filled())))
-            .map_err(e2s)?;
+        chart.draw_series(pts.iter().map(|&(x, y, _)| Circle::new((x, y), th.px(4.0), color.filled()))).map_err(e2s)?;
         // Caps a few pixels wide whatever the number of categories.
         let w = 0.012 * n as f64;
         for &(x, y, sd) in &pts {

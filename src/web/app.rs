@@ -3,15 +3,15 @@
 //! Classroom.
 
 use crate::charts::ChartTheme;
-use crate::permalink::{self, Tab, Theme, View};
 use crate::perfetto::{self, PerfettoAsk};
+use crate::permalink::{self, Tab, Theme, View};
 use crate::proto::{Request, Response};
-use crate::web::components::perfetto::PerfettoStatus;
 use crate::web::components::fields::Field;
 use crate::web::components::gallery::Gallery;
 use crate::web::components::import::ImportBox;
 use crate::web::components::kernels::KernelPanel;
 use crate::web::components::live::LiveView;
+use crate::web::components::perfetto::PerfettoStatus;
 use crate::web::components::results::Results;
 use crate::web::components::topology::TopologyView;
 use crate::web::components::workload::WorkloadForm;
@@ -88,11 +88,17 @@ pub fn app() -> Html {
                     Response::Perfetto { id, json, events } => {
                         let name = names.borrow_mut().remove(&id).unwrap_or_else(|| "schedsim.perfetto.json".into());
                         match dom::download_text(&name, "application/json", &json) {
-                            Ok(()) => d.dispatch(Action::Perfetto(st(id, false, format!("Downloaded {name} ({events} events, {:.0} kB).", json.len() as f64 / 1e3)))),
+                            Ok(()) => d.dispatch(Action::Perfetto(st(
+                                id,
+                                false,
+                                format!("Downloaded {name} ({events} events, {:.0} kB).", json.len() as f64 / 1e3),
+                            ))),
                             Err(e) => d.dispatch(Action::Perfetto(st(id, true, format!("The download failed: {e}")))),
                         }
                     }
-                    Response::Failed { id, message } => d.dispatch(Action::Perfetto(st(id, true, format!("The export failed: {message}")))),
+                    Response::Failed { id, message } => {
+                        d.dispatch(Action::Perfetto(st(id, true, format!("The export failed: {message}"))))
+                    }
                     _ => {}
                 }
             })
@@ -115,9 +121,19 @@ pub fn app() -> Html {
             let kname = exp.kernels.get(ask.kernel as usize).map(|k| k.name.clone()).unwrap_or_default();
             let name = perfetto::file_name(&stem, &kname, &ask);
             names.borrow_mut().insert(id, name.clone());
-            d.emit(Action::Perfetto(PerfettoStatus { id, running: true, failed: false, message: format!("Recording {name} in the worker…") }));
+            d.emit(Action::Perfetto(PerfettoStatus {
+                id,
+                running: true,
+                failed: false,
+                message: format!("Recording {name} in the worker…"),
+            }));
             if let Err(e) = runner.request(id, Request::Perfetto { id, experiment_json: exp.to_json(), ask }) {
-                d.emit(Action::Perfetto(PerfettoStatus { id, running: false, failed: true, message: format!("The export failed: {e}") }));
+                d.emit(Action::Perfetto(PerfettoStatus {
+                    id,
+                    running: false,
+                    failed: true,
+                    message: format!("The export failed: {e}"),
+                }));
             }
         })
     };
@@ -213,7 +229,9 @@ pub fn app() -> Html {
             let cb = Closure::<dyn FnMut()>::new(move || match permalink::decode(&dom::location_hash()) {
                 Ok(Some(s)) => d.emit(Action::Load(Box::new(s))),
                 Ok(None) => {}
-                Err(e) => d.emit(Action::SetNotice(format!("This link could not be opened: {e}. The experiment on the page is unchanged."))),
+                Err(e) => d.emit(Action::SetNotice(format!(
+                    "This link could not be opened: {e}. The experiment on the page is unchanged."
+                ))),
             });
             let w = dom::window();
             if let Some(w) = &w {
@@ -322,8 +340,8 @@ pub fn app() -> Html {
         Tab::Live => {
             let d = dispatch.clone();
             html! { <LiveView exp={state.exp.clone()} view={state.view.clone()} theme={chart_theme.clone()} jump={state.jump.clone()}
-                on_perfetto={on_perfetto.clone()} perfetto={state.perfetto.clone()}
-                on_view={Callback::from(move |v: View| d.emit(Action::SetView(v)))} /> }
+            on_perfetto={on_perfetto.clone()} perfetto={state.perfetto.clone()}
+            on_view={Callback::from(move |v: View| d.emit(Action::SetView(v)))} /> }
         }
         Tab::Classroom => html! { <Gallery dispatch={dispatch.clone()} /> },
     };
@@ -405,7 +423,9 @@ fn sweep_view(
     let nr_cpus = topo.as_ref().map(|t| t.cpu_count()).unwrap_or(0);
     let on_machine = {
         let d = d.clone();
-        Callback::from(move |e: Event| d.emit(Action::SetMachinePreset(e.target_unchecked_into::<HtmlSelectElement>().value())))
+        Callback::from(move |e: Event| {
+            d.emit(Action::SetMachinePreset(e.target_unchecked_into::<HtmlSelectElement>().value()))
+        })
     };
     let on_spec = {
         let d = d.clone();
@@ -424,16 +444,22 @@ fn sweep_view(
     let spec_text = topo.as_ref().ok().and_then(|t| t.spec()).unwrap_or_default();
     let preset = exp.machine.preset.clone().unwrap_or_default();
     let machines = schedsim::machine::machines();
-    let kernels = exp.kernels.iter().enumerate().map(|(i, k)| {
-        let others: Vec<String> = exp.kernels.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, o)| o.name.clone()).collect();
-        let dc = d.clone();
-        let dr = d.clone();
-        html! {
-            <KernelPanel index={i} spec={k.clone()} {others} can_remove={exp.kernels.len() > 1}
-                on_change={Callback::from(move |k| dc.emit(Action::SetKernel(i, k)))}
-                on_remove={Callback::from(move |_| dr.emit(Action::RemoveKernel(i)))} />
-        }
-    }).collect::<Html>();
+    let kernels = exp
+        .kernels
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let others: Vec<String> =
+                exp.kernels.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, o)| o.name.clone()).collect();
+            let dc = d.clone();
+            let dr = d.clone();
+            html! {
+                <KernelPanel index={i} spec={k.clone()} {others} can_remove={exp.kernels.len() > 1}
+                    on_change={Callback::from(move |k| dc.emit(Action::SetKernel(i, k)))}
+                    on_remove={Callback::from(move |_| dr.emit(Action::RemoveKernel(i)))} />
+            }
+        })
+        .collect::<Html>();
     let validation = exp.validate().err().map(|e| e.to_string());
     let running = state.running();
     let progress = match &state.sweep {
@@ -451,7 +477,9 @@ fn sweep_view(
                 </div>
             }
         }
-        Sweep::Failed(m) => html! { <p class="refusal" role="alert" id="sweep-error">{ format!("The sweep failed: {m}") }</p> },
+        Sweep::Failed(m) => {
+            html! { <p class="refusal" role="alert" id="sweep-error">{ format!("The sweep failed: {m}") }</p> }
+        }
         Sweep::Cancelled => html! { <p class="status" role="status" id="sweep-cancelled">{ "Sweep cancelled." }</p> },
         _ => html! {},
     };
@@ -461,9 +489,9 @@ fn sweep_view(
             let d2 = d.clone();
             let view = state.view.clone();
             html! { <Results result={r.clone()} {stale} theme={th.clone()} latency_point={state.view.latency_point}
-                on_latency_point={Callback::from(move |i| d2.emit(Action::SetView(View { latency_point: i, ..view.clone() })))}
-                on_jump={{ let d = d.clone(); Callback::from(move |plan| d.emit(Action::Jump(plan))) }}
-                {on_perfetto} perfetto={state.perfetto.clone()} /> }
+            on_latency_point={Callback::from(move |i| d2.emit(Action::SetView(View { latency_point: i, ..view.clone() })))}
+            on_jump={{ let d = d.clone(); Callback::from(move |plan| d.emit(Action::Jump(plan))) }}
+            {on_perfetto} perfetto={state.perfetto.clone()} /> }
         }
         None => html! {},
     };

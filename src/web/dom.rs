@@ -37,7 +37,9 @@ pub fn show_fatal(msg: &str) {
 pub fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);
-        show_fatal(&format!("{info} — please reload the page; the link in the address bar keeps your experiment if you copied it."));
+        show_fatal(&format!(
+            "{info} — please reload the page; the link in the address bar keeps your experiment if you copied it."
+        ));
     }));
 }
 
@@ -63,7 +65,8 @@ pub fn download_text(filename: &str, mime: &str, text: &str) -> Result<(), Strin
 /// Starts a download of `url` (blob: or data:) as `filename`.
 pub fn download_url(filename: &str, url: &str) -> Result<(), String> {
     let doc = document().ok_or("no document")?;
-    let a: web_sys::HtmlAnchorElement = doc.create_element("a").map_err(js_err)?.dyn_into().map_err(|_| "not an anchor")?;
+    let a: web_sys::HtmlAnchorElement =
+        doc.create_element("a").map_err(js_err)?.dyn_into().map_err(|_| "not an anchor")?;
     a.set_href(url);
     a.set_download(filename);
     a.set_hidden(true);

@@ -120,7 +120,8 @@ pub fn machine_topology(m: &MachineSpec) -> Result<Topology, String> {
 
 /// Sets a topology, written as the compact spec when it has one (shorter links).
 pub fn set_topology(m: &mut MachineSpec, t: Topology) {
-    let same_as_preset = m.preset.as_deref().and_then(schedsim::machine::machine).map(|p| p.topology == t).unwrap_or(false);
+    let same_as_preset =
+        m.preset.as_deref().and_then(schedsim::machine::machine).map(|p| p.topology == t).unwrap_or(false);
     m.topology = if same_as_preset {
         None
     } else {
@@ -134,7 +135,10 @@ pub fn set_topology(m: &mut MachineSpec, t: Topology) {
 pub enum Action {
     Load(Box<Shared>),
     /// Loads a built-in experiment; `run` starts it at once.
-    LoadPreset { name: String, run: bool },
+    LoadPreset {
+        name: String,
+        run: bool,
+    },
     SetMachinePreset(String),
     SetTopology(Topology),
     /// A whole machine (an imported topology with the preset's costs).
@@ -154,16 +158,31 @@ pub enum Action {
     SetTab(Tab),
     SetTheme(Theme),
     TogglePresenter,
-    SweepStarted { id: u32, at_ms: f64 },
-    SweepProgress { id: u32, runs_done: u32, runs_total: u32, sim_ns: f64, run_ns: f64 },
+    SweepStarted {
+        id: u32,
+        at_ms: f64,
+    },
+    SweepProgress {
+        id: u32,
+        runs_done: u32,
+        runs_total: u32,
+        sim_ns: f64,
+        run_ns: f64,
+    },
     SweepDone(Rc<SweepResult>),
-    SweepFailed { id: u32, message: String },
+    SweepFailed {
+        id: u32,
+        message: String,
+    },
     SweepCancelled,
     Error(String),
     DismissErrors,
     DismissNotice,
     SetNotice(String),
-    LinkMade { url: String, status: String },
+    LinkMade {
+        url: String,
+        status: String,
+    },
     RequestRun,
 }
 
@@ -240,7 +259,12 @@ impl Reducible for State {
             }
             Action::AddKernel => {
                 if s.exp.kernels.len() < KERNELS_MAX {
-                    let mut k = s.exp.kernels.last().cloned().unwrap_or_else(|| KernelSpec::new("A", schedsim::KernelVersion::V5_15));
+                    let mut k = s
+                        .exp
+                        .kernels
+                        .last()
+                        .cloned()
+                        .unwrap_or_else(|| KernelSpec::new("A", schedsim::KernelVersion::V5_15));
                     let mut n = s.exp.kernels.len() + 1;
                     loop {
                         let name = format!("kernel{n}");

@@ -48,12 +48,13 @@ pub fn register() {
         // Tell the page why before the abort kills the worker.
         post(&Response::Failed { id: CURRENT.with(|c| c.get()), message: format!("the simulator panicked: {info}") });
     }));
-    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-        match serde_wasm_bindgen::from_value::<Request>(e.data()) {
-            Ok(req) => handle(req),
-            Err(err) => post(&Response::Failed { id: 0, message: format!("worker: bad request: {err}") }),
-        }
-    });
+    let on_message =
+        Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+            match serde_wasm_bindgen::from_value::<Request>(e.data()) {
+                Ok(req) => handle(req),
+                Err(err) => post(&Response::Failed { id: 0, message: format!("worker: bad request: {err}") }),
+            }
+        });
     scope().set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget();
     post(&Response::Ready);
@@ -195,7 +196,9 @@ fn spawn(rc: &Rc<RefCell<Inner>>, inner: &mut Inner) -> Result<(), String> {
         let Some(ev) = ev.dyn_ref::<MessageEvent>() else { return };
         let resp = match serde_wasm_bindgen::from_value::<Response>(ev.data()) {
             Ok(r) => r,
-            Err(e) => Response::Failed { id: rc.borrow().current, message: format!("bad message from the worker: {e}") },
+            Err(e) => {
+                Response::Failed { id: rc.borrow().current, message: format!("bad message from the worker: {e}") }
+            }
         };
         if resp == Response::Ready {
             let mut inner = rc.borrow_mut();

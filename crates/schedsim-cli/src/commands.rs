@@ -220,11 +220,14 @@ fn write_mmtests_logs(dir: &str, report: &schedsim::Report) -> Result<(), CliErr
     let Some(logs) = report.mmtests_logs() else { return Ok(()) };
     for (kernel, file, text) in logs {
         // Kernel names become directory names: keep them path-safe.
-        let safe: String = kernel.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect();
+        let safe: String =
+            kernel.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect();
         let d = std::path::Path::new(dir).join(safe);
-        std::fs::create_dir_all(&d).map_err(|e| CliError::failure(format!("--mmtests-dir: cannot create {}: {e}", d.display())))?;
+        std::fs::create_dir_all(&d)
+            .map_err(|e| CliError::failure(format!("--mmtests-dir: cannot create {}: {e}", d.display())))?;
         let f = d.join(&file);
-        std::fs::write(&f, text).map_err(|e| CliError::failure(format!("--mmtests-dir: cannot write {}: {e}", f.display())))?;
+        std::fs::write(&f, text)
+            .map_err(|e| CliError::failure(format!("--mmtests-dir: cannot write {}: {e}", f.display())))?;
     }
     Ok(())
 }

@@ -8,10 +8,7 @@ use crate::help;
 use crate::output::{print_stdout, Destination};
 
 pub fn perfetto_flags() -> Vec<Flag> {
-    let mut f: Vec<Flag> = trace_flags()
-        .into_iter()
-        .filter(|f| !["from", "count", "json"].contains(&f.name))
-        .collect();
+    let mut f: Vec<Flag> = trace_flags().into_iter().filter(|f| !["from", "count", "json"].contains(&f.name)).collect();
     f.extend([
         Flag::value("from-ms", "MS", "start of the recorded window, simulated ms (default 0)"),
         Flag::value("to-ms", "MS", "end of the recorded window, simulated ms (default: the end of the run)"),

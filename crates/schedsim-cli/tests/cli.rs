@@ -161,7 +161,8 @@ fn show_with_costs_writes_the_preset_costs_and_an_edit_takes_effect() {
         let _ = std::fs::remove_file(path);
         samples(&out)
     };
-    let preset = samples(&ok(&["run", "seed004", "--clients", "8", "--iterations", "1", "--duration-ms", "20", "--json"]));
+    let preset =
+        samples(&ok(&["run", "seed004", "--clients", "8", "--iterations", "1", "--duration-ms", "20", "--json"]));
     assert_eq!(run(&v, "costs-as-is.json"), preset);
     v["machine"]["costs"]["context_switch_ns"] = serde_json::json!(20_000);
     assert_ne!(run(&v, "costs-edited.json"), preset, "an edited cost changes the run");

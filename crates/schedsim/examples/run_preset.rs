@@ -23,9 +23,20 @@ fn main() {
                     c.name, t.wakeups, t.sis_searches, t.sis_probed, t.sis_target_hits, t.sis_prev_hits, t.sis_prev_attempts,
                     t.sis_recent_hits, t.sis_recent_attempts, t.sis_idle_core_hits, t.sis_scan_hits, t.sis_scan_fails, t.ttwu_queued,
                     t.newidle_calls, t.newidle_skipped_pending, t.newidle_bailed_pending, t.newidle_pulled, t.shared_runq_pulled, t.shared_runq_pops, t.wake_wide, t.affine_moves, t.affine_attempts);
-                println!("   newidle load_balance passes: SMT {} MC {} PKG {} NUMA {}", t.newidle_lb_smt, t.newidle_lb_mc, t.newidle_lb_pkg, t.newidle_lb_numa);
+                println!(
+                    "   newidle load_balance passes: SMT {} MC {} PKG {} NUMA {}",
+                    t.newidle_lb_smt, t.newidle_lb_mc, t.newidle_lb_pkg, t.newidle_lb_numa
+                );
                 for p in &c.points {
-                    println!("   clients {} wake p50/p99 {}/{} req p95/p99 {}/{} idle_exits {:?}", p.clients, p.wakeup_latency.p50_ns, p.wakeup_latency.p99_ns, p.request_latency.p95_ns, p.request_latency.p99_ns, p.counters.idle_exits);
+                    println!(
+                        "   clients {} wake p50/p99 {}/{} req p95/p99 {}/{} idle_exits {:?}",
+                        p.clients,
+                        p.wakeup_latency.p50_ns,
+                        p.wakeup_latency.p99_ns,
+                        p.request_latency.p95_ns,
+                        p.request_latency.p99_ns,
+                        p.counters.idle_exits
+                    );
                 }
             }
         }

@@ -421,7 +421,11 @@ impl Sim {
                     (Migration::Util, imb as i64)
                 }
             } else {
-                let mut imb = if b.weight == 1 || prefer_sibling { b.nr.saturating_sub(l.nr) } else { l.idle.saturating_sub(b.idle) };
+                let mut imb = if b.weight == 1 || prefer_sibling {
+                    b.nr.saturating_sub(l.nr)
+                } else {
+                    l.idle.saturating_sub(b.idle)
+                };
                 if numa && self.numa_imbalance_allowed(c, depth, l, imb) {
                     imb = 0;
                 }
@@ -499,7 +503,11 @@ impl Sim {
             // the busiest CPU pushes its running task here.
             let cur = self.cpus[src as usize].curr;
             let movable = cur.is_some_and(|t| self.tasks[t as usize].state == TState::Running && self.allowed(t, c));
-            if movable && src != c && !self.cpus[src as usize].active_balance && self.dom(c, depth).nr_balance_failed > tries + 2 {
+            if movable
+                && src != c
+                && !self.cpus[src as usize].active_balance
+                && self.dom(c, depth).nr_balance_failed > tries + 2
+            {
                 self.cpus[src as usize].active_balance = true;
                 let at = at + cost + self.cost.ipi_send_ns + self.cost.ipi_delivery_ns;
                 self.push(at, crate::sim::Ev::ActiveBalance { src, dst: c });

@@ -156,7 +156,12 @@ pub fn skylake_sp_cstates() -> Vec<CState> {
         target_residency_ns,
         polling,
     };
-    vec![c("POLL", 0, 0, true), c("C1", 2_000, 2_000, false), c("C1E", 10_000, 20_000, false), c("C6", 133_000, 600_000, false)]
+    vec![
+        c("POLL", 0, 0, true),
+        c("C1", 2_000, 2_000, false),
+        c("C1E", 10_000, 20_000, false),
+        c("C6", 133_000, 600_000, false),
+    ]
 }
 
 impl CostModel {
@@ -187,7 +192,11 @@ impl CostModel {
         if self.cstates.len() > 16 {
             return Err("cost model: at most 16 idle states".into());
         }
-        if let Some(c) = self.cstates.iter().find(|c| c.exit_latency_ns > 1_000_000_000 || c.wake_ns.is_some_and(|w| w > 1_000_000_000)) {
+        if let Some(c) = self
+            .cstates
+            .iter()
+            .find(|c| c.exit_latency_ns > 1_000_000_000 || c.wake_ns.is_some_and(|w| w > 1_000_000_000))
+        {
             return Err(format!("cost model: idle state {}: exit latency and wake time are at most 1 s", c.name));
         }
         for w in self.cstates.windows(2) {

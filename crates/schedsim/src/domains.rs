@@ -186,9 +186,7 @@ impl Domains {
         }
         let llc_depth = chain
             .iter()
-            .map(|c| {
-                c.iter().rposition(|&d| domains[d as usize].has(SD_SHARE_PKG_RESOURCES)).map(|p| p as u8)
-            })
+            .map(|c| c.iter().rposition(|&d| domains[d as usize].has(SD_SHARE_PKG_RESOURCES)).map(|p| p as u8))
             .collect();
         Domains { domains, chain, llc_depth }
     }

@@ -126,7 +126,9 @@ impl MachineSpec {
         };
         if let Some(t) = &self.topology {
             let t = match t {
-                TopologyInput::Spec(s) => Topology::parse_spec(s).map_err(|e| Error(format!("field machine.topology: {e}")))?,
+                TopologyInput::Spec(s) => {
+                    Topology::parse_spec(s).map_err(|e| Error(format!("field machine.topology: {e}")))?
+                }
                 TopologyInput::Full(t) => t.clone(),
             };
             desc = match (&self.preset, t.spec()) {
@@ -208,7 +210,10 @@ impl Experiment {
             return Err(Error(format!("field iterations: {} is out of range 1 to {ITERATIONS_MAX}", self.iterations)));
         }
         if self.duration_ms == 0 || self.duration_ms > DURATION_MS_MAX {
-            return Err(Error(format!("field duration_ms: {} is out of range 1 to {DURATION_MS_MAX}", self.duration_ms)));
+            return Err(Error(format!(
+                "field duration_ms: {} is out of range 1 to {DURATION_MS_MAX}",
+                self.duration_ms
+            )));
         }
         if self.warmup_ms >= self.duration_ms {
             return Err(Error(format!(
@@ -260,7 +265,15 @@ impl Experiment {
         z ^ (z >> 31)
     }
 
-    pub(crate) fn make_sim(&self, r: &Resolved, k: usize, clients: u32, iteration: u32, trace: Option<TraceWindow>, check: bool) -> Sim {
+    pub(crate) fn make_sim(
+        &self,
+        r: &Resolved,
+        k: usize,
+        clients: u32,
+        iteration: u32,
+        trace: Option<TraceWindow>,
+        check: bool,
+    ) -> Sim {
         let (wl, inits) = WorkloadState::new(&self.workload, clients, r.map.nr_cpus(), &self.housekeeping);
         let mut wl = wl;
         let warmup_ns = self.effective_warmup_ms() * 1_000_000;
@@ -355,7 +368,13 @@ impl Experiment {
 
     /// Runs one (kernel, clients, iteration) recording the decision trace of the
     /// wakeups in `window`.
-    pub fn trace(&self, kernel: usize, clients: u32, iteration: u32, window: TraceWindow) -> Result<Vec<WakeupTrace>, Error> {
+    pub fn trace(
+        &self,
+        kernel: usize,
+        clients: u32,
+        iteration: u32,
+        window: TraceWindow,
+    ) -> Result<Vec<WakeupTrace>, Error> {
         let r = self.validate()?;
         if kernel >= self.kernels.len() {
             return Err(Error(format!("kernel index {kernel}: the experiment has {}", self.kernels.len())));
@@ -389,7 +408,14 @@ impl Experiment {
     /// Runs one (kernel, clients, iteration) and records `from_ns..=to_ns` of it as a
     /// Perfetto trace: per-CPU task and idle slices, wakeups with their decision path
     /// and a flow to where the wakee ran, and migrations.
-    pub fn perfetto(&self, kernel: usize, clients: u32, iteration: u32, from_ns: u64, to_ns: u64) -> Result<PerfettoTrace, Error> {
+    pub fn perfetto(
+        &self,
+        kernel: usize,
+        clients: u32,
+        iteration: u32,
+        from_ns: u64,
+        to_ns: u64,
+    ) -> Result<PerfettoTrace, Error> {
         let mut e = self.clone();
         e.clients = vec![clients];
         let r = e.validate()?;

@@ -37,6 +37,6 @@ mod wakeup;
 
 pub use experiment::{Error, Experiment, MachineSpec, Progress, TopologyInput};
 pub use kernel::{KernelSpec, KernelVersion, Switch};
-pub use sim::wasted::WastedMoment;
 pub use report::Report;
+pub use sim::wasted::WastedMoment;
 pub use workload::Workload;

@@ -237,4 +237,3 @@ mod tests {
         assert!(tasks.iter().any(|t| t.state == "running" || t.state == "sleeping"));
     }
 }
-

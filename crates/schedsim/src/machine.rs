@@ -23,7 +23,13 @@ fn poll() -> CState {
 /// `nehalem_cstates` in `drivers/idle/intel_idle.c` (Nehalem and Westmere):
 /// C1 3/6 µs, C1E 10/20 µs, C3 20/80 µs, C6 200/800 µs (exit latency / residency).
 fn nehalem_cstates() -> Vec<CState> {
-    vec![poll(), cs("C1", 3_000, 6_000), cs("C1E", 10_000, 20_000), cs("C3", 20_000, 80_000), cs("C6", 200_000, 800_000)]
+    vec![
+        poll(),
+        cs("C1", 3_000, 6_000),
+        cs("C1E", 10_000, 20_000),
+        cs("C3", 20_000, 80_000),
+        cs("C6", 200_000, 800_000),
+    ]
 }
 
 /// AMD Zen 2/3 through `acpi_idle`: C1 (MWAIT) 1 µs, C2 (I/O port) 400 µs as _CST
@@ -72,7 +78,10 @@ pub fn machines() -> Vec<Machine> {
             description: "2 sockets x 8 CCX x 8 cores + SMT (EPYC 7763-like, LLC = 8 cores)",
             // NPS1: the two sockets are 32 apart, the distance Linux reads from
             // EPYC's SLIT (Matt Fleming's v5.4 commit quotes 32 for two hops).
-            topology: Topology { numa_distance: Some(vec![vec![10, 32], vec![32, 10]]), ..Topology::uniform(2, 8, 8, 2) },
+            topology: Topology {
+                numa_distance: Some(vec![vec![10, 32], vec![32, 10]]),
+                ..Topology::uniform(2, 8, 8, 2)
+            },
             costs: CostModel {
                 node_reclaim_distance: 32,
                 cstates: zen_cstates(),

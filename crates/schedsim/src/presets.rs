@@ -11,7 +11,15 @@ pub struct Preset {
     pub experiment: Experiment,
 }
 
-fn exp(name: &str, machine: &str, workload: &str, clients: &[u32], iterations: u32, duration_ms: u64, kernels: Vec<KernelSpec>) -> Experiment {
+fn exp(
+    name: &str,
+    machine: &str,
+    workload: &str,
+    clients: &[u32],
+    iterations: u32,
+    duration_ms: u64,
+    kernels: Vec<KernelSpec>,
+) -> Experiment {
     Experiment {
         version: EXPERIMENT_VERSION,
         name: name.into(),

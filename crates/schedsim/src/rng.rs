@@ -60,10 +60,10 @@ impl Pcg64 {
         let norm = u << lz; // in [2^31, 2^32)
         let frac_idx = ((norm >> 27) & 0xF) as usize; // top 4 bits after the leading 1
         let within = (norm >> 19) & 0xFF; // next 8 bits, for linear interpolation
-        // log2(1 + i/16) in 1/65536 units, i = 0..=16.
+                                          // log2(1 + i/16) in 1/65536 units, i = 0..=16.
         const T: [u64; 17] = [
-            0, 5732, 11136, 16248, 21098, 25711, 30109, 34312, 38336, 42196, 45904, 49472, 52911, 56229, 59434,
-            62534, 65536,
+            0, 5732, 11136, 16248, 21098, 25711, 30109, 34312, 38336, 42196, 45904, 49472, 52911, 56229, 59434, 62534,
+            65536,
         ];
         let log2_frac = T[frac_idx] + (T[frac_idx + 1] - T[frac_idx]) * within / 256;
         // u / 2^32 = (norm / 2^32) / 2^lz and norm / 2^32 = (1 + f) / 2.

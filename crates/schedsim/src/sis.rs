@@ -44,7 +44,14 @@ impl Sim {
         if self.measuring {
             self.m.sis_target_hits += 1;
         }
-        self.step(|_| st(&format!("select_idle_sibling ({version})"), vec![format!("idle_cpu({target})=1")], format!("CPU {target}"), "the target is idle"));
+        self.step(|_| {
+            st(
+                &format!("select_idle_sibling ({version})"),
+                vec![format!("idle_cpu({target})=1")],
+                format!("CPU {target}"),
+                "the target is idle",
+            )
+        });
         target
     }
 
@@ -64,7 +71,14 @@ impl Sim {
                     if self.measuring {
                         self.m.sis_prev_hits += 1;
                     }
-                    self.step(|_| st("select_idle_sibling (v3.9, e0a79f529d5b)", vec![format!("idle_cpu(prev={prev})=1"), format!("cpus_share_cache({prev},{target})=1")], format!("CPU {prev}"), "prev is idle and cache-affine: don't be stupid, use it"));
+                    self.step(|_| {
+                        st(
+                            "select_idle_sibling (v3.9, e0a79f529d5b)",
+                            vec![format!("idle_cpu(prev={prev})=1"), format!("cpus_share_cache({prev},{target})=1")],
+                            format!("CPU {prev}"),
+                            "prev is idle and cache-affine: don't be stupid, use it",
+                        )
+                    });
                     return prev;
                 }
             }
@@ -98,12 +112,23 @@ impl Sim {
                     }
                 }
                 if ok {
-                    let c = self.doms.domains[did].groups[gi].iter().copied().find(|&c| self.allowed(p, c)).unwrap_or(target);
+                    let c = self.doms.domains[did].groups[gi]
+                        .iter()
+                        .copied()
+                        .find(|&c| self.allowed(p, c))
+                        .unwrap_or(target);
                     if self.measuring {
                         self.m.sis_scan_hits += 1;
                     }
                     let lvl = self.doms.domains[did].level.name();
-                    self.step(|_| st("select_idle_sibling (v3.8 group walk)", vec![format!("level={lvl}"), format!("group={gi}")], format!("CPU {c}"), "first group with every CPU idle, in list order from the target's group"));
+                    self.step(|_| {
+                        st(
+                            "select_idle_sibling (v3.8 group walk)",
+                            vec![format!("level={lvl}"), format!("group={gi}")],
+                            format!("CPU {c}"),
+                            "first group with every CPU idle, in list order from the target's group",
+                        )
+                    });
                     return c;
                 }
             }
@@ -111,7 +136,14 @@ impl Sim {
         if self.measuring {
             self.m.sis_scan_fails += 1;
         }
-        self.step(|_| st("select_idle_sibling (v3.8 group walk)", vec![], format!("CPU {target}"), "no fully idle group: stay on the target"));
+        self.step(|_| {
+            st(
+                "select_idle_sibling (v3.8 group walk)",
+                vec![],
+                format!("CPU {target}"),
+                "no fully idle group: stay on the target",
+            )
+        });
         target
     }
 
@@ -165,7 +197,14 @@ impl Sim {
             if self.measuring {
                 self.m.sis_prev_hits += 1;
             }
-            self.step(|_| st("select_idle_sibling", vec![format!("idle_cpu(prev={prev})=1"), format!("cpus_share_cache({prev},{target})=1")], format!("CPU {prev}"), "prev is idle and shares the target's cache"));
+            self.step(|_| {
+                st(
+                    "select_idle_sibling",
+                    vec![format!("idle_cpu(prev={prev})=1"), format!("cpus_share_cache({prev},{target})=1")],
+                    format!("CPU {prev}"),
+                    "prev is idle and shares the target's cache",
+                )
+            });
             return Some(prev);
         }
         None
@@ -183,7 +222,14 @@ impl Sim {
         // that last ran on this CPU lets it stay.
         if let Some(w) = waker {
             if self.tasks[w as usize].percpu_kthread && prev == this && self.cpus[this as usize].nr_running <= 1 {
-                self.step(|_| st("select_idle_sibling", vec!["current is a per-CPU kthread".into(), format!("prev == this == {this}")], format!("CPU {prev}"), "a kworker woke a task of its own CPU: stack it there"));
+                self.step(|_| {
+                    st(
+                        "select_idle_sibling",
+                        vec!["current is a per-CPU kthread".into(), format!("prev == this == {this}")],
+                        format!("CPU {prev}"),
+                        "a kworker woke a task of its own CPU: stack it there",
+                    )
+                });
                 return prev;
             }
         }
@@ -198,7 +244,22 @@ impl Sim {
             }
             let share = self.map.share_cache(recent, target);
             let ok = share && self.allowed(p, recent) && self.check_idle(this, recent, cost);
-            self.step(|s| st("select_idle_sibling: recent_used_cpu", vec![format!("p->recent_used_cpu={recent}"), format!("cpus_share_cache({recent},{target})={}", share as u8), format!("idle_cpu({recent})={}", s.idle_cpu(recent) as u8)], if ok { format!("CPU {recent}") } else { "no".into() }, if ok { "the CPU this task used recently is idle and cache-affine" } else { "recently used CPU not usable" }));
+            self.step(|s| {
+                st(
+                    "select_idle_sibling: recent_used_cpu",
+                    vec![
+                        format!("p->recent_used_cpu={recent}"),
+                        format!("cpus_share_cache({recent},{target})={}", share as u8),
+                        format!("idle_cpu({recent})={}", s.idle_cpu(recent) as u8),
+                    ],
+                    if ok { format!("CPU {recent}") } else { "no".into() },
+                    if ok {
+                        "the CPU this task used recently is idle and cache-affine"
+                    } else {
+                        "recently used CPU not usable"
+                    },
+                )
+            });
             if ok {
                 if self.measuring {
                     self.m.sis_recent_hits += 1;
@@ -224,7 +285,9 @@ impl Sim {
                     if self.measuring {
                         self.m.sis_scan_hits += 1;
                     }
-                    self.step(|_| st("select_idle_smt(prev)", vec![], format!("CPU {c}"), "an idle SMT sibling of prev"));
+                    self.step(|_| {
+                        st("select_idle_smt(prev)", vec![], format!("CPU {c}"), "an idle SMT sibling of prev")
+                    });
                     return c;
                 }
             }
@@ -234,7 +297,14 @@ impl Sim {
             if self.measuring {
                 self.m.sis_scan_fails += 1;
             }
-            self.step(|s| st("select_idle_cpu (SIS_UTIL)", vec![format!("nr_idle_scan={}", s.llcs[llc].nr_idle_scan)], "none".into(), "the LLC is busy: no scan"));
+            self.step(|s| {
+                st(
+                    "select_idle_cpu (SIS_UTIL)",
+                    vec![format!("nr_idle_scan={}", s.llcs[llc].nr_idle_scan)],
+                    "none".into(),
+                    "the LLC is busy: no scan",
+                )
+            });
             return target;
         }
         if has_idle_core {
@@ -283,7 +353,18 @@ impl Sim {
         let avg_cost = self.llcs[llc_this].avg_scan_cost + 1;
         let span_avg = span * avg_idle;
         let nr = if span_avg > 4 * avg_cost { span_avg / avg_cost } else { 4 };
-        self.step(|_| st("select_idle_cpu: SIS_PROP", vec![format!("avg_idle={avg_idle}"), format!("avg_scan_cost={}", avg_cost - 1), format!("llc_weight={span}")], format!("nr={nr}"), "scan depth proportional to expected idle time over scan cost"));
+        self.step(|_| {
+            st(
+                "select_idle_cpu: SIS_PROP",
+                vec![
+                    format!("avg_idle={avg_idle}"),
+                    format!("avg_scan_cost={}", avg_cost - 1),
+                    format!("llc_weight={span}"),
+                ],
+                format!("nr={nr}"),
+                "scan depth proportional to expected idle time over scan cost",
+            )
+        });
         nr.min(usize::MAX as u64) as usize
     }
 
@@ -314,7 +395,9 @@ impl Sim {
                 if self.measuring {
                     self.m.sis_idle_core_hits += 1;
                 }
-                self.step(|_| st("select_idle_core", vec![format!("has_idle_cores=1")], format!("CPU {c}"), "a whole idle core"));
+                self.step(|_| {
+                    st("select_idle_core", vec![format!("has_idle_cores=1")], format!("CPU {c}"), "a whole idle core")
+                });
                 return Some(c);
             }
         }
@@ -325,7 +408,15 @@ impl Sim {
     /// `select_idle_cpu()`: first idle CPU of the LLC wrapping from the target (v6.0+:
     /// from target + 1), at most `nr - 1` probes; updates `avg_scan_cost` (and, v5.14+,
     /// `wake_avg_idle`) when the scan was limited.
-    fn scan_idle_cpu(&mut self, p: u32, target: u32, this: u32, nr: usize, cost: &mut u64, account: bool) -> Option<u32> {
+    fn scan_idle_cpu(
+        &mut self,
+        p: u32,
+        target: u32,
+        this: u32,
+        nr: usize,
+        cost: &mut u64,
+        account: bool,
+    ) -> Option<u32> {
         let span_len = self.map.llc_span(target).len();
         let mut start = self.map.llc_span(target).iter().position(|&c| c == target).unwrap_or(0);
         if self.cfg.version >= V::V6_5 {
@@ -370,7 +461,14 @@ impl Sim {
             if self.measuring {
                 self.m.sis_scan_hits += 1;
             }
-            self.step(|_| st("select_idle_cpu", vec![format!("nr={}", if nr == usize::MAX { "unlimited".to_string() } else { nr.to_string() })], format!("CPU {c}"), "first idle CPU found scanning the LLC"));
+            self.step(|_| {
+                st(
+                    "select_idle_cpu",
+                    vec![format!("nr={}", if nr == usize::MAX { "unlimited".to_string() } else { nr.to_string() })],
+                    format!("CPU {c}"),
+                    "first idle CPU found scanning the LLC",
+                )
+            });
         } else {
             self.step(|_| st("select_idle_cpu", vec![], "none".into(), "no idle CPU in the LLC"));
         }

@@ -82,9 +82,7 @@ impl Topology {
     pub fn parse_spec(spec: &str) -> Result<Topology, TopologyError> {
         let parts: Vec<&str> = spec.trim().split(['x', 'X']).collect();
         if parts.len() != 4 {
-            return err(format!(
-                "topology spec {spec:?}: expected NODESxLLCSxCORESxTHREADS, e.g. 2x1x20x2"
-            ));
+            return err(format!("topology spec {spec:?}: expected NODESxLLCSxCORESxTHREADS, e.g. 2x1x20x2"));
         }
         let names = ["nodes", "LLCs per node", "cores per LLC", "threads per core"];
         let mut v = [0u32; 4];
@@ -92,10 +90,7 @@ impl Topology {
             v[i] = match p.trim().parse::<u32>() {
                 Ok(n) => n,
                 Err(_) => {
-                    return err(format!(
-                        "topology spec {spec:?}: {} is {p:?}, expected a whole number",
-                        names[i]
-                    ))
+                    return err(format!("topology spec {spec:?}: {} is {p:?}, expected a whole number", names[i]))
                 }
             };
             if v[i] == 0 {
@@ -127,12 +122,7 @@ impl Topology {
 
     /// Total number of CPUs (hardware threads); saturates instead of overflowing.
     pub fn cpu_count(&self) -> u64 {
-        self.nodes
-            .iter()
-            .flat_map(|n| &n.llcs)
-            .flat_map(|l| &l.cores)
-            .map(|c| c.threads as u64)
-            .sum()
+        self.nodes.iter().flat_map(|n| &n.llcs).flat_map(|l| &l.cores).map(|c| c.threads as u64).sum()
     }
 
     /// Checks every rule and says which part breaks it.
@@ -175,10 +165,7 @@ impl Topology {
                 }
                 for j in 0..n {
                     if i != j && (d[i][j] <= LOCAL_DISTANCE || d[i][j] > 254) {
-                        return err(format!(
-                            "topology: numa_distance[{i}][{j}] is {}, expected 11 to 254",
-                            d[i][j]
-                        ));
+                        return err(format!("topology: numa_distance[{i}][{j}] is {}, expected 11 to 254", d[i][j]));
                     }
                     if d[i][j] != d[j][i] {
                         return err(format!("topology: numa_distance is not symmetric at [{i}][{j}]"));

@@ -60,10 +60,7 @@ impl Sim {
             self.step(|s| {
                 st(
                     "ttwu_queue_cond (WF_ON_CPU)",
-                    vec![
-                        format!("p->on_cpu=CPU {oc}"),
-                        format!("nr_running({oc})={}", s.cpus[oc as usize].nr_running),
-                    ],
+                    vec![format!("p->on_cpu=CPU {oc}"), format!("nr_running({oc})={}", s.cpus[oc as usize].nr_running)],
                     if on_cpu_rule { "queue to CPU".to_string() + &format!(" {oc}") } else { "spin".into() },
                     if on_cpu_rule {
                         "the wakee is still on its CPU and that CPU has at most one task: let it finish there"
@@ -94,7 +91,15 @@ impl Sim {
 
     /// The second half of `try_to_wake_up()`: choose the CPU and enqueue there, or
     /// queue on its wake list. Returns the waker's total cost.
-    pub(crate) fn ttwu_place(&mut self, this: u32, waker: Option<u32>, p: u32, sync: bool, prev: u32, cost: u64) -> u64 {
+    pub(crate) fn ttwu_place(
+        &mut self,
+        this: u32,
+        waker: Option<u32>,
+        p: u32,
+        sync: bool,
+        prev: u32,
+        cost: u64,
+    ) -> u64 {
         let now = self.now;
         let mut cost = cost;
         let cpu = self.select_task_rq(p, prev, this, sync, waker, &mut cost);
@@ -128,8 +133,8 @@ impl Sim {
     fn finish_trace(&mut self, cpu: u32, prev: u32, queued: bool, ipi: bool, cost: u64) {
         if self.tracing() {
             let c = &self.cpus[cpu as usize];
-            let idle_exit = (c.phase == crate::sim::Phase::Idle)
-                .then(|| self.cost.cstates[c.cstate as usize].name.clone());
+            let idle_exit =
+                (c.phase == crate::sim::Phase::Idle).then(|| self.cost.cstates[c.cstate as usize].name.clone());
             let migration = self.map.distance(prev, cpu);
             self.trace_end(Outcome { chosen_cpu: cpu, migration, queued, ipi, idle_exit, cost_ns: cost });
         }
@@ -299,7 +304,8 @@ impl Sim {
                     )
                 });
             }
-            if t == NONE && self.cfg.on(Switch::WaWeight) && self.wake_affine_weight(depth, p, this, prev, sync, waker) {
+            if t == NONE && self.cfg.on(Switch::WaWeight) && self.wake_affine_weight(depth, p, this, prev, sync, waker)
+            {
                 t = this;
             }
             t
@@ -308,13 +314,16 @@ impl Sim {
             if self.cfg.on(Switch::WaIdle) {
                 t = self.wake_affine_idle(this, prev, sync);
             }
-            if t == NONE && self.cfg.on(Switch::WaWeight) && self.wake_affine_weight(depth, p, this, prev, sync, waker) {
+            if t == NONE && self.cfg.on(Switch::WaWeight) && self.wake_affine_weight(depth, p, this, prev, sync, waker)
+            {
                 t = this;
             }
             t
         };
         if target == NONE {
-            self.step(|_| st("wake_affine", vec![], format!("prev CPU {prev}"), "no rule moved the wakeup: stay at prev"));
+            self.step(|_| {
+                st("wake_affine", vec![], format!("prev CPU {prev}"), "no rule moved the wakeup: stay at prev")
+            });
             return prev;
         }
         if self.measuring {
@@ -383,14 +392,29 @@ impl Sim {
 
     /// `wake_affine_weight()` (v4.15; from v4.17 sync adds 1 to prev and the test is
     /// strict, 082f764a2f3f). Capacities cancel on a symmetric machine.
-    fn wake_affine_weight(&mut self, depth: usize, p: u32, this: u32, prev: u32, sync: bool, waker: Option<u32>) -> bool {
+    fn wake_affine_weight(
+        &mut self,
+        depth: usize,
+        p: u32,
+        this: u32,
+        prev: u32,
+        sync: bool,
+        waker: Option<u32>,
+    ) -> bool {
         let pct = self.doms.domains[self.doms.chain[this as usize][depth] as usize].imbalance_pct as i64;
         let mut this_eff = self.wa_load(this);
         let tl = self.tasks[p as usize].load.peek(self.now, 0) as i64;
         if sync {
             let cl = waker.map_or(0, |w| self.tasks[w as usize].load.peek(self.now, 1024) as i64);
             if cl > this_eff {
-                self.step(|_| st("wake_affine_weight", vec![format!("current_load={cl}"), format!("this_load={this_eff}")], "this".into(), "sync: the waker is all of this CPU's load"));
+                self.step(|_| {
+                    st(
+                        "wake_affine_weight",
+                        vec![format!("current_load={cl}"), format!("this_load={this_eff}")],
+                        "this".into(),
+                        "sync: the waker is all of this CPU's load",
+                    )
+                });
                 return true;
             }
             this_eff -= cl;
@@ -451,7 +475,11 @@ impl Sim {
                     format!("balanced={}", balanced as u8),
                 ],
                 if affine { "1".into() } else { "0".into() },
-                if affine { "this CPU is no busier than prev with the wakee added: wake affine" } else { "prev is less loaded" },
+                if affine {
+                    "this CPU is no busier than prev with the wakee added: wake affine"
+                } else {
+                    "prev is less loaded"
+                },
             )
         });
         if affine {
@@ -461,4 +489,3 @@ impl Sim {
         }
     }
 }
-

@@ -48,6 +48,9 @@ fn each_problem_is_named() {
 
 #[test]
 fn two_kernels_with_one_name_are_refused() {
-    let j = GOOD.replace(r#"[{"name":"a","preset":"v5.15"}]"#, r#"[{"name":"a","preset":"v5.15"},{"name":"a","preset":"v4.15"}]"#);
+    let j = GOOD.replace(
+        r#"[{"name":"a","preset":"v5.15"}]"#,
+        r#"[{"name":"a","preset":"v5.15"},{"name":"a","preset":"v4.15"}]"#,
+    );
     assert!(err(&j).contains("used twice"));
 }

@@ -37,7 +37,10 @@ fn trace_matches_the_run() {
                 "i" => match ev["cat"].as_str().unwrap() {
                     "wakeup" => {
                         wakeups += 1;
-                        assert!(ev["args"]["path"].as_array().is_some_and(|p| !p.is_empty()) || ev["args"]["chosen_cpu"].is_u64());
+                        assert!(
+                            ev["args"]["path"].as_array().is_some_and(|p| !p.is_empty())
+                                || ev["args"]["chosen_cpu"].is_u64()
+                        );
                     }
                     "migration" => migrations += 1,
                     other => panic!("unexpected instant category {other}"),

@@ -18,15 +18,14 @@ fn topology() -> impl Strategy<Value = Topology> {
 }
 
 fn kernel() -> impl Strategy<Value = KernelSpec> {
-    (0usize..KernelVersion::ALL.len(), prop::collection::vec((0usize..Switch::ALL.len(), any::<bool>()), 0..5)).prop_map(
-        |(v, ov)| {
+    (0usize..KernelVersion::ALL.len(), prop::collection::vec((0usize..Switch::ALL.len(), any::<bool>()), 0..5))
+        .prop_map(|(v, ov)| {
             let mut k = KernelSpec::new("k", KernelVersion::ALL[v]);
             for (s, on) in ov {
                 k.overrides.insert(Switch::ALL[s], on);
             }
             k
-        },
-    )
+        })
 }
 
 fn experiment() -> impl Strategy<Value = Experiment> {

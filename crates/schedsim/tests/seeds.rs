@@ -72,8 +72,18 @@ fn seed002_skip_pending_skips_at_two_workers_per_cpu() {
     let r = run("seed002");
     let at = |k: usize| r.configs[k].points.iter().find(|p| p.clients == 160).unwrap().counters.clone();
     let (a, b) = (at(0), at(1));
-    assert!(a.newidle_skipped_pending == 0 && b.newidle_skipped_pending > 1000, "skips {} -> {}", a.newidle_skipped_pending, b.newidle_skipped_pending);
-    assert!(a.newidle_gate_avg_idle * 100 >= a.newidle_calls * 99, "avg_idle gate {} of {}", a.newidle_gate_avg_idle, a.newidle_calls);
+    assert!(
+        a.newidle_skipped_pending == 0 && b.newidle_skipped_pending > 1000,
+        "skips {} -> {}",
+        a.newidle_skipped_pending,
+        b.newidle_skipped_pending
+    );
+    assert!(
+        a.newidle_gate_avg_idle * 100 >= a.newidle_calls * 99,
+        "avg_idle gate {} of {}",
+        a.newidle_gate_avg_idle,
+        a.newidle_calls
+    );
 }
 
 /// Seed 002: memcache-like: ~2% less CPU, p95/p99 response -10%.
@@ -135,7 +145,12 @@ fn seed004_shared_runq_loses_and_the_flag_wins_most_back() {
     assert!(srq <= 0.8 * tip, "patches 1-2 at most 0.8 of tip: tip {tip:.0}, shared_runq {srq:.0}");
     assert!(full >= tip * 0.9, "full series within 10% of tip: {tip:.0} vs {full:.0}");
     let (s, o) = (total(&r, 1), total(&r, 2));
-    assert!(s.shared_runq_pulled > 5 * o.shared_runq_pulled, "pulls {} vs {}", s.shared_runq_pulled, o.shared_runq_pulled);
+    assert!(
+        s.shared_runq_pulled > 5 * o.shared_runq_pulled,
+        "pulls {} vs {}",
+        s.shared_runq_pulled,
+        o.shared_runq_pulled
+    );
     assert!(s.shared_runq_pops > 5 * o.shared_runq_pops, "pops {} vs {}", s.shared_runq_pops, o.shared_runq_pops);
 }
 

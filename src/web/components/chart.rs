@@ -30,17 +30,29 @@ impl ChartSpec {
         match self {
             ChartSpec::Report { name, result, .. } => {
                 let exp = &result.report.experiment.name;
-                if exp.is_empty() { format!("schedsim-{name}") } else { format!("schedsim-{}-{name}", sanitize(exp)) }
+                if exp.is_empty() {
+                    format!("schedsim-{name}")
+                } else {
+                    format!("schedsim-{}-{name}", sanitize(exp))
+                }
             }
-            ChartSpec::Live { which, .. } => format!("schedsim-live-{}", if *which == LiveChart::Throughput { "throughput" } else { "migrations" }),
+            ChartSpec::Live { which, .. } => {
+                format!("schedsim-live-{}", if *which == LiveChart::Throughput { "throughput" } else { "migrations" })
+            }
         }
     }
 
     pub fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, th: &ChartTheme) -> ChartResult {
         match self {
-            ChartSpec::Report { name, result, point } => charts::draw_report_chart(name, root, &result.report, *point, th),
-            ChartSpec::Live { which: LiveChart::Throughput, series, names } => charts::live_throughput::draw(root, series, names, th),
-            ChartSpec::Live { which: LiveChart::Migrations, series, names } => charts::live_migrations::draw(root, series, names, th),
+            ChartSpec::Report { name, result, point } => {
+                charts::draw_report_chart(name, root, &result.report, *point, th)
+            }
+            ChartSpec::Live { which: LiveChart::Throughput, series, names } => {
+                charts::live_throughput::draw(root, series, names, th)
+            }
+            ChartSpec::Live { which: LiveChart::Migrations, series, names } => {
+                charts::live_migrations::draw(root, series, names, th)
+            }
         }
     }
 }

@@ -48,7 +48,11 @@ pub fn import_box(p: &ImportProps) -> Html {
             if f.size() > IMPORT_LEN_MAX as f64 {
                 outcome.set(Some(Outcome::Failed {
                     from: name,
-                    message: format!("the file is {:.1} MB; at most {} MB is read", f.size() / 1048576.0, IMPORT_LEN_MAX / 1048576),
+                    message: format!(
+                        "the file is {:.1} MB; at most {} MB is read",
+                        f.size() / 1048576.0,
+                        IMPORT_LEN_MAX / 1048576
+                    ),
                 }));
                 return;
             }
@@ -57,7 +61,10 @@ pub fn import_box(p: &ImportProps) -> Html {
             wasm_bindgen_futures::spawn_local(async move {
                 match JsFuture::from(f.text()).await {
                     Ok(v) => run.emit((name, v.as_string().unwrap_or_default())),
-                    Err(e) => outcome.set(Some(Outcome::Failed { from: name, message: format!("cannot read the file: {}", js_err(e)) })),
+                    Err(e) => outcome.set(Some(Outcome::Failed {
+                        from: name,
+                        message: format!("cannot read the file: {}", js_err(e)),
+                    })),
                 }
             });
         })

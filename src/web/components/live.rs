@@ -5,14 +5,14 @@
 
 use crate::charts::ChartTheme;
 use crate::live_session::{LiveKey, LiveSession};
+use crate::perfetto::{default_window, PerfettoAsk};
 use crate::permalink::View;
+use crate::wasted::{self, JumpPlan};
 use crate::web::components::chart::{ChartCard, ChartSpec, LiveChart};
 use crate::web::components::kernels::letter;
+use crate::web::components::perfetto::{PerfettoExport, PerfettoStatus};
 use crate::web::components::topology::{LiveFrame, TopologyView};
 use crate::web::dom;
-use crate::perfetto::{default_window, PerfettoAsk};
-use crate::wasted::{self, JumpPlan};
-use crate::web::components::perfetto::{PerfettoExport, PerfettoStatus};
 use crate::web::state::machine_topology;
 use schedsim::trace::WakeupTrace;
 use schedsim::Experiment;
@@ -274,15 +274,19 @@ pub fn live_view(p: &LiveProps) -> Html {
     };
 
     let topo = machine_topology(&p.exp.machine).ok();
-    let cstates = p.exp.machine.resolve().map(|r| r.costs.cstates.iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
+    let cstates =
+        p.exp.machine.resolve().map(|r| r.costs.cstates.iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
     let session = h.session.as_ref();
     let wasted_now = session.and_then(|s| s.wasted_now());
     let moments = session.map(|s| s.wasted_moments()).unwrap_or_default();
-    let frame = session.map(|s| Rc::new(LiveFrame { cpus: s.cpus(), trace: s.last().cloned(), cstates, wasted: wasted_now.clone() }));
+    let frame = session
+        .map(|s| Rc::new(LiveFrame { cpus: s.cpus(), trace: s.last().cloned(), cstates, wasted: wasted_now.clone() }));
     let jumped = p
         .jump
         .as_ref()
-        .filter(|(_, j)| j.kernel == kernel && j.clients == clients && session.map(|s| s.now_ns() >= j.advance_ns).unwrap_or(false))
+        .filter(|(_, j)| {
+            j.kernel == kernel && j.clients == clients && session.map(|s| s.now_ns() >= j.advance_ns).unwrap_or(false)
+        })
         .map(|(_, j)| (j.advance_ns, j.time_ns));
     let names: Rc<Vec<String>> = Rc::new(p.exp.kernels.iter().map(|k| k.name.clone()).collect());
     let status = match session {
@@ -391,7 +395,9 @@ pub fn live_view(p: &LiveProps) -> Html {
 fn typing(e: &KeyboardEvent) -> bool {
     e.target()
         .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-        .map(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT") || el.has_attribute("contenteditable"))
+        .map(|el| {
+            matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT") || el.has_attribute("contenteditable")
+        })
         .unwrap_or(false)
 }
 
@@ -401,7 +407,11 @@ fn distance(d: schedsim::topology::Distance) -> String {
 }
 
 fn short(t: &WakeupTrace) -> String {
-    let to = t.outcome.as_ref().map(|o| format!("CPU {} ({})", o.chosen_cpu, distance(o.migration))).unwrap_or_else(|| "—".into());
+    let to = t
+        .outcome
+        .as_ref()
+        .map(|o| format!("CPU {} ({})", o.chosen_cpu, distance(o.migration)))
+        .unwrap_or_else(|| "—".into());
     format!("#{} {} by {}: prev {} → {}", t.index, t.wakee, t.waker, t.prev_cpu, to)
 }
 
@@ -409,7 +419,11 @@ fn wakeup_summary(t: Option<&WakeupTrace>) -> Html {
     let Some(t) = t else {
         return html! { <p class="wakeup-summary muted">{ "Press Step (or space) to run to the next wakeup." }</p> };
     };
-    let probed = if t.probed.is_empty() { "none".to_string() } else { t.probed.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ") };
+    let probed = if t.probed.is_empty() {
+        "none".to_string()
+    } else {
+        t.probed.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ")
+    };
     html! {
         <dl class="wakeup-summary" id="wakeup-summary">
             <dt>{ "wakeup" }</dt><dd>{ format!("#{} at {:.3} ms, {}", t.index, t.time_ns as f64 / 1e6, if t.sync { "sync" } else { "not sync" }) }</dd>

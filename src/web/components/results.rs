@@ -2,9 +2,9 @@
 //! exports. Everything exported is the library's own rendering, made in the worker.
 
 use crate::charts::{ChartTheme, REPORT_CHARTS};
-use crate::web::components::chart::{sanitize, ChartCard, ChartSpec};
-use crate::wasted::{self, JumpPlan};
 use crate::perfetto::{default_window, PerfettoAsk};
+use crate::wasted::{self, JumpPlan};
+use crate::web::components::chart::{sanitize, ChartCard, ChartSpec};
 use crate::web::components::perfetto::{PerfettoExport, PerfettoStatus};
 use crate::web::dom;
 use crate::web::state::SweepResult;
@@ -31,7 +31,11 @@ pub fn results(p: &ResultsProps) -> Html {
     let r = &p.result;
     let rep = &r.report;
     let copied = use_state(|| None::<String>);
-    let stem = if rep.experiment.name.is_empty() { "schedsim".to_string() } else { format!("schedsim-{}", sanitize(&rep.experiment.name)) };
+    let stem = if rep.experiment.name.is_empty() {
+        "schedsim".to_string()
+    } else {
+        format!("schedsim-{}", sanitize(&rep.experiment.name))
+    };
     let export = |suffix: &'static str, mime: &'static str, text: String| {
         let name = format!("{stem}-{suffix}");
         let copied = copied.clone();
@@ -49,7 +53,10 @@ pub fn results(p: &ResultsProps) -> Html {
             let copied = copied.clone();
             wasm_bindgen_futures::spawn_local(async move {
                 let ok = dom::copy_text(text).await;
-                copied.set(Some(if ok { "Table copied as text." } else { "Copy failed: select the table and copy it by hand." }.into()));
+                copied.set(Some(
+                    if ok { "Table copied as text." } else { "Copy failed: select the table and copy it by hand." }
+                        .into(),
+                ));
             });
         })
     };
@@ -63,10 +70,13 @@ pub fn results(p: &ResultsProps) -> Html {
             }
         })
     };
-    let charts = REPORT_CHARTS.iter().map(|name| {
-        let spec = ChartSpec::Report { name, result: r.clone(), point };
-        html! { <ChartCard {spec} theme={p.theme.clone()} id={*name} exports=true /> }
-    }).collect::<Html>();
+    let charts = REPORT_CHARTS
+        .iter()
+        .map(|name| {
+            let spec = ChartSpec::Report { name, result: r.clone(), point };
+            html! { <ChartCard {spec} theme={p.theme.clone()} id={*name} exports=true /> }
+        })
+        .collect::<Html>();
     html! {
         <section class="results" data-wall-ms={format!("{:.1}", r.done.wall_ms)} aria-labelledby="results-h">
             <h2 id="results-h">{ "Results" }</h2>
@@ -116,7 +126,8 @@ fn wasted_section(r: &SweepResult, on_jump: &Callback<JumpPlan>) -> Html {
     let rep = &r.report;
     let th = rep.experiment.wasted_core_threshold_ns;
     let rows = wasted::rows(rep);
-    let clients: Vec<u32> = rep.configs.first().map(|c| c.points.iter().map(|p| p.clients).collect()).unwrap_or_default();
+    let clients: Vec<u32> =
+        rep.configs.first().map(|c| c.points.iter().map(|p| p.clients).collect()).unwrap_or_default();
     let meaning = rep.experiment.workload.clients_meaning();
     let body = if th == 0 {
         html! { <p class="muted">{ "The alarm is off (threshold 0) for this sweep." }</p> }

@@ -171,8 +171,9 @@ pub fn topology_view(p: &TopologyProps) -> Html {
 fn distance_matrix(t: &Topology, edit: bool, ed: &Callback<TopoEdit>, refusal: &Option<Refusal>) -> Html {
     let n = t.nodes.len();
     let d = t.numa_distance.clone().unwrap_or_else(|| crate::topo_edit::default_distances(n));
-    let rows = (0..n).map(|i| {
-        let cells = (0..n).map(|j| {
+    let rows = (0..n)
+        .map(|i| {
+            let cells = (0..n).map(|j| {
             let v = d[i][j];
             if !edit || i == j {
                 html! { <td>{ v }</td> }
@@ -192,10 +193,13 @@ fn distance_matrix(t: &Topology, edit: bool, ed: &Callback<TopoEdit>, refusal: &
                 }
             }
         }).collect::<Html>();
-        html! { <tr><th scope="row">{ format!("node {i}") }</th>{ cells }</tr> }
-    }).collect::<Html>();
+            html! { <tr><th scope="row">{ format!("node {i}") }</th>{ cells }</tr> }
+        })
+        .collect::<Html>();
     let spot_msg = match refusal {
-        Some(r) if matches!(r.spot, Spot::Distance(..)) => html! { <p class="refusal" role="alert">{ r.message.clone() }</p> },
+        Some(r) if matches!(r.spot, Spot::Distance(..)) => {
+            html! { <p class="refusal" role="alert">{ r.message.clone() }</p> }
+        }
         _ => html! {},
     };
     html! {
@@ -295,7 +299,6 @@ fn cpu_cell(cpu: u32, live: Option<&LiveFrame>) -> Html {
         </div>
     }
 }
-
 
 fn legend() -> Html {
     html! {

@@ -25,7 +25,10 @@ impl Sim {
                     seen[n as usize] += 1;
                     nr += 1;
                     if self.tasks[n as usize].state != TState::Runnable {
-                        return Err(format!("CPU {c} switches to task {n} in state {:?}", self.tasks[n as usize].state));
+                        return Err(format!(
+                            "CPU {c} switches to task {n} in state {:?}",
+                            self.tasks[n as usize].state
+                        ));
                     }
                 }
             }
@@ -70,10 +73,7 @@ impl Sim {
         for (t, task) in self.tasks.iter().enumerate() {
             let want = matches!(task.state, TState::Running | TState::Runnable) as u32;
             if seen[t] != want {
-                return Err(format!(
-                    "task {t} ({}) in state {:?} is on {} runqueues",
-                    task.name, task.state, seen[t]
-                ));
+                return Err(format!("task {t} ({}) in state {:?} is on {} runqueues", task.name, task.state, seen[t]));
             }
         }
         Ok(())

@@ -6,7 +6,6 @@ use super::sched::IDLE_HORIZON_NS;
 use super::*;
 
 impl Sim {
-
     /// Enters idle: drain queued wakeups first (`flush_smp_call_function_from_idle`),
     /// else pick a C-state and sleep.
     pub(crate) fn go_idle(&mut self, c: u32) {

@@ -7,11 +7,11 @@
 //! instant, and charge their cost as a kernel segment on the CPU that runs them; their
 //! effects on other CPUs land as events after that cost (and any IPI latency).
 
-pub(crate) mod pelt;
-mod sched;
 mod check;
 mod idle;
+pub(crate) mod pelt;
 pub(crate) mod record;
+mod sched;
 mod segq;
 pub mod wasted;
 
@@ -182,19 +182,38 @@ pub(crate) struct Cpu {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Ev {
-    Ready { cpu: u32 },
-    Enqueue { cpu: u32, task: u32 },
-    WakeIpi { cpu: u32 },
-    Resched { cpu: u32 },
+    Ready {
+        cpu: u32,
+    },
+    Enqueue {
+        cpu: u32,
+        task: u32,
+    },
+    WakeIpi {
+        cpu: u32,
+    },
+    Resched {
+        cpu: u32,
+    },
     /// Workload interrupt (token) on a CPU.
-    Irq { cpu: u32, token: u32 },
-    Timer { task: u32 },
+    Irq {
+        cpu: u32,
+        token: u32,
+    },
+    Timer {
+        task: u32,
+    },
     /// The scheduler tick; at most one is pending per CPU (`tick_armed`).
-    Tick { cpu: u32 },
+    Tick {
+        cpu: u32,
+    },
     /// A sample of the wasted-core invariant.
     Sample,
     /// The stopper of `src` runs `active_load_balance_cpu_stop()` towards `dst`.
-    ActiveBalance { src: u32, dst: u32 },
+    ActiveBalance {
+        src: u32,
+        dst: u32,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -400,7 +419,7 @@ impl Sim {
                 last_wakee: NONE,
                 recent_used_cpu: 0,
                 load: Signal::default(),
-                
+
                 pending_run: 0,
                 penalty: 0,
                 wake_data: (NONE, 0),
@@ -828,5 +847,4 @@ impl Sim {
             self.error = Some(msg);
         }
     }
-
 }

@@ -28,7 +28,7 @@ pub fn decay_q32(delta_ns: u64) -> u64 {
     }
     let whole = Y_INV[(periods % 32) as usize] >> (periods / 32);
     let frac = delta_ns % PERIOD_NS; // in 0..2^20
-    // y^f ~= 1 - f (1 - y) for f in [0, 1).
+                                     // y^f ~= 1 - f (1 - y) for f in [0, 1).
     let part = (1u64 << 32) - ((ONE_MINUS_Y * frac) >> 20);
     ((whole as u128 * part as u128) >> 32) as u64
 }

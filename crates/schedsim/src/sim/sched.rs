@@ -52,15 +52,19 @@ impl Sim {
         // Descend through the domain chain of the first CPU of the current span.
         let mut cpu = 0u32;
         loop {
-            let dom = self.doms.chain[cpu as usize].iter().rev().map(|&d| &self.doms.domains[d as usize]).find(|d| d.span.len() <= span.len() && d.span.len() > 1 && span.contains(&d.span[0]));
+            let dom = self.doms.chain[cpu as usize]
+                .iter()
+                .rev()
+                .map(|&d| &self.doms.domains[d as usize])
+                .find(|d| d.span.len() <= span.len() && d.span.len() > 1 && span.contains(&d.span[0]));
             let Some(d) = dom else { break };
             let mut best: Option<(u64, usize)> = None;
             for (gi, g) in d.groups.iter().enumerate() {
                 if !g.iter().any(|&c| self.allowed(t, c)) {
                     continue;
                 }
-                let load: u64 = g.iter().map(|&c| self.cpus[c as usize].nr_running as u64).sum::<u64>() * 1024
-                    / g.len() as u64;
+                let load: u64 =
+                    g.iter().map(|&c| self.cpus[c as usize].nr_running as u64).sum::<u64>() * 1024 / g.len() as u64;
                 if best.is_none_or(|(b, _)| load < b) {
                     best = Some((load, gi));
                 }

@@ -129,30 +129,78 @@ pub enum Workload {
     },
 }
 
-fn d_tbench_msg() -> u64 { 4096 }
-fn d_tbench_work() -> u64 { 6_000 }
-fn d_ws_16k() -> u64 { 16 << 10 }
-fn d_ws_64k() -> u64 { 64 << 10 }
-fn d_ws_128k() -> u64 { 128 << 10 }
-fn d_ws_256k() -> u64 { 256 << 10 }
-fn d_dbench_work() -> u64 { 5_000 }
-fn d_dbench_bytes() -> u64 { 4096 }
-fn d_dbench_fsync() -> u64 { 40 }
-fn d_dbench_read() -> u64 { 20 }
-fn d_dbench_io() -> u64 { 100_000 }
-fn d_hb_fds() -> u32 { 20 }
-fn d_hb_loops() -> u32 { 100 }
-fn d_hb_datasize() -> u64 { 100 }
-fn d_hb_work() -> u64 { 1_500 }
-fn d_pipe_loops() -> u64 { 1_000_000 }
-fn d_pipe_work() -> u64 { 1_000 }
-fn d_sch_workers() -> u32 { 16 }
-fn d_sch_sleep() -> u64 { 10_000_000 }
-fn d_sch_cpu() -> u64 { 10_000_000 }
-fn d_mc_rps() -> u64 { 10_000 }
-fn d_mc_service() -> u64 { 20_000 }
-fn d_bg_run() -> u64 { 200_000 }
-fn d_bg_sleep() -> u64 { 2_000_000 }
+fn d_tbench_msg() -> u64 {
+    4096
+}
+fn d_tbench_work() -> u64 {
+    6_000
+}
+fn d_ws_16k() -> u64 {
+    16 << 10
+}
+fn d_ws_64k() -> u64 {
+    64 << 10
+}
+fn d_ws_128k() -> u64 {
+    128 << 10
+}
+fn d_ws_256k() -> u64 {
+    256 << 10
+}
+fn d_dbench_work() -> u64 {
+    5_000
+}
+fn d_dbench_bytes() -> u64 {
+    4096
+}
+fn d_dbench_fsync() -> u64 {
+    40
+}
+fn d_dbench_read() -> u64 {
+    20
+}
+fn d_dbench_io() -> u64 {
+    100_000
+}
+fn d_hb_fds() -> u32 {
+    20
+}
+fn d_hb_loops() -> u32 {
+    100
+}
+fn d_hb_datasize() -> u64 {
+    100
+}
+fn d_hb_work() -> u64 {
+    1_500
+}
+fn d_pipe_loops() -> u64 {
+    1_000_000
+}
+fn d_pipe_work() -> u64 {
+    1_000
+}
+fn d_sch_workers() -> u32 {
+    16
+}
+fn d_sch_sleep() -> u64 {
+    10_000_000
+}
+fn d_sch_cpu() -> u64 {
+    10_000_000
+}
+fn d_mc_rps() -> u64 {
+    10_000
+}
+fn d_mc_service() -> u64 {
+    20_000
+}
+fn d_bg_run() -> u64 {
+    200_000
+}
+fn d_bg_sleep() -> u64 {
+    2_000_000
+}
 
 /// Per-CPU kernel housekeeping that every Linux machine runs besides the benchmark:
 /// a pinned kworker per CPU woken by a timer every `period_ns` (jittered ±50%) that
@@ -189,9 +237,15 @@ impl Housekeeping {
     }
 }
 
-fn d_true() -> bool { true }
-fn d_hk_period() -> u64 { 10_000_000 }
-fn d_hk_run() -> u64 { 20_000 }
+fn d_true() -> bool {
+    true
+}
+fn d_hk_period() -> u64 {
+    10_000_000
+}
+fn d_hk_run() -> u64 {
+    20_000
+}
 
 /// Names of the workloads, for help texts.
 pub const WORKLOAD_NAMES: [&str; 6] = ["tbench", "dbench", "hackbench", "pipe", "schbench", "memcache"];
@@ -282,7 +336,10 @@ impl Workload {
                 pos("io_ns", *io_ns, SEC)?;
                 pos("ws_bytes", *ws_bytes, 1 << 34)?;
                 if *irq_cpu >= nr_cpus {
-                    return Err(format!("workload dbench: irq_cpu = {irq_cpu}, the machine has CPUs 0 to {}", nr_cpus - 1));
+                    return Err(format!(
+                        "workload dbench: irq_cpu = {irq_cpu}, the machine has CPUs 0 to {}",
+                        nr_cpus - 1
+                    ));
                 }
                 Ok(())
             }

@@ -90,9 +90,15 @@ pub(crate) struct WorkloadState {
 
 impl WorkloadState {
     /// Builds the tasks for `clients`.
-    pub(crate) fn new(spec: &Workload, clients: u32, nr_cpus: u32, hk: &Housekeeping) -> (WorkloadState, Vec<TaskInit>) {
+    pub(crate) fn new(
+        spec: &Workload,
+        clients: u32,
+        nr_cpus: u32,
+        hk: &Housekeeping,
+    ) -> (WorkloadState, Vec<TaskInit>) {
         let mut tasks = Vec::new();
-        let t = |name: String, ws, sys_pct| TaskInit { name, pinned: None, percpu_kthread: false, ws_bytes: ws, sys_pct };
+        let t =
+            |name: String, ws, sys_pct| TaskInit { name, pinned: None, percpu_kthread: false, ws_bytes: ws, sys_pct };
         match spec {
             Workload::Tbench { ws_bytes, .. } => {
                 for i in 0..clients {
