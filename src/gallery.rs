@@ -39,10 +39,12 @@ pub fn guides() -> Vec<Guide> {
             preset: "seed000",
             title: "wake_affine may return prev",
             byline: "Mel Gorman, December 2017 (v4.15-rc3)",
-            switch: Switch::WakeAffinePrev,
+            switch: Switch::WakeAffinePrevRfc,
             changes: "wake_affine() now returns a CPU instead of a yes/no; wake_affine_idle() may answer prev \
                       when prev is idle and cache-affine with the waker, and sync wakeups get their own \
-                      wake_affine_sync() check.",
+                      wake_affine_sync() check. Both kernels carry RFC 1/4 (an interrupt pulls a task only \
+                      to a CPU sharing its cache). As posted, the kept `return true` of that rule now means \
+                      CPU 1; the merged form (806486c, v4.16) is the switch wake-affine-prev.",
             look_for: "dbench throughput over the client counts: gains at 2-8 clients and small losses at 16-32 \
                        in the mail. The CPU time chart shows the system time the patch saves.",
             reported: "dbench4 on ext4: gains at 2-8 clients, small losses at 16-32; system CPU time 5729 s to 5288 s",

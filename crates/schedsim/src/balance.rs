@@ -25,9 +25,10 @@ fn cache_nice_tries(sd: &crate::domains::SchedDomain) -> u32 {
 /// sched_avg` of its own); v3.8 reads `nr_running`, `cpu_load[]` and `rq->load` from
 /// the first two lines of `struct rq`. A CPU with nothing running adds `idle_cpu()`'s
 /// `rq->curr`. Lines the owner rarely writes (`cpu_capacity`) stay cached and are not
-/// counted.
+/// counted. The third line comes with `weighted_cpuload()` reading the PELT average
+/// of `rq->cfs` (Alex Shi's series, b92486cbf2aa, v3.11).
 fn lb_lines_per_cpu(v: V, running: bool) -> u64 {
-    let base = if v <= V::V3_8 { 2 } else { 3 };
+    let base = if v.since(3, 11) { 3 } else { 2 };
     base + u64::from(!running)
 }
 
@@ -114,9 +115,9 @@ impl Sim {
         // v3.8's idle_balance() has only the 500 us test: rd->overload came with Tim
         // Chen's "Implement fast idling of CPUs when the system is partially loaded"
         // (v3.16).
-        let migration_gate = self.cfg.version < V::V6_5 && avg_idle < MIGRATION_COST_NS;
-        let overload_gate = self.cfg.version >= V::V4_15 && !self.rd_overload;
-        let lb_gate = self.cfg.version >= V::V6_5 && lowest_cost.is_some_and(|m| avg_idle < m);
+        let migration_gate = !self.cfg.since(5, 16) && avg_idle < MIGRATION_COST_NS;
+        let overload_gate = self.cfg.since(3, 16) && !self.rd_overload;
+        let lb_gate = self.cfg.since(5, 16) && lowest_cost.is_some_and(|m| avg_idle < m);
         if migration_gate || overload_gate || lb_gate {
             if self.measuring {
                 // In the kernel's order: avg_idle (before v5.16), rd->overload, cost.
@@ -142,7 +143,7 @@ impl Sim {
         // The budget test came with Jason Low's "Consider the time spent on idle
         // balancing" (v3.13); v3.8 walks every domain until it pulls.
         let max_cost = self.dom(c, depth).max_newidle_lb_cost;
-        if self.cfg.version >= V::V4_15 && self.cpus[c as usize].avg_idle < curr_cost + max_cost {
+        if self.cfg.since(3, 13) && self.cpus[c as usize].avg_idle < curr_cost + max_cost {
             if depth == 0 && self.measuring {
                 self.m.newidle_gate_cost += 1;
             }
@@ -202,7 +203,9 @@ impl Sim {
             let lines = lb_lines_per_cpu(self.cfg.version, self.cpus[o as usize].nr_running > 0);
             cost += lines * self.cost.line_transfer_ns(self.map.distance(c, o));
         }
-        if self.cfg.version >= V::V5_13 {
+        // Vincent Guittot's rework (0b0695f2b34a, v5.5) with groups classified by
+        // runnable_avg too (070f5e860ee2, v5.7).
+        if self.cfg.since(5, 7) {
             return self.load_balance_v510(c, depth, kind, at, cost);
         }
         self.load_balance_legacy(c, depth, kind, at, cost)
@@ -564,7 +567,8 @@ impl Sim {
             return false;
         }
         let dst_running = local.nr + 1;
-        if self.cfg.version >= V::V6_5 {
+        // e496132ebedd (v5.18): imb_numa_nr.
+        if self.cfg.since(5, 18) {
             let child = self.doms.chain[c as usize][depth.saturating_sub(1)] as usize;
             let child = &self.doms.domains[child];
             let llc = self.doms.llc_depth[c as usize].map_or(1, |d| {
@@ -626,7 +630,8 @@ impl Sim {
     /// (`sd->balance_interval` ms, times `busy_factor` on a busy CPU, at least a jiffy)
     /// has passed. The busy factor applies to the CPU's state now, as in the kernel.
     fn balance_due(&mut self, c: u32, depth: usize, busy: bool) -> bool {
-        let busy_factor: u64 = if self.cfg.version >= V::V5_13 { 16 } else { 32 };
+        // 6e7499135db7 (v5.10) halved the busy factor.
+        let busy_factor: u64 = if self.cfg.since(5, 10) { 16 } else { 32 };
         let ds = *self.dom(c, depth);
         let ms = ds.balance_interval_ms.max(1) * if busy { busy_factor } else { 1 };
         let interval = (ms * 1_000_000).max(self.cost.tick_ns);

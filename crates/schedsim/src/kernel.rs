@@ -57,6 +57,34 @@ impl KernelVersion {
     pub fn parse(s: &str) -> Option<KernelVersion> {
         KernelVersion::ALL.into_iter().find(|v| v.name() == s || v.name()[1..] == *s)
     }
+
+    /// The release as (major, minor).
+    pub const fn release(self) -> (u32, u32) {
+        match self {
+            KernelVersion::V3_8 => (3, 8),
+            KernelVersion::V4_15 => (4, 15),
+            KernelVersion::V5_13 => (5, 13),
+            KernelVersion::V5_14 => (5, 14),
+            KernelVersion::V5_15 => (5, 15),
+            KernelVersion::V6_5 => (6, 5),
+        }
+    }
+
+    /// Whether this kernel contains a change first released in `major.minor`. Every
+    /// version test of the model is written this way, naming the release of the commit
+    /// that introduced the behaviour, so a preset added between two others takes each
+    /// behaviour from the release it is, not from its neighbour.
+    ///
+    /// ```
+    /// use schedsim::kernel::KernelVersion;
+    /// assert!(KernelVersion::V5_13.since(4, 17));
+    /// assert!(!KernelVersion::V4_15.since(4, 17));
+    /// assert!(KernelVersion::V4_15.since(4, 15));
+    /// ```
+    pub const fn since(self, major: u32, minor: u32) -> bool {
+        let (a, b) = self.release();
+        a > major || (a == major && b >= minor)
+    }
 }
 
 /// Every switch: sched features and seed patches. Names are the kernel's (features)
@@ -80,9 +108,19 @@ pub enum Switch {
     /// Seed 001, Galbraith 2013, e0a79f529d5b.
     #[serde(rename = "sis-prev-idle")]
     SisPrevIdle,
-    /// Seed 000, Gorman 2017, 7332dec055f2 + 806486c377e3.
+    /// Gorman 2017, 7332dec055f2 (v4.16), RFC 1/4 of seed 000's series and the seed's
+    /// baseline ("noirq"): an interrupt pulls a wakee only to a CPU sharing prev's cache.
+    #[serde(rename = "wake-affine-noirq")]
+    WakeAffineNoirq,
+    /// Gorman 2017, 806486c377e3 (v4.16), seed 000's patch as merged: an interrupt
+    /// wakeup keeps an idle cache-affine prev.
     #[serde(rename = "wake-affine-prev")]
     WakeAffinePrev,
+    /// Seed 000 as posted and measured (RFC 2/4, Dec 2017, never merged in this form):
+    /// `wake_affine()` returns a CPU, an idle prev is kept for normal wakeups, and the
+    /// kept `return true` of the now int-returning `wake_affine_idle()` names CPU 1.
+    #[serde(rename = "wake-affine-prev-rfc")]
+    WakeAffinePrevRfc,
     /// Seed 002, van Riel 2021, e5e678e4fea2.
     #[serde(rename = "newidle-skip-pending")]
     NewidleSkipPending,
@@ -95,7 +133,7 @@ pub enum Switch {
 }
 
 impl Switch {
-    pub const ALL: [Switch; 12] = [
+    pub const ALL: [Switch; 14] = [
         Switch::WaIdle,
         Switch::WaWeight,
         Switch::WaBias,
@@ -104,7 +142,9 @@ impl Switch {
         Switch::TtwuQueue,
         Switch::SharedRunq,
         Switch::SisPrevIdle,
+        Switch::WakeAffineNoirq,
         Switch::WakeAffinePrev,
+        Switch::WakeAffinePrevRfc,
         Switch::NewidleSkipPending,
         Switch::RecentUsedPrev,
         Switch::SharedRunqOverload,
@@ -120,7 +160,9 @@ impl Switch {
             Switch::TtwuQueue => "TTWU_QUEUE",
             Switch::SharedRunq => "SHARED_RUNQ",
             Switch::SisPrevIdle => "sis-prev-idle",
+            Switch::WakeAffineNoirq => "wake-affine-noirq",
             Switch::WakeAffinePrev => "wake-affine-prev",
+            Switch::WakeAffinePrevRfc => "wake-affine-prev-rfc",
             Switch::NewidleSkipPending => "newidle-skip-pending",
             Switch::RecentUsedPrev => "recent-used-prev",
             Switch::SharedRunqOverload => "shared-runq-overload",
@@ -131,7 +173,9 @@ impl Switch {
         matches!(
             self,
             Switch::SisPrevIdle
+                | Switch::WakeAffineNoirq
                 | Switch::WakeAffinePrev
+                | Switch::WakeAffinePrevRfc
                 | Switch::NewidleSkipPending
                 | Switch::RecentUsedPrev
                 | Switch::SharedRunqOverload
@@ -149,7 +193,13 @@ impl Switch {
             Switch::TtwuQueue => "queue remote wakeups on the target's wake list and send an IPI",
             Switch::SharedRunq => "per-LLC sharded shared runqueue that idle CPUs pull from (RFC, 2023)",
             Switch::SisPrevIdle => "seed 001: select_idle_sibling takes prev if cache-affine and idle",
-            Switch::WakeAffinePrev => "seed 000: wake_affine returns prev when idle and cache-affine with the waker",
+            Switch::WakeAffineNoirq => "7332dec (v4.16): an interrupt pulls a wakee only to a CPU sharing prev's cache",
+            Switch::WakeAffinePrev => {
+                "seed 000 as merged (806486c, v4.16): an interrupt wakeup keeps an idle cache-affine prev"
+            }
+            Switch::WakeAffinePrevRfc => {
+                "seed 000 as posted and measured (RFC 2/4): keep an idle prev; interrupt pulls name CPU 1"
+            }
             Switch::NewidleSkipPending => "seed 002: newidle_balance returns when a wakeup is pending",
             Switch::RecentUsedPrev => "seed 003: p->recent_used_cpu = prev inside select_idle_sibling",
             Switch::SharedRunqOverload => "seed 004: per-shard overload flag lets idle CPUs skip useless shards",
@@ -159,7 +209,7 @@ impl Switch {
     /// The seed file a patch comes from.
     pub fn seed_file(self) -> Option<&'static str> {
         Some(match self {
-            Switch::WakeAffinePrev => "000_620a1bee13ca04e9.txt",
+            Switch::WakeAffinePrev | Switch::WakeAffinePrevRfc => "000_620a1bee13ca04e9.txt",
             Switch::SisPrevIdle => "001_b01dc0add771867f.txt",
             Switch::NewidleSkipPending => "002_1d345c06dad7f925.txt",
             Switch::RecentUsedPrev => "003_c626c95ba9b88f20.txt",
@@ -175,18 +225,27 @@ impl Switch {
     /// The kernel's own value of this switch in `v`. `None`: the switch's code does not
     /// exist in that version (setting it is allowed, and labels the run non-historical).
     pub fn default_in(self, v: KernelVersion) -> Option<bool> {
-        use KernelVersion::*;
+        // (the release whose code the switch lives in, its default there)
+        let exists = |major, minor| v.since(major, minor);
         match self {
-            Switch::WaIdle | Switch::WaWeight | Switch::WaBias => (v >= V4_15).then_some(true),
-            Switch::SisProp => (v >= V4_15).then_some(v < V6_5),
-            Switch::SisUtil => (v >= V6_5).then_some(true),
-            Switch::TtwuQueue => Some(true),
-            Switch::SharedRunq => (v >= V6_5).then_some(false),
-            Switch::SisPrevIdle => Some(v > V3_8),
-            Switch::WakeAffinePrev => (v >= V4_15).then_some(v > V4_15),
-            Switch::NewidleSkipPending => (v >= V5_13).then_some(v > V5_13),
-            Switch::RecentUsedPrev => (v >= V5_13).then_some(v > V5_14),
-            Switch::SharedRunqOverload => (v >= V6_5).then_some(false),
+            // WA_IDLE, WA_WEIGHT (d153b153446f) and WA_BIAS (f2cdd9cc6c97), v4.14.
+            Switch::WaIdle | Switch::WaWeight | Switch::WaBias => exists(4, 14).then_some(true),
+            // SIS_PROP, 1ad3aaf3fcd2 (v4.13); off by default from SIS_UTIL's 70fb5ccf2ebb
+            // (v6.0).
+            Switch::SisProp => exists(4, 13).then_some(!v.since(6, 0)),
+            Switch::SisUtil => exists(6, 0).then_some(true),
+            // TTWU_QUEUE, 317f394160e9 (v3.0).
+            Switch::TtwuQueue => exists(3, 0).then_some(true),
+            // The SHARED_RUNQ RFC (v3, 2023) applies to the v6.5 tip.
+            Switch::SharedRunq | Switch::SharedRunqOverload => exists(6, 5).then_some(false),
+            Switch::SisPrevIdle => Some(v.since(3, 9)),
+            // wake_affine_idle() exists from v4.14; both merged patches are v4.16.
+            Switch::WakeAffineNoirq | Switch::WakeAffinePrev => exists(4, 14).then_some(v.since(4, 16)),
+            Switch::WakeAffinePrevRfc => exists(4, 14).then_some(false),
+            // ttwu_pending: 126c2092e5c8 (v5.8); the skip, e5e678e4fea2 (v5.14).
+            Switch::NewidleSkipPending => exists(5, 8).then_some(v.since(5, 14)),
+            // recent_used_cpu: 32e839dda3ba (v4.17); the patch, 89aafd67f28c (v5.15).
+            Switch::RecentUsedPrev => exists(4, 17).then_some(v.since(5, 15)),
         }
     }
 }
@@ -320,6 +379,9 @@ impl KernelSpec {
         if c.on(Switch::SharedRunqOverload) && !c.on(Switch::SharedRunq) {
             why.push("shared-runq-overload without SHARED_RUNQ has no effect".into());
         }
+        if c.on(Switch::WakeAffinePrevRfc) && c.on(Switch::WakeAffinePrev) {
+            why.push("wake-affine-prev-rfc replaces wake-affine-prev's form of wake_affine_idle".into());
+        }
         why
     }
 }
@@ -336,6 +398,12 @@ impl KernelConfig {
     pub fn on(&self, s: Switch) -> bool {
         self.on[s as usize]
     }
+
+    /// [`KernelVersion::since`] of this configuration's version.
+    #[inline]
+    pub fn since(&self, major: u32, minor: u32) -> bool {
+        self.version.since(major, minor)
+    }
 }
 
 #[cfg(test)]
@@ -348,6 +416,8 @@ mod tests {
         let on = |v, s| KernelSpec::new("k", v).resolve().on(s);
         assert!(!on(V3_8, Switch::SisPrevIdle) && on(V4_15, Switch::SisPrevIdle));
         assert!(!on(V4_15, Switch::WakeAffinePrev) && on(V5_13, Switch::WakeAffinePrev));
+        assert!(!on(V4_15, Switch::WakeAffineNoirq) && on(V5_13, Switch::WakeAffineNoirq));
+        assert!(KernelVersion::ALL.iter().all(|&v| !on(v, Switch::WakeAffinePrevRfc)));
         assert!(!on(V5_13, Switch::NewidleSkipPending) && on(V5_14, Switch::NewidleSkipPending));
         assert!(!on(V5_14, Switch::RecentUsedPrev) && on(V5_15, Switch::RecentUsedPrev));
         assert!(!on(V6_5, Switch::SharedRunqOverload) && !on(V6_5, Switch::SharedRunq));

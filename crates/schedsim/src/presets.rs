@@ -53,8 +53,13 @@ pub fn presets() -> Vec<Preset> {
         },
         Preset {
             name: "seed000",
-            description: "Gorman 2017: dbench 1-128 clients on 2-socket Cascade Lake, wake-affine-prev off/on",
-            experiment: exp("seed000", "cascadelake-2s", "dbench", &[1, 2, 4, 8, 16, 32, 64, 128], 3, 300, vec![k("noirq", V::V4_15), k("wakeprev", V::V4_15).with(Switch::WakeAffinePrev, true)]),
+            // The seed's own kernels: "noirq" is 4.15-rc3 with RFC 1/4 (7332dec055f2),
+            // "wakeprev" adds RFC 2/4 as posted (see Switch::WakeAffinePrevRfc).
+            description: "Gorman 2017: dbench 1-128 clients on 2-socket Cascade Lake, the RFC as measured: noirq vs wakeprev",
+            experiment: exp("seed000", "cascadelake-2s", "dbench", &[1, 2, 4, 8, 16, 32, 64, 128], 3, 300, vec![
+                    k("noirq", V::V4_15).with(Switch::WakeAffineNoirq, true),
+                    k("wakeprev", V::V4_15).with(Switch::WakeAffineNoirq, true).with(Switch::WakeAffinePrevRfc, true),
+                ]),
         },
         Preset {
             name: "seed002",

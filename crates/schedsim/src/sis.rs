@@ -5,7 +5,7 @@
 //! SIS_UTIL in v6.5). Every CPU whose state is read costs a probe, charged to the
 //! waker's CPU.
 
-use crate::kernel::{KernelVersion as V, Switch};
+use crate::kernel::Switch;
 use crate::sim::{Sim, NONE};
 use crate::wakeup::st;
 
@@ -26,10 +26,14 @@ impl Sim {
         if let Some(tb) = &mut self.trace {
             tb.target_cpu = Some(target);
         }
-        match self.cfg.version {
-            V::V3_8 => self.sis_38(p, prev, target, this, cost),
-            V::V4_15 => self.sis_415(p, prev, target, this, cost),
-            _ => self.sis_513(p, prev, target, this, waker, cost),
+        // The group walk until Peter Zijlstra's rewrite into core/cpu/smt scans
+        // (10e2f1acd010, v4.9); the merged scan from 9fe1f127b913 (v5.12).
+        if !self.cfg.since(4, 9) {
+            self.sis_38(p, prev, target, this, cost)
+        } else if !self.cfg.since(5, 12) {
+            self.sis_415(p, prev, target, this, cost)
+        } else {
+            self.sis_513(p, prev, target, this, waker, cost)
         }
     }
 
@@ -329,8 +333,7 @@ impl Sim {
     /// most `nr - 1` CPUs are probed). `usize::MAX` = no limit; 0 = skip the scan.
     fn sis_prop_nr(&mut self, this: u32, v514_form: bool) -> usize {
         let llc_this = self.map.places[this as usize].llc as usize;
-        let v = self.cfg.version;
-        if self.cfg.on(Switch::SisUtil) && v >= V::V5_13 {
+        if self.cfg.on(Switch::SisUtil) && self.cfg.since(5, 12) {
             let n = self.llcs[self.map.places[this as usize].llc as usize].nr_idle_scan as usize;
             return if n == 0 { 0 } else { n + 1 };
         }
@@ -338,7 +341,7 @@ impl Sim {
             return usize::MAX;
         }
         let span = self.map.llc_span(this).len() as u64;
-        let avg_idle = if v514_form && v >= V::V5_14 {
+        let avg_idle = if v514_form && self.cfg.since(5, 14) {
             // 94aafc3ee31d: halve wake_avg_idle for every jiffy since the last wakeup.
             let jiffy = self.now / self.cost.tick_ns;
             let cpu = &mut self.cpus[this as usize];
@@ -419,7 +422,8 @@ impl Sim {
     ) -> Option<u32> {
         let span_len = self.map.llc_span(target).len();
         let mut start = self.map.llc_span(target).iter().position(|&c| c == target).unwrap_or(0);
-        if self.cfg.version >= V::V6_5 {
+        // Gorman, 56498cfb045d (v5.15): start after the target, already checked.
+        if self.cfg.since(6, 0) {
             start += 1;
         }
         let before = *cost;
@@ -452,7 +456,7 @@ impl Sim {
             let llc_this = self.map.places[this as usize].llc as usize;
             let a = &mut self.llcs[llc_this].avg_scan_cost;
             *a = (*a as i64 + (elapsed as i64 - *a as i64) / 8) as u64;
-            if self.cfg.version >= V::V5_14 {
+            if self.cfg.since(5, 14) {
                 let w = &mut self.cpus[this as usize].wake_avg_idle;
                 *w -= (*w).min(elapsed);
             }

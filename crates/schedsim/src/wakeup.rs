@@ -5,7 +5,7 @@
 //! [`crate::sis`].
 
 use crate::domains::SD_WAKE_AFFINE;
-use crate::kernel::{KernelVersion as V, Switch};
+use crate::kernel::Switch;
 use crate::sim::{Sim, TState, NONE};
 use crate::trace::{Outcome, Step};
 
@@ -37,7 +37,7 @@ impl Sim {
             self.m.wakeups_from_irq += waker.is_none() as u64;
         }
         if let Some(w) = waker {
-            if self.cfg.version > V::V3_8 {
+            if self.cfg.since(3, 12) {
                 self.record_wakee(w, p);
             }
         }
@@ -52,8 +52,9 @@ impl Sim {
 
         // The wakee has not finished switching out on its CPU.
         if let Some(oc) = self.tasks[p as usize].on_cpu {
-            // v5.8+: queue it to that CPU when nearly idle (WF_ON_CPU), no selection.
-            let on_cpu_rule = self.cfg.version >= V::V5_13
+            // v5.8 (c6e7bd7afaeb): queue it to that CPU when nearly idle (WF_ON_CPU),
+            // no selection.
+            let on_cpu_rule = self.cfg.since(5, 8)
                 && self.cfg.on(Switch::TtwuQueue)
                 && oc != this
                 && self.cpus[oc as usize].nr_running <= 1;
@@ -150,7 +151,7 @@ impl Sim {
         if !self.map.share_cache(this, cpu) {
             return true;
         }
-        self.cfg.version >= V::V6_5 && self.cpus[cpu as usize].nr_running == 0
+        self.cfg.since(6, 0) && self.cpus[cpu as usize].nr_running == 0
     }
 
     /// `__ttwu_queue_wakelist()`: push on the list, set `ttwu_pending`, and send the
@@ -184,14 +185,14 @@ impl Sim {
     /// halving the count once a second.
     fn record_wakee(&mut self, waker: u32, p: u32) {
         let now = self.now;
-        let w = &mut self.tasks[waker as usize];
-        if now > w.wakee_flip_decay_ts + 1_000_000_000 {
-            w.wakee_flips >>= 1;
-            w.wakee_flip_decay_ts = now;
+        let w = &mut self.tasks[waker as usize].wakee;
+        if now > w.decay_ts + 1_000_000_000 {
+            w.flips >>= 1;
+            w.decay_ts = now;
         }
-        if w.last_wakee != p {
-            w.last_wakee = p;
-            w.wakee_flips += 1;
+        if w.last != p {
+            w.last = p;
+            w.flips += 1;
         }
     }
 
@@ -199,7 +200,7 @@ impl Sim {
     /// partners relative to the LLC size does not pull its wakees.
     fn wake_wide(&mut self, p: u32, waker: Option<u32>, this: u32) -> bool {
         let Some(w) = waker else { return false };
-        let (a, b) = (self.tasks[w as usize].wakee_flips, self.tasks[p as usize].wakee_flips);
+        let (a, b) = (self.tasks[w as usize].wakee.flips, self.tasks[p as usize].wakee.flips);
         let (master, slave) = (a.max(b), a.min(b));
         let factor = self.map.llc_span(this).len() as u32;
         let wide = !(slave < factor || master < slave * factor);
@@ -230,8 +231,8 @@ impl Sim {
             self.step(|_| st("select_task_rq", vec![format!("nr_cpus_allowed=1")], format!("CPU {c}"), "pinned task"));
             return c;
         }
-        let v = self.cfg.version;
-        let want_affine = if v == V::V3_8 { true } else { !self.wake_wide(p, waker, this) };
+        // wake_wide() came with record_wakee() (62470419e993, v3.12).
+        let want_affine = if !self.cfg.since(3, 12) { true } else { !self.wake_wide(p, waker, this) };
         let mut new = prev;
         let mut affine_depth = None;
         if want_affine {
@@ -259,7 +260,7 @@ impl Sim {
         }
         let cpu = self.select_idle_sibling(p, prev, new, this, waker, cost);
         // v4.17–v5.14: the waker remembers its own CPU (reverted by seed 003).
-        if (V::V5_13..).contains(&v) && !self.cfg.on(Switch::RecentUsedPrev) && want_affine {
+        if self.cfg.since(4, 17) && !self.cfg.on(Switch::RecentUsedPrev) && want_affine {
             if let Some(w) = waker {
                 self.tasks[w as usize].recent_used_cpu = this;
             }
@@ -268,47 +269,16 @@ impl Sim {
     }
 
     /// `wake_affine()` at domain `depth` of `this`: returns the target for
-    /// `select_idle_sibling` (`this` or `prev`).
+    /// `select_idle_sibling` (`this`, `prev`, or with seed 000's RFC CPU 1). v3.8: the
+    /// `effective_load` form; from v4.14 (Peter Zijlstra's rewrite, d153b153446f and
+    /// f2cdd9cc6c97): `wake_affine_idle` under WA_IDLE, then `wake_affine_weight`
+    /// under WA_WEIGHT when it had no opinion.
     fn wake_affine(&mut self, depth: usize, p: u32, this: u32, prev: u32, sync: bool, waker: Option<u32>) -> u32 {
         if self.measuring {
             self.m.affine_attempts += 1;
         }
-        let v = self.cfg.version;
-        let target = if v == V::V3_8 {
+        let target = if !self.cfg.since(4, 14) {
             self.wake_affine_38(depth, p, this, prev, sync, waker)
-        } else if !self.cfg.on(Switch::WakeAffinePrev) {
-            // v4.15 (before seed 000): a boolean; true moves the target to `this`.
-            let mut t = NONE;
-            if self.cfg.on(Switch::WaIdle) {
-                let idle = self.idle_cpu(this);
-                let sync_one = sync && self.cpus[this as usize].nr_running == 1;
-                if idle || sync_one {
-                    t = this;
-                }
-                self.step(|s| {
-                    st(
-                        "wake_affine_idle (v4.15)",
-                        vec![
-                            format!("idle_cpu({this})={}", idle as u8),
-                            format!("sync={}", sync as u8),
-                            format!("nr_running({this})={}", s.cpus[this as usize].nr_running),
-                        ],
-                        if t == NONE { "false".into() } else { "true".into() },
-                        if idle {
-                            "this CPU is idle (an interrupt woke the task): pull it here, whatever the cache"
-                        } else if sync_one {
-                            "sync wakeup and the waker is alone on this CPU: it will sleep, take its place"
-                        } else {
-                            "no opinion"
-                        },
-                    )
-                });
-            }
-            if t == NONE && self.cfg.on(Switch::WaWeight) && self.wake_affine_weight(depth, p, this, prev, sync, waker)
-            {
-                t = this;
-            }
-            t
         } else {
             let mut t = NONE;
             if self.cfg.on(Switch::WaIdle) {
@@ -333,31 +303,57 @@ impl Sim {
         target
     }
 
-    /// `wake_affine_idle()` after seed 000 (7332dec055f2 + 806486c377e3, v4.16), and
-    /// from v5.10 the extra "prev is idle" rule (d8fcb81f1acf).
+    /// `wake_affine_idle()` (WA_IDLE) in every form; NONE is "no opinion"
+    /// (`nr_cpumask_bits`, or `false` in the boolean form):
+    /// - v4.14 (d153b153446f, a bool): an idle waking CPU (an interrupt) or a sync
+    ///   waker alone on its CPU pulls the wakee to this CPU;
+    /// - `wake-affine-noirq` (7332dec055f2, v4.16): the interrupt pull only when this
+    ///   CPU shares prev's cache;
+    /// - `wake-affine-prev` (806486c377e3, v4.16, an int): that pull keeps prev when
+    ///   prev is idle;
+    /// - v5.10 (d8fcb81f1acf): an idle prev is kept whatever the waker;
+    /// - `wake-affine-prev-rfc`, seed 000 as posted (Gorman, RFC 2/4, Dec 2017): the
+    ///   function returns an int but keeps `return true` for the noirq case, which is
+    ///   CPU 1; an interrupt on an idle CPU that does not share prev's cache pulls to
+    ///   this CPU again; a normal (not sync) wakeup keeps an idle prev; the sync rule
+    ///   moves to `wake_affine_sync()`.
     fn wake_affine_idle(&mut self, this: u32, prev: u32, sync: bool) -> u32 {
         let this_idle = self.idle_cpu(this);
         let share = self.map.share_cache(this, prev);
         let prev_idle = self.idle_cpu(prev);
         let nr = self.cpus[this as usize].nr_running;
-        let (r, why) = if this_idle && share {
-            if prev_idle {
+        let noirq = self.cfg.on(Switch::WakeAffineNoirq);
+        let rfc = self.cfg.on(Switch::WakeAffinePrevRfc);
+        let merged = self.cfg.on(Switch::WakeAffinePrev) && !rfc;
+        let (r, why) = if this_idle && (share || !noirq) {
+            if rfc {
+                // `return true` in a function that now returns a CPU number.
+                (1, "RFC as posted: an interrupt wakeup sharing prev's cache returns `true`, which is CPU 1")
+            } else if merged && prev_idle {
                 (prev, "this CPU is idle (interrupt) and shares cache with prev, which is idle too: stay on prev")
-            } else {
+            } else if noirq {
                 (this, "this CPU is idle (interrupt) and shares cache with prev: move here")
+            } else {
+                (this, "this CPU is idle (an interrupt woke the task): pull it here, whatever the cache")
             }
+        } else if rfc && this_idle {
+            (this, "RFC: prefer migration for an interrupt: the data is cache hot on the CPU taking it")
+        } else if rfc && this != prev && !sync && prev_idle {
+            (prev, "RFC: a normal wakeup keeps prev when it is idle (and cache-affine: this is the affine domain)")
         } else if sync && nr == 1 {
             (this, "sync wakeup and the waker is alone on this CPU: take its place")
-        } else if self.cfg.version >= V::V5_13 && prev_idle {
+        } else if self.cfg.since(5, 10) && prev_idle {
             (prev, "prev is idle: use it (d8fcb81f1acf)")
         } else if this_idle {
             (NONE, "this CPU is idle but does not share cache with prev: an interrupt does not pull across LLCs")
         } else {
             (NONE, "no opinion")
         };
+        let boolean = !merged && !rfc;
+        let function = if rfc && r == this && !this_idle { "wake_affine_sync (RFC)" } else { "wake_affine_idle" };
         self.step(|_| {
             st(
-                "wake_affine_idle",
+                function,
                 vec![
                     format!("idle_cpu(this={this})={}", this_idle as u8),
                     format!("cpus_share_cache({this},{prev})={}", share as u8),
@@ -365,7 +361,12 @@ impl Sim {
                     format!("sync={}", sync as u8),
                     format!("nr_running({this})={nr}"),
                 ],
-                if r == NONE { "nr_cpumask_bits".into() } else { format!("CPU {r}") },
+                match (boolean, r == NONE) {
+                    (true, true) => "false".into(),
+                    (true, false) => "true".into(),
+                    (false, true) => "nr_cpumask_bits".into(),
+                    (false, false) => format!("CPU {r}"),
+                },
                 why,
             )
         });
@@ -377,7 +378,7 @@ impl Sim {
     /// runqueue, blocked load included).
     fn wa_load(&self, c: u32) -> i64 {
         let cpu = &self.cpus[c as usize];
-        if self.cfg.version <= V::V4_15 {
+        if !self.cfg.since(5, 7) {
             let mut s: u64 = cpu.queue.iter().map(|&t| self.tasks[t as usize].load.peek(self.now, 1024)).sum();
             if let Some(t) = cpu.curr {
                 if self.tasks[t as usize].state == TState::Running {
@@ -427,7 +428,7 @@ impl Sim {
             this_eff *= 100;
             prev_eff *= 100 + (pct - 100) / 2;
         }
-        let strict = self.cfg.version >= V::V5_13;
+        let strict = self.cfg.since(4, 17);
         if strict && sync {
             prev_eff += 1;
         }

@@ -56,9 +56,8 @@ pub(crate) struct Task {
     pub ws_bytes: u64,
     /// Share of the task's work that runs in the kernel (syscalls, kthreads), percent.
     pub sys_pct: u8,
-    pub wakee_flips: u32,
-    pub wakee_flip_decay_ts: Time,
-    pub last_wakee: u32,
+    /// `record_wakee()`'s state of this task as a waker.
+    pub wakee: WakeeFlips,
     pub recent_used_cpu: u32,
     /// Runnable load (`se.avg.load_avg`, 0..1024).
     pub load: Signal,
@@ -129,6 +128,21 @@ pub(crate) enum LockId {
 pub(crate) struct Lock {
     pub free_at: Time,
     pub holder: u32,
+}
+
+/// `p->wakee_flips`, `p->wakee_flip_decay_ts` and `p->last_wakee` of a task (or of a
+/// CPU's idle task, `current` when an interrupt wakes a task on an idle CPU).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct WakeeFlips {
+    pub flips: u32,
+    pub decay_ts: Time,
+    pub last: u32,
+}
+
+impl Default for WakeeFlips {
+    fn default() -> Self {
+        WakeeFlips { flips: 0, decay_ts: 0, last: NONE }
+    }
 }
 
 pub(crate) struct Cpu {
@@ -335,11 +349,7 @@ impl Sim {
         opts: SimOptions,
     ) -> Sim {
         // node_reclaim_distance is a v5.4 variable; before it, RECLAIM_DISTANCE.
-        let reclaim = if cfg.version >= crate::kernel::KernelVersion::V5_13 {
-            cost.node_reclaim_distance
-        } else {
-            crate::topology::RECLAIM_DISTANCE
-        };
+        let reclaim = if cfg.since(5, 4) { cost.node_reclaim_distance } else { crate::topology::RECLAIM_DISTANCE };
         let doms = Domains::build(&map, reclaim);
         let n = map.nr_cpus() as usize;
         let depth_max = doms.max_depth().max(1);
@@ -414,9 +424,7 @@ impl Sim {
                 percpu_kthread: ti.percpu_kthread,
                 ws_bytes: ti.ws_bytes,
                 sys_pct: ti.sys_pct,
-                wakee_flips: 0,
-                wakee_flip_decay_ts: 0,
-                last_wakee: NONE,
+                wakee: WakeeFlips::default(),
                 recent_used_cpu: 0,
                 load: Signal::default(),
 
