@@ -408,7 +408,7 @@ impl Sim {
         None
     }
 
-    /// `select_idle_cpu()`: first idle CPU of the LLC wrapping from the target (v6.0+:
+    /// `select_idle_cpu()`: first idle CPU of the LLC wrapping from the target (v5.15+:
     /// from target + 1), at most `nr - 1` probes; updates `avg_scan_cost` (and, v5.14+,
     /// `wake_avg_idle`) when the scan was limited.
     fn scan_idle_cpu(
@@ -423,7 +423,7 @@ impl Sim {
         let span_len = self.map.llc_span(target).len();
         let mut start = self.map.llc_span(target).iter().position(|&c| c == target).unwrap_or(0);
         // Gorman, 56498cfb045d (v5.15): start after the target, already checked.
-        if self.cfg.since(6, 0) {
+        if self.cfg.since(5, 15) {
             start += 1;
         }
         let before = *cost;
