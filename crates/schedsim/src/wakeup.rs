@@ -6,8 +6,16 @@
 
 use crate::domains::SD_WAKE_AFFINE;
 use crate::kernel::Switch;
-use crate::sim::{Sim, TState, NONE};
+use crate::sim::{Sim, TState, WakeeFlips, NONE};
 use crate::trace::{Outcome, Step};
+
+/// Who runs `try_to_wake_up()`: `current` on the waking CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Current {
+    Task(u32),
+    /// The idle task of this CPU.
+    Idle(u32),
+}
 
 pub(crate) fn st(function: &str, read: Vec<String>, result: String, why: &str) -> Step {
     Step { function: function.into(), read, result, why: why.into() }
@@ -35,11 +43,6 @@ impl Sim {
             self.m.wakeups += 1;
             self.m.wakeups_sync += sync as u64;
             self.m.wakeups_from_irq += waker.is_none() as u64;
-        }
-        if let Some(w) = waker {
-            if self.cfg.since(3, 12) {
-                self.record_wakee(w, p);
-            }
         }
         let prev = self.tasks[p as usize].cpu;
         {
@@ -181,11 +184,29 @@ impl Sim {
         send
     }
 
-    /// `record_wakee()` (v3.12+): count how often the waker switches partners,
-    /// halving the count once a second.
-    fn record_wakee(&mut self, waker: u32, p: u32) {
+    /// `current` on the waking CPU `this`: the waker, or for a wakeup from interrupt
+    /// context the task the interrupt found running there (during a context switch,
+    /// the one switching out), else the CPU's idle task.
+    fn current_on(&self, this: u32, waker: Option<u32>) -> Current {
+        match waker.or(self.cpus[this as usize].curr) {
+            Some(t) => Current::Task(t),
+            None => Current::Idle(this),
+        }
+    }
+
+    fn wakee_flips_of(&mut self, c: Current) -> &mut WakeeFlips {
+        match c {
+            Current::Task(t) => &mut self.tasks[t as usize].wakee,
+            Current::Idle(cpu) => &mut self.cpus[cpu as usize].idle_wakee,
+        }
+    }
+
+    /// `record_wakee()` (62470419e993, v3.12): count how often `current` switches
+    /// partners, halving the count once a second. From interrupt context `current` is
+    /// whatever the interrupt found running, often the idle task.
+    fn record_wakee(&mut self, current: Current, p: u32) {
         let now = self.now;
-        let w = &mut self.tasks[waker as usize].wakee;
+        let w = self.wakee_flips_of(current);
         if now > w.decay_ts + 1_000_000_000 {
             w.flips >>= 1;
             w.decay_ts = now;
@@ -196,21 +217,25 @@ impl Sim {
         }
     }
 
-    /// `wake_wide()` (Galbraith 2015, unchanged v4.15–v5.15): a waker with many
-    /// partners relative to the LLC size does not pull its wakees.
-    fn wake_wide(&mut self, p: u32, waker: Option<u32>, this: u32) -> bool {
-        let Some(w) = waker else { return false };
-        let (a, b) = (self.tasks[w as usize].wakee.flips, self.tasks[p as usize].wakee.flips);
+    /// `wake_wide()` (Galbraith's form, 63b0e9edceec, v4.3, unchanged to v6.5): a waker
+    /// with many partners relative to the LLC size does not pull its wakees.
+    fn wake_wide(&mut self, p: u32, current: Current, this: u32) -> bool {
+        let a = self.wakee_flips_of(current).flips;
+        let b = self.tasks[p as usize].wakee.flips;
         let (master, slave) = (a.max(b), a.min(b));
         let factor = self.map.llc_span(this).len() as u32;
         let wide = !(slave < factor || master < slave * factor);
         if wide && self.measuring {
             self.m.wake_wide += 1;
         }
-        self.step(|_| {
+        self.step(|s| {
+            let who = match current {
+                Current::Task(t) => s.tasks[t as usize].name.clone(),
+                Current::Idle(c) => format!("swapper/{c}"),
+            };
             st(
                 "wake_wide",
-                vec![format!("waker flips={a}"), format!("wakee flips={b}"), format!("llc_size={factor}")],
+                vec![format!("current ({who}) flips={a}"), format!("wakee flips={b}"), format!("llc_size={factor}")],
                 if wide { "1 (wide)".into() } else { "0".into() },
                 if wide {
                     "the waker wakes many different tasks: spread them, no affine pull"
@@ -231,8 +256,15 @@ impl Sim {
             self.step(|_| st("select_task_rq", vec![format!("nr_cpus_allowed=1")], format!("CPU {c}"), "pinned task"));
             return c;
         }
-        // wake_wide() came with record_wakee() (62470419e993, v3.12).
-        let want_affine = if !self.cfg.since(3, 12) { true } else { !self.wake_wide(p, waker, this) };
+        // Only a task allowed on several CPUs gets here (select_task_rq() in core.c), so
+        // a pinned wakee is not recorded. wake_wide() came with record_wakee() (v3.12).
+        let current = self.current_on(this, waker);
+        let want_affine = if self.cfg.since(3, 12) {
+            self.record_wakee(current, p);
+            !self.wake_wide(p, current, this)
+        } else {
+            true
+        };
         let mut new = prev;
         let mut affine_depth = None;
         if want_affine {
@@ -259,10 +291,11 @@ impl Sim {
             });
         }
         let cpu = self.select_idle_sibling(p, prev, new, this, waker, cost);
-        // v4.17–v5.14: the waker remembers its own CPU (reverted by seed 003).
+        // v4.17–v5.14: `current->recent_used_cpu = cpu` (reverted by seed 003); from an
+        // interrupt that is the interrupted task (the idle task's is never read).
         if self.cfg.since(4, 17) && !self.cfg.on(Switch::RecentUsedPrev) && want_affine {
-            if let Some(w) = waker {
-                self.tasks[w as usize].recent_used_cpu = this;
+            if let Current::Task(t) = current {
+                self.tasks[t as usize].recent_used_cpu = this;
             }
         }
         cpu

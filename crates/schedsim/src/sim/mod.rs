@@ -147,6 +147,9 @@ impl Default for WakeeFlips {
 
 pub(crate) struct Cpu {
     pub curr: Option<u32>,
+    /// `record_wakee()`'s state of this CPU's idle task (`swapper/N`), which is
+    /// `current` when an interrupt on an idle CPU wakes a task.
+    pub idle_wakee: WakeeFlips,
     /// Runnable tasks waiting for this CPU (not `curr`).
     pub queue: Vec<u32>,
     /// `rq->nr_running`: `queue` plus `curr` if it is runnable.
@@ -356,6 +359,7 @@ impl Sim {
         let cpus = (0..n)
             .map(|_| Cpu {
                 curr: None,
+                idle_wakee: WakeeFlips::default(),
                 queue: Vec::new(),
                 nr_running: 0,
                 min_vruntime: 0,
