@@ -11,6 +11,9 @@ const ACTIONS_IN_A_ROW_MAX: u32 = 10_000;
 /// The governor's horizon with the tick stopped and no timer known: 4 ms, one tick.
 pub(crate) const IDLE_HORIZON_NS: u64 = 4_000_000;
 
+/// The CPU the model's fork parents run on: every task is created from there.
+pub(crate) const FORK_PARENT_CPU: u32 = 0;
+
 impl Sim {
     /// Creates every task at time 0 as `wake_up_new_task` would: placed by the fork
     /// slow path (`find_idlest_cpu`), in the workload's fork order so each placement
@@ -23,7 +26,9 @@ impl Sim {
             };
             let task = &mut self.tasks[t as usize];
             task.cpu = cpu;
-            task.recent_used_cpu = cpu;
+            // wake_up_new_task() (32e839dda3ba, v4.17) sets p->recent_used_cpu to
+            // task_cpu(p), still the parent's CPU, before fork balancing moves it.
+            task.recent_used_cpu = FORK_PARENT_CPU;
             task.state = TState::Waking;
             task.vruntime = self.cpus[cpu as usize].min_vruntime;
             task.last_rq = cpu;
@@ -34,13 +39,13 @@ impl Sim {
     }
 
     /// Fork/exec slow path, compact model of `find_idlest_group`/`find_idlest_cpu`
-    /// (wakeup-path.md §8), for a parent on CPU 0: from the highest domain with
+    /// (`find_idlest_group`/`find_idlest_cpu`), for a parent on [`FORK_PARENT_CPU`]: from the highest domain with
     /// SD_BALANCE_FORK down (a far NUMA level lacks it, so forks stay on the parent's
     /// node), the group with the fewest runnable tasks per CPU, then an idle CPU in the
     /// shallowest C-state, else the least loaded one. Ties go to the lowest CPU number.
     pub(crate) fn find_idlest_cpu(&self, t: u32) -> u32 {
         let n = self.cpus.len() as u32;
-        let top = self.doms.chain[0]
+        let top = self.doms.chain[FORK_PARENT_CPU as usize]
             .iter()
             .rev()
             .map(|&d| &self.doms.domains[d as usize])
@@ -50,7 +55,7 @@ impl Sim {
             None => (0..n).collect(),
         };
         // Descend through the domain chain of the first CPU of the current span.
-        let mut cpu = 0u32;
+        let mut cpu = FORK_PARENT_CPU;
         loop {
             let dom = self.doms.chain[cpu as usize]
                 .iter()
@@ -533,7 +538,7 @@ impl Sim {
         for t in list {
             cost += self.lock_rq(c, self.now + cost, c, self.cost.enqueue_hold_ns);
             cost += self.shared_runq_enqueue(c, t, self.now + cost, c);
-            self.activate(c, t);
+            self.ttwu_activate(c, t);
             self.check_preempt(c, t, c);
         }
         cost
@@ -562,11 +567,11 @@ impl Sim {
             return;
         }
         let from = self.tasks[t as usize].wake_data.0;
-        self.activate(c, t);
+        self.ttwu_activate(c, t);
         self.check_preempt(c, t, from);
     }
 
-    /// `activate_task` + `ttwu_do_wakeup`'s `avg_idle` update.
+    /// `activate_task()`: `t` joins `c`'s runqueue.
     pub(crate) fn activate(&mut self, c: u32, t: u32) {
         self.update_load(c);
         let now = self.now;
@@ -596,13 +601,31 @@ impl Sim {
             let shard = self.shard_of(c);
             self.llcs[llc as usize].shards[shard as usize].overload = true;
         }
+    }
+
+    /// `ttwu_do_activate()`: a woken task lands on `c`'s runqueue, and
+    /// `ttwu_do_wakeup()` feeds the CPU's idle time since `newidle_balance()` into
+    /// `avg_idle`. Only a wakeup does: a task pulled by a balancer clears `idle_stamp`
+    /// without a sample, and a fork has none.
+    pub(crate) fn ttwu_activate(&mut self, c: u32, t: u32) {
+        self.activate(c, t);
+        let now = self.now;
+        let v313 = self.cfg.since(3, 13);
         let cpu = &mut self.cpus[c as usize];
         if cpu.idle_stamp != 0 {
             let delta = now - cpu.idle_stamp;
-            let max = 2 * cpu.max_idle_balance_cost;
-            // update_avg(): avg += (sample - avg) / 8, then clamp.
-            cpu.avg_idle = (cpu.avg_idle as i64 + (delta as i64 - cpu.avg_idle as i64) / 8) as u64;
-            cpu.avg_idle = cpu.avg_idle.min(max);
+            let update_avg = |avg: u64| (avg as i64 + (delta as i64 - avg as i64) / 8) as u64;
+            if v313 {
+                // Jason Low's 9bd721c55c8a (v3.13): average, then clamp to twice the
+                // largest newidle balance cost.
+                cpu.avg_idle = update_avg(cpu.avg_idle).min(2 * cpu.max_idle_balance_cost);
+            } else {
+                // v3.8: a sample over twice sysctl_sched_migration_cost replaces the
+                // average with that maximum; shorter ones are averaged.
+                let max = 2 * MIGRATION_COST_NS;
+                cpu.avg_idle = if delta > max { max } else { update_avg(cpu.avg_idle) };
+            }
+            // 94aafc3ee31d (v5.14) ages this for SIS_PROP; earlier kernels never read it.
             cpu.wake_stamp = now / self.cost.tick_ns;
             cpu.wake_avg_idle = cpu.avg_idle / 2;
             cpu.idle_stamp = 0;
