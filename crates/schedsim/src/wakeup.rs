@@ -57,10 +57,7 @@ impl Sim {
         if let Some(oc) = self.tasks[p as usize].on_cpu {
             // v5.8 (c6e7bd7afaeb): queue it to that CPU when nearly idle (WF_ON_CPU),
             // no selection.
-            let on_cpu_rule = self.cfg.since(5, 8)
-                && self.cfg.on(Switch::TtwuQueue)
-                && oc != this
-                && self.cpus[oc as usize].nr_running <= 1;
+            let on_cpu_rule = self.cfg.since(5, 8) && self.ttwu_queue_cond(this, oc, true);
             self.step(|s| {
                 st(
                     "ttwu_queue_cond (WF_ON_CPU)",
@@ -116,7 +113,7 @@ impl Sim {
         }
         self.tasks[p as usize].cpu = cpu;
 
-        if self.ttwu_queue_cond(this, cpu) {
+        if self.ttwu_queue_cond(this, cpu, false) {
             cost += self.queue_wakelist(cpu, p, this, cost);
             let ipi = self.cpus[cpu as usize].ipi_inflight;
             self.finish_trace(cpu, prev, true, ipi, cost);
@@ -144,17 +141,26 @@ impl Sim {
         }
     }
 
-    /// `ttwu_queue_cond()`: queue on the target's wake list instead of locking its rq.
-    /// Always across LLCs (v3.8 on); from v6.0 also to an idle CPU in the LLC
-    /// (Tianchen Ding, f3dd3f674555). Never to the waker's own CPU.
-    fn ttwu_queue_cond(&self, this: u32, cpu: u32) -> bool {
+    /// `ttwu_queue_cond()` under TTWU_QUEUE: queue on the target's wake list instead
+    /// of locking its runqueue. Always across LLCs (v3.0 on), never to the waker's own
+    /// CPU. v5.8–v5.19 (c6e7bd7afaeb): also a wakee still on its CPU (`on_cpu`, the
+    /// WF_ON_CPU flag) when that CPU runs at most one task. From v6.0 (Tianchen Ding,
+    /// f3dd3f674555) WF_ON_CPU is gone: any wakeup to a CPU of the LLC with nothing
+    /// running is queued (the wakee was already dequeued, so an `on_cpu` wakee's CPU
+    /// counts only the others).
+    fn ttwu_queue_cond(&self, this: u32, cpu: u32, on_cpu: bool) -> bool {
         if !self.cfg.on(Switch::TtwuQueue) || cpu == this {
             return false;
         }
         if !self.map.share_cache(this, cpu) {
             return true;
         }
-        self.cfg.since(6, 0) && self.cpus[cpu as usize].nr_running == 0
+        let nr = self.cpus[cpu as usize].nr_running;
+        if self.cfg.since(6, 0) {
+            nr == 0
+        } else {
+            on_cpu && self.cfg.since(5, 8) && nr <= 1
+        }
     }
 
     /// `__ttwu_queue_wakelist()`: push on the list, set `ttwu_pending`, and send the
