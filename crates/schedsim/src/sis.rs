@@ -296,7 +296,9 @@ impl Sim {
                 }
             }
         }
-        let nr = if has_idle_core { usize::MAX } else { self.sis_prop_nr(this, true) };
+        // SIS_PROP limits only a scan for an idle CPU, not for an idle core; SIS_UTIL
+        // (70fb5ccf2ebb, v6.0) gives up on a busy LLC either way.
+        let nr = if has_idle_core && !self.cfg.on(Switch::SisUtil) { usize::MAX } else { self.sis_prop_nr(this, true) };
         if nr == 0 {
             if self.measuring {
                 self.m.sis_scan_fails += 1;
