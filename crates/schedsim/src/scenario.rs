@@ -9,7 +9,9 @@
 //! machine 1x1x4x2           # NODESxLLCSxCORESxTHREADS (Linux x86 CPU numbering)
 //! numa 40                   # optional: SLIT distance between any two nodes (default 21)
 //! kernel v5.15+SIS_PROP     # a KernelSpec label: PRESET[+SWITCH|-SWITCH]...
-//! cpu 0 busy queued=1       # CPU 0 runs task cpu0 (or `waker`), one more queued (cpu0.q1)
+//! cpu 0 busy queued=1       # CPU 0 runs task cpu0 (or `waker`), one more queued (cpu0.q1);
+//!                           # queued tasks on a CPU that is not busy: only on the prev CPU
+//!                           # of an `on_cpu` wakee (still switching away from it)
 //! cpu 1-3,5 idle=C6         # idle in that C-state (default: every CPU idle in C1)
 //! cpu 2 avg_idle=300000 wake_avg_idle=1000 max_newidle_lb_cost=5000 ttwu_pending
 //! cpu 0 load=2048 task_load=1024   # rq PELT load (default task_load x nr_running)
@@ -196,6 +198,17 @@ fn parse(text: &str) -> Result<Spec, String> {
     }
 }
 
+/// Queues `tasks` on `c` through the real enqueue (SHARED_RUNQ shard, `activate`).
+fn enqueue(sim: &mut Sim, c: u32, tasks: &[u32]) {
+    for &q in tasks {
+        sim.tasks[q as usize].state = TState::Waking;
+        sim.tasks[q as usize].last_rq = c;
+        sim.tasks[q as usize].last_ran_cpu = c;
+        sim.shared_runq_enqueue(c, q, NOW, c);
+        sim.activate(c, q);
+    }
+}
+
 /// `sd->max_newidle_lb_cost` of each domain of `c`, bottom up.
 fn lb_costs(sim: &Sim, c: u32) -> Vec<u64> {
     (0..sim.doms.chain[c as usize].len())
@@ -251,8 +264,11 @@ pub fn run(text: &str) -> Result<String, String> {
             }
         }
     }
+    // Queued tasks need a CPU that runs a task, or one still switching away from the
+    // blocked wakee (`wakee on_cpu`).
+    let on_cpu_prev = s.wakee.as_ref().filter(|w| w.on_cpu).map(|w| w.prev);
     for (c, cs) in cpus.iter().enumerate() {
-        if cs.queued > 0 && !cs.busy {
+        if cs.queued > 0 && !cs.busy && on_cpu_prev != Some(c as u32) {
             return Err(format!("cpu {c}: queued tasks need a busy CPU"));
         }
     }
@@ -268,10 +284,10 @@ pub fn run(text: &str) -> Result<String, String> {
             running[c] = inits.len() as u32;
             let name = if waker_cpu == Some(c as u32) { "waker".to_string() } else { format!("cpu{c}") };
             inits.push(task(name));
-            for q in 0..cs.queued {
-                queued[c].push(inits.len() as u32);
-                inits.push(task(format!("cpu{c}.q{}", q + 1)));
-            }
+        }
+        for q in 0..cs.queued {
+            queued[c].push(inits.len() as u32);
+            inits.push(task(format!("cpu{c}.q{}", q + 1)));
         }
     }
     let wakee = s.wakee.as_ref().map(|_| {
@@ -333,6 +349,7 @@ pub fn run(text: &str) -> Result<String, String> {
             cpu.phase = Phase::Idle;
             cpu.cstate = st;
             cpu.idle_enter = NOW / 2;
+            enqueue(&mut sim, c, &queued[c as usize]);
             continue;
         }
         let t = running[c as usize];
@@ -351,13 +368,7 @@ pub fn run(text: &str) -> Result<String, String> {
         sim.cpus[c as usize].curr = Some(t);
         sim.core_busy[sim.map.places[c as usize].core as usize] += 1;
         sim.user(c, 1_000_000_000);
-        for &q in &queued[c as usize] {
-            sim.tasks[q as usize].state = TState::Waking;
-            sim.tasks[q as usize].last_rq = c;
-            sim.tasks[q as usize].last_ran_cpu = c;
-            sim.shared_runq_enqueue(c, q, NOW, c);
-            sim.activate(c, q);
-        }
+        enqueue(&mut sim, c, &queued[c as usize]);
     }
     // PELT: every signal exactly as stated, now.
     for c in 0..n as usize {
