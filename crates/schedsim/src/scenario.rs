@@ -13,14 +13,15 @@
 //!                           # queued tasks on a CPU that is not busy: only on the prev CPU
 //!                           # of an `on_cpu` wakee (still switching away from it)
 //! cpu 1-3,5 idle=C6         # idle in that C-state (default: every CPU idle in C1)
-//! cpu 2 avg_idle=300000 wake_avg_idle=1000 max_newidle_lb_cost=5000 ttwu_pending
+//! cpu 2 avg_idle=300000 wake_avg_idle=1000 wake_stamp_ago=2 ttwu_pending
+//! cpu 2 max_newidle_lb_cost=5000        # every domain, or 1000,90000 bottom up
 //! cpu 0 load=2048 task_load=1024   # rq PELT load (default task_load x nr_running)
 //! llc 0 has_idle_cores=0 avg_scan_cost=100 nr_idle_scan=2 overload=1,0   # per shard
 //! rd_overload 1             # override rd->overload (queued tasks set it)
 //! shard_size 2              # SHARED_RUNQ_SHARD_SZ (default 6)
 //! wakee prev=3 recent=5 flips=2 load=512 pinned=3 on_cpu
-//! waker task cpu=0 flips=4 load=1024 new_partner kthread
-//! waker irq cpu=0 flips=3  # an interrupt; flips of the task it interrupts
+//! waker task cpu=0 flips=4 load=1024 recent=2 new_partner kthread
+//! waker irq cpu=0 flips=3 recent=2 new_partner  # the interrupted task's fields
 //! sync
 //! newidle cpu=2             # instead of a wakeup: curr of CPU 2 blocks
 //! ```
@@ -49,7 +50,8 @@ struct CpuSpec {
     task_load: Option<u64>,
     avg_idle: Option<u64>,
     wake_avg_idle: Option<u64>,
-    max_newidle_lb_cost: Option<u64>,
+    max_newidle_lb_cost: Option<Vec<u64>>,
+    wake_stamp_ago: u64,
     ttwu_pending: bool,
 }
 
@@ -71,6 +73,7 @@ struct WakerSpec {
     load: u64,
     new_partner: bool,
     kthread: bool,
+    recent: Option<u32>,
 }
 
 #[derive(Default)]
@@ -174,6 +177,7 @@ fn parse(text: &str) -> Result<Spec, String> {
                         "load" => w.load = num(line, &k, &v)?,
                         "new_partner" => w.new_partner = true,
                         "kthread" => w.kthread = true,
+                        "recent" => w.recent = Some(num(line, &k, &v)? as u32),
                         _ => return Err(format!("line {line:?}: unknown waker field {k:?}")),
                     }
                 }
@@ -257,7 +261,14 @@ pub fn run(text: &str) -> Result<String, String> {
                     "task_load" => cs.task_load = Some(num(&line, k, v)?),
                     "avg_idle" => cs.avg_idle = Some(num(&line, k, v)?),
                     "wake_avg_idle" => cs.wake_avg_idle = Some(num(&line, k, v)?),
-                    "max_newidle_lb_cost" => cs.max_newidle_lb_cost = Some(num(&line, k, v)?),
+                    "max_newidle_lb_cost" => {
+                        let mut costs = Vec::new();
+                        for x in v.split(',') {
+                            costs.push(num(&line, k, x)?);
+                        }
+                        cs.max_newidle_lb_cost = Some(costs);
+                    }
+                    "wake_stamp_ago" => cs.wake_stamp_ago = num(&line, k, v)?,
                     "ttwu_pending" => cs.ttwu_pending = true,
                     _ => return Err(format!("line {line:?}: unknown cpu field {k:?}")),
                 }
@@ -386,13 +397,15 @@ pub fn run(text: &str) -> Result<String, String> {
         if let Some(v) = cs.wake_avg_idle {
             sim.cpus[c].wake_avg_idle = v;
         }
-        sim.cpus[c].wake_stamp = NOW / sim.cost.tick_ns;
+        sim.cpus[c].wake_stamp = (NOW / sim.cost.tick_ns).saturating_sub(cs.wake_stamp_ago);
         if cs.ttwu_pending {
             sim.cpus[c].ttwu_pending = true;
         }
-        if let Some(v) = cs.max_newidle_lb_cost {
+        if let Some(v) = &cs.max_newidle_lb_cost {
+            // One value for every domain, or one per domain from the bottom up.
             for d in 0..sim.doms.chain[c].len() {
-                sim.dom(c as u32, d).max_newidle_lb_cost = v;
+                let x = if v.len() == 1 { v[0] } else { v.get(d).copied().unwrap_or(0) };
+                sim.dom(c as u32, d).max_newidle_lb_cost = x;
             }
         }
     }
@@ -460,6 +473,9 @@ pub fn run(text: &str) -> Result<String, String> {
             task.wakee_flip_decay_ts = NOW;
             task.last_wakee = if w.new_partner { NONE } else { wakee.unwrap_or(NONE) };
             task.load = Signal::at(w.load, NOW);
+            if let Some(r) = w.recent {
+                task.recent_used_cpu = r;
+            }
             if w.kthread {
                 task.percpu_kthread = true;
                 task.pinned = Some(w.cpu);
@@ -470,8 +486,13 @@ pub fn run(text: &str) -> Result<String, String> {
             // An interrupt: it interrupts the CPU's task (whose flips are `flips`) or,
             // on an idle CPU, runs in the idle task, out of its C-state.
             if let Some(t) = sim.cpus[w.cpu as usize].curr {
-                sim.tasks[t as usize].wakee_flips = w.flips;
-                sim.tasks[t as usize].wakee_flip_decay_ts = NOW;
+                let task = &mut sim.tasks[t as usize];
+                task.wakee_flips = w.flips;
+                task.wakee_flip_decay_ts = NOW;
+                task.last_wakee = if w.new_partner { NONE } else { wakee.unwrap_or(NONE) };
+                if let Some(r) = w.recent {
+                    task.recent_used_cpu = r;
+                }
             }
             if sim.cpus[w.cpu as usize].phase == Phase::Idle {
                 sim.core_busy[sim.map.places[w.cpu as usize].core as usize] += 1;
@@ -512,6 +533,14 @@ pub fn run(text: &str) -> Result<String, String> {
         if let Some(wt) = waker {
             let t = &sim.tasks[wt as usize];
             let _ = write!(out, ", waker->recent_used_cpu={}, waker->wakee_flips={}", t.recent_used_cpu, t.wakee_flips);
+        } else if running[this] != NONE {
+            // The task the interrupt interrupted (`current` in the kernel).
+            let t = &sim.tasks[running[this] as usize];
+            let _ = write!(
+                out,
+                ", interrupted {}->recent_used_cpu={}, ->wakee_flips={}",
+                t.name, t.recent_used_cpu, t.wakee_flips
+            );
         }
         out.push('\n');
         return Ok(out);

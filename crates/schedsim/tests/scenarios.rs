@@ -175,7 +175,48 @@ fn wake_wide_from_interrupt_on_busy_cpu() {
               => CPU 1 (SameCpu from prev), waker cost 620 ns
               after: this_sd->avg_scan_cost 0 -> 5
               after: wake_avg_idle(0) 500000 -> 499960
-              after: p->recent_used_cpu=1
+              after: p->recent_used_cpu=1, interrupted cpu0->recent_used_cpu=0, ->wakee_flips=40
+        "#]],
+    );
+}
+
+// v5.14 select_task_rq_fair(): `if (want_affine) current->recent_used_cpu = cpu;` and
+// record_wakee(p) run on current, in an interrupt the interrupted task (recent 3,
+// flips 0, last woke another task): the kernel leaves it with recent_used_cpu 0 and
+// wakee_flips 1.
+// DIVERGES from v5.14 select_task_rq_fair()/record_wakee(): the model does neither for
+// an interrupt (interrupted cpu0 keeps recent_used_cpu 3 and wakee_flips 0).
+#[test]
+fn select_task_rq_irq_current_v514() {
+    check(
+        r#"
+        machine 1x1x4x1
+        kernel v5.14
+        cpu 0,1 busy
+        waker irq cpu=0 recent=3 new_partner
+        wakee prev=1
+        "#,
+        expect![[r#"
+            wakeup #0 at 1000.000 ms: wakee woken by interrupt on CPU 0 (prev CPU 1, not sync)
+              1. wake_affine_idle -> nr_cpumask_bits
+                   read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=0, nr_running(0)=1
+                   why:  no opinion
+              2. wake_affine_weight -> no opinion
+                   read: this_load=1024, prev_load=1024, task_load=512, imbalance_pct=117, this_eff=153600, prev_eff=55296
+                   why:  prev is less loaded
+              3. wake_affine -> prev CPU 1
+                   why:  no rule moved the wakeup: stay at prev
+              4. select_idle_cpu: SIS_PROP -> nr=2000000
+                   read: avg_idle=500000, avg_scan_cost=0, llc_weight=4
+                   why:  scan depth proportional to expected idle time over scan cost
+              5. select_idle_cpu -> CPU 2
+                   read: nr=2000000
+                   why:  first idle CPU found scanning the LLC
+              CPUs probed: 1 1 2
+              => CPU 2 (SameLlc from prev), IPI, leaves C1, waker cost 1090 ns
+              after: this_sd->avg_scan_cost 0 -> 7
+              after: wake_avg_idle(0) 500000 -> 499940
+              after: p->recent_used_cpu=1, interrupted cpu0->recent_used_cpu=3, ->wakee_flips=0
         "#]],
     );
 }
@@ -1428,6 +1469,71 @@ fn sis_v515_sis_prop_wake_avg_idle() {
     );
 }
 
+// v5.15 select_idle_cpu() SIS_PROP (94aafc3ee31d): wake_avg_idle is halved for every
+// jiffy since wake_stamp: 80 >> 3 = 10 gives nr = 4 where 80 gives 30.
+#[test]
+fn sis_v515_sis_prop_aging() {
+    let spec = r#"
+        machine 1x1x8x1
+        kernel v5.15
+        cpu 0-5 busy
+        cpu 0 wake_avg_idle=80 wake_stamp_ago=AGO
+        llc 0 avg_scan_cost=20
+        waker task cpu=0
+        wakee prev=1
+        sync
+        "#;
+    check(
+        &spec.replace("AGO", "0"),
+        expect![[r#"
+        wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, sync)
+          1. wake_wide -> 0
+               read: waker flips=0, wakee flips=0, llc_size=8
+               why:  few partners: an affine wakeup may pull the wakee to the waker
+          2. wake_affine_idle -> CPU 0
+               read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=1, nr_running(0)=1
+               why:  sync wakeup and the waker is alone on this CPU: take its place
+          3. wake_affine -> CPU 0
+               why:  target for select_idle_sibling
+          4. select_idle_cpu: SIS_PROP -> nr=30
+               read: avg_idle=80, avg_scan_cost=20, llc_weight=8
+               why:  scan depth proportional to expected idle time over scan cost
+          5. select_idle_cpu -> CPU 6
+               read: nr=30
+               why:  first idle CPU found scanning the LLC
+          CPUs probed: 0 1 0 1 2 3 4 5 6
+          => CPU 6 (SameLlc from prev), IPI, leaves C1, waker cost 1230 ns
+          after: this_sd->avg_scan_cost 20 -> 41
+          after: wake_avg_idle(0) 80 -> 0
+          after: p->recent_used_cpu=1, waker->recent_used_cpu=0, waker->wakee_flips=0
+    "#]],
+    );
+    check(
+        &spec.replace("AGO", "3"),
+        expect![[r#"
+        wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, sync)
+          1. wake_wide -> 0
+               read: waker flips=0, wakee flips=0, llc_size=8
+               why:  few partners: an affine wakeup may pull the wakee to the waker
+          2. wake_affine_idle -> CPU 0
+               read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=1, nr_running(0)=1
+               why:  sync wakeup and the waker is alone on this CPU: take its place
+          3. wake_affine -> CPU 0
+               why:  target for select_idle_sibling
+          4. select_idle_cpu: SIS_PROP -> nr=4
+               read: avg_idle=10, avg_scan_cost=20, llc_weight=8
+               why:  scan depth proportional to expected idle time over scan cost
+          5. select_idle_cpu -> none
+               read: nr=4
+               why:  scan depth exhausted
+          CPUs probed: 0 1 0 1 2
+          => CPU 0 (SameLlc from prev), waker cost 660 ns
+          after: wake_avg_idle(0) 80 -> 10
+          after: p->recent_used_cpu=1, waker->recent_used_cpu=0, waker->wakee_flips=0
+    "#]],
+    );
+}
+
 // v6.5 select_idle_cpu(): SIS_UTIL nr = nr_idle_scan + 1; scan from target + 1.
 #[test]
 fn sis_v65_sis_util_limit() {
@@ -1896,6 +2002,38 @@ fn newidle_v514_pulls() {
               => switches to cpu0.q1 at +3260 ns
               after: idle_stamp=0 max_newidle_lb_cost=[1640] nr_running=[1, 0, 1, 0]
         "#]],
+    );
+}
+
+// v5.14 newidle_balance(): the per-domain budget stops at the second level: MC of
+// CPU 2 (LLC 1) has nothing to pull; PKG's max_newidle_lb_cost 999500 > avg_idle -
+// curr_cost: break. With PKG's cost at 1000 the PKG balance pulls CPU 0's task.
+#[test]
+fn newidle_v514_budget_at_pkg() {
+    let spec = r#"
+        machine 1x2x2x1
+        kernel v5.14
+        cpu 0 busy queued=1
+        cpu 2 busy max_newidle_lb_cost=1000,PKG
+        newidle cpu=2
+        "#;
+    check(
+        &spec.replace("PKG", "999500"),
+        expect![[r#"
+        newidle on CPU 2 (v5.14): avg_idle=1000000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[1000, 999500]
+          counters: newidle_calls=1 newidle_lb_mc=1
+          => switches to idle at +1620 ns
+          after: idle_stamp=1000000000 max_newidle_lb_cost=[1000, 999500] nr_running=[2, 0, 0, 0]
+    "#]],
+    );
+    check(
+        &spec.replace("PKG", "1000"),
+        expect![[r#"
+        newidle on CPU 2 (v5.14): avg_idle=1000000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[1000, 1000]
+          counters: migrations=1 migrations_balance=1 migrations_cross_llc=1 newidle_calls=1 newidle_lb_mc=1 newidle_lb_pkg=1 newidle_pulled=1
+          => switches to cpu0.q1 at +4570 ns
+          after: idle_stamp=0 max_newidle_lb_cost=[1000, 2200] nr_running=[1, 0, 1, 0]
+    "#]],
     );
 }
 
@@ -2535,7 +2673,8 @@ fn switch_newidle_skip_pending() {
 
 // recent-used-prev (89aafd67f28c), v5.14 select_idle_sibling(): recent_used_cpu 3 is
 // busy. Off: p->recent_used_cpu stays 3 and select_task_rq_fair() sets the waker's
-// recent_used_cpu = this CPU. On: p->recent_used_cpu = prev, the waker's is untouched.
+// recent_used_cpu (2) = this CPU (0). On: p->recent_used_cpu = prev, the waker's
+// stays 2. The next wakeup's recent_used_cpu check reads these.
 #[test]
 fn switch_recent_used_prev() {
     check_switch(
@@ -2544,7 +2683,7 @@ fn switch_recent_used_prev() {
         machine 1x1x4x1
         kernel v5.14
         cpu 0,1,3 busy
-        waker task cpu=0
+        waker task cpu=0 recent=2
         wakee prev=1 recent=3
         sync
         "#,
@@ -2596,7 +2735,7 @@ fn switch_recent_used_prev() {
               => CPU 2 (SameLlc from prev), IPI, leaves C1, waker cost 1140 ns
               after: this_sd->avg_scan_cost 0 -> 8
               after: wake_avg_idle(0) 500000 -> 499930
-              after: p->recent_used_cpu=1, waker->recent_used_cpu=0, waker->wakee_flips=0
+              after: p->recent_used_cpu=1, waker->recent_used_cpu=2, waker->wakee_flips=0
         "#]],
     );
 }
