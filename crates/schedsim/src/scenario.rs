@@ -24,6 +24,7 @@
 //! waker irq cpu=0 flips=3 recent=2 new_partner  # the interrupted task's fields
 //! sync
 //! newidle cpu=2             # instead of a wakeup: curr of CPU 2 blocks
+//! newidle cpu=2 wakeup_during   # ... and a wakeup is queued to it while it balances
 //! ```
 //!
 //! Time is 1 s; every PELT signal is exactly the stated value at that time. The
@@ -89,6 +90,8 @@ struct Spec {
     waker: Option<WakerSpec>,
     sync: bool,
     newidle: Option<u32>,
+    /// A wakeup queued on the newidle CPU's wake list while it balances.
+    wakeup_during: bool,
 }
 
 fn num(line: &str, key: &str, v: &str) -> Result<u64, String> {
@@ -186,9 +189,14 @@ fn parse(text: &str) -> Result<Spec, String> {
             "newidle" => {
                 let (k, v) = kv(words.get(1).ok_or("newidle: missing cpu=N")?);
                 if k != "cpu" {
-                    return Err(format!("line {line:?}: newidle cpu=N"));
+                    return Err(format!("line {line:?}: newidle cpu=N [wakeup_during]"));
                 }
                 s.newidle = Some(num(line, &k, &v)? as u32);
+                match words.get(2) {
+                    None => {}
+                    Some(&"wakeup_during") => s.wakeup_during = true,
+                    Some(w) => return Err(format!("line {line:?}: unknown newidle option {w:?}")),
+                }
             }
             w => return Err(format!("line {line:?}: unknown directive {w:?}")),
         }
@@ -303,6 +311,10 @@ pub fn run(text: &str) -> Result<String, String> {
     }
     let wakee = s.wakee.as_ref().map(|_| {
         inits.push(task("wakee".into()));
+        inits.len() as u32 - 1
+    });
+    let late = s.wakeup_during.then(|| {
+        inits.push(task("late".into()));
         inits.len() as u32 - 1
     });
     let workload = Workload::Pipe { loops: 1, work_ns: 1_000, ws_bytes: 16 << 10 };
@@ -572,6 +584,18 @@ pub fn run(text: &str) -> Result<String, String> {
     let t = running[cu];
     sim.block(c, t, TState::Sleeping);
     sim.schedule(c);
+    if let Some(l) = late {
+        // What __ttwu_queue_wakelist() leaves behind for a wakeup queued to c from
+        // another LLC while c balances (the IPI waits: interrupts are off).
+        if matches!(sim.cpus[cu].phase, Phase::Kernel(Cont::Newidle { .. })) {
+            let task = &mut sim.tasks[l as usize];
+            task.state = TState::Waking;
+            task.cpu = c;
+            sim.cpus[cu].wake_list.push(l);
+            sim.cpus[cu].ttwu_pending = true;
+            let _ = writeln!(out, "  (a wakeup of `late` is queued on CPU {c}'s wake list during the balance)");
+        }
+    }
     for _ in 0..1_000 {
         if !matches!(sim.cpus[cu].phase, Phase::Kernel(Cont::Newidle { .. })) {
             break;

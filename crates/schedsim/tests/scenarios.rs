@@ -2120,6 +2120,32 @@ fn newidle_v514_skip_pending() {
     );
 }
 
+// v5.14 newidle_balance() (e5e678e4fea2): after a domain, `this_rq->ttwu_pending`
+// stops the walk (MC found nothing, PKG is not balanced). The kernel does not count
+// that as a pulled task, so idle_stamp stays set and the queued wakee's activation
+// updates avg_idle.
+// DIVERGES from v5.14 newidle_balance(): the model clears idle_stamp on this bail
+// (`idle_stamp=0` below), so that avg_idle update is lost.
+#[test]
+fn newidle_v514_bail_on_pending() {
+    check(
+        r#"
+        machine 1x2x2x1
+        kernel v5.14
+        cpu 0 busy queued=1
+        cpu 2 busy
+        newidle cpu=2 wakeup_during
+        "#,
+        expect![[r#"
+            newidle on CPU 2 (v5.14): avg_idle=1000000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[0, 0]
+              (a wakeup of `late` is queued on CPU 2's wake list during the balance)
+              counters: newidle_bailed_pending=1 newidle_calls=1 newidle_lb_mc=1
+              => switches to idle at +1620 ns
+              after: idle_stamp=0 max_newidle_lb_cost=[680, 0] nr_running=[2, 0, 0, 0]
+        "#]],
+    );
+}
+
 // SHARED_RUNQ v3 on v6.5: newidle_balance() pops the head of the first shard from its
 // own (shard_size 2: CPUs 0-1 share shard 0, CPUs 2-3 shard 1) and pulls it.
 #[test]
