@@ -1186,6 +1186,38 @@ fn sis_v415_all_busy() {
 
 // ---- select_idle_sibling (v5.13+) --------------------------------------------------
 
+// v5.15 select_idle_sibling(): `sd = per_cpu(sd_llc, target)` is NULL when the LLC is a
+// single CPU (its MC domain degenerates): return target after the fast checks.
+#[test]
+fn sis_v515_no_llc_domain() {
+    check(
+        r#"
+        machine 1x2x1x1
+        kernel v5.15
+        cpu 0,1 busy
+        waker task cpu=0
+        wakee prev=1
+        "#,
+        expect![[r#"
+            wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, not sync)
+              1. wake_wide -> 0
+                   read: waker flips=0, wakee flips=0, llc_size=1
+                   why:  few partners: an affine wakeup may pull the wakee to the waker
+              2. wake_affine_idle -> nr_cpumask_bits
+                   read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=0, idle_cpu(prev=1)=0, sync=0, nr_running(0)=1
+                   why:  no opinion
+              3. wake_affine_weight -> no opinion
+                   read: this_load=1024, prev_load=1024, task_load=512, imbalance_pct=125, this_eff=153600, prev_eff=57344
+                   why:  prev is less loaded
+              4. wake_affine -> prev CPU 1
+                   why:  no rule moved the wakeup: stay at prev
+              CPUs probed: 1
+              => CPU 1 (SameCpu from prev), queued on wake list, IPI, waker cost 850 ns
+              after: p->recent_used_cpu=1, waker->recent_used_cpu=0, waker->wakee_flips=0
+        "#]],
+    );
+}
+
 // v5.15 select_idle_sibling(): recent_used_cpu != prev, != target, cache-affine, idle:
 // take it (p->recent_used_cpu = prev was set before the test, 89aafd67f28c).
 #[test]
@@ -1845,6 +1877,48 @@ fn ttwu_queue_cross_llc() {
     );
 }
 
+// v5.15 __ttwu_queue_wakelist() -> send_call_function_single_ipi(): a target polling
+// in POLL (set_nr_if_polling) needs no IPI; the wakeup is queued all the same.
+#[test]
+fn ttwu_queue_cross_llc_polling_target() {
+    check(
+        r#"
+        machine 1x2x2x1
+        kernel v5.15
+        cpu 0 busy
+        cpu 2 busy
+        cpu 3 idle=POLL
+        waker task cpu=0 flips=4
+        wakee prev=2 flips=4
+        "#,
+        expect![[r#"
+            wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 2, not sync)
+              1. wake_wide -> 0
+                   read: waker flips=4, wakee flips=4, llc_size=2
+                   why:  few partners: an affine wakeup may pull the wakee to the waker
+              2. wake_affine_idle -> nr_cpumask_bits
+                   read: idle_cpu(this=0)=0, cpus_share_cache(0,2)=0, idle_cpu(prev=2)=0, sync=0, nr_running(0)=1
+                   why:  no opinion
+              3. wake_affine_weight -> no opinion
+                   read: this_load=1024, prev_load=1024, task_load=512, imbalance_pct=125, this_eff=153600, prev_eff=57344
+                   why:  prev is less loaded
+              4. wake_affine -> prev CPU 2
+                   why:  no rule moved the wakeup: stay at prev
+              5. select_idle_cpu: SIS_PROP -> nr=1000000
+                   read: avg_idle=500000, avg_scan_cost=0, llc_weight=2
+                   why:  scan depth proportional to expected idle time over scan cost
+              6. select_idle_cpu -> CPU 3
+                   read: nr=1000000
+                   why:  first idle CPU found scanning the LLC
+              CPUs probed: 2 2 3
+              => CPU 3 (SameLlc from prev), queued on wake list, waker cost 600 ns
+              after: this_sd->avg_scan_cost 0 -> 25
+              after: wake_avg_idle(0) 500000 -> 499800
+              after: p->recent_used_cpu=2, waker->recent_used_cpu=0, waker->wakee_flips=4
+        "#]],
+    );
+}
+
 // v6.5 ttwu_queue_cond(): an idle CPU in the waker's LLC (nr_running == 0) is also
 // queued to (f3dd3f674555, v6.0); v5.15 locks its runqueue directly.
 #[test]
@@ -2166,6 +2240,58 @@ fn newidle_shared_runq_pop() {
               => switches to cpu0.q1 at +3070 ns
               after: idle_stamp=0 max_newidle_lb_cost=[400000] nr_running=[1, 0, 1, 0]
               shards after: 0.0![] 0.1[]
+        "#]],
+    );
+}
+
+// SHARED_RUNQ (Nayak RFC patch 2 newidle_balance()): rd->overload is still checked
+// first: clear, no pop at all.
+#[test]
+fn newidle_shared_runq_rd_overload_gate() {
+    check(
+        r#"
+        machine 1x1x4x1
+        kernel v6.5+SHARED_RUNQ
+        shard_size 2
+        cpu 0 busy queued=1
+        cpu 2 busy
+        rd_overload 0
+        newidle cpu=2
+        "#,
+        expect![[r#"
+            newidle on CPU 2 (v6.5+SHARED_RUNQ): avg_idle=1000000 rd->overload=0 ttwu_pending=0 max_newidle_lb_cost=[0]
+              shards before (! = overload): 0.0![cpu0.q1] 0.1[]
+              counters: newidle_calls=1
+              => switches to idle at +870 ns
+              after: idle_stamp=1000000000 max_newidle_lb_cost=[0] nr_running=[2, 0, 0, 0]
+              shards after: 0.0![cpu0.q1] 0.1[]
+        "#]],
+    );
+}
+
+// SHARED_RUNQ (Nayak RFC patch 2 newidle_balance()): the pop finds LLC 1's shards
+// empty; the domain loop then starts at the lowest domain and tests
+// `avg_idle < curr_cost + sd->max_newidle_lb_cost` BEFORE skipping domains up to the
+// LLC, so MC's cost (400 us > avg_idle 300 us) stops it and PKG is never balanced.
+// DIVERGES from Nayak's RFC newidle_balance(): the model starts the walk above the
+// LLC, tests only PKG's budget (1 us) and pulls CPU 0's task across LLCs.
+#[test]
+fn newidle_shared_runq_llc_budget_skipped() {
+    check(
+        r#"
+        machine 1x2x2x1
+        kernel v6.5+SHARED_RUNQ
+        cpu 0 busy queued=1
+        cpu 2 busy avg_idle=300000 max_newidle_lb_cost=400000,1000
+        newidle cpu=2
+        "#,
+        expect![[r#"
+            newidle on CPU 2 (v6.5+SHARED_RUNQ): avg_idle=300000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[400000, 1000]
+              shards before (! = overload): 0.0![cpu0.q1] 1.0[]
+              counters: migrations=1 migrations_balance=1 migrations_cross_llc=1 newidle_calls=1 newidle_lb_pkg=1 newidle_pulled=1
+              => switches to cpu0.q1 at +4390 ns
+              after: idle_stamp=0 max_newidle_lb_cost=[400000, 2580] nr_running=[1, 0, 1, 0]
+              shards after: 0.0![] 1.0[]
         "#]],
     );
 }
