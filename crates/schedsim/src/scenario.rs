@@ -532,6 +532,22 @@ pub fn run(text: &str) -> Result<String, String> {
         let tr = sim.traces.pop().ok_or("the wakeup was not traced")?;
         out.push_str(&tr.render());
         let after = snap(&sim);
+        if sim.tasks[p as usize].deferred_wake.is_some() {
+            // The waker spun on p->on_cpu: the rest of try_to_wake_up() runs when the
+            // switch away completes, outside the traced wakeup. Run to that point.
+            for _ in 0..1_000 {
+                if sim.tasks[p as usize].deferred_wake.is_none() || !sim.step_event() {
+                    break;
+                }
+            }
+            let t = &sim.tasks[p as usize];
+            let _ = writeln!(
+                out,
+                "  after the spin (untraced): select_task_rq put the wakee on CPU {} at +{} ns",
+                t.cpu,
+                sim.now - NOW
+            );
+        }
         if before.0 != after.0 {
             let _ = writeln!(out, "  after: this_sd->avg_scan_cost {} -> {}", before.0, after.0);
         }

@@ -1740,7 +1740,9 @@ fn ttwu_on_cpu_queue_v515() {
     );
 }
 
-// v5.15 try_to_wake_up(): p->on_cpu, same LLC, two tasks on its CPU: spin on on_cpu.
+// v5.15 try_to_wake_up(): p->on_cpu, same LLC, two tasks on its CPU: spin on on_cpu,
+// then select_task_rq() once the switch is done. (The trace ends at the spin and names
+// the on_cpu CPU; the placement that follows is not traced, the harness reports it.)
 #[test]
 fn ttwu_on_cpu_spin_v515() {
     check(
@@ -1758,6 +1760,7 @@ fn ttwu_on_cpu_spin_v515() {
                    read: p->on_cpu=CPU 2, nr_running(2)=2
                    why:  wait for the wakee to leave its CPU (smp_cond_load_acquire on p->on_cpu)
               => CPU 2 (SameCpu from prev), waker cost 2000 ns
+              after the spin (untraced): select_task_rq put the wakee on CPU 1 at +2000 ns
               after: p->recent_used_cpu=2, waker->recent_used_cpu=0, waker->wakee_flips=0
         "#]],
     );
@@ -1783,6 +1786,7 @@ fn ttwu_on_cpu_cross_llc_v515() {
                    read: p->on_cpu=CPU 2, nr_running(2)=2
                    why:  wait for the wakee to leave its CPU (smp_cond_load_acquire on p->on_cpu)
               => CPU 2 (SameCpu from prev), waker cost 2000 ns
+              after the spin (untraced): select_task_rq put the wakee on CPU 1 at +2000 ns
               after: p->recent_used_cpu=2, waker->recent_used_cpu=0, waker->wakee_flips=0
         "#]],
     );
@@ -1831,6 +1835,7 @@ fn ttwu_on_cpu_spin_v415() {
                    read: p->on_cpu=CPU 2, nr_running(2)=0
                    why:  wait for the wakee to leave its CPU (smp_cond_load_acquire on p->on_cpu)
               => CPU 2 (SameCpu from prev), waker cost 2000 ns
+              after the spin (untraced): select_task_rq put the wakee on CPU 2 at +2000 ns
               after: p->recent_used_cpu=2, waker->recent_used_cpu=0, waker->wakee_flips=0
         "#]],
     );
