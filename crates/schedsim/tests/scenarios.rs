@@ -2301,6 +2301,43 @@ fn newidle_shared_runq_llc_budget_skipped() {
     );
 }
 
+// SHARED_RUNQ (Nayak RFC patch 2 newidle_balance()): after a failed pop,
+// `if (this_rq->ttwu_pending) return 0;` before any load_balance(). Seed 002's entry
+// skip is switched off so that the pending wakeup reaches this test; without it the
+// PKG balance pulls CPU 0's task.
+#[test]
+fn newidle_shared_runq_pending_after_pop() {
+    let spec = r#"
+        machine 1x2x2x1
+        kernel v6.5+SHARED_RUNQ-newidle-skip-pending
+        cpu 0 busy queued=1
+        cpu 2 busy PENDING
+        newidle cpu=2
+        "#;
+    check(
+        &spec.replace("PENDING", "ttwu_pending"),
+        expect![[r#"
+        newidle on CPU 2 (v6.5+SHARED_RUNQ-newidle-skip-pending): avg_idle=1000000 rd->overload=1 ttwu_pending=1 max_newidle_lb_cost=[0, 0]
+          shards before (! = overload): 0.0![cpu0.q1] 1.0[]
+          counters: newidle_calls=1
+          => switches to idle at +960 ns
+          after: idle_stamp=1000000000 max_newidle_lb_cost=[20, 0] nr_running=[2, 0, 0, 0]
+          shards after: 0.0![cpu0.q1] 1.0[]
+    "#]],
+    );
+    check(
+        &spec.replace("PENDING", ""),
+        expect![[r#"
+        newidle on CPU 2 (v6.5+SHARED_RUNQ-newidle-skip-pending): avg_idle=1000000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[0, 0]
+          shards before (! = overload): 0.0![cpu0.q1] 1.0[]
+          counters: migrations=1 migrations_balance=1 migrations_cross_llc=1 newidle_calls=1 newidle_lb_pkg=1 newidle_pulled=1
+          => switches to cpu0.q1 at +4390 ns
+          after: idle_stamp=0 max_newidle_lb_cost=[20, 2580] nr_running=[1, 0, 1, 0]
+          shards after: 0.0![] 1.0[]
+    "#]],
+    );
+}
+
 // SHARED_RUNQ with seed 004's overload flag: a shard whose flag is clear is skipped
 // without taking its lock; an empty flagged shard gets its flag cleared.
 #[test]
