@@ -25,6 +25,8 @@ pub mod metrics;
 pub mod presets;
 pub mod report;
 pub mod rng;
+#[doc(hidden)]
+pub mod scenario;
 pub mod topology;
 pub mod trace;
 pub mod workload;

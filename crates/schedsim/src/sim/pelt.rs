@@ -48,6 +48,11 @@ pub struct Signal {
 }
 
 impl Signal {
+    /// A signal whose average is `avg` as of `now` (scenario tests set PELT loads).
+    pub(crate) fn at(avg: u64, now: u64) -> Signal {
+        Signal { q: avg << FRAC, last_ns: now }
+    }
+
     /// The average, 0..=1024 per unit of input.
     #[inline]
     pub fn avg(&self) -> u64 {

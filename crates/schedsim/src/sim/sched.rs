@@ -281,7 +281,7 @@ impl Sim {
 
     /// `dequeue_task` for a task that blocks or exits on `c`: it stays `curr` (and
     /// `on_cpu`) until the switch away finishes.
-    fn block(&mut self, c: u32, t: u32, state: TState) {
+    pub(crate) fn block(&mut self, c: u32, t: u32, state: TState) {
         self.update_curr(c);
         self.update_load(c);
         let now = self.now;
