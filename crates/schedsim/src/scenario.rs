@@ -464,8 +464,8 @@ pub fn run(text: &str) -> Result<String, String> {
             t.last_rq = prev;
             t.last_ran_cpu = prev;
             t.recent_used_cpu = ws.recent.unwrap_or(prev);
-            t.wakee_flips = ws.flips;
-            t.wakee_flip_decay_ts = NOW;
+            t.wakee.flips = ws.flips;
+            t.wakee.decay_ts = NOW;
             t.load = Signal::at(ws.load, NOW);
             t.pinned = ws.pinned;
         }
@@ -481,9 +481,9 @@ pub fn run(text: &str) -> Result<String, String> {
         Some(w) if w.task => {
             let t = running[w.cpu as usize];
             let task = &mut sim.tasks[t as usize];
-            task.wakee_flips = w.flips;
-            task.wakee_flip_decay_ts = NOW;
-            task.last_wakee = if w.new_partner { NONE } else { wakee.unwrap_or(NONE) };
+            task.wakee.flips = w.flips;
+            task.wakee.decay_ts = NOW;
+            task.wakee.last = if w.new_partner { NONE } else { wakee.unwrap_or(NONE) };
             task.load = Signal::at(w.load, NOW);
             if let Some(r) = w.recent {
                 task.recent_used_cpu = r;
@@ -499,9 +499,9 @@ pub fn run(text: &str) -> Result<String, String> {
             // on an idle CPU, runs in the idle task, out of its C-state.
             if let Some(t) = sim.cpus[w.cpu as usize].curr {
                 let task = &mut sim.tasks[t as usize];
-                task.wakee_flips = w.flips;
-                task.wakee_flip_decay_ts = NOW;
-                task.last_wakee = if w.new_partner { NONE } else { wakee.unwrap_or(NONE) };
+                task.wakee.flips = w.flips;
+                task.wakee.decay_ts = NOW;
+                task.wakee.last = if w.new_partner { NONE } else { wakee.unwrap_or(NONE) };
                 if let Some(r) = w.recent {
                     task.recent_used_cpu = r;
                 }
@@ -560,14 +560,14 @@ pub fn run(text: &str) -> Result<String, String> {
         let _ = write!(out, "  after: p->recent_used_cpu={}", sim.tasks[p as usize].recent_used_cpu);
         if let Some(wt) = waker {
             let t = &sim.tasks[wt as usize];
-            let _ = write!(out, ", waker->recent_used_cpu={}, waker->wakee_flips={}", t.recent_used_cpu, t.wakee_flips);
+            let _ = write!(out, ", waker->recent_used_cpu={}, waker->wakee_flips={}", t.recent_used_cpu, t.wakee.flips);
         } else if running[this] != NONE {
             // The task the interrupt interrupted (`current` in the kernel).
             let t = &sim.tasks[running[this] as usize];
             let _ = write!(
                 out,
                 ", interrupted {}->recent_used_cpu={}, ->wakee_flips={}",
-                t.name, t.recent_used_cpu, t.wakee_flips
+                t.name, t.recent_used_cpu, t.wakee.flips
             );
         }
         out.push('\n');

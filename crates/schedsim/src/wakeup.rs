@@ -55,19 +55,24 @@ impl Sim {
 
         // The wakee has not finished switching out on its CPU.
         if let Some(oc) = self.tasks[p as usize].on_cpu {
-            // v5.8 (c6e7bd7afaeb): queue it to that CPU when nearly idle (WF_ON_CPU),
-            // no selection.
+            // v5.8 (c6e7bd7afaeb): queue it to that CPU when ttwu_queue_cond() allows,
+            // without selecting a CPU; before, spin until it is off.
             let on_cpu_rule = self.cfg.since(5, 8) && self.ttwu_queue_cond(this, oc, true);
             self.step(|s| {
+                let why = if !on_cpu_rule {
+                    "wait for the wakee to leave its CPU (smp_cond_load_acquire on p->on_cpu)"
+                } else if !s.map.share_cache(this, oc) {
+                    "the wakee's CPU does not share this cache: queue it there rather than spin"
+                } else if s.cfg.since(6, 0) {
+                    "the wakee is still on its CPU and nothing else runs there: let it finish there"
+                } else {
+                    "the wakee is still on its CPU and that CPU has at most one task: let it finish there"
+                };
                 st(
-                    "ttwu_queue_cond (WF_ON_CPU)",
+                    if s.cfg.since(5, 8) { "ttwu_queue_cond (p->on_cpu)" } else { "try_to_wake_up (p->on_cpu)" },
                     vec![format!("p->on_cpu=CPU {oc}"), format!("nr_running({oc})={}", s.cpus[oc as usize].nr_running)],
-                    if on_cpu_rule { "queue to CPU".to_string() + &format!(" {oc}") } else { "spin".into() },
-                    if on_cpu_rule {
-                        "the wakee is still on its CPU and that CPU has at most one task: let it finish there"
-                    } else {
-                        "wait for the wakee to leave its CPU (smp_cond_load_acquire on p->on_cpu)"
-                    },
+                    if on_cpu_rule { format!("queue to CPU {oc}") } else { "spin".into() },
+                    why,
                 )
             });
             if on_cpu_rule {

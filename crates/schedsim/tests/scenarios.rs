@@ -43,9 +43,8 @@ fn check_switch(switch: &str, spec: &str, off: Expect, on: Expect) {
 // ---- select_task_rq_fair -----------------------------------------------------------
 
 // v5.15 select_task_rq(): nr_cpus_allowed == 1, select_task_rq_fair() is not called.
-// DIVERGES from v5.15 select_task_rq_fair(): record_wakee() runs inside it (so never
-// for a pinned wakee); the model runs it in try_to_wake_up() for every wakee, so the
-// waker's wakee_flips goes 3 -> 4 here.
+// record_wakee() runs inside select_task_rq_fair(), so never for a pinned wakee: the
+// waker's wakee_flips stays 3.
 #[test]
 fn select_task_rq_pinned() {
     check(
@@ -62,7 +61,7 @@ fn select_task_rq_pinned() {
                    read: nr_cpus_allowed=1
                    why:  pinned task
               => CPU 2 (SameCpu from prev), IPI, leaves C1, waker cost 1000 ns
-              after: p->recent_used_cpu=2, waker->recent_used_cpu=0, waker->wakee_flips=4
+              after: p->recent_used_cpu=2, waker->recent_used_cpu=0, waker->wakee_flips=3
         "#]],
     );
 }
@@ -82,7 +81,7 @@ fn select_task_rq_wake_wide_true() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, not sync)
               1. wake_wide -> 1 (wide)
-                   read: waker flips=4, wakee flips=2, llc_size=2
+                   read: current (waker) flips=4, wakee flips=2, llc_size=2
                    why:  the waker wakes many different tasks: spread them, no affine pull
               2. select_task_rq_fair -> target=prev CPU 1
                    read: want_affine=0
@@ -92,7 +91,7 @@ fn select_task_rq_wake_wide_true() {
                    why:  scan depth proportional to expected idle time over scan cost
               4. select_idle_cpu -> none
                    why:  no idle CPU in the LLC
-              CPUs probed: 1 1 0
+              CPUs probed: 1 0 1
               => CPU 1 (SameCpu from prev), waker cost 620 ns
               after: this_sd->avg_scan_cost 0 -> 5
               after: wake_avg_idle(0) 500000 -> 499960
@@ -115,7 +114,7 @@ fn wake_wide_master_below_slave_times_factor() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, not sync)
               1. wake_wide -> 0
-                   read: waker flips=3, wakee flips=2, llc_size=2
+                   read: current (waker) flips=3, wakee flips=2, llc_size=2
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. wake_affine_idle -> nr_cpumask_bits
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=0, nr_running(0)=1
@@ -130,7 +129,7 @@ fn wake_wide_master_below_slave_times_factor() {
                    why:  scan depth proportional to expected idle time over scan cost
               6. select_idle_cpu -> none
                    why:  no idle CPU in the LLC
-              CPUs probed: 1 1 0
+              CPUs probed: 1 0 1
               => CPU 1 (SameCpu from prev), waker cost 620 ns
               after: this_sd->avg_scan_cost 0 -> 5
               after: wake_avg_idle(0) 500000 -> 499960
@@ -143,9 +142,8 @@ fn wake_wide_master_below_slave_times_factor() {
 // also in an interrupt, where current is the interrupted task (here flips 40, wakee
 // 10, llc_size 2: master 40 >= 10 * 2, slave 10 >= 2, so wake_wide() = 1 and no
 // wake_affine()).
-// DIVERGES from v5.15 wake_wide()/record_wakee(): for an interrupt the model skips
-// both (wake_wide returns 0 untraced) and runs wake_affine(); the CPU chosen is the
-// same here, the path is not.
+// From an interrupt, record_wakee() and wake_wide() read `current`, the interrupted
+// task (flips 40 vs 10, llc_size 2): wide, no wake_affine().
 #[test]
 fn wake_wide_from_interrupt_on_busy_cpu() {
     check(
@@ -158,20 +156,18 @@ fn wake_wide_from_interrupt_on_busy_cpu() {
         "#,
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by interrupt on CPU 0 (prev CPU 1, not sync)
-              1. wake_affine_idle -> nr_cpumask_bits
-                   read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=0, nr_running(0)=1
-                   why:  no opinion
-              2. wake_affine_weight -> no opinion
-                   read: this_load=1024, prev_load=1024, task_load=512, imbalance_pct=117, this_eff=153600, prev_eff=55296
-                   why:  prev is less loaded
-              3. wake_affine -> prev CPU 1
-                   why:  no rule moved the wakeup: stay at prev
-              4. select_idle_cpu: SIS_PROP -> nr=1000000
+              1. wake_wide -> 1 (wide)
+                   read: current (cpu0) flips=40, wakee flips=10, llc_size=2
+                   why:  the waker wakes many different tasks: spread them, no affine pull
+              2. select_task_rq_fair -> target=prev CPU 1
+                   read: want_affine=0
+                   why:  no wake-affine domain spans both CPUs (or wake_wide): start from prev
+              3. select_idle_cpu: SIS_PROP -> nr=1000000
                    read: avg_idle=500000, avg_scan_cost=0, llc_weight=2
                    why:  scan depth proportional to expected idle time over scan cost
-              5. select_idle_cpu -> none
+              4. select_idle_cpu -> none
                    why:  no idle CPU in the LLC
-              CPUs probed: 1 1 0
+              CPUs probed: 1 0 1
               => CPU 1 (SameCpu from prev), waker cost 620 ns
               after: this_sd->avg_scan_cost 0 -> 5
               after: wake_avg_idle(0) 500000 -> 499960
@@ -184,8 +180,8 @@ fn wake_wide_from_interrupt_on_busy_cpu() {
 // record_wakee(p) run on current, in an interrupt the interrupted task (recent 3,
 // flips 0, last woke another task): the kernel leaves it with recent_used_cpu 0 and
 // wakee_flips 1.
-// DIVERGES from v5.14 select_task_rq_fair()/record_wakee(): the model does neither for
-// an interrupt (interrupted cpu0 keeps recent_used_cpu 3 and wakee_flips 0).
+// The interrupted task is `current`: its wakee_flips counts the wakee and, v4.17 to
+// v5.14, its recent_used_cpu becomes this CPU (3 -> 0).
 #[test]
 fn select_task_rq_irq_current_v514() {
     check(
@@ -198,25 +194,28 @@ fn select_task_rq_irq_current_v514() {
         "#,
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by interrupt on CPU 0 (prev CPU 1, not sync)
-              1. wake_affine_idle -> nr_cpumask_bits
+              1. wake_wide -> 0
+                   read: current (cpu0) flips=1, wakee flips=0, llc_size=4
+                   why:  few partners: an affine wakeup may pull the wakee to the waker
+              2. wake_affine_idle -> nr_cpumask_bits
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=0, nr_running(0)=1
                    why:  no opinion
-              2. wake_affine_weight -> no opinion
+              3. wake_affine_weight -> no opinion
                    read: this_load=1024, prev_load=1024, task_load=512, imbalance_pct=117, this_eff=153600, prev_eff=55296
                    why:  prev is less loaded
-              3. wake_affine -> prev CPU 1
+              4. wake_affine -> prev CPU 1
                    why:  no rule moved the wakeup: stay at prev
-              4. select_idle_cpu: SIS_PROP -> nr=2000000
+              5. select_idle_cpu: SIS_PROP -> nr=2000000
                    read: avg_idle=500000, avg_scan_cost=0, llc_weight=4
                    why:  scan depth proportional to expected idle time over scan cost
-              5. select_idle_cpu -> CPU 2
+              6. select_idle_cpu -> CPU 2
                    read: nr=2000000
                    why:  first idle CPU found scanning the LLC
               CPUs probed: 1 1 2
               => CPU 2 (SameLlc from prev), IPI, leaves C1, waker cost 1090 ns
               after: this_sd->avg_scan_cost 0 -> 7
               after: wake_avg_idle(0) 500000 -> 499940
-              after: p->recent_used_cpu=1, interrupted cpu0->recent_used_cpu=3, ->wakee_flips=0
+              after: p->recent_used_cpu=1, interrupted cpu0->recent_used_cpu=0, ->wakee_flips=1
         "#]],
     );
 }
@@ -237,7 +236,7 @@ fn select_task_rq_no_affine_domain() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 2, not sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=2
+                   read: current (waker) flips=0, wakee flips=0, llc_size=2
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. select_task_rq_fair -> target=prev CPU 2
                    read: want_affine=1
@@ -248,10 +247,10 @@ fn select_task_rq_no_affine_domain() {
               4. select_idle_cpu -> CPU 3
                    read: nr=1000000
                    why:  first idle CPU found scanning the LLC
-              CPUs probed: 2 2 3
-              => CPU 3 (SameLlc from prev), queued on wake list, IPI, leaves C1, waker cost 1200 ns
-              after: this_sd->avg_scan_cost 0 -> 37
-              after: wake_avg_idle(0) 500000 -> 499700
+              CPUs probed: 2 3
+              => CPU 3 (SameLlc from prev), queued on wake list, IPI, leaves C1, waker cost 1050 ns
+              after: this_sd->avg_scan_cost 0 -> 18
+              after: wake_avg_idle(0) 500000 -> 499850
               after: p->recent_used_cpu=2, waker->recent_used_cpu=0, waker->wakee_flips=0
         "#]],
     );
@@ -303,7 +302,7 @@ fn select_task_rq_this_is_prev() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 1 (prev CPU 1, sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=4
+                   read: current (waker) flips=0, wakee flips=0, llc_size=4
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. select_idle_cpu: SIS_PROP -> nr=2000000
                    read: avg_idle=500000, avg_scan_cost=0, llc_weight=4
@@ -311,10 +310,10 @@ fn select_task_rq_this_is_prev() {
               3. select_idle_cpu -> CPU 2
                    read: nr=2000000
                    why:  first idle CPU found scanning the LLC
-              CPUs probed: 1 1 2
-              => CPU 2 (SameLlc from prev), IPI, leaves C1, waker cost 1070 ns
-              after: this_sd->avg_scan_cost 0 -> 5
-              after: wake_avg_idle(1) 500000 -> 499960
+              CPUs probed: 1 2
+              => CPU 2 (SameLlc from prev), IPI, leaves C1, waker cost 1060 ns
+              after: this_sd->avg_scan_cost 0 -> 3
+              after: wake_avg_idle(1) 500000 -> 499970
               after: p->recent_used_cpu=1, waker->recent_used_cpu=1, waker->wakee_flips=0
         "#]],
     );
@@ -430,12 +429,15 @@ fn wake_affine_idle_v415_irq_pulls_across_llc() {
         "#,
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by interrupt on CPU 0 (prev CPU 2, not sync)
-              1. wake_affine_idle (v4.15) -> true
-                   read: idle_cpu(0)=1, sync=0, nr_running(0)=0
+              1. wake_wide -> 0
+                   read: current (swapper/0) flips=1, wakee flips=0, llc_size=2
+                   why:  few partners: an affine wakeup may pull the wakee to the waker
+              2. wake_affine_idle -> true
+                   read: idle_cpu(this=0)=1, cpus_share_cache(0,2)=0, idle_cpu(prev=2)=0, sync=0, nr_running(0)=0
                    why:  this CPU is idle (an interrupt woke the task): pull it here, whatever the cache
-              2. wake_affine -> CPU 0
+              3. wake_affine -> CPU 0
                    why:  target for select_idle_sibling
-              3. select_idle_sibling (v4.15) -> CPU 0
+              4. select_idle_sibling (v4.15) -> CPU 0
                    read: idle_cpu(0)=1
                    why:  the target is idle
               CPUs probed: 0
@@ -460,11 +462,11 @@ fn wake_affine_idle_v415_sync() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=4
+                   read: current (waker) flips=0, wakee flips=0, llc_size=4
                    why:  few partners: an affine wakeup may pull the wakee to the waker
-              2. wake_affine_idle (v4.15) -> true
-                   read: idle_cpu(0)=0, sync=1, nr_running(0)=1
-                   why:  sync wakeup and the waker is alone on this CPU: it will sleep, take its place
+              2. wake_affine_idle -> true
+                   read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=1, nr_running(0)=1
+                   why:  sync wakeup and the waker is alone on this CPU: take its place
               3. wake_affine -> CPU 0
                    why:  target for select_idle_sibling
               4. select_idle_cpu: SIS_PROP -> nr=7812
@@ -497,10 +499,10 @@ fn wake_affine_weight_v415_affine() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, not sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=4
+                   read: current (waker) flips=0, wakee flips=0, llc_size=4
                    why:  few partners: an affine wakeup may pull the wakee to the waker
-              2. wake_affine_idle (v4.15) -> false
-                   read: idle_cpu(0)=0, sync=0, nr_running(0)=1
+              2. wake_affine_idle -> false
+                   read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=0, nr_running(0)=1
                    why:  no opinion
               3. wake_affine_weight -> this
                    read: this_load=1024, prev_load=2048, task_load=512, imbalance_pct=117, this_eff=153600, prev_eff=165888
@@ -538,10 +540,10 @@ fn wake_affine_weight_v415_equal_is_affine() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, not sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=4
+                   read: current (waker) flips=0, wakee flips=0, llc_size=4
                    why:  few partners: an affine wakeup may pull the wakee to the waker
-              2. wake_affine_idle (v4.15) -> false
-                   read: idle_cpu(0)=0, sync=0, nr_running(0)=1
+              2. wake_affine_idle -> false
+                   read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=0, nr_running(0)=1
                    why:  no opinion
               3. wake_affine_weight -> this
                    read: this_load=512, prev_load=1024, task_load=256, imbalance_pct=117, this_eff=768, prev_eff=768
@@ -578,7 +580,7 @@ fn wake_affine_weight_v515_equal_is_not_affine() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, not sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=4
+                   read: current (waker) flips=0, wakee flips=0, llc_size=4
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. wake_affine_idle -> nr_cpumask_bits
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=0, nr_running(0)=1
@@ -594,10 +596,10 @@ fn wake_affine_weight_v515_equal_is_not_affine() {
               6. select_idle_cpu -> CPU 2
                    read: nr=2000000
                    why:  first idle CPU found scanning the LLC
-              CPUs probed: 1 1 2
-              => CPU 2 (SameLlc from prev), IPI, leaves C1, waker cost 1090 ns
-              after: this_sd->avg_scan_cost 0 -> 7
-              after: wake_avg_idle(0) 500000 -> 499940
+              CPUs probed: 1 2
+              => CPU 2 (SameLlc from prev), IPI, leaves C1, waker cost 1060 ns
+              after: this_sd->avg_scan_cost 0 -> 3
+              after: wake_avg_idle(0) 500000 -> 499970
               after: p->recent_used_cpu=1, waker->recent_used_cpu=0, waker->wakee_flips=0
         "#]],
     );
@@ -621,7 +623,7 @@ fn wake_affine_weight_sync_current_load() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=4
+                   read: current (waker) flips=0, wakee flips=0, llc_size=4
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. wake_affine_idle -> nr_cpumask_bits
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=1, nr_running(0)=2
@@ -637,10 +639,10 @@ fn wake_affine_weight_sync_current_load() {
               6. select_idle_cpu -> CPU 2
                    read: nr=2000000
                    why:  first idle CPU found scanning the LLC
-              CPUs probed: 0 1 0 1 2
-              => CPU 2 (SameLlc from prev), IPI, leaves C1, waker cost 1110 ns
-              after: this_sd->avg_scan_cost 0 -> 8
-              after: wake_avg_idle(0) 500000 -> 499930
+              CPUs probed: 0 1 1 2
+              => CPU 2 (SameLlc from prev), IPI, leaves C1, waker cost 1100 ns
+              after: this_sd->avg_scan_cost 0 -> 7
+              after: wake_avg_idle(0) 500000 -> 499940
               after: p->recent_used_cpu=1, waker->recent_used_cpu=0, waker->wakee_flips=0
         "#]],
     );
@@ -663,7 +665,7 @@ fn wake_affine_weight_sync_subtracts_current() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=4
+                   read: current (waker) flips=0, wakee flips=0, llc_size=4
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. wake_affine_idle -> nr_cpumask_bits
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=1, nr_running(0)=2
@@ -679,10 +681,10 @@ fn wake_affine_weight_sync_subtracts_current() {
               6. select_idle_cpu -> CPU 2
                    read: nr=2000000
                    why:  first idle CPU found scanning the LLC
-              CPUs probed: 0 1 0 1 2
-              => CPU 2 (SameLlc from prev), IPI, leaves C1, waker cost 1110 ns
-              after: this_sd->avg_scan_cost 0 -> 8
-              after: wake_avg_idle(0) 500000 -> 499930
+              CPUs probed: 0 1 1 2
+              => CPU 2 (SameLlc from prev), IPI, leaves C1, waker cost 1100 ns
+              after: this_sd->avg_scan_cost 0 -> 7
+              after: wake_avg_idle(0) 500000 -> 499940
               after: p->recent_used_cpu=1, waker->recent_used_cpu=0, waker->wakee_flips=0
         "#]],
     );
@@ -703,12 +705,15 @@ fn wake_affine_idle_irq_prev_idle() {
         "#,
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by interrupt on CPU 0 (prev CPU 2, not sync)
-              1. wake_affine_idle -> CPU 2
+              1. wake_wide -> 0
+                   read: current (swapper/0) flips=1, wakee flips=0, llc_size=4
+                   why:  few partners: an affine wakeup may pull the wakee to the waker
+              2. wake_affine_idle -> CPU 2
                    read: idle_cpu(this=0)=1, cpus_share_cache(0,2)=1, idle_cpu(prev=2)=1, sync=0, nr_running(0)=0
                    why:  this CPU is idle (interrupt) and shares cache with prev, which is idle too: stay on prev
-              2. wake_affine -> CPU 2
+              3. wake_affine -> CPU 2
                    why:  target for select_idle_sibling
-              3. select_idle_sibling (v5.15) -> CPU 2
+              4. select_idle_sibling (v5.15) -> CPU 2
                    read: idle_cpu(2)=1
                    why:  the target is idle
               CPUs probed: 2
@@ -731,12 +736,15 @@ fn wake_affine_idle_irq_prev_busy() {
         "#,
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by interrupt on CPU 0 (prev CPU 2, not sync)
-              1. wake_affine_idle -> CPU 0
+              1. wake_wide -> 0
+                   read: current (swapper/0) flips=1, wakee flips=0, llc_size=4
+                   why:  few partners: an affine wakeup may pull the wakee to the waker
+              2. wake_affine_idle -> CPU 0
                    read: idle_cpu(this=0)=1, cpus_share_cache(0,2)=1, idle_cpu(prev=2)=0, sync=0, nr_running(0)=0
                    why:  this CPU is idle (interrupt) and shares cache with prev: move here
-              2. wake_affine -> CPU 0
+              3. wake_affine -> CPU 0
                    why:  target for select_idle_sibling
-              3. select_idle_sibling (v5.15) -> CPU 0
+              4. select_idle_sibling (v5.15) -> CPU 0
                    read: idle_cpu(0)=1
                    why:  the target is idle
               CPUs probed: 0
@@ -760,20 +768,23 @@ fn wake_affine_idle_irq_other_llc() {
         "#,
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by interrupt on CPU 0 (prev CPU 2, not sync)
-              1. wake_affine_idle -> nr_cpumask_bits
+              1. wake_wide -> 0
+                   read: current (swapper/0) flips=1, wakee flips=0, llc_size=2
+                   why:  few partners: an affine wakeup may pull the wakee to the waker
+              2. wake_affine_idle -> nr_cpumask_bits
                    read: idle_cpu(this=0)=1, cpus_share_cache(0,2)=0, idle_cpu(prev=2)=0, sync=0, nr_running(0)=0
                    why:  this CPU is idle but does not share cache with prev: an interrupt does not pull across LLCs
-              2. wake_affine_weight -> no opinion
+              3. wake_affine_weight -> no opinion
                    read: this_load=0, prev_load=1024, task_load=1024, imbalance_pct=125, this_eff=102400, prev_eff=0
                    why:  prev is less loaded
-              3. wake_affine -> prev CPU 2
+              4. wake_affine -> prev CPU 2
                    why:  no rule moved the wakeup: stay at prev
-              4. select_idle_cpu: SIS_PROP -> nr=1000000
+              5. select_idle_cpu: SIS_PROP -> nr=1000000
                    read: avg_idle=500000, avg_scan_cost=0, llc_weight=2
                    why:  scan depth proportional to expected idle time over scan cost
-              5. select_idle_cpu -> none
+              6. select_idle_cpu -> none
                    why:  no idle CPU in the LLC
-              CPUs probed: 2 2 3
+              CPUs probed: 2 3 2
               => CPU 2 (SameCpu from prev), queued on wake list, IPI, waker cost 1050 ns
               after: this_sd->avg_scan_cost 0 -> 25
               after: wake_avg_idle(0) 500000 -> 499800
@@ -797,7 +808,7 @@ fn wake_affine_idle_prev_idle_rule() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 2, not sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=4
+                   read: current (waker) flips=0, wakee flips=0, llc_size=4
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. wake_affine_idle -> CPU 2
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,2)=1, idle_cpu(prev=2)=1, sync=0, nr_running(0)=1
@@ -829,7 +840,7 @@ fn wake_affine_no_opinion_stays_prev() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 2, not sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=4
+                   read: current (waker) flips=0, wakee flips=0, llc_size=4
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. wake_affine_idle -> nr_cpumask_bits
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,2)=1, idle_cpu(prev=2)=0, sync=0, nr_running(0)=2
@@ -845,10 +856,10 @@ fn wake_affine_no_opinion_stays_prev() {
               6. select_idle_cpu -> CPU 3
                    read: nr=2000000
                    why:  first idle CPU found scanning the LLC
-              CPUs probed: 2 2 3
-              => CPU 3 (SameLlc from prev), IPI, leaves C1, waker cost 1090 ns
-              after: this_sd->avg_scan_cost 0 -> 7
-              after: wake_avg_idle(0) 500000 -> 499940
+              CPUs probed: 2 3
+              => CPU 3 (SameLlc from prev), IPI, leaves C1, waker cost 1060 ns
+              after: this_sd->avg_scan_cost 0 -> 3
+              after: wake_avg_idle(0) 500000 -> 499970
               after: p->recent_used_cpu=2, waker->recent_used_cpu=0, waker->wakee_flips=0
         "#]],
     );
@@ -987,12 +998,15 @@ fn sis_v415_target_idle() {
         "#,
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by interrupt on CPU 0 (prev CPU 1, not sync)
-              1. wake_affine_idle (v4.15) -> true
-                   read: idle_cpu(0)=1, sync=0, nr_running(0)=0
+              1. wake_wide -> 0
+                   read: current (swapper/0) flips=1, wakee flips=0, llc_size=8
+                   why:  few partners: an affine wakeup may pull the wakee to the waker
+              2. wake_affine_idle -> true
+                   read: idle_cpu(this=0)=1, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=1, sync=0, nr_running(0)=0
                    why:  this CPU is idle (an interrupt woke the task): pull it here, whatever the cache
-              2. wake_affine -> CPU 0
+              3. wake_affine -> CPU 0
                    why:  target for select_idle_sibling
-              3. select_idle_sibling (v4.15) -> CPU 0
+              4. select_idle_sibling (v4.15) -> CPU 0
                    read: idle_cpu(0)=1
                    why:  the target is idle
               CPUs probed: 0
@@ -1017,11 +1031,11 @@ fn sis_v415_prev_idle() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 5, sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=8
+                   read: current (waker) flips=0, wakee flips=0, llc_size=8
                    why:  few partners: an affine wakeup may pull the wakee to the waker
-              2. wake_affine_idle (v4.15) -> true
-                   read: idle_cpu(0)=0, sync=1, nr_running(0)=1
-                   why:  sync wakeup and the waker is alone on this CPU: it will sleep, take its place
+              2. wake_affine_idle -> true
+                   read: idle_cpu(this=0)=0, cpus_share_cache(0,5)=1, idle_cpu(prev=5)=1, sync=1, nr_running(0)=1
+                   why:  sync wakeup and the waker is alone on this CPU: take its place
               3. wake_affine -> CPU 0
                    why:  target for select_idle_sibling
               4. select_idle_sibling -> CPU 5
@@ -1050,11 +1064,11 @@ fn sis_v415_select_idle_core() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=8
+                   read: current (waker) flips=0, wakee flips=0, llc_size=8
                    why:  few partners: an affine wakeup may pull the wakee to the waker
-              2. wake_affine_idle (v4.15) -> true
-                   read: idle_cpu(0)=0, sync=1, nr_running(0)=1
-                   why:  sync wakeup and the waker is alone on this CPU: it will sleep, take its place
+              2. wake_affine_idle -> true
+                   read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=1, nr_running(0)=1
+                   why:  sync wakeup and the waker is alone on this CPU: take its place
               3. wake_affine -> CPU 0
                    why:  target for select_idle_sibling
               4. select_idle_core -> CPU 2
@@ -1084,11 +1098,11 @@ fn sis_v415_idle_core_fails_then_cpu() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=8
+                   read: current (waker) flips=0, wakee flips=0, llc_size=8
                    why:  few partners: an affine wakeup may pull the wakee to the waker
-              2. wake_affine_idle (v4.15) -> true
-                   read: idle_cpu(0)=0, sync=1, nr_running(0)=1
-                   why:  sync wakeup and the waker is alone on this CPU: it will sleep, take its place
+              2. wake_affine_idle -> true
+                   read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=1, nr_running(0)=1
+                   why:  sync wakeup and the waker is alone on this CPU: take its place
               3. wake_affine -> CPU 0
                    why:  target for select_idle_sibling
               4. select_idle_core -> none
@@ -1126,11 +1140,11 @@ fn sis_v415_sis_prop_limit_then_smt() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=8
+                   read: current (waker) flips=0, wakee flips=0, llc_size=8
                    why:  few partners: an affine wakeup may pull the wakee to the waker
-              2. wake_affine_idle (v4.15) -> true
-                   read: idle_cpu(0)=0, sync=1, nr_running(0)=1
-                   why:  sync wakeup and the waker is alone on this CPU: it will sleep, take its place
+              2. wake_affine_idle -> true
+                   read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=1, nr_running(0)=1
+                   why:  sync wakeup and the waker is alone on this CPU: take its place
               3. wake_affine -> CPU 0
                    why:  target for select_idle_sibling
               4. select_idle_cpu: SIS_PROP -> nr=4
@@ -1164,11 +1178,11 @@ fn sis_v415_all_busy() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=4
+                   read: current (waker) flips=0, wakee flips=0, llc_size=4
                    why:  few partners: an affine wakeup may pull the wakee to the waker
-              2. wake_affine_idle (v4.15) -> true
-                   read: idle_cpu(0)=0, sync=1, nr_running(0)=1
-                   why:  sync wakeup and the waker is alone on this CPU: it will sleep, take its place
+              2. wake_affine_idle -> true
+                   read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=1, nr_running(0)=1
+                   why:  sync wakeup and the waker is alone on this CPU: take its place
               3. wake_affine -> CPU 0
                    why:  target for select_idle_sibling
               4. select_idle_cpu: SIS_PROP -> nr=7812
@@ -1201,7 +1215,7 @@ fn sis_v515_no_llc_domain() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, not sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=1
+                   read: current (waker) flips=0, wakee flips=0, llc_size=1
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. wake_affine_idle -> nr_cpumask_bits
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=0, idle_cpu(prev=1)=0, sync=0, nr_running(0)=1
@@ -1234,7 +1248,7 @@ fn sis_v515_recent_used_cpu_hit() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=4
+                   read: current (waker) flips=0, wakee flips=0, llc_size=4
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. wake_affine_idle -> CPU 0
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=1, nr_running(0)=1
@@ -1266,7 +1280,7 @@ fn sis_v515_recent_used_cpu_busy() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=4
+                   read: current (waker) flips=0, wakee flips=0, llc_size=4
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. wake_affine_idle -> CPU 0
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=1, nr_running(0)=1
@@ -1282,10 +1296,10 @@ fn sis_v515_recent_used_cpu_busy() {
               6. select_idle_cpu -> CPU 2
                    read: nr=2000000
                    why:  first idle CPU found scanning the LLC
-              CPUs probed: 0 1 3 0 1 2
-              => CPU 2 (SameLlc from prev), IPI, leaves C1, waker cost 1140 ns
-              after: this_sd->avg_scan_cost 0 -> 8
-              after: wake_avg_idle(0) 500000 -> 499930
+              CPUs probed: 0 1 3 1 2
+              => CPU 2 (SameLlc from prev), IPI, leaves C1, waker cost 1130 ns
+              after: this_sd->avg_scan_cost 0 -> 7
+              after: wake_avg_idle(0) 500000 -> 499940
               after: p->recent_used_cpu=1, waker->recent_used_cpu=0, waker->wakee_flips=0
         "#]],
     );
@@ -1306,7 +1320,7 @@ fn sis_v515_percpu_kthread_stacking() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 0, not sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=4
+                   read: current (waker) flips=0, wakee flips=0, llc_size=4
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. select_idle_sibling -> CPU 0
                    read: current is a per-CPU kthread, prev == this == 0
@@ -1334,7 +1348,7 @@ fn sis_v515_select_idle_smt_prev() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=8
+                   read: current (waker) flips=0, wakee flips=0, llc_size=8
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. wake_affine_idle -> CPU 0
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=1, nr_running(0)=1
@@ -1366,7 +1380,7 @@ fn sis_v515_idle_core() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=8
+                   read: current (waker) flips=0, wakee flips=0, llc_size=8
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. wake_affine_idle -> CPU 0
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=1, nr_running(0)=1
@@ -1405,7 +1419,7 @@ fn sis_v515_idle_core_fails_fallback() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 2, sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=8
+                   read: current (waker) flips=0, wakee flips=0, llc_size=8
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. wake_affine_idle -> CPU 0
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,2)=1, idle_cpu(prev=2)=0, sync=1, nr_running(0)=1
@@ -1417,8 +1431,8 @@ fn sis_v515_idle_core_fails_fallback() {
               5. select_idle_cpu -> CPU 1
                    read: nr=unlimited
                    why:  first idle CPU found scanning the LLC
-              CPUs probed: 0 2 0 4 1 5 2 6 3 7 0 1
-              => CPU 1 (SameLlc from prev), IPI, leaves C1, waker cost 1287 ns
+              CPUs probed: 0 2 0 4 1 5 2 6 3 7 1
+              => CPU 1 (SameLlc from prev), IPI, leaves C1, waker cost 1277 ns
               after: has_idle_cores per LLC [1] -> [0]
               after: p->recent_used_cpu=2, waker->recent_used_cpu=0, waker->wakee_flips=0
         "#]],
@@ -1441,7 +1455,7 @@ fn sis_v513_sis_prop_avg_idle() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=8
+                   read: current (waker) flips=0, wakee flips=0, llc_size=8
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. wake_affine_idle -> CPU 0
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=1, nr_running(0)=1
@@ -1479,7 +1493,7 @@ fn sis_v515_sis_prop_wake_avg_idle() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=8
+                   read: current (waker) flips=0, wakee flips=0, llc_size=8
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. wake_affine_idle -> CPU 0
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=1, nr_running(0)=1
@@ -1492,9 +1506,9 @@ fn sis_v515_sis_prop_wake_avg_idle() {
               5. select_idle_cpu -> CPU 6
                    read: nr=38
                    why:  first idle CPU found scanning the LLC
-              CPUs probed: 0 1 0 1 2 3 4 5 6
-              => CPU 6 (SameLlc from prev), IPI, leaves C1, waker cost 1230 ns
-              after: this_sd->avg_scan_cost 20 -> 41
+              CPUs probed: 0 1 1 2 3 4 5 6
+              => CPU 6 (SameLlc from prev), IPI, leaves C1, waker cost 1220 ns
+              after: this_sd->avg_scan_cost 20 -> 40
               after: wake_avg_idle(0) 100 -> 0
               after: p->recent_used_cpu=1, waker->recent_used_cpu=0, waker->wakee_flips=0
         "#]],
@@ -1518,51 +1532,51 @@ fn sis_v515_sis_prop_aging() {
     check(
         &spec.replace("AGO", "0"),
         expect![[r#"
-        wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, sync)
-          1. wake_wide -> 0
-               read: waker flips=0, wakee flips=0, llc_size=8
-               why:  few partners: an affine wakeup may pull the wakee to the waker
-          2. wake_affine_idle -> CPU 0
-               read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=1, nr_running(0)=1
-               why:  sync wakeup and the waker is alone on this CPU: take its place
-          3. wake_affine -> CPU 0
-               why:  target for select_idle_sibling
-          4. select_idle_cpu: SIS_PROP -> nr=30
-               read: avg_idle=80, avg_scan_cost=20, llc_weight=8
-               why:  scan depth proportional to expected idle time over scan cost
-          5. select_idle_cpu -> CPU 6
-               read: nr=30
-               why:  first idle CPU found scanning the LLC
-          CPUs probed: 0 1 0 1 2 3 4 5 6
-          => CPU 6 (SameLlc from prev), IPI, leaves C1, waker cost 1230 ns
-          after: this_sd->avg_scan_cost 20 -> 41
-          after: wake_avg_idle(0) 80 -> 0
-          after: p->recent_used_cpu=1, waker->recent_used_cpu=0, waker->wakee_flips=0
-    "#]],
+            wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, sync)
+              1. wake_wide -> 0
+                   read: current (waker) flips=0, wakee flips=0, llc_size=8
+                   why:  few partners: an affine wakeup may pull the wakee to the waker
+              2. wake_affine_idle -> CPU 0
+                   read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=1, nr_running(0)=1
+                   why:  sync wakeup and the waker is alone on this CPU: take its place
+              3. wake_affine -> CPU 0
+                   why:  target for select_idle_sibling
+              4. select_idle_cpu: SIS_PROP -> nr=30
+                   read: avg_idle=80, avg_scan_cost=20, llc_weight=8
+                   why:  scan depth proportional to expected idle time over scan cost
+              5. select_idle_cpu -> CPU 6
+                   read: nr=30
+                   why:  first idle CPU found scanning the LLC
+              CPUs probed: 0 1 1 2 3 4 5 6
+              => CPU 6 (SameLlc from prev), IPI, leaves C1, waker cost 1220 ns
+              after: this_sd->avg_scan_cost 20 -> 40
+              after: wake_avg_idle(0) 80 -> 0
+              after: p->recent_used_cpu=1, waker->recent_used_cpu=0, waker->wakee_flips=0
+        "#]],
     );
     check(
         &spec.replace("AGO", "3"),
         expect![[r#"
-        wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, sync)
-          1. wake_wide -> 0
-               read: waker flips=0, wakee flips=0, llc_size=8
-               why:  few partners: an affine wakeup may pull the wakee to the waker
-          2. wake_affine_idle -> CPU 0
-               read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=1, nr_running(0)=1
-               why:  sync wakeup and the waker is alone on this CPU: take its place
-          3. wake_affine -> CPU 0
-               why:  target for select_idle_sibling
-          4. select_idle_cpu: SIS_PROP -> nr=4
-               read: avg_idle=10, avg_scan_cost=20, llc_weight=8
-               why:  scan depth proportional to expected idle time over scan cost
-          5. select_idle_cpu -> none
-               read: nr=4
-               why:  scan depth exhausted
-          CPUs probed: 0 1 0 1 2
-          => CPU 0 (SameLlc from prev), waker cost 660 ns
-          after: wake_avg_idle(0) 80 -> 10
-          after: p->recent_used_cpu=1, waker->recent_used_cpu=0, waker->wakee_flips=0
-    "#]],
+            wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, sync)
+              1. wake_wide -> 0
+                   read: current (waker) flips=0, wakee flips=0, llc_size=8
+                   why:  few partners: an affine wakeup may pull the wakee to the waker
+              2. wake_affine_idle -> CPU 0
+                   read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=1, nr_running(0)=1
+                   why:  sync wakeup and the waker is alone on this CPU: take its place
+              3. wake_affine -> CPU 0
+                   why:  target for select_idle_sibling
+              4. select_idle_cpu: SIS_PROP -> nr=4
+                   read: avg_idle=10, avg_scan_cost=20, llc_weight=8
+                   why:  scan depth proportional to expected idle time over scan cost
+              5. select_idle_cpu -> none
+                   read: nr=4
+                   why:  scan depth exhausted
+              CPUs probed: 0 1 1 2 3
+              => CPU 0 (SameLlc from prev), waker cost 680 ns
+              after: wake_avg_idle(0) 80 -> 10
+              after: p->recent_used_cpu=1, waker->recent_used_cpu=0, waker->wakee_flips=0
+        "#]],
     );
 }
 
@@ -1582,7 +1596,7 @@ fn sis_v65_sis_util_limit() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=8
+                   read: current (waker) flips=0, wakee flips=0, llc_size=8
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. wake_affine_idle -> CPU 0
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=1, nr_running(0)=1
@@ -1615,7 +1629,7 @@ fn sis_v65_sis_util_no_scan() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=8
+                   read: current (waker) flips=0, wakee flips=0, llc_size=8
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. wake_affine_idle -> CPU 0
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=1, nr_running(0)=1
@@ -1634,8 +1648,7 @@ fn sis_v65_sis_util_no_scan() {
 
 // v6.5 select_idle_cpu(): SIS_UTIL's `nr == 1` return comes before the loop, also when
 // has_idle_core.
-// DIVERGES from v6.5 select_idle_cpu(): the model skips SIS_UTIL when has_idle_core
-// and scans for an idle core.
+// SIS_UTIL's `nr == 1` returns -1 before has_idle_core is looked at: no scan.
 #[test]
 fn sis_v65_sis_util_no_scan_with_idle_core() {
     check(
@@ -1651,18 +1664,18 @@ fn sis_v65_sis_util_no_scan_with_idle_core() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=8
+                   read: current (waker) flips=0, wakee flips=0, llc_size=8
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. wake_affine_idle -> CPU 0
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=1, nr_running(0)=1
                    why:  sync wakeup and the waker is alone on this CPU: take its place
               3. wake_affine -> CPU 0
                    why:  target for select_idle_sibling
-              4. select_idle_core -> CPU 2
-                   read: has_idle_cores=1
-                   why:  a whole idle core
-              CPUs probed: 0 1 0 4 1 5 2 6
-              => CPU 2 (SameLlc from prev), queued on wake list, IPI, leaves C1, waker cost 937 ns
+              4. select_idle_cpu (SIS_UTIL) -> none
+                   read: nr_idle_scan=0
+                   why:  the LLC is busy: no scan
+              CPUs probed: 0 1
+              => CPU 0 (SameLlc from prev), waker cost 590 ns
               after: p->recent_used_cpu=1, waker->recent_used_cpu=0, waker->wakee_flips=0
         "#]],
     );
@@ -1691,7 +1704,7 @@ fn sis_v65_sis_util_reads_target_llc() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 4, not sync)
               1. wake_wide -> 0
-                   read: waker flips=8, wakee flips=8, llc_size=4
+                   read: current (waker) flips=8, wakee flips=8, llc_size=4
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. wake_affine_idle -> nr_cpumask_bits
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,4)=0, idle_cpu(prev=4)=0, sync=0, nr_running(0)=1
@@ -1731,7 +1744,7 @@ fn ttwu_on_cpu_queue_v515() {
         "#,
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 2, not sync)
-              1. ttwu_queue_cond (WF_ON_CPU) -> queue to CPU 2
+              1. ttwu_queue_cond (p->on_cpu) -> queue to CPU 2
                    read: p->on_cpu=CPU 2, nr_running(2)=1
                    why:  the wakee is still on its CPU and that CPU has at most one task: let it finish there
               => CPU 2 (SameCpu from prev), queued on wake list, IPI, waker cost 750 ns
@@ -1756,7 +1769,7 @@ fn ttwu_on_cpu_spin_v515() {
         "#,
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 2, not sync)
-              1. ttwu_queue_cond (WF_ON_CPU) -> spin
+              1. ttwu_queue_cond (p->on_cpu) -> spin
                    read: p->on_cpu=CPU 2, nr_running(2)=2
                    why:  wait for the wakee to leave its CPU (smp_cond_load_acquire on p->on_cpu)
               => CPU 2 (SameCpu from prev), waker cost 2000 ns
@@ -1768,7 +1781,7 @@ fn ttwu_on_cpu_spin_v515() {
 
 // v5.15 ttwu_queue_cond(): `!cpus_share_cache(smp_processor_id(), cpu)` returns true
 // before the WF_ON_CPU test, so an on_cpu wakee in another LLC is always queued.
-// DIVERGES from v5.15 ttwu_queue_cond(): the model tests only nr_running <= 1 and spins.
+// `!cpus_share_cache()` comes first: queued although CPU 2 runs two tasks.
 #[test]
 fn ttwu_on_cpu_cross_llc_v515() {
     check(
@@ -1782,11 +1795,10 @@ fn ttwu_on_cpu_cross_llc_v515() {
         "#,
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 2, not sync)
-              1. ttwu_queue_cond (WF_ON_CPU) -> spin
+              1. ttwu_queue_cond (p->on_cpu) -> queue to CPU 2
                    read: p->on_cpu=CPU 2, nr_running(2)=2
-                   why:  wait for the wakee to leave its CPU (smp_cond_load_acquire on p->on_cpu)
-              => CPU 2 (SameCpu from prev), waker cost 2000 ns
-              after the spin (untraced): select_task_rq put the wakee on CPU 1 at +2000 ns
+                   why:  the wakee's CPU does not share this cache: queue it there rather than spin
+              => CPU 2 (SameCpu from prev), queued on wake list, IPI, waker cost 750 ns
               after: p->recent_used_cpu=2, waker->recent_used_cpu=0, waker->wakee_flips=0
         "#]],
     );
@@ -1794,8 +1806,7 @@ fn ttwu_on_cpu_cross_llc_v515() {
 
 // v6.5 ttwu_queue_cond(): WF_ON_CPU is gone (f3dd3f674555): the on_cpu wakee is queued
 // only when its CPU has nr_running == 0.
-// DIVERGES from v6.5 ttwu_queue_cond(): the model keeps v5.8's `nr_running <= 1` and
-// queues with one task there.
+// One task on CPU 2: spin.
 #[test]
 fn ttwu_on_cpu_one_running_v65() {
     check(
@@ -1809,10 +1820,11 @@ fn ttwu_on_cpu_one_running_v65() {
         "#,
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 2, not sync)
-              1. ttwu_queue_cond (WF_ON_CPU) -> queue to CPU 2
+              1. ttwu_queue_cond (p->on_cpu) -> spin
                    read: p->on_cpu=CPU 2, nr_running(2)=1
-                   why:  the wakee is still on its CPU and that CPU has at most one task: let it finish there
-              => CPU 2 (SameCpu from prev), queued on wake list, IPI, waker cost 750 ns
+                   why:  wait for the wakee to leave its CPU (smp_cond_load_acquire on p->on_cpu)
+              => CPU 2 (SameCpu from prev), waker cost 2000 ns
+              after the spin (untraced): select_task_rq put the wakee on CPU 3 at +2000 ns
               after: p->recent_used_cpu=2, waker->recent_used_cpu=0, waker->wakee_flips=0
         "#]],
     );
@@ -1831,7 +1843,7 @@ fn ttwu_on_cpu_spin_v415() {
         "#,
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 2, not sync)
-              1. ttwu_queue_cond (WF_ON_CPU) -> spin
+              1. try_to_wake_up (p->on_cpu) -> spin
                    read: p->on_cpu=CPU 2, nr_running(2)=0
                    why:  wait for the wakee to leave its CPU (smp_cond_load_acquire on p->on_cpu)
               => CPU 2 (SameCpu from prev), waker cost 2000 ns
@@ -1857,7 +1869,7 @@ fn ttwu_queue_cross_llc() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 2, not sync)
               1. wake_wide -> 0
-                   read: waker flips=4, wakee flips=4, llc_size=2
+                   read: current (waker) flips=4, wakee flips=4, llc_size=2
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. wake_affine_idle -> nr_cpumask_bits
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,2)=0, idle_cpu(prev=2)=0, sync=0, nr_running(0)=1
@@ -1873,10 +1885,10 @@ fn ttwu_queue_cross_llc() {
               6. select_idle_cpu -> CPU 3
                    read: nr=1000000
                    why:  first idle CPU found scanning the LLC
-              CPUs probed: 2 2 3
-              => CPU 3 (SameLlc from prev), queued on wake list, IPI, leaves C1, waker cost 1050 ns
-              after: this_sd->avg_scan_cost 0 -> 25
-              after: wake_avg_idle(0) 500000 -> 499800
+              CPUs probed: 2 3
+              => CPU 3 (SameLlc from prev), queued on wake list, IPI, leaves C1, waker cost 950 ns
+              after: this_sd->avg_scan_cost 0 -> 12
+              after: wake_avg_idle(0) 500000 -> 499900
               after: p->recent_used_cpu=2, waker->recent_used_cpu=0, waker->wakee_flips=4
         "#]],
     );
@@ -1899,7 +1911,7 @@ fn ttwu_queue_cross_llc_polling_target() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 2, not sync)
               1. wake_wide -> 0
-                   read: waker flips=4, wakee flips=4, llc_size=2
+                   read: current (waker) flips=4, wakee flips=4, llc_size=2
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. wake_affine_idle -> nr_cpumask_bits
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,2)=0, idle_cpu(prev=2)=0, sync=0, nr_running(0)=1
@@ -1915,10 +1927,10 @@ fn ttwu_queue_cross_llc_polling_target() {
               6. select_idle_cpu -> CPU 3
                    read: nr=1000000
                    why:  first idle CPU found scanning the LLC
-              CPUs probed: 2 2 3
-              => CPU 3 (SameLlc from prev), queued on wake list, waker cost 600 ns
-              after: this_sd->avg_scan_cost 0 -> 25
-              after: wake_avg_idle(0) 500000 -> 499800
+              CPUs probed: 2 3
+              => CPU 3 (SameLlc from prev), queued on wake list, waker cost 500 ns
+              after: this_sd->avg_scan_cost 0 -> 12
+              after: wake_avg_idle(0) 500000 -> 499900
               after: p->recent_used_cpu=2, waker->recent_used_cpu=0, waker->wakee_flips=4
         "#]],
     );
@@ -1938,42 +1950,42 @@ fn ttwu_queue_idle_same_llc_v65() {
     check(
         &spec.replace("VERSION", "v6.5"),
         expect![[r#"
-        wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 2, not sync)
-          1. wake_wide -> 0
-               read: waker flips=0, wakee flips=0, llc_size=4
-               why:  few partners: an affine wakeup may pull the wakee to the waker
-          2. wake_affine_idle -> CPU 2
-               read: idle_cpu(this=0)=0, cpus_share_cache(0,2)=1, idle_cpu(prev=2)=1, sync=0, nr_running(0)=1
-               why:  prev is idle: use it (d8fcb81f1acf)
-          3. wake_affine -> CPU 2
-               why:  target for select_idle_sibling
-          4. select_idle_sibling (v6.5) -> CPU 2
-               read: idle_cpu(2)=1
-               why:  the target is idle
-          CPUs probed: 2
-          => CPU 2 (SameCpu from prev), queued on wake list, IPI, leaves C1, waker cost 780 ns
-          after: p->recent_used_cpu=2, waker->recent_used_cpu=0, waker->wakee_flips=0
-    "#]],
+            wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 2, not sync)
+              1. wake_wide -> 0
+                   read: current (waker) flips=0, wakee flips=0, llc_size=4
+                   why:  few partners: an affine wakeup may pull the wakee to the waker
+              2. wake_affine_idle -> CPU 2
+                   read: idle_cpu(this=0)=0, cpus_share_cache(0,2)=1, idle_cpu(prev=2)=1, sync=0, nr_running(0)=1
+                   why:  prev is idle: use it (d8fcb81f1acf)
+              3. wake_affine -> CPU 2
+                   why:  target for select_idle_sibling
+              4. select_idle_sibling (v6.5) -> CPU 2
+                   read: idle_cpu(2)=1
+                   why:  the target is idle
+              CPUs probed: 2
+              => CPU 2 (SameCpu from prev), queued on wake list, IPI, leaves C1, waker cost 780 ns
+              after: p->recent_used_cpu=2, waker->recent_used_cpu=0, waker->wakee_flips=0
+        "#]],
     );
     check(
         &spec.replace("VERSION", "v5.15"),
         expect![[r#"
-        wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 2, not sync)
-          1. wake_wide -> 0
-               read: waker flips=0, wakee flips=0, llc_size=4
-               why:  few partners: an affine wakeup may pull the wakee to the waker
-          2. wake_affine_idle -> CPU 2
-               read: idle_cpu(this=0)=0, cpus_share_cache(0,2)=1, idle_cpu(prev=2)=1, sync=0, nr_running(0)=1
-               why:  prev is idle: use it (d8fcb81f1acf)
-          3. wake_affine -> CPU 2
-               why:  target for select_idle_sibling
-          4. select_idle_sibling (v5.15) -> CPU 2
-               read: idle_cpu(2)=1
-               why:  the target is idle
-          CPUs probed: 2
-          => CPU 2 (SameCpu from prev), IPI, leaves C1, waker cost 1030 ns
-          after: p->recent_used_cpu=2, waker->recent_used_cpu=0, waker->wakee_flips=0
-    "#]],
+            wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 2, not sync)
+              1. wake_wide -> 0
+                   read: current (waker) flips=0, wakee flips=0, llc_size=4
+                   why:  few partners: an affine wakeup may pull the wakee to the waker
+              2. wake_affine_idle -> CPU 2
+                   read: idle_cpu(this=0)=0, cpus_share_cache(0,2)=1, idle_cpu(prev=2)=1, sync=0, nr_running(0)=1
+                   why:  prev is idle: use it (d8fcb81f1acf)
+              3. wake_affine -> CPU 2
+                   why:  target for select_idle_sibling
+              4. select_idle_sibling (v5.15) -> CPU 2
+                   read: idle_cpu(2)=1
+                   why:  the target is idle
+              CPUs probed: 2
+              => CPU 2 (SameCpu from prev), IPI, leaves C1, waker cost 1030 ns
+              after: p->recent_used_cpu=2, waker->recent_used_cpu=0, waker->wakee_flips=0
+        "#]],
     );
 }
 
@@ -2380,12 +2392,15 @@ fn switch_wa_idle() {
         "#,
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by interrupt on CPU 0 (prev CPU 1, not sync)
-              1. wake_affine_weight -> no opinion
+              1. wake_wide -> 0
+                   read: current (swapper/0) flips=1, wakee flips=0, llc_size=4
+                   why:  few partners: an affine wakeup may pull the wakee to the waker
+              2. wake_affine_weight -> no opinion
                    read: this_load=0, prev_load=0, task_load=512, imbalance_pct=117, this_eff=51200, prev_eff=-55296
                    why:  prev is less loaded
-              2. wake_affine -> prev CPU 1
+              3. wake_affine -> prev CPU 1
                    why:  no rule moved the wakeup: stay at prev
-              3. select_idle_sibling (v4.15) -> CPU 1
+              4. select_idle_sibling (v4.15) -> CPU 1
                    read: idle_cpu(1)=1
                    why:  the target is idle
               CPUs probed: 1
@@ -2394,12 +2409,15 @@ fn switch_wa_idle() {
         "#]],
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by interrupt on CPU 0 (prev CPU 1, not sync)
-              1. wake_affine_idle (v4.15) -> true
-                   read: idle_cpu(0)=1, sync=0, nr_running(0)=0
+              1. wake_wide -> 0
+                   read: current (swapper/0) flips=1, wakee flips=0, llc_size=4
+                   why:  few partners: an affine wakeup may pull the wakee to the waker
+              2. wake_affine_idle -> true
+                   read: idle_cpu(this=0)=1, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=1, sync=0, nr_running(0)=0
                    why:  this CPU is idle (an interrupt woke the task): pull it here, whatever the cache
-              2. wake_affine -> CPU 0
+              3. wake_affine -> CPU 0
                    why:  target for select_idle_sibling
-              3. select_idle_sibling (v4.15) -> CPU 0
+              4. select_idle_sibling (v4.15) -> CPU 0
                    read: idle_cpu(0)=1
                    why:  the target is idle
               CPUs probed: 0
@@ -2426,10 +2444,10 @@ fn switch_wa_weight() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, not sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=4
+                   read: current (waker) flips=0, wakee flips=0, llc_size=4
                    why:  few partners: an affine wakeup may pull the wakee to the waker
-              2. wake_affine_idle (v4.15) -> false
-                   read: idle_cpu(0)=0, sync=0, nr_running(0)=1
+              2. wake_affine_idle -> false
+                   read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=0, nr_running(0)=1
                    why:  no opinion
               3. wake_affine -> prev CPU 1
                    why:  no rule moved the wakeup: stay at prev
@@ -2447,10 +2465,10 @@ fn switch_wa_weight() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, not sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=4
+                   read: current (waker) flips=0, wakee flips=0, llc_size=4
                    why:  few partners: an affine wakeup may pull the wakee to the waker
-              2. wake_affine_idle (v4.15) -> false
-                   read: idle_cpu(0)=0, sync=0, nr_running(0)=1
+              2. wake_affine_idle -> false
+                   read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=0, nr_running(0)=1
                    why:  no opinion
               3. wake_affine_weight -> this
                    read: this_load=1024, prev_load=2048, task_load=512, imbalance_pct=117, this_eff=153600, prev_eff=165888
@@ -2488,10 +2506,10 @@ fn switch_wa_bias() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, not sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=4
+                   read: current (waker) flips=0, wakee flips=0, llc_size=4
                    why:  few partners: an affine wakeup may pull the wakee to the waker
-              2. wake_affine_idle (v4.15) -> false
-                   read: idle_cpu(0)=0, sync=0, nr_running(0)=1
+              2. wake_affine_idle -> false
+                   read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=0, nr_running(0)=1
                    why:  no opinion
               3. wake_affine_weight -> no opinion
                    read: this_load=1024, prev_load=1974, task_load=512, imbalance_pct=117, this_eff=1536, prev_eff=1462
@@ -2512,10 +2530,10 @@ fn switch_wa_bias() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, not sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=4
+                   read: current (waker) flips=0, wakee flips=0, llc_size=4
                    why:  few partners: an affine wakeup may pull the wakee to the waker
-              2. wake_affine_idle (v4.15) -> false
-                   read: idle_cpu(0)=0, sync=0, nr_running(0)=1
+              2. wake_affine_idle -> false
+                   read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=0, nr_running(0)=1
                    why:  no opinion
               3. wake_affine_weight -> this
                    read: this_load=1024, prev_load=1974, task_load=512, imbalance_pct=117, this_eff=153600, prev_eff=157896
@@ -2554,7 +2572,7 @@ fn switch_sis_prop() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=8
+                   read: current (waker) flips=0, wakee flips=0, llc_size=8
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. wake_affine_idle -> CPU 0
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=1, nr_running(0)=1
@@ -2564,14 +2582,14 @@ fn switch_sis_prop() {
               4. select_idle_cpu -> CPU 6
                    read: nr=unlimited
                    why:  first idle CPU found scanning the LLC
-              CPUs probed: 0 1 0 1 2 3 4 5 6
-              => CPU 6 (SameLlc from prev), IPI, leaves C1, waker cost 1230 ns
+              CPUs probed: 0 1 1 2 3 4 5 6
+              => CPU 6 (SameLlc from prev), IPI, leaves C1, waker cost 1220 ns
               after: p->recent_used_cpu=1, waker->recent_used_cpu=0, waker->wakee_flips=0
         "#]],
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=8
+                   read: current (waker) flips=0, wakee flips=0, llc_size=8
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. wake_affine_idle -> CPU 0
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=1, nr_running(0)=1
@@ -2584,8 +2602,8 @@ fn switch_sis_prop() {
               5. select_idle_cpu -> none
                    read: nr=4
                    why:  scan depth exhausted
-              CPUs probed: 0 1 0 1 2
-              => CPU 0 (SameLlc from prev), waker cost 660 ns
+              CPUs probed: 0 1 1 2 3
+              => CPU 0 (SameLlc from prev), waker cost 680 ns
               after: p->recent_used_cpu=1, waker->recent_used_cpu=0, waker->wakee_flips=0
         "#]],
     );
@@ -2609,7 +2627,7 @@ fn switch_sis_util() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=8
+                   read: current (waker) flips=0, wakee flips=0, llc_size=8
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. wake_affine_idle -> CPU 0
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=1, nr_running(0)=1
@@ -2626,7 +2644,7 @@ fn switch_sis_util() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=8
+                   read: current (waker) flips=0, wakee flips=0, llc_size=8
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. wake_affine_idle -> CPU 0
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=1, nr_running(0)=1
@@ -2659,7 +2677,7 @@ fn switch_ttwu_queue() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 2, not sync)
               1. wake_wide -> 0
-                   read: waker flips=4, wakee flips=4, llc_size=2
+                   read: current (waker) flips=4, wakee flips=4, llc_size=2
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. wake_affine_idle -> nr_cpumask_bits
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,2)=0, idle_cpu(prev=2)=0, sync=0, nr_running(0)=1
@@ -2675,16 +2693,16 @@ fn switch_ttwu_queue() {
               6. select_idle_cpu -> CPU 3
                    read: nr=1000000
                    why:  first idle CPU found scanning the LLC
-              CPUs probed: 2 2 3
-              => CPU 3 (SameLlc from prev), IPI, leaves C1, waker cost 1300 ns
-              after: this_sd->avg_scan_cost 0 -> 25
-              after: wake_avg_idle(0) 500000 -> 499800
+              CPUs probed: 2 3
+              => CPU 3 (SameLlc from prev), IPI, leaves C1, waker cost 1200 ns
+              after: this_sd->avg_scan_cost 0 -> 12
+              after: wake_avg_idle(0) 500000 -> 499900
               after: p->recent_used_cpu=2, waker->recent_used_cpu=0, waker->wakee_flips=4
         "#]],
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 2, not sync)
               1. wake_wide -> 0
-                   read: waker flips=4, wakee flips=4, llc_size=2
+                   read: current (waker) flips=4, wakee flips=4, llc_size=2
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. wake_affine_idle -> nr_cpumask_bits
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,2)=0, idle_cpu(prev=2)=0, sync=0, nr_running(0)=1
@@ -2700,10 +2718,10 @@ fn switch_ttwu_queue() {
               6. select_idle_cpu -> CPU 3
                    read: nr=1000000
                    why:  first idle CPU found scanning the LLC
-              CPUs probed: 2 2 3
-              => CPU 3 (SameLlc from prev), queued on wake list, IPI, leaves C1, waker cost 1050 ns
-              after: this_sd->avg_scan_cost 0 -> 25
-              after: wake_avg_idle(0) 500000 -> 499800
+              CPUs probed: 2 3
+              => CPU 3 (SameLlc from prev), queued on wake list, IPI, leaves C1, waker cost 950 ns
+              after: this_sd->avg_scan_cost 0 -> 12
+              after: wake_avg_idle(0) 500000 -> 499900
               after: p->recent_used_cpu=2, waker->recent_used_cpu=0, waker->wakee_flips=4
         "#]],
     );
@@ -2785,13 +2803,13 @@ fn switch_sis_prev_idle() {
     );
 }
 
-// wake-affine-prev (7332dec055f2 + 806486c377e3), v4.15 wake_affine_idle(): an
-// interrupt on idle CPU 0 wakes a task of LLC 1. Off: pulled across LLCs. On: no
-// cache affinity, no pull; wake_affine_weight() keeps prev (wakee load 1024).
+// wake-affine-noirq (7332dec055f2, v4.16), wake_affine_idle(): an interrupt on idle
+// CPU 0 wakes a task of LLC 1. Off (v4.15): pulled across LLCs. On: no cache
+// affinity, no pull; wake_affine_weight() keeps prev (wakee load 1024).
 #[test]
-fn switch_wake_affine_prev() {
+fn switch_wake_affine_noirq() {
     check_switch(
-        "wake-affine-prev",
+        "wake-affine-noirq",
         r#"
         machine 1x2x2x1
         kernel v4.15
@@ -2801,12 +2819,15 @@ fn switch_wake_affine_prev() {
         "#,
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by interrupt on CPU 0 (prev CPU 2, not sync)
-              1. wake_affine_idle (v4.15) -> true
-                   read: idle_cpu(0)=1, sync=0, nr_running(0)=0
+              1. wake_wide -> 0
+                   read: current (swapper/0) flips=1, wakee flips=0, llc_size=2
+                   why:  few partners: an affine wakeup may pull the wakee to the waker
+              2. wake_affine_idle -> true
+                   read: idle_cpu(this=0)=1, cpus_share_cache(0,2)=0, idle_cpu(prev=2)=0, sync=0, nr_running(0)=0
                    why:  this CPU is idle (an interrupt woke the task): pull it here, whatever the cache
-              2. wake_affine -> CPU 0
+              3. wake_affine -> CPU 0
                    why:  target for select_idle_sibling
-              3. select_idle_sibling (v4.15) -> CPU 0
+              4. select_idle_sibling (v4.15) -> CPU 0
                    read: idle_cpu(0)=1
                    why:  the target is idle
               CPUs probed: 0
@@ -2815,23 +2836,202 @@ fn switch_wake_affine_prev() {
         "#]],
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by interrupt on CPU 0 (prev CPU 2, not sync)
-              1. wake_affine_idle -> nr_cpumask_bits
+              1. wake_wide -> 0
+                   read: current (swapper/0) flips=1, wakee flips=0, llc_size=2
+                   why:  few partners: an affine wakeup may pull the wakee to the waker
+              2. wake_affine_idle -> false
                    read: idle_cpu(this=0)=1, cpus_share_cache(0,2)=0, idle_cpu(prev=2)=0, sync=0, nr_running(0)=0
                    why:  this CPU is idle but does not share cache with prev: an interrupt does not pull across LLCs
-              2. wake_affine_weight -> no opinion
+              3. wake_affine_weight -> no opinion
                    read: this_load=0, prev_load=1024, task_load=1024, imbalance_pct=125, this_eff=102400, prev_eff=0
                    why:  prev is less loaded
-              3. wake_affine -> prev CPU 2
+              4. wake_affine -> prev CPU 2
                    why:  no rule moved the wakeup: stay at prev
-              4. select_idle_cpu: SIS_PROP -> nr=3906
+              5. select_idle_cpu: SIS_PROP -> nr=3906
                    read: avg_idle=1953, avg_scan_cost=0, llc_weight=2
                    why:  scan depth proportional to expected idle time over scan cost
-              5. select_idle_cpu -> CPU 3
+              6. select_idle_cpu -> CPU 3
                    read: nr=3906
                    why:  first idle CPU found scanning the LLC
               CPUs probed: 2 2 3
               => CPU 3 (SameLlc from prev), queued on wake list, IPI, leaves C1, waker cost 1050 ns
               after: this_sd->avg_scan_cost 0 -> 25
+              after: p->recent_used_cpu=2
+        "#]],
+    );
+}
+
+// wake-affine-prev (806486c377e3, v4.16), wake_affine_idle(): an interrupt on idle
+// CPU 0 wakes a task whose prev, CPU 1, shares the cache and is idle. Off (noirq
+// only): the interrupt CPU. On: prev.
+#[test]
+fn switch_wake_affine_prev() {
+    check_switch(
+        "wake-affine-prev",
+        r#"
+        machine 1x2x2x1
+        kernel v4.15+wake-affine-noirq
+        cpu 2 busy
+        waker irq cpu=0
+        wakee prev=1 load=1024
+        "#,
+        expect![[r#"
+            wakeup #0 at 1000.000 ms: wakee woken by interrupt on CPU 0 (prev CPU 1, not sync)
+              1. wake_wide -> 0
+                   read: current (swapper/0) flips=1, wakee flips=0, llc_size=2
+                   why:  few partners: an affine wakeup may pull the wakee to the waker
+              2. wake_affine_idle -> true
+                   read: idle_cpu(this=0)=1, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=1, sync=0, nr_running(0)=0
+                   why:  this CPU is idle (interrupt) and shares cache with prev: move here
+              3. wake_affine -> CPU 0
+                   why:  target for select_idle_sibling
+              4. select_idle_sibling (v4.15) -> CPU 0
+                   read: idle_cpu(0)=1
+                   why:  the target is idle
+              CPUs probed: 0
+              => CPU 0 (SameLlc from prev), waker cost 560 ns
+              after: p->recent_used_cpu=1
+        "#]],
+        expect![[r#"
+            wakeup #0 at 1000.000 ms: wakee woken by interrupt on CPU 0 (prev CPU 1, not sync)
+              1. wake_wide -> 0
+                   read: current (swapper/0) flips=1, wakee flips=0, llc_size=2
+                   why:  few partners: an affine wakeup may pull the wakee to the waker
+              2. wake_affine_idle -> CPU 1
+                   read: idle_cpu(this=0)=1, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=1, sync=0, nr_running(0)=0
+                   why:  this CPU is idle (interrupt) and shares cache with prev, which is idle too: stay on prev
+              3. wake_affine -> CPU 1
+                   why:  target for select_idle_sibling
+              4. select_idle_sibling (v4.15) -> CPU 1
+                   read: idle_cpu(1)=1
+                   why:  the target is idle
+              CPUs probed: 1
+              => CPU 1 (SameCpu from prev), IPI, leaves C1, waker cost 1030 ns
+              after: p->recent_used_cpu=1
+        "#]],
+    );
+}
+
+// Seed 000 as posted, wake_affine_idle(): a task on busy CPU 0 wakes (not sync) a task
+// whose prev, CPU 2, is idle in the same LLC: "prev is idle", kept as the target.
+// Without the RFC the same CPU wins through wake_affine_weight() (prev's runnable load
+// is 0) and select_idle_sibling(); the RFC only names the reason.
+#[test]
+fn wake_affine_prev_rfc_keeps_idle_prev() {
+    check(
+        r#"
+        machine 1x1x4x1
+        kernel v4.15+wake-affine-noirq+wake-affine-prev-rfc
+        cpu 0 busy load=256
+        waker task cpu=0 load=256
+        wakee prev=2 load=1024
+        "#,
+        expect![[r#"
+            wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 2, not sync)
+              1. wake_wide -> 0
+                   read: current (waker) flips=0, wakee flips=0, llc_size=4
+                   why:  few partners: an affine wakeup may pull the wakee to the waker
+              2. wake_affine_idle -> CPU 2
+                   read: idle_cpu(this=0)=0, cpus_share_cache(0,2)=1, idle_cpu(prev=2)=1, sync=0, nr_running(0)=1
+                   why:  RFC: a normal wakeup keeps prev when it is idle (and cache-affine: this is the affine domain)
+              3. wake_affine -> CPU 2
+                   why:  target for select_idle_sibling
+              4. select_idle_sibling (v4.15) -> CPU 2
+                   read: idle_cpu(2)=1
+                   why:  the target is idle
+              CPUs probed: 2
+              => CPU 2 (SameCpu from prev), IPI, leaves C1, waker cost 1030 ns
+              after: p->recent_used_cpu=2, waker->recent_used_cpu=0, waker->wakee_flips=0
+        "#]],
+    );
+}
+
+// Seed 000 as posted, wake_affine_idle(): the noirq case keeps `return true` in a
+// function that now returns a CPU, so an interrupt on idle CPU 0 sharing prev's
+// (CPU 3's) cache makes CPU 1 the target; CPU 1 is idle, the task goes there.
+#[test]
+fn wake_affine_prev_rfc_return_true_is_cpu_1() {
+    check(
+        r#"
+        machine 1x1x4x1
+        kernel v4.15+wake-affine-noirq+wake-affine-prev-rfc
+        cpu 3 busy
+        waker irq cpu=0
+        wakee prev=3
+        "#,
+        expect![[r#"
+            wakeup #0 at 1000.000 ms: wakee woken by interrupt on CPU 0 (prev CPU 3, not sync)
+              1. wake_wide -> 0
+                   read: current (swapper/0) flips=1, wakee flips=0, llc_size=4
+                   why:  few partners: an affine wakeup may pull the wakee to the waker
+              2. wake_affine_idle -> CPU 1
+                   read: idle_cpu(this=0)=1, cpus_share_cache(0,3)=1, idle_cpu(prev=3)=0, sync=0, nr_running(0)=0
+                   why:  RFC as posted: an interrupt wakeup sharing prev's cache returns `true`, which is CPU 1
+              3. wake_affine -> CPU 1
+                   why:  target for select_idle_sibling
+              4. select_idle_sibling (v4.15) -> CPU 1
+                   read: idle_cpu(1)=1
+                   why:  the target is idle
+              CPUs probed: 1
+              => CPU 1 (SameLlc from prev), IPI, leaves C1, waker cost 1030 ns
+              after: p->recent_used_cpu=3
+        "#]],
+    );
+}
+
+// wake-affine-prev-rfc (seed 000 as posted, RFC 2/4), wake_affine_idle(): an interrupt
+// on idle CPU 0 wakes a task of LLC 1. Off (noirq): no pull across caches, prev's LLC
+// is scanned. On: "prefer migration if it's an interrupt", pulled to CPU 0 again.
+#[test]
+fn switch_wake_affine_prev_rfc() {
+    check_switch(
+        "wake-affine-prev-rfc",
+        r#"
+        machine 1x2x2x1
+        kernel v4.15+wake-affine-noirq
+        cpu 2 busy
+        waker irq cpu=0
+        wakee prev=2 load=1024
+        "#,
+        expect![[r#"
+            wakeup #0 at 1000.000 ms: wakee woken by interrupt on CPU 0 (prev CPU 2, not sync)
+              1. wake_wide -> 0
+                   read: current (swapper/0) flips=1, wakee flips=0, llc_size=2
+                   why:  few partners: an affine wakeup may pull the wakee to the waker
+              2. wake_affine_idle -> false
+                   read: idle_cpu(this=0)=1, cpus_share_cache(0,2)=0, idle_cpu(prev=2)=0, sync=0, nr_running(0)=0
+                   why:  this CPU is idle but does not share cache with prev: an interrupt does not pull across LLCs
+              3. wake_affine_weight -> no opinion
+                   read: this_load=0, prev_load=1024, task_load=1024, imbalance_pct=125, this_eff=102400, prev_eff=0
+                   why:  prev is less loaded
+              4. wake_affine -> prev CPU 2
+                   why:  no rule moved the wakeup: stay at prev
+              5. select_idle_cpu: SIS_PROP -> nr=3906
+                   read: avg_idle=1953, avg_scan_cost=0, llc_weight=2
+                   why:  scan depth proportional to expected idle time over scan cost
+              6. select_idle_cpu -> CPU 3
+                   read: nr=3906
+                   why:  first idle CPU found scanning the LLC
+              CPUs probed: 2 2 3
+              => CPU 3 (SameLlc from prev), queued on wake list, IPI, leaves C1, waker cost 1050 ns
+              after: this_sd->avg_scan_cost 0 -> 25
+              after: p->recent_used_cpu=2
+        "#]],
+        expect![[r#"
+            wakeup #0 at 1000.000 ms: wakee woken by interrupt on CPU 0 (prev CPU 2, not sync)
+              1. wake_wide -> 0
+                   read: current (swapper/0) flips=1, wakee flips=0, llc_size=2
+                   why:  few partners: an affine wakeup may pull the wakee to the waker
+              2. wake_affine_idle -> CPU 0
+                   read: idle_cpu(this=0)=1, cpus_share_cache(0,2)=0, idle_cpu(prev=2)=0, sync=0, nr_running(0)=0
+                   why:  RFC: prefer migration for an interrupt: the data is cache hot on the CPU taking it
+              3. wake_affine -> CPU 0
+                   why:  target for select_idle_sibling
+              4. select_idle_sibling (v4.15) -> CPU 0
+                   read: idle_cpu(0)=1
+                   why:  the target is idle
+              CPUs probed: 0
+              => CPU 0 (CrossLlc from prev), waker cost 560 ns
               after: p->recent_used_cpu=2
         "#]],
     );
@@ -2884,7 +3084,7 @@ fn switch_recent_used_prev() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=4
+                   read: current (waker) flips=0, wakee flips=0, llc_size=4
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. wake_affine_idle -> CPU 0
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=1, nr_running(0)=1
@@ -2909,7 +3109,7 @@ fn switch_recent_used_prev() {
         expect![[r#"
             wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, sync)
               1. wake_wide -> 0
-                   read: waker flips=0, wakee flips=0, llc_size=4
+                   read: current (waker) flips=0, wakee flips=0, llc_size=4
                    why:  few partners: an affine wakeup may pull the wakee to the waker
               2. wake_affine_idle -> CPU 0
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=1, nr_running(0)=1
