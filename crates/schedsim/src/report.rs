@@ -184,7 +184,8 @@ impl Report {
             ("MigXNode", |t, _| t.migrations_cross_node as f64, false),
             ("AffMove", |t, _| t.affine_moves as f64, false),
             ("SISProbe", |t, _| t.sis_probed as f64, false),
-            ("SISRecnt%", |t, _| t.recent_hit_pct(), true),
+            // No attempt at all is "n/a", not a 0% hit rate.
+            ("SISRecnt%", |t, _| if t.sis_recent_attempts == 0 { f64::NAN } else { t.recent_hit_pct() }, true),
             ("IPIs", |t, _| t.ipis as f64, false),
             ("Spin(s)", |t, _| secs(t.lock_spin_ns), true),
             ("Wasted(s)", |t, _| secs(t.wasted_core_ns), true),
@@ -193,7 +194,9 @@ impl Report {
             let _ = write!(s, "{name:<8}");
             for (t, c) in totals.iter().zip(&self.configs) {
                 let v = f(t, c);
-                if float {
+                if v.is_nan() {
+                    let _ = write!(s, "{:>12}", "n/a");
+                } else if float {
                     let _ = write!(s, "{v:>12.2}");
                 } else {
                     let _ = write!(s, "{v:>12.0}");

@@ -243,10 +243,12 @@ impl Sim {
             self.tasks[p as usize].recent_used_cpu = prev;
         }
         if recent != prev && recent != target && recent != NONE {
-            if self.measuring {
+            let share = self.map.share_cache(recent, target);
+            // Gorman's SIS statistics (sis_recent_hit / sis_recent_miss, Dec 2020)
+            // count an attempt once the candidate shares the target's cache.
+            if self.measuring && share {
                 self.m.sis_recent_attempts += 1;
             }
-            let share = self.map.share_cache(recent, target);
             let ok = share && self.allowed(p, recent) && self.check_idle(this, recent, cost);
             self.step(|s| {
                 st(
