@@ -246,10 +246,19 @@ impl Sim {
                     self.push(at, Ev::Timer { task: t });
                     return self.schedule(c);
                 }
-                Action::Io { ns, irq_cpu, token } => {
+                Action::Io { ns, irq_cpu, token, rq_affinity } => {
                     self.block(c, t, TState::Sleeping);
-                    let at = self.now + ns;
-                    self.push(at, Ev::Irq { cpu: irq_cpu, token });
+                    // The block layer completes the request on the submitting CPU when
+                    // rq_affinity asks for it; the interrupt CPU then only sends it an
+                    // IPI (its few hundred ns of hard-IRQ work are not charged).
+                    let remote = match rq_affinity {
+                        0 => false,
+                        1 => !self.map.share_cache(irq_cpu, c),
+                        _ => irq_cpu != c,
+                    };
+                    let (cpu, at) =
+                        if remote { (c, self.now + ns + self.cost.ipi_delivery_ns) } else { (irq_cpu, self.now + ns) };
+                    self.push(at, Ev::Irq { cpu, token });
                     return self.schedule(c);
                 }
                 Action::Exit => {

@@ -51,6 +51,14 @@ pub enum Workload {
         irq_cpu: u32,
         #[serde(default = "d_ws_256k")]
         ws_bytes: u64,
+        /// The block queue's `rq_affinity` (sysfs `queue/rq_affinity`): 0 completes a
+        /// request on the CPU that took the interrupt; 1, the default of every modelled
+        /// kernel, on the submitting CPU when the interrupt CPU does not share its
+        /// cache (v4.15 `__blk_complete_request()`, QUEUE_FLAG_SAME_COMP; an IPI raises
+        /// the completion there); 2 always on the submitting CPU (QUEUE_FLAG_SAME_FORCE,
+        /// 5757a6d76cdf, v3.1).
+        #[serde(default = "d_rq_affinity")]
+        rq_affinity: u8,
     },
     /// hackbench: `clients` groups of `fds` senders and `fds` receivers; each sender
     /// writes `loops` messages of `datasize` bytes to every receiver of its group.
@@ -146,6 +154,9 @@ fn d_ws_128k() -> u64 {
 }
 fn d_ws_256k() -> u64 {
     256 << 10
+}
+fn d_rq_affinity() -> u8 {
+    1
 }
 fn d_dbench_work() -> u64 {
     5_000
@@ -328,7 +339,19 @@ impl Workload {
                 pos("work_ns", *work_ns, SEC)?;
                 pos("ws_bytes", *ws_bytes, 1 << 34)
             }
-            Workload::Dbench { work_ns, op_bytes, fsync_every, read_miss_every, io_ns, irq_cpu, ws_bytes } => {
+            Workload::Dbench {
+                work_ns,
+                op_bytes,
+                fsync_every,
+                read_miss_every,
+                io_ns,
+                irq_cpu,
+                ws_bytes,
+                rq_affinity,
+            } => {
+                if *rq_affinity > 2 {
+                    return Err(format!("workload dbench: rq_affinity = {rq_affinity}, expected 0, 1 or 2"));
+                }
                 pos("work_ns", *work_ns, SEC)?;
                 pos("op_bytes", *op_bytes, 1 << 30)?;
                 pos("fsync_every", *fsync_every, 1 << 30)?;

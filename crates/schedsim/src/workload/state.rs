@@ -17,8 +17,9 @@ pub(crate) enum Action {
     Block,
     /// Sleep until a timer fires after this long.
     Sleep(u64),
-    /// Submit I/O and sleep; after `ns` the device interrupts `irq_cpu` with `token`.
-    Io { ns: u64, irq_cpu: u32, token: u32 },
+    /// Submit I/O and sleep; after `ns` the device interrupts `irq_cpu` with `token`,
+    /// and the request completes where `rq_affinity` says (see `Workload::Dbench`).
+    Io { ns: u64, irq_cpu: u32, token: u32, rq_affinity: u8 },
     /// Finish.
     Exit,
 }
@@ -439,7 +440,9 @@ impl WorkloadState {
                     }
                 }
             }
-            Workload::Dbench { work_ns, op_bytes, fsync_every, read_miss_every, io_ns, irq_cpu, .. } => {
+            Workload::Dbench {
+                work_ns, op_bytes, fsync_every, read_miss_every, io_ns, irq_cpu, rq_affinity, ..
+            } => {
                 let clients = self.nr_tasks - 1 - self.nr_cpus;
                 if task < clients {
                     match pc {
@@ -458,7 +461,7 @@ impl WorkloadState {
                                 Action::Wake { task: clients, sync: false, bytes: 0 }
                             } else if rng.chance(1, read_miss_every) {
                                 self.pc[i] = 2;
-                                Action::Io { ns: rng.jitter(io_ns, 20), irq_cpu, token: task }
+                                Action::Io { ns: rng.jitter(io_ns, 20), irq_cpu, token: task, rq_affinity }
                             } else {
                                 self.pc[i] = 0;
                                 self.step(task, now, rng)
@@ -486,7 +489,7 @@ impl WorkloadState {
                         }
                         1 => {
                             self.pc[i] = 2;
-                            Action::Io { ns: rng.jitter(io_ns, 20), irq_cpu, token: task }
+                            Action::Io { ns: rng.jitter(io_ns, 20), irq_cpu, token: task, rq_affinity }
                         }
                         2 => {
                             if !self.take(task) {
