@@ -165,7 +165,7 @@ impl Sim {
         }
         let llc = self.map.places[target as usize].llc as usize;
         if self.map.smt && self.llcs[llc].has_idle_cores {
-            if let Some(c) = self.scan_idle_core(p, target, this, cost) {
+            if let Some(c) = self.scan_idle_core(p, target, this, cost, None) {
                 return c;
             }
             self.llcs[llc].has_idle_cores = false;
@@ -316,13 +316,25 @@ impl Sim {
             return target;
         }
         if has_idle_core {
-            if let Some(c) = self.scan_idle_core(p, target, this, cost) {
+            let mut idle_cpu = NONE;
+            if let Some(c) = self.scan_idle_core(p, target, this, cost, Some(&mut idle_cpu)) {
                 return c;
             }
             self.llcs[llc].has_idle_cores = false;
-            // The merged scan remembers the first idle CPU it passed as a fallback.
-            if let Some(c) = self.scan_idle_cpu(p, target, this, usize::MAX, cost, false) {
-                return c;
+            // The merged scan returns the first idle CPU it passed on the way.
+            if idle_cpu != NONE {
+                if self.measuring {
+                    self.m.sis_scan_hits += 1;
+                }
+                self.step(|_| {
+                    st(
+                        "select_idle_cpu",
+                        vec![format!("idle_cpu={idle_cpu}")],
+                        format!("CPU {idle_cpu}"),
+                        "no whole idle core: the first idle CPU the core scan passed",
+                    )
+                });
+                return idle_cpu;
             }
         } else if let Some(c) = self.scan_idle_cpu(p, target, this, nr, cost, true) {
             return c;
@@ -375,11 +387,25 @@ impl Sim {
         nr.min(usize::MAX as u64) as usize
     }
 
-    /// `select_idle_core()`: first core, wrapping from the target, whose threads are
-    /// all idle.
-    fn scan_idle_core(&mut self, p: u32, target: u32, this: u32, cost: &mut u64) -> Option<u32> {
+    /// `select_idle_core()`: the first core, wrapping from the target, whose threads
+    /// are all idle. v4.9–v5.11 (`idle_cpu` is None): a scan of its own that reads
+    /// every thread of each core. v5.12+ (9fe1f127b913, the merged scan, from target +
+    /// 1 since 56498cfb045d, v5.15): one core at a time inside `select_idle_cpu()`'s
+    /// loop; a core stops at its first busy thread once an idle CPU has been seen, and
+    /// the first idle CPU seen is left in `idle_cpu` for when no core is idle.
+    fn scan_idle_core(
+        &mut self,
+        p: u32,
+        target: u32,
+        this: u32,
+        cost: &mut u64,
+        mut idle_cpu: Option<&mut u32>,
+    ) -> Option<u32> {
         let span_len = self.map.llc_span(target).len();
-        let start = self.map.llc_span(target).iter().position(|&c| c == target).unwrap_or(0);
+        let mut start = self.map.llc_span(target).iter().position(|&c| c == target).unwrap_or(0);
+        if idle_cpu.is_some() && self.cfg.since(5, 15) {
+            start += 1;
+        }
         let mut seen_cores: Vec<u32> = Vec::new();
         for k in 0..span_len {
             let c = self.map.llc_span(target)[(start + k) % span_len];
@@ -394,8 +420,19 @@ impl Sim {
                 if self.measuring {
                     self.m.sis_probed += 1;
                 }
-                if !self.check_idle(this, s, cost) {
-                    all = false;
+                let idle = self.check_idle(this, s, cost);
+                match idle_cpu.as_deref_mut() {
+                    None => all &= idle,
+                    Some(first) => {
+                        if !idle {
+                            all = false;
+                            if *first != NONE {
+                                break;
+                            }
+                        } else if *first == NONE && self.allowed(p, s) {
+                            *first = s;
+                        }
+                    }
                 }
             }
             if all && self.allowed(p, c) {

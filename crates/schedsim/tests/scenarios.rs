@@ -1390,8 +1390,8 @@ fn sis_v515_idle_core() {
               4. select_idle_core -> CPU 2
                    read: has_idle_cores=1
                    why:  a whole idle core
-              CPUs probed: 0 1 0 4 1 5 2 6
-              => CPU 2 (SameLlc from prev), IPI, leaves C1, waker cost 1187 ns
+              CPUs probed: 0 1 1 5 2 6
+              => CPU 2 (SameLlc from prev), IPI, leaves C1, waker cost 1160 ns
               after: p->recent_used_cpu=1, waker->recent_used_cpu=0, waker->wakee_flips=0
         "#]],
     );
@@ -1400,10 +1400,9 @@ fn sis_v515_idle_core() {
 // v5.15 select_idle_cpu() with has_idle_core set but no idle core: the kernel returns
 // the first idle CPU that select_idle_core() passed (*idle_cpu), in core order from
 // the target: core {0,4} first, so CPU 4.
-// DIVERGES from v5.15 select_idle_cpu()/select_idle_core(): the model runs a second
-// scan in CPU order from the target after the core scan and picks CPU 1 (kernel: 4),
-// probing 12 CPUs where the kernel reads 7 (select_idle_core() breaks at the first
-// busy sibling once *idle_cpu is set).
+// From target + 1: core {1,5} gives idle_cpu = 1 and stops at busy 5; every later
+// core stops at its first busy thread; no idle core, so idle_cpu (CPU 1) is returned
+// without a second scan.
 #[test]
 fn sis_v515_idle_core_fails_fallback() {
     check(
@@ -1429,10 +1428,10 @@ fn sis_v515_idle_core_fails_fallback() {
               4. select_idle_core -> none
                    why:  no idle core: clear has_idle_cores
               5. select_idle_cpu -> CPU 1
-                   read: nr=unlimited
-                   why:  first idle CPU found scanning the LLC
-              CPUs probed: 0 2 0 4 1 5 2 6 3 7 1
-              => CPU 1 (SameLlc from prev), IPI, leaves C1, waker cost 1277 ns
+                   read: idle_cpu=1
+                   why:  no whole idle core: the first idle CPU the core scan passed
+              CPUs probed: 0 2 1 5 2 3 0
+              => CPU 1 (SameLlc from prev), IPI, leaves C1, waker cost 1170 ns
               after: has_idle_cores per LLC [1] -> [0]
               after: p->recent_used_cpu=2, waker->recent_used_cpu=0, waker->wakee_flips=0
         "#]],
