@@ -152,7 +152,11 @@ pub(crate) struct Cpu {
     pub idle_ns: u64,
     pub cstate: u8,
     pub idle_enter: Time,
+    /// The last idle intervals (up to eight), a ring whose oldest entry is at
+    /// `idle_hist_head` once full, and the same values sorted.
     pub idle_hist: [u64; 8],
+    pub idle_hist_head: u8,
+    pub idle_sorted: [u64; 8],
     pub idle_hist_len: u8,
     /// menu's correction-factor average of measured idle intervals, ns.
     pub idle_ema: u64,
@@ -363,6 +367,8 @@ impl Sim {
                 cstate: 0,
                 idle_enter: 0,
                 idle_hist: [0; 8],
+                idle_hist_head: 0,
+                idle_sorted: [0; 8],
                 idle_hist_len: 0,
                 idle_ema: sched::IDLE_HORIZON_NS,
                 ready_at: 0,
