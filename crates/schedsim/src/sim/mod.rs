@@ -743,9 +743,11 @@ impl Sim {
     /// current holder, plus the cache-line handoff from the last holder's CPU. Returns
     /// the time until the acquirer is done; the wait beyond the hold is spinning.
     fn acquire(&mut self, lock: LockId, at: Time, by: u32, hold: u64) -> u64 {
-        let holder = self.lock_mut(lock).holder;
-        let handoff = self.cost.line_transfer_ns(self.map.distance(holder, by));
-        let lk = self.lock_mut(lock);
+        let lk = match lock {
+            LockId::Rq(c) => &mut self.cpus[c as usize].lock,
+            LockId::Shard(l, s) => &mut self.llcs[l as usize].shards[s as usize].lock,
+        };
+        let handoff = self.cost.line_transfer_ns(self.map.distance(lk.holder, by));
         let start = at.max(lk.free_at);
         lk.free_at = start + handoff + hold;
         lk.holder = by;
@@ -754,13 +756,6 @@ impl Sim {
             self.m.lock_spin_ns += spin;
         }
         spin + handoff + hold
-    }
-
-    fn lock_mut(&mut self, lock: LockId) -> &mut Lock {
-        match lock {
-            LockId::Rq(c) => &mut self.cpus[c as usize].lock,
-            LockId::Shard(l, s) => &mut self.llcs[l as usize].shards[s as usize].lock,
-        }
     }
 
     /// Takes runqueue `owner`'s lock (see [`Sim::acquire`]).

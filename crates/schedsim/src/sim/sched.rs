@@ -144,13 +144,20 @@ impl Sim {
         if !self.map.smt {
             return;
         }
-        let sib_count = self.map.siblings(c).len();
-        for i in 0..sib_count {
-            let s = self.map.siblings(c)[i];
+        let core = self.map.places[c as usize].core as usize;
+        let threads = self.map.core_cpus[core].len();
+        if threads < 2 {
+            return;
+        }
+        // smt_slow_pct() of a sibling running user code (itself busy): the same for each.
+        let others = (self.core_busy[core] as u64).saturating_sub(1);
+        let slow = self.cost.smt_slowdown_pct * others / (threads as u64 - 1);
+        for i in 0..threads {
+            let s = self.map.core_cpus[core][i];
             if s == c || self.cpus[s as usize].phase != Phase::User {
                 continue;
             }
-            let slow = self.smt_slow_pct(s);
+            debug_assert_eq!(slow, self.smt_slow_pct(s));
             if slow == self.cpus[s as usize].slow_pct {
                 continue;
             }
