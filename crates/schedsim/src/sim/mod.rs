@@ -222,15 +222,16 @@ pub(crate) enum Ev {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Event {
-    time: Time,
-    seq: u64,
+    /// `time << 64 | seq`: orders as (time, seq) in one comparison.
+    key: u128,
     ev: Ev,
 }
 
 impl Ord for Event {
+    #[inline]
     fn cmp(&self, o: &Self) -> Ordering {
         // BinaryHeap is a max-heap: reverse for earliest (time, seq) first.
-        (o.time, o.seq).cmp(&(self.time, self.seq))
+        o.key.cmp(&self.key)
     }
 }
 impl PartialOrd for Event {
@@ -492,7 +493,7 @@ impl Sim {
     #[inline]
     pub(crate) fn push(&mut self, time: Time, ev: Ev) {
         self.seq += 1;
-        self.events.push(Event { time, seq: self.seq, ev });
+        self.events.push(Event { key: ((time as u128) << 64) | self.seq as u128, ev });
     }
 
     /// Schedules the end of `c`'s current segment.
@@ -527,16 +528,16 @@ impl Sim {
     pub(crate) fn step_event(&mut self) -> bool {
         // The next event is the earlier of the main queue and the segment queue.
         let seg = self.segs.peek();
-        let ev = self.events.peek().map(|e| (e.time, e.seq));
+        let ev = self.events.peek().map(|e| e.key);
         let (time, from_seg) = match (seg, ev) {
             (None, None) => return false,
             (Some((t, _, _)), None) => (t, true),
-            (None, Some((t, _))) => (t, false),
-            (Some((t, s, _)), Some((et, es))) => {
-                if (t, s) < (et, es) {
+            (None, Some(k)) => ((k >> 64) as Time, false),
+            (Some((t, s, _)), Some(k)) => {
+                if (((t as u128) << 64) | s as u128) < k {
                     (t, true)
                 } else {
-                    (et, false)
+                    ((k >> 64) as Time, false)
                 }
             }
         };
