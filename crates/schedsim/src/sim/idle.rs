@@ -85,7 +85,8 @@ impl Sim {
         cpu.phase = Phase::Waking;
         cpu.ready_at = ready;
         cpu.wake_signal_at = signal_at.max(self.now);
-        self.push(ready, Ev::Ready { cpu: c });
+        // A waking CPU has no segment: the end of its wake-up is its segment end.
+        self.set_seg(c, ready);
     }
 
     /// Whether waking idle `c` needs an IPI (not when polling on need_resched).

@@ -186,9 +186,6 @@ pub(crate) struct Cpu {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Ev {
-    Ready {
-        cpu: u32,
-    },
     Enqueue {
         cpu: u32,
         task: u32,
@@ -506,6 +503,7 @@ impl Sim {
     /// Cancels the end of `c`'s current segment.
     #[inline]
     pub(crate) fn clear_seg(&mut self, c: u32) {
+        debug_assert!(self.cpus[c as usize].phase != Phase::Waking, "a waking CPU's wake-up end cancelled");
         self.segs.remove(c);
     }
 
@@ -557,11 +555,11 @@ impl Sim {
             if self.segs.key_of(c) == Some((t, s)) {
                 self.segs.remove(c);
             }
-            Ev::Ready { cpu: NONE }
+            None
         } else {
-            let e = self.events.pop().map(|e| e.ev).unwrap_or(Ev::Ready { cpu: NONE });
+            let Some(e) = self.events.pop().map(|e| e.ev) else { return false };
             self.dispatch(e);
-            e
+            Some(e)
         };
         self.events_done += 1;
         if self.error.is_some() {
@@ -569,7 +567,7 @@ impl Sim {
         }
         if self.opts.check_invariants {
             if let Err(err) = self.check() {
-                let after = if from_seg { "a segment end".to_string() } else { format!("{what:?}") };
+                let after = what.map_or_else(|| "a segment end".to_string(), |e| format!("{e:?}"));
                 self.error = Some(format!("invariant broken at {} ns after {after}: {err}", self.now));
                 return false;
             }
@@ -676,11 +674,6 @@ impl Sim {
 
     fn dispatch(&mut self, ev: Ev) {
         match ev {
-            Ev::Ready { cpu } => {
-                if self.cpus[cpu as usize].phase == Phase::Waking && self.cpus[cpu as usize].ready_at == self.now {
-                    self.idle_exit_done(cpu);
-                }
-            }
             Ev::Enqueue { cpu, task } => self.enqueue_wakee(cpu, task),
             Ev::WakeIpi { cpu } => self.wake_ipi(cpu),
             Ev::Resched { cpu } => self.resched_ipi(cpu),
@@ -723,6 +716,7 @@ impl Sim {
 
     /// Starts a kernel segment of `ns` on `c`.
     pub(crate) fn kernel(&mut self, c: u32, ns: u64, cont: Cont) {
+        debug_assert!(self.cpus[c as usize].phase != Phase::Waking, "a waking CPU's wake-up end replaced");
         self.set_mode(c, Mode::Sys);
         let now = self.now;
         let cpu = &mut self.cpus[c as usize];

@@ -101,6 +101,7 @@ impl Sim {
 
     /// Runs `work` ns of user code of `curr` on `c`, slowed while an SMT sibling is busy.
     pub(crate) fn user(&mut self, c: u32, work: u64) {
+        debug_assert!(self.cpus[c as usize].phase != Phase::Waking, "a waking CPU's wake-up end replaced");
         let sys_pct = self.cpus[c as usize].curr.map_or(0, |t| self.tasks[t as usize].sys_pct);
         self.set_mode(c, Mode::Task(sys_pct));
         let slow = self.smt_slow_pct(c);
@@ -196,7 +197,12 @@ impl Sim {
             Phase::Kernel(Cont::Irq) => self.after_irq(c),
             Phase::Kernel(Cont::Switch(next)) => self.switch_done(c, next),
             Phase::Kernel(Cont::Newidle { depth, curr_cost }) => self.newidle_step_done(c, depth, curr_cost),
-            Phase::Idle | Phase::Waking => {}
+            Phase::Waking => {
+                if self.cpus[c as usize].ready_at == self.now {
+                    self.idle_exit_done(c);
+                }
+            }
+            Phase::Idle => {}
         }
     }
 

@@ -1,4 +1,5 @@
-//! An indexed min-heap of per-CPU segment ends keyed by (time, seq): each CPU has at
+//! An indexed min-heap of per-CPU segment ends (or, for a CPU waking from idle, the end
+//! of its wake-up) keyed by (time, seq): each CPU has at
 //! most one pending segment end, which moves when the segment is retimed (SMT speed
 //! changes, interrupts) instead of leaving stale events in the main queue.
 //!
