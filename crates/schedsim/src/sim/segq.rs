@@ -163,7 +163,7 @@ mod tests {
                 x ^= x >> 7;
                 x ^= x << 17;
                 let c = (x % n as u64) as u32;
-                if (x >> 20) % 4 == 0 {
+                if (x >> 20).is_multiple_of(4) {
                     q.remove(c);
                     reference[c as usize] = None;
                 } else {
