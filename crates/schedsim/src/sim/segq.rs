@@ -11,24 +11,26 @@ use super::{Time, NONE};
 
 /// Bits of an entry that hold the CPU.
 const CPU_BITS: u32 = 10;
+const CPU_MASK: usize = (1 << CPU_BITS) - 1;
 const _: () = assert!(crate::topology::CPUS_MAX <= 1 << CPU_BITS);
 
 #[inline]
 fn cpu_of(e: u128) -> usize {
-    (e as usize) & ((1 << CPU_BITS) - 1)
+    (e as usize) & CPU_MASK
 }
 
 pub(crate) struct SegQueue {
     /// Entries, a binary min-heap.
     heap: Vec<u128>,
-    /// Per CPU: its entry's index in `heap`, or `NONE`.
-    pos: Vec<u32>,
+    /// Per CPU: its entry's index in `heap`, or `NONE`. Sized for every CPU number an
+    /// entry can hold, so that indexing by a masked CPU needs no bounds check.
+    pos: Box<[u32; 1 << CPU_BITS]>,
 }
 
 impl SegQueue {
     pub(crate) fn new(n: usize) -> SegQueue {
         debug_assert!(n <= 1 << CPU_BITS);
-        SegQueue { heap: Vec::with_capacity(n), pos: vec![NONE; n] }
+        SegQueue { heap: Vec::with_capacity(n), pos: Box::new([NONE; 1 << CPU_BITS]) }
     }
 
     /// The earliest (time, seq, cpu).
@@ -40,7 +42,7 @@ impl SegQueue {
     /// The pending (time, seq) of `c`.
     #[inline]
     pub(crate) fn key_of(&self, c: u32) -> Option<(Time, u64)> {
-        let i = self.pos[c as usize];
+        let i = self.pos[c as usize & CPU_MASK];
         (i != NONE).then(|| {
             let e = self.heap[i as usize];
             ((e >> 64) as Time, (e as u64) >> CPU_BITS)
@@ -51,7 +53,7 @@ impl SegQueue {
     pub(crate) fn set(&mut self, c: u32, key: (Time, u64)) {
         debug_assert!(key.1 < 1 << (64 - CPU_BITS), "segment sequence number overflow");
         let e = ((key.0 as u128) << 64) | ((key.1 << CPU_BITS) | c as u64) as u128;
-        let i = self.pos[c as usize];
+        let i = self.pos[c as usize & CPU_MASK];
         if i == NONE {
             self.heap.push(e);
             self.up(self.heap.len() - 1, e);
@@ -64,11 +66,11 @@ impl SegQueue {
 
     /// Removes the segment end of `c`, if any.
     pub(crate) fn remove(&mut self, c: u32) {
-        let i = self.pos[c as usize];
+        let i = self.pos[c as usize & CPU_MASK];
         if i == NONE {
             return;
         }
-        self.pos[c as usize] = NONE;
+        self.pos[c as usize & CPU_MASK] = NONE;
         let i = i as usize;
         let Some(last) = self.heap.pop() else { return };
         if i < self.heap.len() {
@@ -84,44 +86,43 @@ impl SegQueue {
     /// Puts `e` at hole `i` or above it.
     #[inline]
     fn up(&mut self, mut i: usize, e: u128) {
+        let heap = &mut self.heap[..];
+        let pos = &mut *self.pos;
         while i > 0 {
             let p = (i - 1) / 2;
-            let pe = self.heap[p];
+            let pe = heap[p];
             if e >= pe {
                 break;
             }
-            self.heap[i] = pe;
-            self.pos[cpu_of(pe)] = i as u32;
+            heap[i] = pe;
+            pos[cpu_of(pe)] = i as u32;
             i = p;
         }
-        self.heap[i] = e;
-        self.pos[cpu_of(e)] = i as u32;
+        heap[i] = e;
+        pos[cpu_of(e)] = i as u32;
     }
 
     /// Puts `e` at hole `i` or below it.
     #[inline]
     fn down(&mut self, mut i: usize, e: u128) {
-        let n = self.heap.len();
+        let heap = &mut self.heap[..];
+        let pos = &mut *self.pos;
         loop {
             let l = 2 * i + 1;
-            if l >= n {
-                break;
-            }
-            let mut m = l;
-            let mut me = self.heap[l];
-            if l + 1 < n && self.heap[l + 1] < me {
-                m = l + 1;
-                me = self.heap[m];
-            }
+            let Some(&le) = heap.get(l) else { break };
+            let (m, me) = match heap.get(l + 1) {
+                Some(&re) if re < le => (l + 1, re),
+                _ => (l, le),
+            };
             if e <= me {
                 break;
             }
-            self.heap[i] = me;
-            self.pos[cpu_of(me)] = i as u32;
+            heap[i] = me;
+            pos[cpu_of(me)] = i as u32;
             i = m;
         }
-        self.heap[i] = e;
-        self.pos[cpu_of(e)] = i as u32;
+        heap[i] = e;
+        pos[cpu_of(e)] = i as u32;
     }
 }
 
