@@ -57,22 +57,8 @@ impl Sim {
         let n = cpu.idle_hist_len.min(8) as usize;
         let mut predicted = cpu.idle_ema;
         if n >= 6 {
-            // Sorted copy: dropping the largest is shortening the slice.
-            let mut v = cpu.idle_hist;
-            let v = &mut v[..n];
-            v.sort_unstable();
-            let mut len = n;
-            while len >= 6 {
-                let w = &v[..len];
-                let cnt = len as u64;
-                let avg = w.iter().sum::<u64>() / cnt;
-                let var = w.iter().map(|&x| (x as i128 - avg as i128).pow(2) as u128).sum::<u128>() / cnt as u128;
-                // Accept if variance <= 400 us^2 or avg > 6 stddev.
-                if var <= 400_000_000u128 || (avg as u128 * avg as u128) > 36 * var {
-                    predicted = predicted.min(avg);
-                    break;
-                }
-                len -= 1;
+            if let Some(avg) = typical_interval(&cpu.idle_sorted[..n]) {
+                predicted = predicted.min(avg);
             }
         }
         let mut best = 0u8;
@@ -99,7 +85,8 @@ impl Sim {
         cpu.phase = Phase::Waking;
         cpu.ready_at = ready;
         cpu.wake_signal_at = signal_at.max(self.now);
-        self.push(ready, Ev::Ready { cpu: c });
+        // A waking CPU has no segment: the end of its wake-up is its segment end.
+        self.set_seg(c, ready);
     }
 
     /// Whether waking idle `c` needs an IPI (not when polling on need_resched).
@@ -122,10 +109,17 @@ impl Sim {
         // menu_reflect(): the interval that counts is until the wakeup event, not
         // including the exit latency.
         let interval = cpu.wake_signal_at.max(cpu.idle_enter) - cpu.idle_enter;
-        let i = (cpu.idle_hist_len as usize) % 8;
-        cpu.idle_hist.rotate_left(if cpu.idle_hist_len >= 8 { 1 } else { 0 });
-        let idx = if cpu.idle_hist_len >= 8 { 7 } else { i };
-        cpu.idle_hist[idx] = interval;
+        // The last eight intervals, oldest first at `idle_hist_head`, and sorted.
+        let len = cpu.idle_hist_len.min(8) as usize;
+        if len < 8 {
+            cpu.idle_hist[len] = interval;
+            sorted_replace(&mut cpu.idle_sorted[..len + 1], None, interval);
+        } else {
+            let h = cpu.idle_hist_head as usize % 8;
+            let oldest = std::mem::replace(&mut cpu.idle_hist[h], interval);
+            cpu.idle_hist_head = ((h + 1) % 8) as u8;
+            sorted_replace(&mut cpu.idle_sorted, Some(oldest), interval);
+        }
         cpu.idle_hist_len = cpu.idle_hist_len.saturating_add(1).min(8);
         cpu.idle_ema = cpu.idle_ema - cpu.idle_ema / 8 + interval.min(IDLE_HORIZON_NS) / 8;
         cpu.phase = Phase::Kernel(Cont::Irq);
@@ -166,5 +160,110 @@ impl Sim {
             return self.schedule(c);
         }
         self.go_idle(c);
+    }
+}
+
+/// `get_typical_interval()` on the ascending intervals `v`: drop the largest until the
+/// spread is small (variance <= 400 us^2 or average > 6 standard deviations), keeping
+/// at least six; the average then, if any. The sum and sum of squares of the kept ones
+/// give the variance exactly: sum (x - avg)^2 = sum x^2 - 2 avg sum x + len avg^2.
+fn typical_interval(v: &[u64]) -> Option<u64> {
+    let mut sum: u64 = v.iter().sum();
+    let mut sq: u128 = v.iter().map(|&x| x as u128 * x as u128).sum();
+    let mut len = v.len();
+    while len >= 6 {
+        let cnt = len as u64;
+        let avg = sum / cnt;
+        let (a, s) = (avg as u128, sum as u128);
+        let var = (sq + cnt as u128 * a * a - 2 * a * s) / cnt as u128;
+        if var <= 400_000_000u128 || (avg as u128 * avg as u128) > 36 * var {
+            return Some(avg);
+        }
+        len -= 1;
+        sum -= v[len];
+        sq -= v[len] as u128 * v[len] as u128;
+    }
+    None
+}
+
+/// Replaces `old` (or, when `None`, the unused last slot) by `new` in the ascending
+/// slice `s`, keeping it ascending.
+fn sorted_replace(s: &mut [u64], old: Option<u64>, new: u64) {
+    let last = s.len() - 1;
+    let mut i = old.and_then(|o| s.iter().position(|&x| x == o)).unwrap_or(last);
+    while i < last && s[i + 1] < new {
+        s[i] = s[i + 1];
+        i += 1;
+    }
+    while i > 0 && s[i - 1] > new {
+        s[i] = s[i - 1];
+        i -= 1;
+    }
+    s[i] = new;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{sorted_replace, typical_interval};
+
+    /// The direct form: sort, then per length the average and the variance summed
+    /// from the deviations.
+    fn typical_direct(v: &[u64]) -> Option<u64> {
+        let mut v = v.to_vec();
+        v.sort_unstable();
+        let mut len = v.len();
+        while len >= 6 {
+            let w = &v[..len];
+            let cnt = len as u64;
+            let avg = w.iter().sum::<u64>() / cnt;
+            let var = w.iter().map(|&x| (x as i128 - avg as i128).pow(2) as u128).sum::<u128>() / cnt as u128;
+            if var <= 400_000_000u128 || (avg as u128 * avg as u128) > 36 * var {
+                return Some(avg);
+            }
+            len -= 1;
+        }
+        None
+    }
+
+    #[test]
+    fn typical_interval_equals_the_direct_form() {
+        let mut x = 99u64;
+        for round in 0..20_000u64 {
+            let n = 6 + (round % 3) as usize;
+            let scale = [1_000u64, 30_000, 1_000_000, 600_000_000_000][(round / 3 % 4) as usize];
+            let v: Vec<u64> = (0..n)
+                .map(|_| {
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    (x >> 20) % scale
+                })
+                .collect();
+            let mut sorted = v.clone();
+            sorted.sort_unstable();
+            assert_eq!(typical_interval(&sorted), typical_direct(&v), "{v:?}");
+        }
+    }
+
+    /// The kept-sorted intervals stay the sorted last eight, duplicates included.
+    #[test]
+    fn sorted_window_follows_the_ring() {
+        let mut ring: Vec<u64> = Vec::new();
+        let mut sorted = [0u64; 8];
+        let mut x = 12345u64;
+        for _ in 0..2_000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let v = (x >> 33) % 40;
+            if ring.len() < 8 {
+                let n = ring.len();
+                sorted_replace(&mut sorted[..n + 1], None, v);
+                ring.push(v);
+            } else {
+                let old = ring.remove(0);
+                sorted_replace(&mut sorted, Some(old), v);
+                ring.push(v);
+            }
+            let mut want = ring.clone();
+            want.sort_unstable();
+            assert_eq!(&sorted[..ring.len()], &want[..]);
+        }
     }
 }

@@ -169,7 +169,11 @@ pub(crate) struct Cpu {
     pub idle_ns: u64,
     pub cstate: u8,
     pub idle_enter: Time,
+    /// The last idle intervals (up to eight), a ring whose oldest entry is at
+    /// `idle_hist_head` once full, and the same values sorted.
     pub idle_hist: [u64; 8],
+    pub idle_hist_head: u8,
+    pub idle_sorted: [u64; 8],
     pub idle_hist_len: u8,
     /// menu's correction-factor average of measured idle intervals, ns.
     pub idle_ema: u64,
@@ -199,9 +203,6 @@ pub(crate) struct Cpu {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Ev {
-    Ready {
-        cpu: u32,
-    },
     Enqueue {
         cpu: u32,
         task: u32,
@@ -235,15 +236,16 @@ pub(crate) enum Ev {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Event {
-    time: Time,
-    seq: u64,
+    /// `time << 64 | seq`: orders as (time, seq) in one comparison.
+    key: u128,
     ev: Ev,
 }
 
 impl Ord for Event {
+    #[inline]
     fn cmp(&self, o: &Self) -> Ordering {
         // BinaryHeap is a max-heap: reverse for earliest (time, seq) first.
-        (o.time, o.seq).cmp(&(self.time, self.seq))
+        o.key.cmp(&self.key)
     }
 }
 impl PartialOrd for Event {
@@ -377,6 +379,8 @@ impl Sim {
                 cstate: 0,
                 idle_enter: 0,
                 idle_hist: [0; 8],
+                idle_hist_head: 0,
+                idle_sorted: [0; 8],
                 idle_hist_len: 0,
                 idle_ema: sched::IDLE_HORIZON_NS,
                 ready_at: 0,
@@ -498,7 +502,7 @@ impl Sim {
     #[inline]
     pub(crate) fn push(&mut self, time: Time, ev: Ev) {
         self.seq += 1;
-        self.events.push(Event { time, seq: self.seq, ev });
+        self.events.push(Event { key: ((time as u128) << 64) | self.seq as u128, ev });
     }
 
     /// Schedules the end of `c`'s current segment.
@@ -511,6 +515,7 @@ impl Sim {
     /// Cancels the end of `c`'s current segment.
     #[inline]
     pub(crate) fn clear_seg(&mut self, c: u32) {
+        debug_assert!(self.cpus[c as usize].phase != Phase::Waking, "a waking CPU's wake-up end cancelled");
         self.segs.remove(c);
     }
 
@@ -533,16 +538,16 @@ impl Sim {
     pub(crate) fn step_event(&mut self) -> bool {
         // The next event is the earlier of the main queue and the segment queue.
         let seg = self.segs.peek();
-        let ev = self.events.peek().map(|e| (e.time, e.seq));
+        let ev = self.events.peek().map(|e| e.key);
         let (time, from_seg) = match (seg, ev) {
             (None, None) => return false,
             (Some((t, _, _)), None) => (t, true),
-            (None, Some((t, _))) => (t, false),
-            (Some((t, s, _)), Some((et, es))) => {
-                if (t, s) < (et, es) {
+            (None, Some(k)) => ((k >> 64) as Time, false),
+            (Some((t, s, _)), Some(k)) => {
+                if (((t as u128) << 64) | s as u128) < k {
                     (t, true)
                 } else {
-                    (et, false)
+                    ((k >> 64) as Time, false)
                 }
             }
         };
@@ -562,11 +567,11 @@ impl Sim {
             if self.segs.key_of(c) == Some((t, s)) {
                 self.segs.remove(c);
             }
-            Ev::Ready { cpu: NONE }
+            None
         } else {
-            let e = self.events.pop().map(|e| e.ev).unwrap_or(Ev::Ready { cpu: NONE });
+            let Some(e) = self.events.pop().map(|e| e.ev) else { return false };
             self.dispatch(e);
-            e
+            Some(e)
         };
         self.events_done += 1;
         if self.error.is_some() {
@@ -574,7 +579,7 @@ impl Sim {
         }
         if self.opts.check_invariants {
             if let Err(err) = self.check() {
-                let after = if from_seg { "a segment end".to_string() } else { format!("{what:?}") };
+                let after = what.map_or_else(|| "a segment end".to_string(), |e| format!("{e:?}"));
                 self.error = Some(format!("invariant broken at {} ns after {after}: {err}", self.now));
                 return false;
             }
@@ -681,11 +686,6 @@ impl Sim {
 
     fn dispatch(&mut self, ev: Ev) {
         match ev {
-            Ev::Ready { cpu } => {
-                if self.cpus[cpu as usize].phase == Phase::Waking && self.cpus[cpu as usize].ready_at == self.now {
-                    self.idle_exit_done(cpu);
-                }
-            }
             Ev::Enqueue { cpu, task } => self.enqueue_wakee(cpu, task),
             Ev::WakeIpi { cpu } => self.wake_ipi(cpu),
             Ev::Resched { cpu } => self.resched_ipi(cpu),
@@ -728,6 +728,7 @@ impl Sim {
 
     /// Starts a kernel segment of `ns` on `c`.
     pub(crate) fn kernel(&mut self, c: u32, ns: u64, cont: Cont) {
+        debug_assert!(self.cpus[c as usize].phase != Phase::Waking, "a waking CPU's wake-up end replaced");
         self.set_mode(c, Mode::Sys);
         let now = self.now;
         let cpu = &mut self.cpus[c as usize];
@@ -749,9 +750,11 @@ impl Sim {
     /// current holder, plus the cache-line handoff from the last holder's CPU. Returns
     /// the time until the acquirer is done; the wait beyond the hold is spinning.
     fn acquire(&mut self, lock: LockId, at: Time, by: u32, hold: u64) -> u64 {
-        let holder = self.lock_mut(lock).holder;
-        let handoff = self.cost.line_transfer_ns(self.map.distance(holder, by));
-        let lk = self.lock_mut(lock);
+        let lk = match lock {
+            LockId::Rq(c) => &mut self.cpus[c as usize].lock,
+            LockId::Shard(l, s) => &mut self.llcs[l as usize].shards[s as usize].lock,
+        };
+        let handoff = self.cost.line_transfer_ns(self.map.distance(lk.holder, by));
         let start = at.max(lk.free_at);
         lk.free_at = start + handoff + hold;
         lk.holder = by;
@@ -760,13 +763,6 @@ impl Sim {
             self.m.lock_spin_ns += spin;
         }
         spin + handoff + hold
-    }
-
-    fn lock_mut(&mut self, lock: LockId) -> &mut Lock {
-        match lock {
-            LockId::Rq(c) => &mut self.cpus[c as usize].lock,
-            LockId::Shard(l, s) => &mut self.llcs[l as usize].shards[s as usize].lock,
-        }
     }
 
     /// Takes runqueue `owner`'s lock (see [`Sim::acquire`]).

@@ -22,6 +22,11 @@ const ONE_MINUS_Y: u64 = 92_032_293;
 /// y^(delta / PERIOD) in Q32.
 #[inline]
 pub fn decay_q32(delta_ns: u64) -> u64 {
+    if delta_ns < PERIOD_NS {
+        // Within one period the whole part is y^0 = 2^32 and the product below is
+        // the linear part itself.
+        return (1u64 << 32) - ((ONE_MINUS_Y * delta_ns) >> 20);
+    }
     let periods = delta_ns / PERIOD_NS;
     if periods >= 32 * 63 {
         return 0;
@@ -67,7 +72,13 @@ impl Signal {
         }
         let d = decay_q32(now - self.last_ns);
         let keep = (self.q as u128 * d as u128) >> 32;
-        let add = (((level as u128) << FRAC) * ((1u128 << 32) - d as u128)) >> 32;
+        // d <= 2^32, so 2^32 - d fits 64 bits, and so does level << FRAC for any level
+        // a runqueue reaches: then one 64 x 64-bit multiply gives the same product.
+        let add = if level < 1 << (64 - FRAC) {
+            ((level << FRAC) as u128 * ((1u64 << 32) - d) as u128) >> 32
+        } else {
+            (((level as u128) << FRAC) * ((1u128 << 32) - d as u128)) >> 32
+        };
         self.q = (keep + add) as u64;
         self.last_ns = now;
     }
@@ -84,6 +95,16 @@ impl Signal {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The one-period shortcut equals the general form.
+    #[test]
+    fn decay_within_a_period_is_the_linear_part() {
+        for delta in (0..PERIOD_NS).step_by(997).chain([PERIOD_NS - 1]) {
+            let whole = Y_INV[0];
+            let part = (1u64 << 32) - ((ONE_MINUS_Y * delta) >> 20);
+            assert_eq!(decay_q32(delta), ((whole as u128 * part as u128) >> 32) as u64);
+        }
+    }
 
     #[test]
     fn half_life_is_32_periods() {

@@ -106,6 +106,7 @@ impl Sim {
 
     /// Runs `work` ns of user code of `curr` on `c`, slowed while an SMT sibling is busy.
     pub(crate) fn user(&mut self, c: u32, work: u64) {
+        debug_assert!(self.cpus[c as usize].phase != Phase::Waking, "a waking CPU's wake-up end replaced");
         let sys_pct = self.cpus[c as usize].curr.map_or(0, |t| self.tasks[t as usize].sys_pct);
         self.set_mode(c, Mode::Task(sys_pct));
         let slow = self.smt_slow_pct(c);
@@ -149,13 +150,20 @@ impl Sim {
         if !self.map.smt {
             return;
         }
-        let sib_count = self.map.siblings(c).len();
-        for i in 0..sib_count {
-            let s = self.map.siblings(c)[i];
+        let core = self.map.places[c as usize].core as usize;
+        let threads = self.map.core_cpus[core].len();
+        if threads < 2 {
+            return;
+        }
+        // smt_slow_pct() of a sibling running user code (itself busy): the same for each.
+        let others = (self.core_busy[core] as u64).saturating_sub(1);
+        let slow = self.cost.smt_slowdown_pct * others / (threads as u64 - 1);
+        for i in 0..threads {
+            let s = self.map.core_cpus[core][i];
             if s == c || self.cpus[s as usize].phase != Phase::User {
                 continue;
             }
-            let slow = self.smt_slow_pct(s);
+            debug_assert_eq!(slow, self.smt_slow_pct(s));
             if slow == self.cpus[s as usize].slow_pct {
                 continue;
             }
@@ -194,7 +202,12 @@ impl Sim {
             Phase::Kernel(Cont::Irq) => self.after_irq(c),
             Phase::Kernel(Cont::Switch(next)) => self.switch_done(c, next),
             Phase::Kernel(Cont::Newidle { depth, curr_cost }) => self.newidle_step_done(c, depth, curr_cost),
-            Phase::Idle | Phase::Waking => {}
+            Phase::Waking => {
+                if self.cpus[c as usize].ready_at == self.now {
+                    self.idle_exit_done(c);
+                }
+            }
+            Phase::Idle => {}
         }
     }
 

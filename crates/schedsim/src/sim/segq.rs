@@ -1,109 +1,128 @@
-//! An indexed min-heap of per-CPU segment ends keyed by (time, seq): each CPU has at
+//! An indexed min-heap of per-CPU segment ends (or, for a CPU waking from idle, the end
+//! of its wake-up) keyed by (time, seq): each CPU has at
 //! most one pending segment end, which moves when the segment is retimed (SMT speed
 //! changes, interrupts) instead of leaving stale events in the main queue.
+//!
+//! An entry is one `u128`, `time << 64 | seq << 10 | cpu`: it orders by (time, seq),
+//! which is unique, so the order is that of the (time, seq) tuples, and it carries its
+//! CPU. Sifting moves a hole instead of swapping.
 
 use super::{Time, NONE};
 
+/// Bits of an entry that hold the CPU.
+const CPU_BITS: u32 = 10;
+const CPU_MASK: usize = (1 << CPU_BITS) - 1;
+const _: () = assert!(crate::topology::CPUS_MAX <= 1 << CPU_BITS);
+
+#[inline]
+fn cpu_of(e: u128) -> usize {
+    (e as usize) & CPU_MASK
+}
+
 pub(crate) struct SegQueue {
-    /// (time, seq, cpu), a binary min-heap.
-    heap: Vec<(Time, u64, u32)>,
-    pos: Vec<u32>,
+    /// Entries, a binary min-heap.
+    heap: Vec<u128>,
+    /// Per CPU: its entry's index in `heap`, or `NONE`. Sized for every CPU number an
+    /// entry can hold, so that indexing by a masked CPU needs no bounds check.
+    pos: Box<[u32; 1 << CPU_BITS]>,
 }
 
 impl SegQueue {
     pub(crate) fn new(n: usize) -> SegQueue {
-        SegQueue { heap: Vec::with_capacity(n), pos: vec![NONE; n] }
+        debug_assert!(n <= 1 << CPU_BITS);
+        SegQueue { heap: Vec::with_capacity(n), pos: Box::new([NONE; 1 << CPU_BITS]) }
     }
 
+    /// The earliest (time, seq, cpu).
     #[inline]
     pub(crate) fn peek(&self) -> Option<(Time, u64, u32)> {
-        self.heap.first().copied()
+        self.heap.first().map(|&e| ((e >> 64) as Time, (e as u64) >> CPU_BITS, cpu_of(e) as u32))
     }
 
     /// The pending (time, seq) of `c`.
     #[inline]
     pub(crate) fn key_of(&self, c: u32) -> Option<(Time, u64)> {
-        let i = self.pos[c as usize];
+        let i = self.pos[c as usize & CPU_MASK];
         (i != NONE).then(|| {
             let e = self.heap[i as usize];
-            (e.0, e.1)
+            ((e >> 64) as Time, (e as u64) >> CPU_BITS)
         })
     }
 
     /// Sets (or moves) the segment end of `c`.
     pub(crate) fn set(&mut self, c: u32, key: (Time, u64)) {
-        let ci = c as usize;
-        let e = (key.0, key.1, c);
-        if self.pos[ci] == NONE {
-            self.pos[ci] = self.heap.len() as u32;
+        debug_assert!(key.1 < 1 << (64 - CPU_BITS), "segment sequence number overflow");
+        let e = ((key.0 as u128) << 64) | ((key.1 << CPU_BITS) | c as u64) as u128;
+        let i = self.pos[c as usize & CPU_MASK];
+        if i == NONE {
             self.heap.push(e);
-            self.up(self.heap.len() - 1);
+            self.up(self.heap.len() - 1, e);
+        } else if e < self.heap[i as usize] {
+            self.up(i as usize, e);
         } else {
-            let i = self.pos[ci] as usize;
-            let old = self.heap[i];
-            self.heap[i] = e;
-            if e < old {
-                self.up(i);
-            } else {
-                self.down(i);
-            }
+            self.down(i as usize, e);
         }
     }
 
     /// Removes the segment end of `c`, if any.
     pub(crate) fn remove(&mut self, c: u32) {
-        let ci = c as usize;
-        let i = self.pos[ci];
+        let i = self.pos[c as usize & CPU_MASK];
         if i == NONE {
             return;
         }
+        self.pos[c as usize & CPU_MASK] = NONE;
         let i = i as usize;
-        let last = self.heap.len() - 1;
-        self.swap(i, last);
-        self.heap.pop();
-        self.pos[ci] = NONE;
+        let Some(last) = self.heap.pop() else { return };
         if i < self.heap.len() {
-            self.up(i);
-            self.down(i);
+            // The last entry fills the hole at i.
+            if last < self.heap[i] {
+                self.up(i, last);
+            } else {
+                self.down(i, last);
+            }
         }
     }
 
+    /// Puts `e` at hole `i` or above it.
     #[inline]
-    fn swap(&mut self, a: usize, b: usize) {
-        self.heap.swap(a, b);
-        self.pos[self.heap[a].2 as usize] = a as u32;
-        self.pos[self.heap[b].2 as usize] = b as u32;
-    }
-
-    fn up(&mut self, mut i: usize) {
+    fn up(&mut self, mut i: usize, e: u128) {
+        let heap = &mut self.heap[..];
+        let pos = &mut *self.pos;
         while i > 0 {
             let p = (i - 1) / 2;
-            if self.heap[i] < self.heap[p] {
-                self.swap(i, p);
-                i = p;
-            } else {
+            let pe = heap[p];
+            if e >= pe {
                 break;
             }
+            heap[i] = pe;
+            pos[cpu_of(pe)] = i as u32;
+            i = p;
         }
+        heap[i] = e;
+        pos[cpu_of(e)] = i as u32;
     }
 
-    fn down(&mut self, mut i: usize) {
-        let n = self.heap.len();
+    /// Puts `e` at hole `i` or below it.
+    #[inline]
+    fn down(&mut self, mut i: usize, e: u128) {
+        let heap = &mut self.heap[..];
+        let pos = &mut *self.pos;
         loop {
-            let (l, r) = (2 * i + 1, 2 * i + 2);
-            let mut m = i;
-            if l < n && self.heap[l] < self.heap[m] {
-                m = l;
-            }
-            if r < n && self.heap[r] < self.heap[m] {
-                m = r;
-            }
-            if m == i {
+            let l = 2 * i + 1;
+            let Some(&le) = heap.get(l) else { break };
+            let (m, me) = match heap.get(l + 1) {
+                Some(&re) if re < le => (l + 1, re),
+                _ => (l, le),
+            };
+            if e <= me {
                 break;
             }
-            self.swap(i, m);
+            heap[i] = me;
+            pos[cpu_of(me)] = i as u32;
             i = m;
         }
+        heap[i] = e;
+        pos[cpu_of(e)] = i as u32;
     }
 }
 
@@ -129,5 +148,35 @@ mod tests {
             q.remove(c);
         }
         assert_eq!(order, [0, 2, 1]);
+    }
+
+    /// Random sets, moves and removes on odd and power-of-two sizes agree with a
+    /// plain minimum over the pending keys after every operation.
+    #[test]
+    fn agrees_with_a_linear_scan() {
+        for n in [1usize, 2, 3, 7, 8, 20, 33] {
+            let mut q = SegQueue::new(n);
+            let mut reference: Vec<Option<(Time, u64)>> = vec![None; n];
+            let mut x = 0x9e37_79b9_7f4a_7c15u64 ^ n as u64;
+            let mut seq = 0;
+            for _ in 0..5_000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let c = (x % n as u64) as u32;
+                if (x >> 20).is_multiple_of(4) {
+                    q.remove(c);
+                    reference[c as usize] = None;
+                } else {
+                    seq += 1;
+                    let k = ((x >> 32) % 64, seq);
+                    q.set(c, k);
+                    reference[c as usize] = Some(k);
+                }
+                let want = reference.iter().enumerate().filter_map(|(c, k)| k.map(|k| (k.0, k.1, c as u32))).min();
+                assert_eq!(q.peek(), want);
+                assert_eq!(q.key_of(c), reference[c as usize]);
+            }
+        }
     }
 }

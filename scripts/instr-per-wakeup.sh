@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Instructions per simulated wakeup: the noise-free speed figure of the simulator.
+#
+# Builds the release CLI and runs the `schedsim bench` tbench-8 case (tbench 8 pairs on
+# 1x1x10x2, kernel v5.15, 200 ms, no warm-up, one iteration) under
+# `valgrind --tool=callgrind`, then prints the run's instructions, its wakeups counter (from
+# the JSON report) and their ratio. Start-up (argument parsing, domain building, report
+# writing) is measured by the same case run for 1 ms and shown apart; the marginal figure
+# divides the difference of the two runs' instructions by the difference of their wakeups.
+#
+# Usage: scripts/instr-per-wakeup.sh [--no-build]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v valgrind >/dev/null 2>&1; then
+  echo "valgrind is not installed: instructions per wakeup not measured (apt-get install valgrind)"
+  exit 0
+fi
+
+if [ "${1:-}" != "--no-build" ]; then
+  cargo build --release --locked -p schedsim-cli >&2
+fi
+bin=target/release/schedsim
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# run DURATION_MS -> "INSTRUCTIONS WAKEUPS"
+run() {
+  valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" \
+    "$bin" run --topology 1x1x10x2 --workload tbench --clients 8 --kernel v5.15=v5.15 \
+    --duration-ms "$1" --warmup-ms 0 --iterations 1 --seed 1 --json --no-progress \
+    >"$tmp/report.json" 2>"$tmp/valgrind.log"
+  local instr wakeups
+  instr=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$tmp/valgrind.log" | tail -1)
+  wakeups=$(sed -n 's/^ *"wakeups": \([0-9]*\).*/\1/p' "$tmp/report.json" | head -1)
+  if [ -z "$instr" ] || [ -z "$wakeups" ] || [ "$wakeups" -eq 0 ]; then
+    echo "could not read the instruction count or the wakeups counter (see $tmp)" >&2
+    trap - EXIT
+    exit 1
+  fi
+  echo "$instr $wakeups"
+}
+
+read -r instr wakeups < <(run 200)
+read -r instr0 wakeups0 < <(run 1)
+
+echo "case: tbench 8 pairs, 1x1x10x2, v5.15, 200 ms, no warm-up (callgrind)"
+echo "instructions:              $instr"
+echo "wakeups:                   $wakeups"
+echo "instructions per wakeup:   $((instr / wakeups))"
+echo "start-up (1 ms run):       $instr0 instructions, $wakeups0 wakeups"
+echo "marginal per wakeup:       $(((instr - instr0) / (wakeups - wakeups0)))"
