@@ -206,8 +206,10 @@ mod tests {
         e.clients = vec![2];
         e.iterations = 3;
         let r = e.run(&mut |_| true).unwrap();
-        let samples = &r.configs[1].points[0].samples;
-        let mut live = Live::with_iteration(&e, 1, 2, 2).unwrap();
+        // v4.15: its iterations differ at 2 pairs (v5.15's pairs settle on the same
+        // CPUs whatever the seed, so iterations 1 and 3 give the same number).
+        let samples = &r.configs[0].points[0].samples;
+        let mut live = Live::with_iteration(&e, 0, 2, 2).unwrap();
         live.advance(u64::MAX / 2, 1);
         assert!(live.ended());
         let secs = live.now_ns() as f64 / 1e9;

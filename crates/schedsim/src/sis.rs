@@ -170,7 +170,7 @@ impl Sim {
             }
             self.llcs[llc].has_idle_cores = false;
         }
-        let nr = self.sis_prop_nr(this, false);
+        let nr = self.sis_prop_nr(this, target, false);
         // v4.15 select_idle_cpu() times every scan that does not give up early and
         // folds it into this_sd->avg_scan_cost.
         if let Some(c) = self.scan_idle_cpu(p, target, this, nr, cost, true) {
@@ -300,7 +300,11 @@ impl Sim {
         }
         // SIS_PROP limits only a scan for an idle CPU, not for an idle core; SIS_UTIL
         // (70fb5ccf2ebb, v6.0) gives up on a busy LLC either way.
-        let nr = if has_idle_core && !self.cfg.on(Switch::SisUtil) { usize::MAX } else { self.sis_prop_nr(this, true) };
+        let nr = if has_idle_core && !self.cfg.on(Switch::SisUtil) {
+            usize::MAX
+        } else {
+            self.sis_prop_nr(this, target, true)
+        };
         if nr == 0 {
             if self.measuring {
                 self.m.sis_scan_fails += 1;
@@ -336,7 +340,7 @@ impl Sim {
                 });
                 return idle_cpu;
             }
-        } else if let Some(c) = self.scan_idle_cpu(p, target, this, nr, cost, true) {
+        } else if let Some(c) = self.scan_idle_cpu(p, target, this, nr, cost, self.cfg.on(Switch::SisProp)) {
             return c;
         }
         if self.measuring {
@@ -347,10 +351,11 @@ impl Sim {
 
     /// SIS_PROP / SIS_UTIL scan depth `nr` (the loop stops when `--nr` reaches 0, so at
     /// most `nr - 1` CPUs are probed). `usize::MAX` = no limit; 0 = skip the scan.
-    fn sis_prop_nr(&mut self, this: u32, v514_form: bool) -> usize {
+    fn sis_prop_nr(&mut self, this: u32, target: u32, v514_form: bool) -> usize {
         let llc_this = self.map.places[this as usize].llc as usize;
         if self.cfg.on(Switch::SisUtil) && self.cfg.since(5, 12) {
-            let n = self.llcs[self.map.places[this as usize].llc as usize].nr_idle_scan as usize;
+            // SIS_UTIL reads `per_cpu(sd_llc_shared, target)`: the target's LLC.
+            let n = self.llcs[self.map.places[target as usize].llc as usize].nr_idle_scan as usize;
             return if n == 0 { 0 } else { n + 1 };
         }
         if !self.cfg.on(Switch::SisProp) {
@@ -450,8 +455,9 @@ impl Sim {
     }
 
     /// `select_idle_cpu()`: first idle CPU of the LLC wrapping from the target (v5.15+:
-    /// from target + 1), at most `nr - 1` probes; updates `avg_scan_cost` (and, v5.14+,
-    /// `wake_avg_idle`) when the scan was limited.
+    /// from target + 1), at most `nr - 1` probes. When `account` (v4.15: every scan
+    /// that was not cut short; v5.12+: only under SIS_PROP, outside an idle-core scan)
+    /// the scan's time goes into `avg_scan_cost` and, v5.14+, out of `wake_avg_idle`.
     fn scan_idle_cpu(
         &mut self,
         p: u32,
@@ -492,7 +498,7 @@ impl Sim {
                 break;
             }
         }
-        if account && nr != usize::MAX {
+        if account {
             let elapsed = *cost - before;
             let llc_this = self.map.places[this as usize].llc as usize;
             let a = &mut self.llcs[llc_this].avg_scan_cost;
