@@ -54,3 +54,22 @@ fn two_kernels_with_one_name_are_refused() {
     );
     assert!(err(&j).contains("used twice"));
 }
+
+/// A cost near 2^62 used to wrap in release and panic with overflow checks; every cost
+/// field is now bounded and the error names it.
+#[test]
+fn huge_costs_are_refused_by_name() {
+    let mut costs = serde_json::to_value(schedsim::cost::CostModel::default()).unwrap();
+    let fields: Vec<String> = costs.as_object().unwrap().keys().cloned().collect();
+    for f in fields.iter().filter(|f| f.as_str() != "cstates") {
+        let saved = costs[f.as_str()].clone();
+        costs[f.as_str()] = serde_json::json!(1u64 << 62);
+        let j = GOOD.replace(
+            r#""machine":{"topology":"1x1x2x2"}"#,
+            &format!(r#""machine":{{"topology":"1x1x2x2","costs":{costs}}}"#),
+        );
+        let e = err(&j);
+        assert!(e.contains(f.as_str()) && e.starts_with("field machine.costs"), "{f}: {e}");
+        costs[f.as_str()] = saved;
+    }
+}

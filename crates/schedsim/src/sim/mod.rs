@@ -721,14 +721,17 @@ impl Sim {
         let cpu = &mut self.cpus[c as usize];
         cpu.phase = Phase::Kernel(cont);
         cpu.seg_start = now;
-        cpu.seg_end = now + ns;
-        self.set_seg(c, now + ns);
+        // Saturating: each cost is at most 1 s (CostModel::validate), but a segment can
+        // gather many of them.
+        let end = now.saturating_add(ns);
+        cpu.seg_end = end;
+        self.set_seg(c, end);
     }
 
     /// Lengthens the running kernel segment of `c` by `ns` (an interrupt inside it).
     pub(crate) fn extend_kernel(&mut self, c: u32, ns: u64) {
         let cpu = &mut self.cpus[c as usize];
-        cpu.seg_end += ns;
+        cpu.seg_end = cpu.seg_end.saturating_add(ns);
         let end = cpu.seg_end;
         self.set_seg(c, end);
     }
@@ -741,13 +744,13 @@ impl Sim {
         let handoff = self.cost.line_transfer_ns(self.map.distance(holder, by));
         let lk = self.lock_mut(lock);
         let start = at.max(lk.free_at);
-        lk.free_at = start + handoff + hold;
+        lk.free_at = start.saturating_add(handoff).saturating_add(hold);
         lk.holder = by;
         let spin = start - at;
         if self.measuring {
-            self.m.lock_spin_ns += spin;
+            self.m.lock_spin_ns = self.m.lock_spin_ns.saturating_add(spin);
         }
-        spin + handoff + hold
+        spin.saturating_add(handoff).saturating_add(hold)
     }
 
     fn lock_mut(&mut self, lock: LockId) -> &mut Lock {
