@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 /// One idle state (C-state) as `drivers/idle/intel_idle.c` describes it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CState {
     pub name: String,
     /// The exit latency the idle driver declares (the `intel_idle` table, or ACPI

@@ -23,8 +23,9 @@ pub const CLIENTS_MAX: u32 = 8192;
 pub const KERNELS_MAX: usize = 8;
 pub const TASKS_MAX: u64 = 50_000;
 
-/// A topology written as the compact spec or in full.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// A topology written as the compact spec or in full (its `Deserialize`, in
+/// [`crate::input`], picks the form by the JSON type).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum TopologyInput {
     Spec(String),
@@ -116,7 +117,8 @@ impl MachineSpec {
             Some(name) => {
                 let m = machine::machine(name).ok_or_else(|| {
                     Error(format!(
-                        "field machine.preset: unknown machine {name:?}, expected one of {}",
+                        "field machine.preset: unknown machine {:?}, expected one of {}",
+                        crate::input::clip(name),
                         machine::machines().iter().map(|m| m.name).collect::<Vec<_>>().join(", ")
                     ))
                 })?;
@@ -161,19 +163,7 @@ impl Experiment {
     /// Parses experiment JSON without checking limits (callers that adjust fields
     /// before [`Experiment::validate`]).
     pub fn parse_json(text: &str) -> Result<Experiment, Error> {
-        let de = &mut serde_json::Deserializer::from_str(text);
-        let exp: Experiment = serde_path_to_error::deserialize(de).map_err(|e| {
-            let path = e.path().to_string();
-            let msg = e.into_inner().to_string();
-            if msg.contains("EOF while parsing") {
-                Error(format!("the JSON ends early (truncated?): {msg}"))
-            } else if path == "." || path.is_empty() {
-                Error(msg)
-            } else {
-                Error(format!("field {path}: {msg}"))
-            }
-        })?;
-        Ok(exp)
+        crate::input::from_json(text, "an experiment").map_err(Error)
     }
 
     pub fn to_json(&self) -> String {
@@ -194,7 +184,12 @@ impl Experiment {
         if self.clients.is_empty() || self.clients.len() > CLIENT_COUNTS_MAX {
             return Err(Error(format!("field clients: give 1 to {CLIENT_COUNTS_MAX} client counts")));
         }
-        for &c in &self.clients {
+        for (i, &c) in self.clients.iter().enumerate() {
+            if self.clients[..i].contains(&c) {
+                return Err(Error(format!(
+                    "field clients: {c} is listed twice; give each client count once (clients[{i}])"
+                )));
+            }
             if c == 0 || c > CLIENTS_MAX {
                 return Err(Error(format!("field clients: {c} is out of range 1 to {CLIENTS_MAX}")));
             }

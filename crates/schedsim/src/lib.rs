@@ -18,6 +18,7 @@ pub mod cost;
 pub mod domains;
 pub mod experiment;
 pub mod import;
+pub mod input;
 pub mod kernel;
 pub mod live;
 pub mod machine;

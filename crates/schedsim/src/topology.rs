@@ -21,24 +21,28 @@ pub const RECLAIM_DISTANCE: u32 = 30;
 
 /// One core: how many SMT threads it has.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CoreDesc {
     pub threads: u32,
 }
 
 /// One last-level cache and the cores behind it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LlcDesc {
     pub cores: Vec<CoreDesc>,
 }
 
 /// One NUMA node and its LLCs.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct NodeDesc {
     pub llcs: Vec<LlcDesc>,
 }
 
 /// A machine as the user describes it. Not yet validated: see [`Topology::validate`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Topology {
     pub nodes: Vec<NodeDesc>,
     /// SLIT-style distance matrix, `nodes x nodes`, 10 on the diagonal. `None` means
