@@ -223,6 +223,8 @@ fn bad_input_exits_2_with_one_line() {
     let zero = file("zero.json", &good.replace("\"topology\":\"1x1x2x2\"", "\"topology\":\"1x1x0x2\""));
     let unknown_field = file("unk.json", &good.replace("\"seed\":1", "\"seed\":1,\"sed\":2"));
     let empty = file("empty.json", "");
+    let array = file("array.json", &format!("[{good}]"));
+    let long_key = file("long.json", &good.replace("\"seed\"", &format!("\"{}\"", "k".repeat(100_000))));
     let missing = dir.join("missing.json").to_str().unwrap().to_string();
     let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
         (vec![], vec!["no command"]),
@@ -261,6 +263,13 @@ fn bad_input_exits_2_with_one_line() {
         (vec!["trace", "demo", "--from", "18446744073709551615"], vec!["--from", "too large"]),
         (vec!["trace", "demo", "--clients", "100000"], vec!["--clients", "out of range"]),
         (vec!["bench", "--repeat", "0"], vec!["--repeat", "out of range"]),
+        (vec!["run", &array], vec!["array.json", "an experiment must be a JSON object", "array"]),
+        (vec!["run", &long_key], vec!["long.json", "unknown field", "…"]),
+        (vec!["run", "/dev/zero"], vec!["/dev/zero", "larger than 2 MB"]),
+        (vec!["run", "demo", "--iterations", "1 "], vec!["--iterations", "has spaces"]),
+        (vec!["run", "demo", "--iterations", " 7"], vec!["--iterations", "has spaces"]),
+        (vec!["run", "demo", "--iterations", "_"], vec!["--iterations", "no digits"]),
+        (vec!["run", "demo", "--clients", "1,1"], vec!["--clients", "1 is listed twice"]),
         (vec!["bench", "--case", "tbench-9"], vec!["--case", "tbench-8"]),
     ];
     for (args, words) in cases {
@@ -271,10 +280,22 @@ fn bad_input_exits_2_with_one_line() {
         assert_eq!(err.lines().count(), 1, "{args:?}: not one line: {err}");
         assert!(err.starts_with("schedsim: "), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(err.len() < 600, "{args:?}: {} bytes of error", err.len());
         for w in words {
             assert!(err.contains(w), "{args:?}: {err:?} lacks {w:?}");
         }
     }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_byte_order_mark_is_read_past() {
+    let dir = tmp("bom");
+    std::fs::create_dir_all(&dir).unwrap();
+    let j = text(&schedsim(&["show", "demo"]).stdout);
+    let f = write_file(&dir, "bom.json", &format!("\u{feff}{j}"));
+    let (out, _) = run_ok(&["show", &f]);
+    assert_eq!(out, j);
     let _ = std::fs::remove_dir_all(dir);
 }
 

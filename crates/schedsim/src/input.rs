@@ -42,9 +42,14 @@ pub fn clip(s: &str) -> String {
 /// Shortens every quoted span (between backticks or double quotes) of a message to
 /// [`ECHO_CHARS_MAX`] characters, so a 100,000-character key is not echoed whole.
 pub fn clip_quoted(msg: &str) -> String {
+    clip_quoted_by(msg, &['`', '"'])
+}
+
+/// [`clip_quoted`] for spans between any of `quotes`.
+pub fn clip_quoted_by(msg: &str, quotes: &[char]) -> String {
     let mut out = String::with_capacity(msg.len().min(512));
     let mut rest = msg;
-    while let Some(open) = rest.find(['`', '"']) {
+    while let Some(open) = rest.find(quotes) {
         let q = rest[open..].chars().next().unwrap_or('"');
         out.push_str(&rest[..=open]);
         let after = &rest[open + 1..];
@@ -62,8 +67,8 @@ pub fn clip_quoted(msg: &str) -> String {
     }
     out.push_str(rest);
     // Anything else long (an unquoted number or path) is cut too.
-    if out.chars().count() > 400 {
-        let cut: String = out.chars().take(400).collect();
+    if out.chars().count() > 1000 {
+        let cut: String = out.chars().take(1000).collect();
         return format!("{cut}…");
     }
     out
