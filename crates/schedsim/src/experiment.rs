@@ -109,6 +109,22 @@ pub struct Resolved {
     pub map: CpuMap,
     pub costs: CostModel,
     pub description: String,
+    /// Sched domains, built once per machine (not per run) for each reclaim distance
+    /// a kernel version asks for.
+    doms: std::sync::Mutex<Vec<(u32, std::sync::Arc<crate::domains::Domains>)>>,
+}
+
+impl Resolved {
+    /// The machine's sched domains with `reclaim_distance`, built on first use.
+    pub(crate) fn domains(&self, reclaim_distance: u32) -> std::sync::Arc<crate::domains::Domains> {
+        let mut cache = self.doms.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, d)) = cache.iter().find(|(r, _)| *r == reclaim_distance) {
+            return d.clone();
+        }
+        let d = std::sync::Arc::new(crate::domains::Domains::build(&self.map, reclaim_distance));
+        cache.push((reclaim_distance, d.clone()));
+        d
+    }
 }
 
 impl MachineSpec {
@@ -147,7 +163,7 @@ impl MachineSpec {
         }
         costs.validate().map_err(|e| Error(format!("field machine.costs: {e}")))?;
         let map = topo.build().map_err(|e| Error(format!("field machine.topology: {e}")))?;
-        Ok(Resolved { map, costs, description: desc })
+        Ok(Resolved { map, costs, description: desc, doms: Default::default() })
     }
 }
 
@@ -283,7 +299,9 @@ impl Experiment {
             max_events: 2_000_000_000,
             wasted_threshold_ns: self.wasted_core_threshold_ns,
         };
-        Sim::new(r.map.clone(), r.costs.clone(), self.kernels[k].resolve(), wl, inits, opts)
+        let cfg = self.kernels[k].resolve();
+        let doms = r.domains(Sim::reclaim_distance(&cfg, &r.costs));
+        Sim::new(r.map.clone(), r.costs.clone(), cfg, wl, inits, opts, doms)
     }
 
     /// Runs everything. `progress` is called now and then; returning false cancels.

@@ -176,6 +176,18 @@ impl Topology {
                     }
                 }
             }
+            let mut levels: Vec<u32> = d.iter().flatten().copied().filter(|&x| x != LOCAL_DISTANCE).collect();
+            levels.sort_unstable();
+            levels.dedup();
+            let max = crate::domains::NUMA_LEVELS_MAX;
+            if levels.len() > max {
+                return err(format!(
+                    "topology: numa_distance has {} distinct remote distances, at most {max}: Linux makes one \
+                     NUMA domain level per distinct distance (sched_init_numa()), and schedsim models at most {max} \
+                     levels; round nearby distances to one value",
+                    levels.len()
+                ));
+            }
         }
         Ok(())
     }

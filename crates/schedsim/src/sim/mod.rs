@@ -288,7 +288,7 @@ pub struct Sim {
     seq: u64,
     events: BinaryHeap<Event>,
     pub(crate) map: CpuMap,
-    pub(crate) doms: Domains,
+    pub(crate) doms: std::sync::Arc<Domains>,
     pub(crate) cost: CostModel,
     pub(crate) cfg: KernelConfig,
     pub(crate) cpus: Vec<Cpu>,
@@ -333,14 +333,8 @@ impl Sim {
         wl: WorkloadState,
         inits: Vec<TaskInit>,
         opts: SimOptions,
+        doms: std::sync::Arc<Domains>,
     ) -> Sim {
-        // node_reclaim_distance is a v5.4 variable; before it, RECLAIM_DISTANCE.
-        let reclaim = if cfg.version >= crate::kernel::KernelVersion::V5_13 {
-            cost.node_reclaim_distance
-        } else {
-            crate::topology::RECLAIM_DISTANCE
-        };
-        let doms = Domains::build(&map, reclaim);
         let n = map.nr_cpus() as usize;
         let depth_max = doms.max_depth().max(1);
         let cpus = (0..n)
@@ -480,6 +474,16 @@ impl Sim {
             wasted_moments: Vec::new(),
             rec: None,
             map,
+        }
+    }
+
+    /// The distance past which NUMA levels lose SD_WAKE_AFFINE for this kernel:
+    /// `node_reclaim_distance` is a v5.4 variable; before it, RECLAIM_DISTANCE.
+    pub(crate) fn reclaim_distance(cfg: &KernelConfig, cost: &CostModel) -> u32 {
+        if cfg.version >= crate::kernel::KernelVersion::V5_13 {
+            cost.node_reclaim_distance
+        } else {
+            crate::topology::RECLAIM_DISTANCE
         }
     }
 
