@@ -413,9 +413,15 @@ pub struct PerfettoTrace {
     pub json: String,
     /// Events in `json` (metadata included).
     pub events: usize,
-    /// The run's counters (measured after the warm-up).
+    /// The run's counters (measured after the warm-up), up to the end of the window:
+    /// the run stops there.
     pub counters: Counters,
+    /// Set when the window held more than [`RECORD_EVENTS_MAX`] events: the recording
+    /// ends at this simulated time (ns) instead of the window's end.
+    pub clipped_at_ns: Option<u64>,
 }
+
+pub use crate::sim::record::RECORD_EVENTS_MAX;
 
 impl Experiment {
     /// Runs one (kernel, clients, iteration) and records `from_ns..=to_ns` of it as a
@@ -443,8 +449,9 @@ impl Experiment {
         sim.run(&mut |_| true).map_err(Error)?;
         let traces = std::mem::take(&mut sim.traces);
         let out = sim.outcome();
+        let clipped_at_ns = sim.rec.as_ref().and_then(|r| r.clipped_at);
         let (json, events) = sim.perfetto_json(&traces);
-        Ok(PerfettoTrace { json, events, counters: out.counters })
+        Ok(PerfettoTrace { json, events, counters: out.counters, clipped_at_ns })
     }
 }
 

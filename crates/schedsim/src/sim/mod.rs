@@ -591,6 +591,9 @@ impl Sim {
                     ));
                 }
             }
+            if self.rec_done() {
+                break;
+            }
             if self.stop_after_trace {
                 if let Some(w) = self.opts.trace {
                     if self.wake_index >= w.from.saturating_add(w.count as u64) && self.trace.is_none() {
