@@ -254,9 +254,16 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         )));
     }
     let mut line = ProgressLine::new(wanted(p.has("progress"), p.has("no-progress")));
-    let result = exp.run(&mut |x| line.update(x));
+    let (report, failure) = exp.run_keeping(&mut |x| line.update(x), false);
     line.finish();
-    let report = result.map_err(|e| CliError::failure(format!("{}{e}", source_label(&source))))?;
+    let failure = failure.map(|e| CliError::failure(format!("{}{e}", source_label(&source))));
+    // A failure late in a sweep keeps what finished: it is written out, then the error.
+    let Some(report) = report else {
+        return Err(failure.unwrap_or_else(|| CliError::failure("the run produced no report")));
+    };
+    if failure.is_some() {
+        eprintln!("schedsim: a run failed; writing the runs that finished before it");
+    }
     if let Some(dir) = p.get("mmtests-dir") {
         write_mmtests_logs(dir, &report)?;
     }
@@ -271,7 +278,11 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     } else {
         report.mmtests_table()
     };
-    dest.write(&text)
+    dest.write(&text)?;
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 pub fn show(args: &[String]) -> Result<(), CliError> {

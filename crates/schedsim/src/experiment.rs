@@ -253,6 +253,21 @@ impl Experiment {
         if self.shard_size == 0 || self.shard_size > 1024 {
             return Err(Error(format!("field shard_size: {} is out of range 1 to 1024", self.shard_size)));
         }
+        // Refuse up front what the event cap would stop late.
+        for &c in &self.clients {
+            let est = crate::estimate::run_events(self, c, n, &r.costs);
+            if est > crate::estimate::RUN_EVENTS_MAX {
+                return Err(Error(format!(
+                    "field duration_ms: a run of {} ms with {c} {} would take about {:.1e} events (an upper \
+                     estimate), more than the {:.0e} one run may process; shorten the duration or lower the \
+                     client count",
+                    self.duration_ms,
+                    self.workload.clients_meaning(),
+                    est as f64,
+                    crate::estimate::RUN_EVENTS_MAX as f64
+                )));
+            }
+        }
         Ok(r)
     }
 
@@ -296,7 +311,7 @@ impl Experiment {
             trace,
             check_invariants: check,
             shard_size: self.shard_size,
-            max_events: 2_000_000_000,
+            max_events: crate::estimate::RUN_EVENTS_MAX,
             wasted_threshold_ns: self.wasted_core_threshold_ns,
         };
         let cfg = self.kernels[k].resolve();
@@ -311,11 +326,29 @@ impl Experiment {
 
     /// As [`Experiment::run`], optionally checking invariants after every event.
     pub fn run_with(&self, progress: &mut dyn FnMut(Progress) -> bool, check: bool) -> Result<Report, Error> {
-        let r = self.validate()?;
+        match self.run_keeping(progress, check) {
+            (Some(rep), None) => Ok(rep),
+            (_, Some(e)) => Err(e),
+            (None, None) => Err(Error("no report".into())),
+        }
+    }
+
+    /// As [`Experiment::run_with`], but a failure keeps what finished: the report of
+    /// every (kernel, client count) whose iterations all ran, beside the error.
+    pub fn run_keeping(
+        &self,
+        progress: &mut dyn FnMut(Progress) -> bool,
+        check: bool,
+    ) -> (Option<Report>, Option<Error>) {
+        let r = match self.validate() {
+            Ok(r) => r,
+            Err(e) => return (None, Some(e)),
+        };
+        let mut failure = None;
         let total = (self.kernels.len() * self.clients.len()) as u32 * self.iterations;
         let mut done = 0u32;
         let mut configs = Vec::new();
-        for (k, spec) in self.kernels.iter().enumerate() {
+        'kernels: for (k, spec) in self.kernels.iter().enumerate() {
             let mut points = Vec::new();
             for &clients in &self.clients {
                 let mut samples = Vec::new();
@@ -329,9 +362,15 @@ impl Experiment {
                     let mut sim = self.make_sim(&r, k, clients, it, None, check);
                     let run_ns = self.duration_ms * 1_000_000;
                     let mut cb = |t: u64| progress(Progress { runs_done: done, runs_total: total, sim_ns: t, run_ns });
-                    sim.run(&mut cb).map_err(|e| {
-                        Error(format!("kernel {} with {clients} {}: {e}", spec.name, self.workload.clients_meaning()))
-                    })?;
+                    if let Err(e) = sim.run(&mut cb) {
+                        let e = Error(format!(
+                            "kernel {} with {clients} {}: {e}",
+                            spec.name,
+                            self.workload.clients_meaning()
+                        ));
+                        failure = Some(e);
+                        break;
+                    }
                     let out = sim.outcome();
                     samples.push(out.sample);
                     finished &= out.finished;
@@ -346,6 +385,17 @@ impl Experiment {
                     }
                     done += 1;
                 }
+                if failure.is_some() {
+                    if !points.is_empty() {
+                        configs.push(ConfigResult {
+                            name: spec.name.clone(),
+                            label: spec.label(),
+                            non_historical: spec.non_historical(),
+                            points,
+                        });
+                    }
+                    break 'kernels;
+                }
                 points.push(PointResult {
                     clients,
                     samples,
@@ -357,7 +407,7 @@ impl Experiment {
                     wasted_moments: wasted,
                 });
                 if !progress(Progress { runs_done: done, runs_total: total, sim_ns: 0, run_ns: 0 }) {
-                    return Err(Error("cancelled".into()));
+                    return (None, Some(Error("cancelled".into())));
                 }
             }
             configs.push(ConfigResult {
@@ -367,7 +417,10 @@ impl Experiment {
                 points,
             });
         }
-        Ok(Report {
+        if configs.is_empty() {
+            return (None, failure);
+        }
+        let report = Report {
             version: REPORT_VERSION,
             generator: format!("schedsim {}", env!("CARGO_PKG_VERSION")),
             machine: r.description.clone(),
@@ -376,7 +429,8 @@ impl Experiment {
             cstates: r.costs.cstates.iter().map(|c| c.name.clone()).collect(),
             experiment: self.clone(),
             configs,
-        })
+        };
+        (Some(report), failure)
     }
 
     /// Runs one (kernel, clients, iteration) recording the decision trace of the

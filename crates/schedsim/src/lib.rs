@@ -16,6 +16,7 @@
 
 pub mod cost;
 pub mod domains;
+pub mod estimate;
 pub mod experiment;
 pub mod import;
 pub mod input;
