@@ -56,7 +56,18 @@ pub fn run_events(exp: &Experiment, clients: u32, nr_cpus: u32, costs: &CostMode
         0 => 0,
         t => SEC / (t / 10).max(1_000) as u128,
     };
-    let per_sec = ops * per_op + cpus + sampler;
-    let events = per_sec * exp.duration_ms as u128 / 1000;
+    // hackbench and pipe do a fixed amount of work and stop: their operations over
+    // the whole run are bounded by it too.
+    let secs_ms = exp.duration_ms as u128;
+    let mut op_events = ops * per_op * secs_ms / 1000;
+    match &exp.workload {
+        Workload::Hackbench { fds, loops, .. } => {
+            let total = c * (*fds as u128).pow(2) * *loops as u128 * 2;
+            op_events = op_events.min(total * per_op);
+        }
+        Workload::Pipe { loops, .. } => op_events = op_events.min(c * 2 * *loops as u128 * per_op),
+        _ => {}
+    }
+    let events = op_events + (cpus + sampler) * secs_ms / 1000;
     events.min(u64::MAX as u128) as u64
 }
