@@ -383,3 +383,66 @@ fn mmtests_dir_gets_one_log_per_kernel_and_client_count() {
     let o = schedsim(&["run", "seed003-pipe", "--mmtests-dir", dir.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn out_is_replaced_atomically_and_a_signal_leaves_no_temp_file() {
+    let dir = tmp("atomic");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = write_file(&dir, "report.txt", "old\n");
+    // A run long enough to be interrupted.
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_schedsim"))
+        .args(["run", "seed004", "--iterations", "3", "--out", &out])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    let tmp_files = || -> Vec<String> {
+        std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect()
+    };
+    assert_eq!(tmp_files().len(), 1, "the temporary file exists while running");
+    let st = std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(st.success());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(143), "128 + SIGTERM");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "old\n", "the old file is untouched");
+    assert!(tmp_files().is_empty(), "{:?}", tmp_files());
+    // Completed: replaced whole, no temporary file left.
+    let mut args = small(&["--out"]);
+    args.push(&out);
+    run_ok(&args);
+    assert!(std::fs::read_to_string(&out).unwrap().contains("Hmean"));
+    assert!(tmp_files().is_empty());
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn exit_codes_for_outputs() {
+    // An --mmtests-dir that cannot be made is bad input, found before running.
+    let o = schedsim(&small(&["--mmtests-dir", "/proc/schedsim-no"]));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("--mmtests-dir: cannot write in /proc/schedsim-no"));
+    // A closed standard output is a failure with a message, not a silent 0.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_schedsim"))
+        .args(small(&[]))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).contains("broken pipe"), "{}", text(&o.stderr));
+    // A write that fails after the run: exit 1, and no success line before it.
+    if std::path::Path::new("/dev/full").exists() {
+        let o = schedsim(&["perfetto", "demo", "--to-ms", "20", "--out", "/dev/full"]);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(!err.contains("trace events"), "{err}");
+        assert!(err.contains("--out: cannot write /dev/full"), "{err}");
+    }
+}
