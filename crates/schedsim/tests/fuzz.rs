@@ -150,7 +150,7 @@ fn mutate(root: &mut Value, (walk, kind, pick): &Mutation) {
             // A typo: drop or double a letter of a key.
             let k = m.keys().nth(p % m.len()).cloned().unwrap_or_default();
             if let Some(x) = m.remove(&k) {
-                let typo = if p % 2 == 0 { format!("{k}s") } else { k.chars().skip(1).collect() };
+                let typo = if p.is_multiple_of(2) { format!("{k}s") } else { k.chars().skip(1).collect() };
                 m.insert(typo, x);
             }
         }

@@ -134,7 +134,7 @@ fn bom_long_keys_duplicates_and_size() {
     assert_eq!(e, "field clients: 1 is listed twice; give each client count once (clients[1])");
     let big = format!("{}{}", GOOD, " ".repeat(schedsim::input::INPUT_BYTES_MAX));
     assert!(err(&big).contains("at most 2 MB"), "{}", err(&big));
-    let imp = schedsim::import::topology_from_text(&format!("\u{feff}# CPU,Core,Socket,Node\n0,0,0,0\n1,1,0,0\n"));
+    let imp = schedsim::import::topology_from_text("\u{feff}# CPU,Core,Socket,Node\n0,0,0,0\n1,1,0,0\n");
     assert_eq!(imp.unwrap().topology.cpu_count(), 2);
     let big = "0,0,0,0\n".repeat(300_000);
     assert!(schedsim::import::topology_from_text(&big).unwrap_err().to_string().contains("at most 2 MB"));

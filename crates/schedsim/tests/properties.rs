@@ -22,6 +22,7 @@ fn topology() -> impl Strategy<Value = Topology> {
     (prop::collection::vec(node, 1..=3), prop::option::of(slit)).prop_map(|(nodes, slit)| {
         let n = nodes.len();
         // A symmetric SLIT from the sampled distances (upper triangle, row by row).
+        #[allow(clippy::needless_range_loop)] // d[i][j] and d[j][i] side by side
         let numa_distance = slit.filter(|_| n > 1).map(|v| {
             let mut d = vec![vec![10u32; n]; n];
             let mut k = 0;
