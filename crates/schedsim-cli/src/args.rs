@@ -82,13 +82,18 @@ impl Bounded for usize {
 
 /// Why `v` is not a whole number of type `T`, in words.
 pub fn number_problem<T: Bounded>(v: &str) -> String {
-    let t = v.trim();
-    if t.starts_with('-') && t.len() > 1 && t[1..].chars().all(|c| c.is_ascii_digit()) {
-        format!("{v:?} is negative; expected a whole number from 0")
-    } else if !t.is_empty() && t.chars().all(|c| c.is_ascii_digit() || c == '_') {
-        format!("{v:?} is too large; at most {}", T::MAX_TEXT)
+    let shown = schedsim::input::clip(v);
+    let digits = v.chars().any(|c| c.is_ascii_digit());
+    if v.trim() != v && !v.trim().is_empty() {
+        format!("{shown:?} has spaces around it; expected a whole number such as 7")
+    } else if v.starts_with('-') && v.len() > 1 && v[1..].chars().all(|c| c.is_ascii_digit() || c == '_') {
+        format!("{shown:?} is negative; expected a whole number from 0")
+    } else if digits && v.chars().all(|c| c.is_ascii_digit() || c == '_') {
+        format!("{shown:?} is too large; at most {}", T::MAX_TEXT)
+    } else if !v.is_empty() && v.chars().all(|c| c == '_') {
+        format!("{shown:?} has no digits; expected a whole number such as 7 (1_000 is allowed)")
     } else {
-        format!("{v:?} is not a whole number")
+        format!("{shown:?} is not a whole number")
     }
 }
 
@@ -228,5 +233,13 @@ mod tests {
         assert_eq!(parse_number::<u32>("+5"), None);
         assert_eq!(parse_number::<u32>(""), None);
         assert_eq!(parse_number::<u32>("99999999999"), None);
+        // Only an over-long number is "too large"; say what else is wrong.
+        assert!(number_problem::<u32>("99999999999").contains("too large"));
+        assert!(number_problem::<u32>("1 ").contains("has spaces"), "{}", number_problem::<u32>("1 "));
+        assert!(number_problem::<u32>(" 7").contains("has spaces"));
+        assert!(number_problem::<u32>("_").contains("has no digits"));
+        assert!(number_problem::<u32>("1x").contains("is not a whole number"));
+        assert!(number_problem::<u32>("-5").contains("negative"));
+        assert!(number_problem::<u32>(&"9".repeat(1000)).len() < 200);
     }
 }

@@ -215,6 +215,20 @@ pub fn check_run_choice(exp: &schedsim::Experiment, kernel: usize, iteration: u3
     Ok(())
 }
 
+/// `--mmtests-dir` is made and tried before anything runs, so a bad path fails at once
+/// (exit 2) rather than after the simulation.
+fn check_dir_writable(dir: &str) -> Result<(), CliError> {
+    let bad = |e: std::io::Error| CliError::input(format!("--mmtests-dir: cannot write in {dir}: {e}"));
+    if dir.is_empty() {
+        return Err(CliError::input("--mmtests-dir: needs a directory name"));
+    }
+    std::fs::create_dir_all(dir).map_err(bad)?;
+    let probe = std::path::Path::new(dir).join(format!(".schedsim-probe-{}", std::process::id()));
+    std::fs::OpenOptions::new().write(true).create_new(true).open(&probe).map_err(bad)?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
 /// Writes `DIR/KERNEL/PREFIX-CLIENTS.log` for every kernel and client count.
 fn write_mmtests_logs(dir: &str, report: &schedsim::Report) -> Result<(), CliError> {
     let Some(logs) = report.mmtests_logs() else { return Ok(()) };
@@ -253,10 +267,20 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
             exp.workload.name()
         )));
     }
+    if let Some(dir) = p.get("mmtests-dir") {
+        check_dir_writable(dir)?;
+    }
     let mut line = ProgressLine::new(wanted(p.has("progress"), p.has("no-progress")));
-    let result = exp.run(&mut |x| line.update(x));
+    let (report, failure) = exp.run_keeping(&mut |x| line.update(x), false);
     line.finish();
-    let report = result.map_err(|e| CliError::failure(format!("{}{e}", source_label(&source))))?;
+    let failure = failure.map(|e| CliError::failure(format!("{}{e}", source_label(&source))));
+    // A failure late in a sweep keeps what finished: it is written out, then the error.
+    let Some(report) = report else {
+        return Err(failure.unwrap_or_else(|| CliError::failure("the run produced no report")));
+    };
+    if failure.is_some() {
+        eprintln!("schedsim: a run failed; writing the runs that finished before it");
+    }
     if let Some(dir) = p.get("mmtests-dir") {
         write_mmtests_logs(dir, &report)?;
     }
@@ -271,7 +295,11 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     } else {
         report.mmtests_table()
     };
-    dest.write(&text)
+    dest.write(&text)?;
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 pub fn show(args: &[String]) -> Result<(), CliError> {

@@ -29,7 +29,8 @@ impl CliError {
             }
             folded.push_str(part);
         }
-        format!("schedsim: {folded}")
+        // Whatever the user typed is echoed between double quotes: cut each such span.
+        format!("schedsim: {}", schedsim::input::clip_quoted_by(&folded, &['"']))
     }
 }
 
@@ -39,5 +40,7 @@ mod tests {
     fn line_is_one_line() {
         let e = super::CliError::input("a\n  b\n\nc");
         assert_eq!(e.line(), "schedsim: a; b; c");
+        let e = super::CliError::input(format!("x {:?} y", "k".repeat(100_000)));
+        assert!(e.line().len() < 100 && e.line().ends_with("…\" y"), "{}", e.line());
     }
 }

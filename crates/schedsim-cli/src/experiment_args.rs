@@ -66,45 +66,52 @@ fn load_target(t: &str) -> Result<(Option<Experiment>, Source), CliError> {
     let looks_like_path = t.contains('/') || t.contains('\\') || t.ends_with(".json") || t.starts_with('.');
     if path.exists() || looks_like_path {
         let text = read_text(t)?;
-        if text.trim().is_empty() {
+        if schedsim::input::strip_bom(&text).trim().is_empty() {
             return Err(CliError::input(format!("{t}: the file is empty; expected experiment JSON")));
         }
         // Parse without validating, so flags can fix a field before the limits are
-        // checked; on a parse error, ask the library for its field-path message.
-        match serde_json::from_str::<Experiment>(&text) {
+        // checked; the library names the field path.
+        match Experiment::parse_json(&text) {
             Ok(e) => Ok((Some(e), Source::File(t.to_string()))),
-            Err(plain) if plain.is_eof() => {
-                Err(CliError::input(format!("{t}: the JSON ends early (truncated file?): {plain}")))
-            }
-            Err(plain) => {
-                let msg = match Experiment::from_json(&text) {
-                    Err(e) => e.0,
-                    Ok(_) => plain.to_string(),
-                };
-                Err(CliError::input(format!("{t}: {}", with_field_prefix(&msg))))
-            }
+            Err(e) => Err(CliError::input(format!("{t}: {}", with_field_prefix(&e.0)))),
         }
     } else {
         match schedsim::presets::experiment(t) {
             Some(e) => Ok((Some(e), Source::Preset(t.to_string()))),
             None => Err(CliError::input(format!(
-                "{t:?} is neither a file nor a preset; presets are {}",
+                "{:?} is neither a file nor a preset; presets are {}",
+                schedsim::input::clip(t),
                 preset_names().join(", ")
             ))),
         }
     }
 }
 
-/// A text file's contents, or an error naming it and saying why not.
+/// A text file's contents, at most [`schedsim::input::INPUT_BYTES_MAX`] bytes (so
+/// `/dev/zero` is refused rather than read until memory runs out), or an error naming
+/// it and saying why not.
 fn read_text(file: &str) -> Result<String, CliError> {
-    std::fs::read_to_string(file).map_err(|e| {
+    use std::io::Read;
+    let max = schedsim::input::INPUT_BYTES_MAX;
+    let why = |e: std::io::Error| {
         let why = match e.kind() {
             std::io::ErrorKind::NotFound => "no such file".to_string(),
             std::io::ErrorKind::InvalidData => "not UTF-8 text".to_string(),
             _ => e.to_string(),
         };
         CliError::input(format!("{file}: cannot read: {why}"))
-    })
+    };
+    let f = std::fs::File::open(file).map_err(why)?;
+    let mut bytes = Vec::new();
+    f.take(max as u64 + 1).read_to_end(&mut bytes).map_err(why)?;
+    if bytes.len() > max {
+        return Err(CliError::input(format!(
+            "{file}: larger than {} MB; experiments and topology texts are at most {} MB",
+            max / 1_048_576,
+            max / 1_048_576
+        )));
+    }
+    String::from_utf8(bytes).map_err(|_| CliError::input(format!("{file}: cannot read: not UTF-8 text")))
 }
 
 pub fn preset_names() -> Vec<&'static str> {
@@ -221,17 +228,27 @@ pub fn apply_flags(exp: &mut Experiment, p: &Parsed) -> Result<Vec<String>, CliE
 
 pub fn parse_workload(w: &str) -> Result<Workload, CliError> {
     if w.trim_start().starts_with('{') {
-        return serde_json::from_str::<Workload>(w).map_err(|e| CliError::input(format!("--workload: {e}")));
+        return serde_json::from_str::<Workload>(w).map_err(|e| {
+            let msg = schedsim::input::clip_quoted(&schedsim::input::suggest(&e.to_string()));
+            CliError::input(format!("--workload: {msg}"))
+        });
     }
     Workload::by_name(w).ok_or_else(|| {
-        CliError::input(format!("--workload: unknown workload {w:?}, expected one of {}", WORKLOAD_NAMES.join(", ")))
+        CliError::input(format!(
+            "--workload: unknown workload {:?}, expected one of {}",
+            schedsim::input::clip(w),
+            WORKLOAD_NAMES.join(", ")
+        ))
     })
 }
 
 pub fn parse_clients(s: &str) -> Result<Vec<u32>, CliError> {
     let parts: Vec<Option<u32>> = s.split(',').map(|x| parse_number::<u32>(x.trim())).collect();
     if parts.is_empty() || parts.iter().any(Option::is_none) {
-        return Err(CliError::input(format!("--clients: {s:?} is not a list of whole numbers (e.g. 1,2,4)")));
+        return Err(CliError::input(format!(
+            "--clients: {:?} is not a list of whole numbers (e.g. 1,2,4)",
+            schedsim::input::clip(s)
+        )));
     }
     Ok(parts.into_iter().flatten().collect())
 }

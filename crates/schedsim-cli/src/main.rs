@@ -12,6 +12,7 @@ mod help;
 mod output;
 mod perfetto;
 mod progress;
+mod signals;
 
 use error::CliError;
 

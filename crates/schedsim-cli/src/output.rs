@@ -1,32 +1,52 @@
-//! Writing results: to stdout, or to `--out FILE`. A closed pipe (`schedsim presets |
-//! head`) ends the program quietly instead of panicking inside `println!`.
+//! Writing results: to stdout, or to `--out FILE`.
+//!
+//! `--out` is atomic: the text goes to a temporary file in the same directory, which
+//! is renamed over FILE once complete, so FILE is either its old self or the whole new
+//! output, never a truncated one. The temporary file is made before the simulation
+//! starts (so an unwritable directory fails at once) and removed on every exit path,
+//! including SIGINT and SIGTERM ([`crate::signals`]). A FILE that exists and is not a
+//! regular file (`/dev/stdout`, `/dev/full`, a FIFO) is written in place.
+//!
+//! A closed standard output (`schedsim run demo | head -c1`) is an error: the command
+//! says so on stderr and exits 1, as GNU tools that ignore SIGPIPE do ("write error:
+//! Broken pipe"), rather than exiting 0 with its output lost.
 
 use crate::error::CliError;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-/// Prints to stdout, treating a closed pipe as success.
+/// Prints to stdout; a closed pipe or any other write error is a failure (exit 1).
 pub fn print_stdout(text: &str) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
         Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            Err(CliError::failure("cannot write to standard output: the reader closed the pipe (broken pipe)"))
+        }
         Err(e) => Err(CliError::failure(format!("cannot write to standard output: {e}"))),
     }
 }
 
-/// Where the result goes. Opening `--out` is checked before any simulation runs, so a
-/// bad path fails at once rather than after a long run.
+enum Target {
+    Stdout,
+    /// Write to `tmp`, then rename it to `path`.
+    Atomic {
+        path: PathBuf,
+        tmp: PathBuf,
+    },
+    /// An existing non-regular file, written in place.
+    InPlace(PathBuf),
+}
+
+/// Where the result goes. Checked before any simulation runs.
 pub struct Destination {
-    path: Option<PathBuf>,
-    /// The file did not exist before: remove it again if nothing gets written.
-    created: bool,
+    target: Target,
 }
 
 impl Destination {
     pub fn open(out: Option<&str>) -> Result<Destination, CliError> {
         let Some(p) = out else {
-            return Ok(Destination { path: None, created: false });
+            return Ok(Destination { target: Target::Stdout });
         };
         if p.is_empty() {
             return Err(CliError::input("--out: needs a file name"));
@@ -35,31 +55,64 @@ impl Destination {
         if path.is_dir() {
             return Err(CliError::input(format!("--out: {p} is a directory")));
         }
-        let existed = path.exists();
+        if let Ok(m) = std::fs::metadata(&path) {
+            if !m.is_file() {
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&path)
+                    .map_err(|e| CliError::input(format!("--out: cannot write {p}: {e}")))?;
+                return Ok(Destination { target: Target::InPlace(path) });
+            }
+        }
+        let name = path.file_name().ok_or_else(|| CliError::input(format!("--out: {p} names no file")))?;
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let tmp = dir.join(format!(".{}.schedsim-{}.tmp", name.to_string_lossy(), std::process::id()));
         std::fs::OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(&path)
-            .map_err(|e| CliError::input(format!("--out: cannot write {p}: {e}")))?;
-        Ok(Destination { path: Some(path), created: !existed })
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(|e| CliError::input(format!("--out: cannot write in {}: {e}", dir.display())))?;
+        crate::signals::remove_on_signal(&tmp);
+        Ok(Destination { target: Target::Atomic { path, tmp } })
     }
 
     pub fn write(mut self, text: &str) -> Result<(), CliError> {
-        match self.path.take() {
-            None => print_stdout(text),
-            Some(p) => std::fs::write(&p, text)
+        match std::mem::replace(&mut self.target, Target::Stdout) {
+            Target::Stdout => print_stdout(text),
+            Target::InPlace(p) => std::fs::OpenOptions::new()
+                .write(true)
+                .open(&p)
+                .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|_| f.flush()))
                 .map_err(|e| CliError::failure(format!("--out: cannot write {}: {e}", p.display()))),
+            Target::Atomic { path, tmp } => {
+                let r = write_then_rename(&tmp, &path, text);
+                if r.is_err() {
+                    let _ = std::fs::remove_file(&tmp);
+                }
+                crate::signals::forget();
+                r.map_err(|e| CliError::failure(format!("--out: cannot write {}: {e}", path.display())))
+            }
         }
     }
 }
 
+fn write_then_rename(tmp: &Path, path: &Path, text: &str) -> std::io::Result<()> {
+    let mut f = std::fs::OpenOptions::new().write(true).truncate(true).open(tmp)?;
+    f.write_all(text.as_bytes())?;
+    f.sync_all()?;
+    drop(f);
+    std::fs::rename(tmp, path)
+}
+
 impl Drop for Destination {
     fn drop(&mut self) {
-        // Still holding the path means write() was never reached (an error came first).
-        if let Some(p) = &self.path {
-            if self.created {
-                let _ = std::fs::remove_file(p);
-            }
+        // Still holding the temporary file means write() was never reached.
+        if let Target::Atomic { tmp, .. } = &self.target {
+            let _ = std::fs::remove_file(tmp);
+            crate::signals::forget();
         }
     }
 }

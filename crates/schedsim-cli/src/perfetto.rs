@@ -43,11 +43,22 @@ pub fn perfetto(args: &[String]) -> Result<(), CliError> {
     let t = exp
         .perfetto(kernel, exp.clients[0], iteration, from_ms.saturating_mul(1_000_000), to_ms.saturating_mul(1_000_000))
         .map_err(|e| CliError::failure(e.to_string()))?;
-    eprintln!(
-        "schedsim: {} trace events ({} wakeups, {} migrations in the run); open the file in ui.perfetto.dev",
-        t.events, t.counters.wakeups, t.counters.migrations
-    );
     let mut j = t.json;
     j.push('\n');
-    dest.write(&j)
+    // Written first: the success line must not appear when writing fails.
+    dest.write(&j)?;
+    if let Some(at) = t.clipped_at_ns {
+        eprintln!(
+            "schedsim: the window holds more than {} trace events; recorded up to {:.3} ms only \
+             (narrow it with --from-ms/--to-ms)",
+            schedsim::experiment::RECORD_EVENTS_MAX,
+            at as f64 / 1e6
+        );
+    }
+    eprintln!(
+        "schedsim: {} trace events ({} wakeups, {} migrations in the run up to the window's end); \
+         open the file in ui.perfetto.dev",
+        t.events, t.counters.wakeups, t.counters.migrations
+    );
+    Ok(())
 }

@@ -223,6 +223,8 @@ fn bad_input_exits_2_with_one_line() {
     let zero = file("zero.json", &good.replace("\"topology\":\"1x1x2x2\"", "\"topology\":\"1x1x0x2\""));
     let unknown_field = file("unk.json", &good.replace("\"seed\":1", "\"seed\":1,\"sed\":2"));
     let empty = file("empty.json", "");
+    let array = file("array.json", &format!("[{good}]"));
+    let long_key = file("long.json", &good.replace("\"seed\"", &format!("\"{}\"", "k".repeat(100_000))));
     let missing = dir.join("missing.json").to_str().unwrap().to_string();
     let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
         (vec![], vec!["no command"]),
@@ -261,6 +263,13 @@ fn bad_input_exits_2_with_one_line() {
         (vec!["trace", "demo", "--from", "18446744073709551615"], vec!["--from", "too large"]),
         (vec!["trace", "demo", "--clients", "100000"], vec!["--clients", "out of range"]),
         (vec!["bench", "--repeat", "0"], vec!["--repeat", "out of range"]),
+        (vec!["run", &array], vec!["array.json", "an experiment must be a JSON object", "array"]),
+        (vec!["run", &long_key], vec!["long.json", "unknown field", "…"]),
+        (vec!["run", "/dev/zero"], vec!["/dev/zero", "larger than 2 MB"]),
+        (vec!["run", "demo", "--iterations", "1 "], vec!["--iterations", "has spaces"]),
+        (vec!["run", "demo", "--iterations", " 7"], vec!["--iterations", "has spaces"]),
+        (vec!["run", "demo", "--iterations", "_"], vec!["--iterations", "no digits"]),
+        (vec!["run", "demo", "--clients", "1,1"], vec!["--clients", "1 is listed twice"]),
         (vec!["bench", "--case", "tbench-9"], vec!["--case", "tbench-8"]),
     ];
     for (args, words) in cases {
@@ -271,10 +280,22 @@ fn bad_input_exits_2_with_one_line() {
         assert_eq!(err.lines().count(), 1, "{args:?}: not one line: {err}");
         assert!(err.starts_with("schedsim: "), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(err.len() < 600, "{args:?}: {} bytes of error", err.len());
         for w in words {
             assert!(err.contains(w), "{args:?}: {err:?} lacks {w:?}");
         }
     }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_byte_order_mark_is_read_past() {
+    let dir = tmp("bom");
+    std::fs::create_dir_all(&dir).unwrap();
+    let j = text(&schedsim(&["show", "demo"]).stdout);
+    let f = write_file(&dir, "bom.json", &format!("\u{feff}{j}"));
+    let (out, _) = run_ok(&["show", &f]);
+    assert_eq!(out, j);
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -361,4 +382,67 @@ fn mmtests_dir_gets_one_log_per_kernel_and_client_count() {
     }
     let o = schedsim(&["run", "seed003-pipe", "--mmtests-dir", dir.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn out_is_replaced_atomically_and_a_signal_leaves_no_temp_file() {
+    let dir = tmp("atomic");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = write_file(&dir, "report.txt", "old\n");
+    // A run long enough to be interrupted.
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_schedsim"))
+        .args(["run", "seed004", "--iterations", "3", "--out", &out])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    let tmp_files = || -> Vec<String> {
+        std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect()
+    };
+    assert_eq!(tmp_files().len(), 1, "the temporary file exists while running");
+    let st = std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(st.success());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(143), "128 + SIGTERM");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "old\n", "the old file is untouched");
+    assert!(tmp_files().is_empty(), "{:?}", tmp_files());
+    // Completed: replaced whole, no temporary file left.
+    let mut args = small(&["--out"]);
+    args.push(&out);
+    run_ok(&args);
+    assert!(std::fs::read_to_string(&out).unwrap().contains("Hmean"));
+    assert!(tmp_files().is_empty());
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn exit_codes_for_outputs() {
+    // An --mmtests-dir that cannot be made is bad input, found before running.
+    let o = schedsim(&small(&["--mmtests-dir", "/proc/schedsim-no"]));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("--mmtests-dir: cannot write in /proc/schedsim-no"));
+    // A closed standard output is a failure with a message, not a silent 0.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_schedsim"))
+        .args(small(&[]))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).contains("broken pipe"), "{}", text(&o.stderr));
+    // A write that fails after the run: exit 1, and no success line before it.
+    if std::path::Path::new("/dev/full").exists() {
+        let o = schedsim(&["perfetto", "demo", "--to-ms", "20", "--out", "/dev/full"]);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(!err.contains("trace events"), "{err}");
+        assert!(err.contains("--out: cannot write /dev/full"), "{err}");
+    }
 }

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 /// One idle state (C-state) as `drivers/idle/intel_idle.c` describes it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CState {
     pub name: String,
     /// The exit latency the idle driver declares (the `intel_idle` table, or ACPI
@@ -181,23 +182,35 @@ impl CostModel {
     #[inline]
     pub fn transfer_ns(&self, bytes: u64, d: Distance) -> u64 {
         let lines = bytes.div_ceil(self.cache_line_bytes.max(1));
-        lines * self.line_transfer_ns(d) / self.refill_mlp.max(1)
+        lines.saturating_mul(self.line_transfer_ns(d)) / self.refill_mlp.max(1)
     }
 
-    /// Checks that the model is usable; names the field that is not.
+    /// Checks that the model is usable; names the field that is not. Every field has a
+    /// bound, so that no sum of costs the simulator forms can overflow 64 bits.
     pub fn validate(&self) -> Result<(), String> {
         if self.cstates.is_empty() {
             return Err("cost model: cstates must list at least one idle state".into());
         }
-        if self.cstates.len() > 16 {
-            return Err("cost model: at most 16 idle states".into());
+        if self.cstates.len() > CSTATES_MAX {
+            return Err(format!("cost model: at most {CSTATES_MAX} idle states"));
         }
-        if let Some(c) = self
-            .cstates
-            .iter()
-            .find(|c| c.exit_latency_ns > 1_000_000_000 || c.wake_ns.is_some_and(|w| w > 1_000_000_000))
-        {
-            return Err(format!("cost model: idle state {}: exit latency and wake time are at most 1 s", c.name));
+        for (i, c) in self.cstates.iter().enumerate() {
+            if c.name.is_empty() || c.name.chars().count() > 40 {
+                return Err(format!("cost model: cstates[{i}].name must be 1 to 40 characters"));
+            }
+            for (what, v) in [
+                ("exit_latency_ns", Some(c.exit_latency_ns)),
+                ("wake_ns", c.wake_ns),
+                ("target_residency_ns", Some(c.target_residency_ns)),
+            ] {
+                if let Some(v) = v.filter(|&v| v > TIME_NS_MAX) {
+                    return Err(format!(
+                        "cost model: idle state {}: {what} = {v} ns, at most {TIME_NS_MAX} ns (1 s); \
+                         exit latency and wake time are at most 1 s",
+                        c.name
+                    ));
+                }
+            }
         }
         for w in self.cstates.windows(2) {
             if w[1].target_residency_ns < w[0].target_residency_ns {
@@ -207,34 +220,69 @@ impl CostModel {
                 ));
             }
         }
-        if self.cache_line_bytes == 0 || self.refill_mlp == 0 {
-            return Err("cost model: cache_line_bytes and refill_mlp must be positive".into());
+        for (name, v) in self.times() {
+            if v > TIME_NS_MAX {
+                return Err(format!("cost model: {name} = {v} ns, at most {TIME_NS_MAX} ns (1 s)"));
+            }
         }
-        if self.tick_ns < 100_000 {
-            return Err("cost model: tick_ns must be at least 100000 (HZ <= 10000)".into());
+        if !(100_000..=TIME_NS_MAX).contains(&self.tick_ns) {
+            return Err(format!(
+                "cost model: tick_ns = {} ns, expected 100000 ns (HZ = 10000) to {TIME_NS_MAX} ns (1 s)",
+                self.tick_ns
+            ));
+        }
+        if !(8..=4096).contains(&self.cache_line_bytes) {
+            return Err(format!("cost model: cache_line_bytes = {}, expected 8 to 4096 bytes", self.cache_line_bytes));
+        }
+        for (name, v) in [("l2_bytes", self.l2_bytes), ("llc_bytes", self.llc_bytes)] {
+            if v == 0 || v > CACHE_BYTES_MAX {
+                return Err(format!("cost model: {name} = {v}, expected 1 to {CACHE_BYTES_MAX} bytes (1 TiB)"));
+            }
+        }
+        if !(1..=64).contains(&self.refill_mlp) {
+            return Err(format!("cost model: refill_mlp = {}, expected 1 to 64 overlapping misses", self.refill_mlp));
+        }
+        if self.smt_slowdown_pct > 1000 {
+            return Err(format!("cost model: smt_slowdown_pct = {}, at most 1000 percent", self.smt_slowdown_pct));
         }
         if !(11..=254).contains(&self.node_reclaim_distance) {
-            return Err("cost model: node_reclaim_distance must be a SLIT distance, 11 to 254".into());
-        }
-        if self.l2_bytes == 0 || self.llc_bytes == 0 {
-            return Err("cost model: cache sizes must be positive".into());
-        }
-        let big = 1_000_000_000u64;
-        for (name, v) in [
-            ("context_switch_ns", self.context_switch_ns),
-            ("ipi_delivery_ns", self.ipi_delivery_ns),
-            ("dram_ns", self.dram_ns),
-            ("remote_node_ns", self.remote_node_ns),
-            ("smt_slowdown_pct", self.smt_slowdown_pct),
-            ("irq_handler_ns", self.irq_handler_ns),
-        ] {
-            if v > big {
-                return Err(format!("cost model: {name} = {v} is implausibly large"));
-            }
+            return Err(format!(
+                "cost model: node_reclaim_distance = {}, must be a SLIT distance, 11 to 254",
+                self.node_reclaim_distance
+            ));
         }
         Ok(())
     }
+
+    /// Every time field (ns) but the idle states', by name.
+    fn times(&self) -> [(&'static str, u64); 16] {
+        [
+            ("context_switch_ns", self.context_switch_ns),
+            ("ttwu_base_ns", self.ttwu_base_ns),
+            ("enqueue_hold_ns", self.enqueue_hold_ns),
+            ("ipi_send_ns", self.ipi_send_ns),
+            ("ipi_delivery_ns", self.ipi_delivery_ns),
+            ("irq_entry_exit_ns", self.irq_entry_exit_ns),
+            ("llc_hit_ns", self.llc_hit_ns),
+            ("dram_ns", self.dram_ns),
+            ("cross_llc_ns", self.cross_llc_ns),
+            ("remote_node_ns", self.remote_node_ns),
+            ("smt_transfer_ns", self.smt_transfer_ns),
+            ("idle_probe_base_ns", self.idle_probe_base_ns),
+            ("lb_domain_base_ns", self.lb_domain_base_ns),
+            ("lb_move_task_ns", self.lb_move_task_ns),
+            ("shard_lock_hold_ns", self.shard_lock_hold_ns),
+            ("irq_handler_ns", self.irq_handler_ns),
+        ]
+    }
 }
+
+/// Longest any one cost (a time field or an idle state's latency) may be: 1 s.
+pub const TIME_NS_MAX: u64 = 1_000_000_000;
+/// Largest cache size: 1 TiB.
+pub const CACHE_BYTES_MAX: u64 = 1 << 40;
+/// Most idle states.
+pub const CSTATES_MAX: usize = 16;
 
 #[cfg(test)]
 mod tests {
@@ -259,5 +307,39 @@ mod tests {
         assert!(c.validate().is_ok());
         c.cstates[3].exit_latency_ns = u64::MAX;
         assert!(c.validate().is_err());
+    }
+
+    /// Every field has a bound with a unit, named in the error (2^62 used to wrap).
+    #[test]
+    fn every_field_is_bounded() {
+        let huge = 1u64 << 62;
+        let d = CostModel::default();
+        let names = d.times().map(|(n, _)| n);
+        for name in names {
+            let mut v = serde_json::to_value(&d).unwrap();
+            v[name] = huge.into();
+            let c: CostModel = serde_json::from_value(v).unwrap();
+            let e = c.validate().unwrap_err();
+            assert!(e.contains(name) && e.contains("at most 1000000000 ns (1 s)"), "{e}");
+        }
+        for (name, bad) in [
+            ("tick_ns", huge),
+            ("cache_line_bytes", huge),
+            ("l2_bytes", huge),
+            ("llc_bytes", 0),
+            ("refill_mlp", huge),
+            ("smt_slowdown_pct", huge),
+        ] {
+            let mut v = serde_json::to_value(&d).unwrap();
+            v[name] = bad.into();
+            let c: CostModel = serde_json::from_value(v).unwrap();
+            let e = c.validate().unwrap_err();
+            assert!(e.contains(name), "{name}: {e}");
+        }
+        let mut c = d.clone();
+        c.cstates[1].target_residency_ns = huge;
+        c.cstates[2].target_residency_ns = huge;
+        c.cstates[3].target_residency_ns = huge;
+        assert!(c.validate().unwrap_err().contains("target_residency_ns"));
     }
 }

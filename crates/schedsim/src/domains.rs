@@ -75,6 +75,23 @@ impl SchedDomain {
     }
 }
 
+/// Most distinct remote SLIT distances, hence NUMA domain levels, a machine may have.
+/// Linux makes one level per distinct distance and refuses distances of 256 or more
+/// (`sched_init_numa()`, `kernel/sched/topology.c`: a bitmap of `NR_DISTANCE_VALUES =
+/// 1 << DISTANCE_BITS` values, "Invalid distance value range"); schedsim bounds the
+/// count lower, to keep domain building and balancing cheap. Real SLITs have one to
+/// four remote distances.
+pub const NUMA_LEVELS_MAX: usize = 8;
+
+/// The distinct remote distances of `map`'s SLIT, ascending: one NUMA level each.
+pub fn numa_distances(map: &CpuMap) -> Vec<u32> {
+    let mut dists: Vec<u32> =
+        map.distance.iter().flatten().copied().filter(|&d| d > crate::topology::LOCAL_DISTANCE).collect();
+    dists.sort_unstable();
+    dists.dedup();
+    dists
+}
+
 /// All domains of a machine.
 #[derive(Clone, Debug)]
 pub struct Domains {
@@ -90,100 +107,141 @@ impl Domains {
     /// Builds the domain hierarchy for `map`; NUMA levels farther than
     /// `reclaim_distance` (`node_reclaim_distance`) lose SD_WAKE_AFFINE and
     /// SD_BALANCE_FORK, as `sd_init()` strips them.
+    ///
+    /// Work and memory grow with CPUs x levels, not CPUs² x levels: NUMA spans are
+    /// made once per node and level, and each distinct span becomes one domain.
     pub fn build(map: &CpuMap, reclaim_distance: u32) -> Domains {
         let n = map.nr_cpus();
-        let mut dists: Vec<u32> =
-            map.distance.iter().flatten().copied().filter(|&d| d > crate::topology::LOCAL_DISTANCE).collect();
-        dists.sort_unstable();
-        dists.dedup();
+        let dists = numa_distances(map);
+        let nodes = map.node_cpus.len();
 
-        // Candidate spans per CPU, bottom up, with their level.
-        let candidates = |cpu: u32| -> Vec<(Level, Vec<u32>)> {
-            let p = map.places[cpu as usize];
-            let mut v = vec![
-                (Level::Smt, map.core_cpus[p.core as usize].clone()),
-                (Level::Mc, map.llc_cpus[p.llc as usize].clone()),
-                (Level::Pkg, map.node_cpus[p.node as usize].clone()),
-            ];
-            for &d in &dists {
-                let mut span: Vec<u32> = (0..map.node_cpus.len())
-                    .filter(|&j| map.distance[p.node as usize][j] <= d)
-                    .flat_map(|j| map.node_cpus[j].iter().copied())
-                    .collect();
+        // A candidate span: which table it comes from, and its index there.
+        #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+        enum Span {
+            Core(u32),
+            Llc(u32),
+            Node(u32),
+            /// (level index into `dists`, node)
+            Numa(u32, u32),
+        }
+        // The nodes within each distance of each node, and the CPUs they hold.
+        let mut numa_nodes: Vec<Vec<Vec<u32>>> = Vec::with_capacity(dists.len());
+        let mut numa_spans: Vec<Vec<Vec<u32>>> = Vec::with_capacity(dists.len());
+        for &d in &dists {
+            let mut ns = Vec::with_capacity(nodes);
+            let mut ss = Vec::with_capacity(nodes);
+            for from in 0..nodes {
+                let near: Vec<u32> = (0..nodes as u32).filter(|&j| map.distance[from][j as usize] <= d).collect();
+                let mut span: Vec<u32> = near.iter().flat_map(|&j| map.node_cpus[j as usize].iter().copied()).collect();
                 span.sort_unstable();
-                v.push((Level::Numa(d), span));
+                ns.push(near);
+                ss.push(span);
             }
-            v
+            numa_nodes.push(ns);
+            numa_spans.push(ss);
+        }
+        let span_of = |s: Span| -> &[u32] {
+            match s {
+                Span::Core(i) => &map.core_cpus[i as usize],
+                Span::Llc(i) => &map.llc_cpus[i as usize],
+                Span::Node(i) => &map.node_cpus[i as usize],
+                Span::Numa(k, i) => &numa_spans[k as usize][i as usize],
+            }
         };
-        // Per CPU chain of (level, span), with degenerate levels removed.
-        let chains: Vec<Vec<(Level, Vec<u32>)>> = (0..n)
+        let level_of = |s: Span| match s {
+            Span::Core(_) => Level::Smt,
+            Span::Llc(_) => Level::Mc,
+            Span::Node(_) => Level::Pkg,
+            Span::Numa(k, _) => Level::Numa(dists[k as usize]),
+        };
+        // One key per distinct domain: NUMA spans of two nodes with the same near set
+        // are one domain.
+        let key_of = |s: Span| -> (Level, Vec<u32>) {
+            match s {
+                Span::Numa(k, i) => (level_of(s), numa_nodes[k as usize][i as usize].clone()),
+                Span::Core(i) | Span::Llc(i) | Span::Node(i) => (level_of(s), vec![i]),
+            }
+        };
+        // Per CPU, bottom up, with degenerate levels (no wider than the child) removed.
+        let chains: Vec<Vec<Span>> = (0..n)
             .map(|cpu| {
-                let mut out: Vec<(Level, Vec<u32>)> = Vec::new();
+                let p = map.places[cpu as usize];
+                let mut cand = vec![Span::Core(p.core), Span::Llc(p.llc), Span::Node(p.node)];
+                cand.extend((0..dists.len() as u32).map(|k| Span::Numa(k, p.node)));
+                let mut out = Vec::new();
                 let mut prev_len = 1usize;
-                for (lvl, span) in candidates(cpu) {
-                    if span.len() > prev_len {
-                        prev_len = span.len();
-                        out.push((lvl, span));
+                for s in cand {
+                    let len = span_of(s).len();
+                    if len > prev_len {
+                        prev_len = len;
+                        out.push(s);
                     }
                 }
                 out
             })
             .collect();
-
-        let mut domains: Vec<SchedDomain> = Vec::new();
-        let mut index: std::collections::BTreeMap<(Level, u32), u32> = Default::default();
-        let mut chain = vec![Vec::new(); n as usize];
-        for cpu in 0..n {
-            for (lvl, span) in &chains[cpu as usize] {
-                let key = (*lvl, span[0]);
-                let id = match index.get(&key) {
-                    Some(&id) => id,
-                    None => {
-                        let mut groups: Vec<Vec<u32>> = Vec::new();
-                        for &c in span {
-                            // c's child span: the one below this level in c's own chain.
-                            let cc = &chains[c as usize];
-                            let pos = cc.iter().position(|(l, s)| l == lvl && s == span).unwrap_or(0);
-                            let g = if pos == 0 { vec![c] } else { cc[pos - 1].1.clone() };
-                            if !groups.contains(&g) {
-                                groups.push(g);
-                            }
+        // Domain ids in order of first appearance (CPU 0's chain bottom up, then CPU 1's...).
+        let mut index: std::collections::BTreeMap<(Level, Vec<u32>), u32> = Default::default();
+        let mut firsts: Vec<Span> = Vec::new();
+        let chain: Vec<Vec<u32>> = chains
+            .iter()
+            .map(|c| {
+                c.iter()
+                    .map(|&s| {
+                        let next = firsts.len() as u32;
+                        let id = *index.entry(key_of(s)).or_insert(next);
+                        if id == next {
+                            firsts.push(s);
                         }
-                        groups.sort_by_key(|g| g[0]);
-                        let (flags, pct) = match lvl {
-                            Level::Smt => (
-                                SD_BALANCE_NEWIDLE
-                                    | SD_BALANCE_FORK
-                                    | SD_WAKE_AFFINE
-                                    | SD_SHARE_CPUCAPACITY
-                                    | SD_SHARE_PKG_RESOURCES,
-                                110,
-                            ),
-                            Level::Mc => {
-                                (SD_BALANCE_NEWIDLE | SD_BALANCE_FORK | SD_WAKE_AFFINE | SD_SHARE_PKG_RESOURCES, 117)
-                            }
-                            Level::Pkg => (SD_BALANCE_NEWIDLE | SD_BALANCE_FORK | SD_WAKE_AFFINE, 125),
-                            Level::Numa(d) => {
-                                let near = if *d <= reclaim_distance { SD_WAKE_AFFINE | SD_BALANCE_FORK } else { 0 };
-                                (SD_BALANCE_NEWIDLE | SD_NUMA | near, 125)
-                            }
-                        };
-                        domains.push(SchedDomain {
-                            level: *lvl,
-                            span: span.clone(),
-                            flags,
-                            imbalance_pct: pct,
-                            groups,
-                            min_interval_ms: span.len() as u32,
-                        });
-                        let id = domains.len() as u32 - 1;
-                        index.insert(key, id);
                         id
+                    })
+                    .collect()
+            })
+            .collect();
+        let domains: Vec<SchedDomain> = firsts
+            .iter()
+            .enumerate()
+            .map(|(id, &s)| {
+                let lvl = level_of(s);
+                let span = span_of(s).to_vec();
+                // Each CPU's child span below this domain in its own chain (the CPU
+                // alone when this is its lowest level, or when its own domain at this
+                // level is another span).
+                // Children are borrowed from the span tables, so overlapping NUMA
+                // spans cost a comparison, not a copy, per CPU.
+                let mut children: std::collections::BTreeSet<&[u32]> = Default::default();
+                let mut groups: Vec<Vec<u32>> = Vec::new();
+                for &c in &span {
+                    let cc = &chain[c as usize];
+                    match cc.iter().position(|&d| d as usize == id) {
+                        Some(pos) if pos > 0 => {
+                            children.insert(span_of(chains[c as usize][pos - 1]));
+                        }
+                        _ => groups.push(vec![c]),
+                    }
+                }
+                groups.extend(children.into_iter().map(<[u32]>::to_vec));
+                groups.sort_by_key(|g| g[0]);
+                let (flags, pct) = match lvl {
+                    Level::Smt => (
+                        SD_BALANCE_NEWIDLE
+                            | SD_BALANCE_FORK
+                            | SD_WAKE_AFFINE
+                            | SD_SHARE_CPUCAPACITY
+                            | SD_SHARE_PKG_RESOURCES,
+                        110,
+                    ),
+                    Level::Mc => (SD_BALANCE_NEWIDLE | SD_BALANCE_FORK | SD_WAKE_AFFINE | SD_SHARE_PKG_RESOURCES, 117),
+                    Level::Pkg => (SD_BALANCE_NEWIDLE | SD_BALANCE_FORK | SD_WAKE_AFFINE, 125),
+                    Level::Numa(d) => {
+                        let near = if d <= reclaim_distance { SD_WAKE_AFFINE | SD_BALANCE_FORK } else { 0 };
+                        (SD_BALANCE_NEWIDLE | SD_NUMA | near, 125)
                     }
                 };
-                chain[cpu as usize].push(id);
-            }
-        }
+                let min_interval_ms = span.len() as u32;
+                SchedDomain { level: lvl, span, flags, imbalance_pct: pct, groups, min_interval_ms }
+            })
+            .collect();
         let llc_depth = chain
             .iter()
             .map(|c| c.iter().rposition(|&d| domains[d as usize].has(SD_SHARE_PKG_RESOURCES)).map(|p| p as u8))
@@ -249,5 +307,31 @@ mod tests {
         let one = Domains::build(&Topology::uniform(1, 1, 1, 1).build().unwrap(), 30);
         assert!(one.sd_llc(0).is_none());
         assert_eq!(one.max_depth(), 0);
+    }
+
+    /// 1024 CPUs in 256 nodes with eight distance levels: one domain per distinct NUMA
+    /// span, groups that cover each span (they overlap where the distances are not
+    /// transitive, as Linux's overlapping NUMA groups do), built quickly (the old builder copied
+    /// every span per CPU: 1.7 GB with 244 levels).
+    #[test]
+    fn many_numa_nodes_build_cheaply() {
+        let mut t = Topology::uniform(256, 1, 2, 2);
+        let d = |i: usize, j: usize| if i == j { 10 } else { 10 + 10 * (i.abs_diff(j) as u32).div_ceil(32).min(8) };
+        t.numa_distance = Some((0..256).map(|i| (0..256).map(|j| d(i, j)).collect()).collect());
+        let m = t.build().unwrap();
+        let doms = Domains::build(&m, 30);
+        assert_eq!(names(&doms, 0)[..2], ["SMT:2:2", "MC:4:2"]);
+        assert_eq!(doms.of(0).last().unwrap().span.len(), 1024);
+        for sd in &doms.domains {
+            let mut all: Vec<u32> = sd.groups.iter().flatten().copied().collect();
+            all.sort_unstable();
+            all.dedup();
+            assert_eq!(all, sd.span, "{:?} groups do not cover the span", sd.level);
+        }
+        // Nine levels are refused, naming the limit.
+        let d9 = |i: usize, j: usize| if i == j { 10 } else { 10 + 10 * (i.abs_diff(j) as u32).div_ceil(28).min(9) };
+        t.numa_distance = Some((0..256).map(|i| (0..256).map(|j| d9(i, j)).collect()).collect());
+        let e = t.validate().unwrap_err().0;
+        assert!(e.contains("9 distinct remote distances, at most 8"), "{e}");
     }
 }

@@ -23,8 +23,9 @@ pub const CLIENTS_MAX: u32 = 8192;
 pub const KERNELS_MAX: usize = 8;
 pub const TASKS_MAX: u64 = 50_000;
 
-/// A topology written as the compact spec or in full.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// A topology written as the compact spec or in full (its `Deserialize`, in
+/// [`crate::input`], picks the form by the JSON type).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum TopologyInput {
     Spec(String),
@@ -108,6 +109,22 @@ pub struct Resolved {
     pub map: CpuMap,
     pub costs: CostModel,
     pub description: String,
+    /// Sched domains, built once per machine (not per run) for each reclaim distance
+    /// a kernel version asks for.
+    doms: std::sync::Mutex<Vec<(u32, std::sync::Arc<crate::domains::Domains>)>>,
+}
+
+impl Resolved {
+    /// The machine's sched domains with `reclaim_distance`, built on first use.
+    pub(crate) fn domains(&self, reclaim_distance: u32) -> std::sync::Arc<crate::domains::Domains> {
+        let mut cache = self.doms.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, d)) = cache.iter().find(|(r, _)| *r == reclaim_distance) {
+            return d.clone();
+        }
+        let d = std::sync::Arc::new(crate::domains::Domains::build(&self.map, reclaim_distance));
+        cache.push((reclaim_distance, d.clone()));
+        d
+    }
 }
 
 impl MachineSpec {
@@ -116,7 +133,8 @@ impl MachineSpec {
             Some(name) => {
                 let m = machine::machine(name).ok_or_else(|| {
                     Error(format!(
-                        "field machine.preset: unknown machine {name:?}, expected one of {}",
+                        "field machine.preset: unknown machine {:?}, expected one of {}",
+                        crate::input::clip(name),
                         machine::machines().iter().map(|m| m.name).collect::<Vec<_>>().join(", ")
                     ))
                 })?;
@@ -145,7 +163,7 @@ impl MachineSpec {
         }
         costs.validate().map_err(|e| Error(format!("field machine.costs: {e}")))?;
         let map = topo.build().map_err(|e| Error(format!("field machine.topology: {e}")))?;
-        Ok(Resolved { map, costs, description: desc })
+        Ok(Resolved { map, costs, description: desc, doms: Default::default() })
     }
 }
 
@@ -161,19 +179,7 @@ impl Experiment {
     /// Parses experiment JSON without checking limits (callers that adjust fields
     /// before [`Experiment::validate`]).
     pub fn parse_json(text: &str) -> Result<Experiment, Error> {
-        let de = &mut serde_json::Deserializer::from_str(text);
-        let exp: Experiment = serde_path_to_error::deserialize(de).map_err(|e| {
-            let path = e.path().to_string();
-            let msg = e.into_inner().to_string();
-            if msg.contains("EOF while parsing") {
-                Error(format!("the JSON ends early (truncated?): {msg}"))
-            } else if path == "." || path.is_empty() {
-                Error(msg)
-            } else {
-                Error(format!("field {path}: {msg}"))
-            }
-        })?;
-        Ok(exp)
+        crate::input::from_json(text, "an experiment").map_err(Error)
     }
 
     pub fn to_json(&self) -> String {
@@ -194,7 +200,12 @@ impl Experiment {
         if self.clients.is_empty() || self.clients.len() > CLIENT_COUNTS_MAX {
             return Err(Error(format!("field clients: give 1 to {CLIENT_COUNTS_MAX} client counts")));
         }
-        for &c in &self.clients {
+        for (i, &c) in self.clients.iter().enumerate() {
+            if self.clients[..i].contains(&c) {
+                return Err(Error(format!(
+                    "field clients: {c} is listed twice; give each client count once (clients[{i}])"
+                )));
+            }
             if c == 0 || c > CLIENTS_MAX {
                 return Err(Error(format!("field clients: {c} is out of range 1 to {CLIENTS_MAX}")));
             }
@@ -242,6 +253,21 @@ impl Experiment {
         if self.shard_size == 0 || self.shard_size > 1024 {
             return Err(Error(format!("field shard_size: {} is out of range 1 to 1024", self.shard_size)));
         }
+        // Refuse up front what the event cap would stop late.
+        for &c in &self.clients {
+            let est = crate::estimate::run_events(self, c, n, &r.costs);
+            if est > crate::estimate::RUN_EVENTS_MAX {
+                return Err(Error(format!(
+                    "field duration_ms: a run of {} ms with {c} {} would take about {:.1e} events (an upper \
+                     estimate), more than the {:.0e} one run may process; shorten the duration or lower the \
+                     client count",
+                    self.duration_ms,
+                    self.workload.clients_meaning(),
+                    est as f64,
+                    crate::estimate::RUN_EVENTS_MAX as f64
+                )));
+            }
+        }
         Ok(r)
     }
 
@@ -285,10 +311,12 @@ impl Experiment {
             trace,
             check_invariants: check,
             shard_size: self.shard_size,
-            max_events: 2_000_000_000,
+            max_events: crate::estimate::RUN_EVENTS_MAX,
             wasted_threshold_ns: self.wasted_core_threshold_ns,
         };
-        Sim::new(r.map.clone(), r.costs.clone(), self.kernels[k].resolve(), wl, inits, opts)
+        let cfg = self.kernels[k].resolve();
+        let doms = r.domains(Sim::reclaim_distance(&cfg, &r.costs));
+        Sim::new(r.map.clone(), r.costs.clone(), cfg, wl, inits, opts, doms)
     }
 
     /// Runs everything. `progress` is called now and then; returning false cancels.
@@ -298,11 +326,29 @@ impl Experiment {
 
     /// As [`Experiment::run`], optionally checking invariants after every event.
     pub fn run_with(&self, progress: &mut dyn FnMut(Progress) -> bool, check: bool) -> Result<Report, Error> {
-        let r = self.validate()?;
+        match self.run_keeping(progress, check) {
+            (Some(rep), None) => Ok(rep),
+            (_, Some(e)) => Err(e),
+            (None, None) => Err(Error("no report".into())),
+        }
+    }
+
+    /// As [`Experiment::run_with`], but a failure keeps what finished: the report of
+    /// every (kernel, client count) whose iterations all ran, beside the error.
+    pub fn run_keeping(
+        &self,
+        progress: &mut dyn FnMut(Progress) -> bool,
+        check: bool,
+    ) -> (Option<Report>, Option<Error>) {
+        let r = match self.validate() {
+            Ok(r) => r,
+            Err(e) => return (None, Some(e)),
+        };
+        let mut failure = None;
         let total = (self.kernels.len() * self.clients.len()) as u32 * self.iterations;
         let mut done = 0u32;
         let mut configs = Vec::new();
-        for (k, spec) in self.kernels.iter().enumerate() {
+        'kernels: for (k, spec) in self.kernels.iter().enumerate() {
             let mut points = Vec::new();
             for &clients in &self.clients {
                 let mut samples = Vec::new();
@@ -316,9 +362,15 @@ impl Experiment {
                     let mut sim = self.make_sim(&r, k, clients, it, None, check);
                     let run_ns = self.duration_ms * 1_000_000;
                     let mut cb = |t: u64| progress(Progress { runs_done: done, runs_total: total, sim_ns: t, run_ns });
-                    sim.run(&mut cb).map_err(|e| {
-                        Error(format!("kernel {} with {clients} {}: {e}", spec.name, self.workload.clients_meaning()))
-                    })?;
+                    if let Err(e) = sim.run(&mut cb) {
+                        let e = Error(format!(
+                            "kernel {} with {clients} {}: {e}",
+                            spec.name,
+                            self.workload.clients_meaning()
+                        ));
+                        failure = Some(e);
+                        break;
+                    }
                     let out = sim.outcome();
                     samples.push(out.sample);
                     finished &= out.finished;
@@ -333,6 +385,17 @@ impl Experiment {
                     }
                     done += 1;
                 }
+                if failure.is_some() {
+                    if !points.is_empty() {
+                        configs.push(ConfigResult {
+                            name: spec.name.clone(),
+                            label: spec.label(),
+                            non_historical: spec.non_historical(),
+                            points,
+                        });
+                    }
+                    break 'kernels;
+                }
                 points.push(PointResult {
                     clients,
                     samples,
@@ -344,7 +407,7 @@ impl Experiment {
                     wasted_moments: wasted,
                 });
                 if !progress(Progress { runs_done: done, runs_total: total, sim_ns: 0, run_ns: 0 }) {
-                    return Err(Error("cancelled".into()));
+                    return (None, Some(Error("cancelled".into())));
                 }
             }
             configs.push(ConfigResult {
@@ -354,7 +417,10 @@ impl Experiment {
                 points,
             });
         }
-        Ok(Report {
+        if configs.is_empty() {
+            return (None, failure);
+        }
+        let report = Report {
             version: REPORT_VERSION,
             generator: format!("schedsim {}", env!("CARGO_PKG_VERSION")),
             machine: r.description.clone(),
@@ -363,7 +429,8 @@ impl Experiment {
             cstates: r.costs.cstates.iter().map(|c| c.name.clone()).collect(),
             experiment: self.clone(),
             configs,
-        })
+        };
+        (Some(report), failure)
     }
 
     /// Runs one (kernel, clients, iteration) recording the decision trace of the
@@ -400,9 +467,15 @@ pub struct PerfettoTrace {
     pub json: String,
     /// Events in `json` (metadata included).
     pub events: usize,
-    /// The run's counters (measured after the warm-up).
+    /// The run's counters (measured after the warm-up), up to the end of the window:
+    /// the run stops there.
     pub counters: Counters,
+    /// Set when the window held more than [`RECORD_EVENTS_MAX`] events: the recording
+    /// ends at this simulated time (ns) instead of the window's end.
+    pub clipped_at_ns: Option<u64>,
 }
+
+pub use crate::sim::record::RECORD_EVENTS_MAX;
 
 impl Experiment {
     /// Runs one (kernel, clients, iteration) and records `from_ns..=to_ns` of it as a
@@ -430,8 +503,9 @@ impl Experiment {
         sim.run(&mut |_| true).map_err(Error)?;
         let traces = std::mem::take(&mut sim.traces);
         let out = sim.outcome();
+        let clipped_at_ns = sim.rec.as_ref().and_then(|r| r.clipped_at);
         let (json, events) = sim.perfetto_json(&traces);
-        Ok(PerfettoTrace { json, events, counters: out.counters })
+        Ok(PerfettoTrace { json, events, counters: out.counters, clipped_at_ns })
     }
 }
 

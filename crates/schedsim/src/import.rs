@@ -100,6 +100,8 @@ type Res<T> = Result<T, ImportError>;
 /// `numactl --hardware` output anywhere in it. Never panics; every problem is an
 /// [`ImportError`] naming the line where there is one.
 pub fn topology_from_text(text: &str) -> Result<Imported, ImportError> {
+    crate::input::check_size("the topology text", text.len()).map_err(ImportError::whole)?;
+    let text = crate::input::strip_bom(text);
     let lines: Vec<&str> = text.lines().collect();
     // `used` marks lines already accounted for: blank lines, pasted shell prompts,
     // numactl output.

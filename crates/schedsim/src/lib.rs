@@ -16,8 +16,10 @@
 
 pub mod cost;
 pub mod domains;
+pub mod estimate;
 pub mod experiment;
 pub mod import;
+pub mod input;
 pub mod kernel;
 pub mod live;
 pub mod machine;

@@ -144,8 +144,14 @@ impl Report {
             let base = bp.summary(m);
             let _ = write!(s, "{:<10}{:<3}{:>12.d$} ({:>7.2}%)", label, bp.clients, base, 0.0);
             for c in &self.configs[1..] {
-                let v = c.points[pi].summary(m);
-                let _ = write!(s, "{:>12.d$} ({:>7.2}%)", v, gain(base, v, m.higher_is_better));
+                // A report cut short by a failure may lack a column's later points.
+                match c.points.get(pi) {
+                    Some(p) => {
+                        let v = p.summary(m);
+                        let _ = write!(s, "{:>12.d$} ({:>7.2}%)", v, gain(base, v, m.higher_is_better));
+                    }
+                    None => s.push_str(&format!("{:>12} {:>10}", "-", "")),
+                }
             }
             s.push('\n');
         }
@@ -153,8 +159,13 @@ impl Report {
             let base = bp.stddev();
             let _ = write!(s, "{:<10}{:<3}{:>12.d$} ({:>7.2}%)", "Stddev", bp.clients, base, 0.0);
             for c in &self.configs[1..] {
-                let v = c.points[pi].stddev();
-                let _ = write!(s, "{:>12.d$} ({:>7.2}%)", v, gain(base, v, false));
+                match c.points.get(pi) {
+                    Some(p) => {
+                        let v = p.stddev();
+                        let _ = write!(s, "{:>12.d$} ({:>7.2}%)", v, gain(base, v, false));
+                    }
+                    None => s.push_str(&format!("{:>12} {:>10}", "-", "")),
+                }
             }
             s.push('\n');
         }

@@ -21,24 +21,28 @@ pub const RECLAIM_DISTANCE: u32 = 30;
 
 /// One core: how many SMT threads it has.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CoreDesc {
     pub threads: u32,
 }
 
 /// One last-level cache and the cores behind it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LlcDesc {
     pub cores: Vec<CoreDesc>,
 }
 
 /// One NUMA node and its LLCs.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct NodeDesc {
     pub llcs: Vec<LlcDesc>,
 }
 
 /// A machine as the user describes it. Not yet validated: see [`Topology::validate`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Topology {
     pub nodes: Vec<NodeDesc>,
     /// SLIT-style distance matrix, `nodes x nodes`, 10 on the diagonal. `None` means
@@ -171,6 +175,18 @@ impl Topology {
                         return err(format!("topology: numa_distance is not symmetric at [{i}][{j}]"));
                     }
                 }
+            }
+            let mut levels: Vec<u32> = d.iter().flatten().copied().filter(|&x| x != LOCAL_DISTANCE).collect();
+            levels.sort_unstable();
+            levels.dedup();
+            let max = crate::domains::NUMA_LEVELS_MAX;
+            if levels.len() > max {
+                return err(format!(
+                    "topology: numa_distance has {} distinct remote distances, at most {max}: Linux makes one \
+                     NUMA domain level per distinct distance (sched_init_numa()), and schedsim models at most {max} \
+                     levels; round nearby distances to one value",
+                    levels.len()
+                ));
             }
         }
         Ok(())

@@ -43,7 +43,8 @@ fn each_problem_is_named() {
     }
     assert!(err("").contains("ends early"));
     let e = err("[1,2]");
-    assert!(e.contains("invalid type") || e.contains("expected"), "{e}");
+    assert_eq!(e, "an experiment must be a JSON object {...}, this is an array");
+    assert!(err("7").contains("must be a JSON object"));
 }
 
 #[test]
@@ -53,4 +54,88 @@ fn two_kernels_with_one_name_are_refused() {
         r#"[{"name":"a","preset":"v5.15"},{"name":"a","preset":"v4.15"}]"#,
     );
     assert!(err(&j).contains("used twice"));
+}
+
+/// A cost near 2^62 used to wrap in release and panic with overflow checks; every cost
+/// field is now bounded and the error names it.
+#[test]
+fn huge_costs_are_refused_by_name() {
+    let mut costs = serde_json::to_value(schedsim::cost::CostModel::default()).unwrap();
+    let fields: Vec<String> = costs.as_object().unwrap().keys().cloned().collect();
+    for f in fields.iter().filter(|f| f.as_str() != "cstates") {
+        let saved = costs[f.as_str()].clone();
+        costs[f.as_str()] = serde_json::json!(1u64 << 62);
+        let j = GOOD.replace(
+            r#""machine":{"topology":"1x1x2x2"}"#,
+            &format!(r#""machine":{{"topology":"1x1x2x2","costs":{costs}}}"#),
+        );
+        let e = err(&j);
+        assert!(e.contains(f.as_str()) && e.starts_with("field machine.costs"), "{f}: {e}");
+        costs[f.as_str()] = saved;
+    }
+}
+
+fn full_topology(topo: &str) -> String {
+    GOOD.replace(r#""topology":"1x1x2x2""#, &format!(r#""topology":{topo}"#))
+}
+
+/// Unknown fields are refused at every depth of the machine, with the nearest name.
+#[test]
+fn unknown_fields_are_refused_everywhere() {
+    let base = r#"{"nodes":[{"llcs":[{"cores":[{"threads":2},{"threads":2}]}]},{"llcs":[{"cores":[{"threads":1}]}]}],"numa_distance":[[10,21],[21,10]]}"#;
+    assert!(Experiment::from_json(&full_topology(base)).is_ok());
+    let cases = [
+        ("\"numa_distance\"", "\"numa_distances\"", "machine.topology", "numa_distance"),
+        ("{\"llcs\"", "{\"llc\"", "machine.topology.nodes[0]", "llcs"),
+        ("{\"cores\"", "{\"core\"", "machine.topology.nodes[0].llcs[0]", "cores"),
+        ("{\"threads\":2}", "{\"threads\":2,\"thread\":1}", "machine.topology.nodes[0].llcs[0].cores[0]", "threads"),
+    ];
+    for (from, to, path, near) in cases {
+        let t = base.replacen(from, to, 1);
+        let e = err(&full_topology(&t));
+        assert!(e.starts_with(&format!("field {path}: unknown field")), "{to}: {e}");
+        assert!(e.contains(&format!("(did you mean `{near}`?)")), "{to}: {e}");
+    }
+    let mut costs = serde_json::to_value(schedsim::cost::CostModel::default()).unwrap();
+    costs["cstates"][1]["exit_latency"] = 5.into();
+    let j = GOOD.replace(
+        r#""machine":{"topology":"1x1x2x2"}"#,
+        &format!(r#""machine":{{"topology":"1x1x2x2","costs":{costs}}}"#),
+    );
+    let e = err(&j);
+    assert!(e.starts_with("field machine.costs.cstates[1]: unknown field `exit_latency`"), "{e}");
+    assert!(e.contains("(did you mean `exit_latency_ns`?)"), "{e}");
+    assert!(err(&GOOD.replace("\"seed\"", "\"sed\"")).contains("did you mean `seed`?"));
+}
+
+/// A problem inside a full topology names its field, not "did not match any variant".
+#[test]
+fn errors_inside_a_full_topology_name_the_field() {
+    let e = err(&full_topology(r#"{"nodes":[{"llcs":[{"cores":[{"threads":"2"}]}]}]}"#));
+    assert!(e.starts_with("field machine.topology.nodes[0].llcs[0].cores[0].threads: invalid type: string"), "{e}");
+    let e = err(&full_topology(
+        r#"{"nodes":[{"llcs":[{"cores":[{"threads":1}]}]},{"llcs":[{"cores":[{"threads":1}]}]}],"numa_distance":[[10,-21],[21,10]]}"#,
+    ));
+    assert!(e.starts_with("field machine.topology.numa_distance[0][1]: invalid value: integer `-21`"), "{e}");
+    let e = err(&full_topology("5"));
+    assert!(e.starts_with("field machine.topology: invalid type: integer `5`, expected a topology spec"), "{e}");
+    assert!(!e.contains("untagged"));
+}
+
+/// A byte-order mark is read past; long keys are not echoed whole; duplicate client
+/// counts are refused; input over 2 MB is refused.
+#[test]
+fn bom_long_keys_duplicates_and_size() {
+    assert!(Experiment::from_json(&format!("\u{feff}{GOOD}")).is_ok());
+    let key = "k".repeat(100_000);
+    let e = err(&GOOD.replace("\"seed\"", &format!("\"{key}\"")));
+    assert!(e.len() < 400 && e.contains("…"), "{} chars", e.len());
+    let e = err(&GOOD.replace("[1,2]", "[1,1]"));
+    assert_eq!(e, "field clients: 1 is listed twice; give each client count once (clients[1])");
+    let big = format!("{}{}", GOOD, " ".repeat(schedsim::input::INPUT_BYTES_MAX));
+    assert!(err(&big).contains("at most 2 MB"), "{}", err(&big));
+    let imp = schedsim::import::topology_from_text("\u{feff}# CPU,Core,Socket,Node\n0,0,0,0\n1,1,0,0\n");
+    assert_eq!(imp.unwrap().topology.cpu_count(), 2);
+    let big = "0,0,0,0\n".repeat(300_000);
+    assert!(schedsim::import::topology_from_text(&big).unwrap_err().to_string().contains("at most 2 MB"));
 }

@@ -78,3 +78,27 @@ fn a_window_limits_the_events() {
     assert!(e.perfetto(0, 2, 0, 6, 5).is_err());
     assert!(e.perfetto(9, 2, 0, 0, 5).is_err());
 }
+
+/// A window with more events than the bound is clipped where the bound is reached,
+/// says so, and stays valid JSON; the run stops there instead of running on.
+#[test]
+fn a_window_past_the_bound_is_clipped() {
+    let mut e = schedsim::presets::experiment("demo").unwrap();
+    e.warmup_ms = 0;
+    e.duration_ms = 5_000;
+    let t = e.perfetto(0, 4, 0, 0, u64::MAX).unwrap();
+    let at = t.clipped_at_ns.expect("5 s of demo holds more than the bound");
+    assert!(at > 0 && at < 5_000_000_000, "{at}");
+    let cpus = 8;
+    assert!(t.events <= schedsim::experiment::RECORD_EVENTS_MAX + 4 * cpus + 2, "{}", t.events);
+    let doc: Value = serde_json::from_str(&t.json).unwrap();
+    assert_eq!(doc["traceEvents"].as_array().unwrap().len(), t.events);
+    assert_eq!(doc["otherData"]["clipped_at_ns"], at);
+    for ev in doc["traceEvents"].as_array().unwrap() {
+        if let Some(ts) = ev["ts"].as_f64() {
+            assert!(ts * 1000.0 <= at as f64 + 1.0, "event after the clip: {ev}");
+        }
+    }
+    // A window under the bound is not clipped.
+    assert_eq!(e.perfetto(0, 4, 0, 0, 5_000_000).unwrap().clipped_at_ns, None);
+}

@@ -307,7 +307,7 @@ pub struct Sim {
     seq: u64,
     events: BinaryHeap<Event>,
     pub(crate) map: CpuMap,
-    pub(crate) doms: Domains,
+    pub(crate) doms: std::sync::Arc<Domains>,
     pub(crate) cost: CostModel,
     pub(crate) cfg: KernelConfig,
     pub(crate) cpus: Vec<Cpu>,
@@ -352,10 +352,8 @@ impl Sim {
         wl: WorkloadState,
         inits: Vec<TaskInit>,
         opts: SimOptions,
+        doms: std::sync::Arc<Domains>,
     ) -> Sim {
-        // node_reclaim_distance is a v5.4 variable; before it, RECLAIM_DISTANCE.
-        let reclaim = if cfg.since(5, 4) { cost.node_reclaim_distance } else { crate::topology::RECLAIM_DISTANCE };
-        let doms = Domains::build(&map, reclaim);
         let n = map.nr_cpus() as usize;
         let depth_max = doms.max_depth().max(1);
         let cpus = (0..n)
@@ -499,6 +497,17 @@ impl Sim {
         }
     }
 
+    /// The distance past which NUMA levels lose SD_WAKE_AFFINE for this kernel:
+    /// `node_reclaim_distance` is a v5.4 variable; before it, RECLAIM_DISTANCE.
+    pub(crate) fn reclaim_distance(cfg: &KernelConfig, cost: &CostModel) -> u32 {
+        // node_reclaim_distance is a v5.4 variable; before it, RECLAIM_DISTANCE.
+        if cfg.since(5, 4) {
+            cost.node_reclaim_distance
+        } else {
+            crate::topology::RECLAIM_DISTANCE
+        }
+    }
+
     #[inline]
     pub(crate) fn push(&mut self, time: Time, ev: Ev) {
         self.seq += 1;
@@ -603,6 +612,9 @@ impl Sim {
                         self.opts.max_events
                     ));
                 }
+            }
+            if self.rec_done() {
+                break;
             }
             if self.stop_after_trace {
                 if let Some(w) = self.opts.trace {
@@ -734,14 +746,17 @@ impl Sim {
         let cpu = &mut self.cpus[c as usize];
         cpu.phase = Phase::Kernel(cont);
         cpu.seg_start = now;
-        cpu.seg_end = now + ns;
-        self.set_seg(c, now + ns);
+        // Saturating: each cost is at most 1 s (CostModel::validate), but a segment can
+        // gather many of them.
+        let end = now.saturating_add(ns);
+        cpu.seg_end = end;
+        self.set_seg(c, end);
     }
 
     /// Lengthens the running kernel segment of `c` by `ns` (an interrupt inside it).
     pub(crate) fn extend_kernel(&mut self, c: u32, ns: u64) {
         let cpu = &mut self.cpus[c as usize];
-        cpu.seg_end += ns;
+        cpu.seg_end = cpu.seg_end.saturating_add(ns);
         let end = cpu.seg_end;
         self.set_seg(c, end);
     }
@@ -756,13 +771,13 @@ impl Sim {
         };
         let handoff = self.cost.line_transfer_ns(self.map.distance(lk.holder, by));
         let start = at.max(lk.free_at);
-        lk.free_at = start + handoff + hold;
+        lk.free_at = start.saturating_add(handoff).saturating_add(hold);
         lk.holder = by;
         let spin = start - at;
         if self.measuring {
-            self.m.lock_spin_ns += spin;
+            self.m.lock_spin_ns = self.m.lock_spin_ns.saturating_add(spin);
         }
-        spin + handoff + hold
+        spin.saturating_add(handoff).saturating_add(hold)
     }
 
     /// Takes runqueue `owner`'s lock (see [`Sim::acquire`]).

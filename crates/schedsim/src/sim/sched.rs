@@ -116,7 +116,7 @@ impl Sim {
         cpu.seg_start = now;
         cpu.work_left = work;
         cpu.slow_pct = slow;
-        cpu.seg_end = now + work * (100 + slow) / 100;
+        cpu.seg_end = now.saturating_add(work.saturating_mul(100 + slow) / 100);
         let end = cpu.seg_end;
         self.set_seg(c, end);
     }
@@ -173,7 +173,7 @@ impl Sim {
             cpu.work_left -= done;
             cpu.seg_start = now;
             cpu.slow_pct = slow;
-            cpu.seg_end = now + cpu.work_left * (100 + slow) / 100;
+            cpu.seg_end = now.saturating_add(cpu.work_left.saturating_mul(100 + slow) / 100);
             let end = cpu.seg_end;
             self.set_seg(s, end);
         }
