@@ -313,6 +313,15 @@ pub fn run(text: &str) -> Result<String, String> {
         inits.push(task("wakee".into()));
         inits.len() as u32 - 1
     });
+    // A pending wakeup is a task on the CPU's wake list, as __ttwu_queue_wakelist()
+    // leaves it.
+    let mut pending = vec![NONE; n as usize];
+    for (c, cs) in cpus.iter().enumerate() {
+        if cs.ttwu_pending {
+            pending[c] = inits.len() as u32;
+            inits.push(task(format!("pending{c}")));
+        }
+    }
     let late = s.wakeup_during.then(|| {
         inits.push(task("late".into()));
         inits.len() as u32 - 1
@@ -412,6 +421,11 @@ pub fn run(text: &str) -> Result<String, String> {
         }
         sim.cpus[c].wake_stamp = (NOW / sim.cost.tick_ns).saturating_sub(cs.wake_stamp_ago);
         if cs.ttwu_pending {
+            let t = pending[c];
+            let task = &mut sim.tasks[t as usize];
+            task.state = TState::Waking;
+            task.cpu = c as u32;
+            sim.cpus[c].wake_list.push(t);
             sim.cpus[c].ttwu_pending = true;
         }
         if let Some(v) = &cs.max_newidle_lb_cost {

@@ -1681,11 +1681,8 @@ fn sis_v65_sis_util_no_scan_with_idle_core() {
 }
 
 // v6.5 select_idle_cpu(): SIS_UTIL reads sd_llc_shared of the TARGET.
-// DIVERGES from v6.5 select_idle_cpu(): the model reads the waking CPU's LLC
-// (nr_idle_scan 4 of LLC 0) where the kernel reads the target's (0 in LLC 1) and does
-// not scan (kernel: CPU 4; model: CPU 5). Also DIVERGES: with SIS_PROP off the kernel
-// updates neither this_sd->avg_scan_cost nor wake_avg_idle (both under
-// `sched_feat(SIS_PROP)`); the model does whenever SIS_UTIL limits the scan. And
+// nr_idle_scan 4 in LLC 0 (this), 0 in LLC 1 (the target): no scan, CPU 4 kept; with
+// SIS_PROP off neither avg_scan_cost nor wake_avg_idle is touched.
 // DIVERGES from v5.10+ sd_init(): the PKG domain's imbalance_pct is 117 since
 // "sched/fair: Reduce minimal imbalance threshold" (Guittot, v5.10), the model keeps 125.
 #[test]
@@ -1713,13 +1710,11 @@ fn sis_v65_sis_util_reads_target_llc() {
                    why:  prev is less loaded
               4. wake_affine -> prev CPU 4
                    why:  no rule moved the wakeup: stay at prev
-              5. select_idle_cpu -> CPU 5
-                   read: nr=5
-                   why:  first idle CPU found scanning the LLC
-              CPUs probed: 4 5
-              => CPU 5 (SameLlc from prev), queued on wake list, IPI, leaves C1, waker cost 950 ns
-              after: this_sd->avg_scan_cost 0 -> 12
-              after: wake_avg_idle(0) 500000 -> 499900
+              5. select_idle_cpu (SIS_UTIL) -> none
+                   read: nr_idle_scan=0
+                   why:  the LLC is busy: no scan
+              CPUs probed: 4
+              => CPU 4 (SameCpu from prev), queued on wake list, IPI, waker cost 850 ns
               after: p->recent_used_cpu=4, waker->recent_used_cpu=0, waker->wakee_flips=8
         "#]],
     );
