@@ -229,9 +229,7 @@ pub fn app() -> Html {
             let cb = Closure::<dyn FnMut()>::new(move || match permalink::decode(&dom::location_hash()) {
                 Ok(Some(s)) => d.emit(Action::Load(Box::new(s))),
                 Ok(None) => {}
-                Err(e) => d.emit(Action::SetNotice(format!(
-                    "This link could not be opened: {e}. The experiment on the page is unchanged."
-                ))),
+                Err(e) => d.emit(Action::SetNotice(format!("{e} The experiment on the page is unchanged."))),
             });
             let w = dom::window();
             if let Some(w) = &w {
