@@ -14,6 +14,7 @@
 
 pub mod charts;
 pub mod compare;
+pub mod form;
 pub mod gallery;
 pub mod import_text;
 pub mod kernel_names;
