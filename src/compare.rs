@@ -139,7 +139,6 @@ pub fn notes(r: &Report) -> Vec<String> {
     let window = r.experiment.duration_ms.saturating_sub(r.experiment.warmup_ms);
     for e in empty_points(r) {
         let c = &r.configs[e.kernel];
-        let value = c.points.iter().find(|p| p.clients == e.clients).map(|p| p.summary(&r.metric)).unwrap_or(0.0);
         let iters = if e.count == e.of {
             if e.of == 1 {
                 "in its only iteration".to_string()
@@ -151,12 +150,12 @@ pub fn notes(r: &Report) -> Vec<String> {
         };
         out.push(if matches!(r.experiment.workload, Workload::Hackbench { .. }) {
             format!(
-                "{} at {} {meaning}: {nothing} ({} ms) {iters}, so {summary} {value:.4} is the duration, not the time the work took.",
+                "{} at {} {meaning}: {nothing} ({} ms) {iters}, so the {summary} there is the duration, not the time the work took.",
                 c.name, e.clients, r.experiment.duration_ms
             )
         } else {
             format!(
-                "{} at {} {meaning}: {nothing} ({window} ms after warm-up) {iters}, so {summary} {value:.4} is not a measurement. More time (duration_ms) or fewer {meaning} would let requests complete.",
+                "{} at {} {meaning}: {nothing} ({window} ms after warm-up) {iters}, so the {summary} there is not a measurement. More time (duration_ms) or fewer {meaning} would let requests complete.",
                 c.name, e.clients
             )
         });
@@ -248,7 +247,7 @@ mod tests {
         assert!(!empty.iter().any(|e| e.clients == 1), "{empty:?}");
         let n = notes(&r);
         assert!(
-            n.iter().any(|s| s.contains("at 8192 client/server pairs: no request completed in the measured window (18 ms after warm-up) in its only iteration, so Hmean 0.0000 is not a measurement")),
+            n.iter().any(|s| s.contains("at 8192 client/server pairs: no request completed in the measured window (18 ms after warm-up) in its only iteration, so the Hmean there is not a measurement")),
             "{n:?}"
         );
         assert!(n.iter().any(|s| s.starts_with("One iteration per point")), "{n:?}");
