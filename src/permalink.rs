@@ -129,7 +129,7 @@ impl fmt::Display for LinkError {
                 f,
                 "This link is damaged: character {at} after the # is {ch:?}, which no playground link contains."
             ),
-            LinkError::Damaged(why) => write!(f, "This link is damaged ({why})."),
+            LinkError::Damaged(why) => write!(f, "This link is damaged: {why}."),
             LinkError::Invalid(why) => write!(f, "This link's experiment is not valid: {why}."),
         }
     }
@@ -183,7 +183,7 @@ pub fn decode(fragment: &str) -> Result<Option<Shared>, LinkError> {
     // With the alphabet checked, base64 fails only on a length no encoding has: a cut.
     let z = B64.decode(body).map_err(|e| match e {
         base64::DecodeError::InvalidLength(_) | base64::DecodeError::InvalidLastSymbol { .. } => incomplete.clone(),
-        e => LinkError::Damaged(format!("not base64url: {e}")),
+        _ => LinkError::Damaged("its text is not a playground link's encoding".into()),
     })?;
     let json = miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(&z, JSON_LEN_MAX).map_err(|e| {
         use miniz_oxide::inflate::TINFLStatus as S;
@@ -192,10 +192,10 @@ pub fn decode(fragment: &str) -> Result<Option<Shared>, LinkError> {
             S::Adler32Mismatch => LinkError::Altered,
             // The stream stops before its end: the data was cut.
             S::FailedCannotMakeProgress | S::NeedsMoreInput => incomplete.clone(),
-            s => LinkError::Damaged(format!("cannot inflate: {s:?}")),
+            _ => LinkError::Damaged("its data cannot be unpacked".into()),
         }
     })?;
-    let text = std::str::from_utf8(&json).map_err(|_| LinkError::Damaged("not UTF-8".into()))?;
+    let text = std::str::from_utf8(&json).map_err(|_| LinkError::Damaged("its data is not text".into()))?;
     parse_shared(text).map(Some)
 }
 

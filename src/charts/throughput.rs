@@ -176,6 +176,20 @@ fn draw_markers<'a, DB: DrawingBackend + 'a>(
     Ok(())
 }
 
+/// The runs of consecutive `Some` points: the pieces of a line with holes.
+fn runs(points: impl Iterator<Item = Option<(f64, f64)>>) -> Vec<Vec<(f64, f64)>> {
+    let mut out: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
+    for p in points {
+        match p {
+            Some(p) => out.last_mut().map(|r| r.push(p)).unwrap_or(()),
+            None if out.last().is_some_and(|r| !r.is_empty()) => out.push(Vec::new()),
+            None => {}
+        }
+    }
+    out.retain(|r| !r.is_empty());
+    out
+}
+
 /// A tick of the percent axis: "0%" at zero (never "-0%"), one decimal on a narrow axis.
 fn pct_label(y: f64, span: f64) -> String {
     let d = if span < 4.0 { 1 } else { 0 };
@@ -245,9 +259,11 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, th: &
             .map(|(pi, p)| (axis.x(p.clients), p.summary(m), p.stddev(), compare::is_empty_point(r, ci, pi)))
             .collect();
         pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-        // Lines join measured points only: an empty window is no value to join.
+        // Lines join neighbouring measured points only: an empty window breaks the line.
         let measured: Vec<(f64, f64)> = pts.iter().filter(|p| !p.3).map(|p| (p.0, p.1)).collect();
-        chart.draw_series(LineSeries::new(measured.iter().copied(), color.stroke_width(th.px(1.5)))).map_err(e2s)?;
+        for run in runs(pts.iter().map(|p| (!p.3).then_some((p.0, p.1)))) {
+            chart.draw_series(LineSeries::new(run, color.stroke_width(th.px(1.5)))).map_err(e2s)?;
+        }
         for &(x, y, sd, empty) in &pts {
             if empty {
                 empties += 1;
@@ -328,8 +344,9 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, th: &
         let shape = SHAPES[ci % SHAPES.len()];
         let mut pts: Vec<(f64, &Versus)> = row.iter().map(|v| (axis.x(v.clients), v)).collect();
         pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let line: Vec<(f64, f64)> = pts.iter().filter_map(|(x, v)| v.gain_pct.map(|g| (*x, g))).collect();
-        pc.draw_series(LineSeries::new(line, color.stroke_width(th.px(1.5)))).map_err(e2s)?;
+        for run in runs(pts.iter().map(|(x, v)| v.gain_pct.map(|g| (*x, g)))) {
+            pc.draw_series(LineSeries::new(run, color.stroke_width(th.px(1.5)))).map_err(e2s)?;
+        }
         for (x, v) in &pts {
             let Some(g) = v.gain_pct else { continue };
             any = true;
