@@ -79,11 +79,13 @@ pub fn app() -> Html {
     let field_errors = use_reducer(FieldErrors::default);
     let field_sink = {
         let d = field_errors.dispatcher();
-        FieldErrorSink(Callback::from(move |a| d.dispatch(a)))
+        // One callback for the page's life: a new one would re-render every field.
+        use_memo((), move |_| FieldErrorSink(Callback::from(move |a| d.dispatch(a))))
     };
-    // "Link copied." beside the button, for a few seconds (a sequence number, so an
-    // older timer does not clear a newer message).
+    // "Link copied." beside the button, for a few seconds; the sequence number lets an
+    // older timer leave a newer message alone.
     let link_flash = use_state(|| None::<(u32, String, bool)>);
+    let link_seq = use_mut_ref(|| 0u32);
     // Perfetto exports run in a worker of their own, so a sweep and an export do not wait
     // for each other; the file names wait here for their answers.
     let perfetto_names = use_mut_ref(std::collections::HashMap::<u32, String>::new);
@@ -304,9 +306,15 @@ pub fn app() -> Html {
         let state = state.clone();
         let d = dispatch.clone();
         let flash = link_flash.clone();
+        let link_seq = link_seq.clone();
         Callback::from(move |_| {
             let frag = permalink::encode(&state.shared());
-            let seq = flash.as_ref().map(|f| f.0 + 1).unwrap_or(1);
+            let seq = {
+                let mut s = link_seq.borrow_mut();
+                *s += 1;
+                *s
+            };
+            let link_seq = link_seq.clone();
             match dom::replace_hash(&frag) {
                 Ok(url) => {
                     let d = d.clone();
@@ -323,7 +331,7 @@ pub fn app() -> Html {
                         flash.set(Some((seq, msg, ok)));
                         let clear = flash.clone();
                         dom::after_ms(4000, move || {
-                            if clear.as_ref().map(|f| f.0) == Some(seq) {
+                            if *link_seq.borrow() == seq {
                                 clear.set(None);
                             }
                         });
@@ -443,7 +451,7 @@ pub fn app() -> Html {
                     <button type="button" onclick={{ let h = help.clone(); Callback::from(move |_| h.set(false)) }}>{ "Close" }</button>
                 </div>
             }
-            <main id="main"><ContextProvider<FieldErrorSink> context={field_sink}>{ body }</ContextProvider<FieldErrorSink>></main>
+            <main id="main"><ContextProvider<FieldErrorSink> context={(*field_sink).clone()}>{ body }</ContextProvider<FieldErrorSink>></main>
             <footer class="foot">
                 { "Deterministic: the same experiment gives the same numbers here and in the schedsim CLI. Simulations run in a web worker; nothing leaves this page." }
             </footer>
