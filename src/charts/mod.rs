@@ -15,7 +15,8 @@ pub mod live_throughput;
 pub mod migrations;
 pub mod throughput;
 
-#[cfg(test)]
+// Native only: the snapshots are files.
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod snapshots;
 
 /// Size of every chart, in CSS pixels (the canvas scales with the device's pixel ratio).
