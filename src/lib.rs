@@ -13,8 +13,11 @@
 //! the library's own `Report::to_json()` string, unmodified.
 
 pub mod charts;
+pub mod compare;
+pub mod form;
 pub mod gallery;
 pub mod import_text;
+pub mod kernel_names;
 pub mod live_session;
 pub mod perfetto;
 pub mod permalink;

@@ -70,7 +70,7 @@ pub struct Shared {
     pub view: View,
 }
 
-/// Why a link could not be opened.
+/// Why a link could not be opened. Each message is a plain sentence for the page.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LinkError {
     TooLong {
@@ -82,7 +82,20 @@ pub enum LinkError {
     FutureVersion {
         version: u32,
     },
-    /// Base64, checksum or inflate failed: truncated or altered.
+    /// The link ends before its data does: cut off when copied, after `len` characters
+    /// (of the part after `#`).
+    Incomplete {
+        len: usize,
+    },
+    /// The data is all there but its checksum does not match: changed by hand or by a
+    /// program that rewrote the link.
+    Altered,
+    /// A character no playground link has, at a position (1-based, after `#`).
+    BadCharacter {
+        at: usize,
+        ch: char,
+    },
+    /// Base64 or inflate failed otherwise.
     Damaged(String),
     /// Decoded, but the content is not a valid experiment.
     Invalid(String),
@@ -94,17 +107,30 @@ impl fmt::Display for LinkError {
             LinkError::TooLong { len } => {
                 write!(
                     f,
-                    "the link is {len} characters long, more than the {FRAGMENT_LEN_MAX} a playground link can be"
+                    "This link is {len} characters long, more than the {FRAGMENT_LEN_MAX} a playground link can be."
                 )
             }
             LinkError::NotALink => {
-                write!(f, "the part after # is not a playground link (they start with v{LINK_VERSION}.)")
+                write!(f, "The part after # is not a playground link (they start with v{LINK_VERSION}.).")
             }
             LinkError::FutureVersion { version } => {
-                write!(f, "the link was made by a newer playground (format v{version}); this one reads v{LINK_VERSION}")
+                write!(
+                    f,
+                    "This link was made by a newer playground (format v{version}); this one reads v{LINK_VERSION}."
+                )
             }
-            LinkError::Damaged(why) => write!(f, "the link is damaged, perhaps cut short when copied ({why})"),
-            LinkError::Invalid(why) => write!(f, "the link's experiment is not valid: {why}"),
+            LinkError::Incomplete { len } => {
+                write!(f, "This link is incomplete (cut off after {len} characters): copy the whole link again.")
+            }
+            LinkError::Altered => {
+                write!(f, "This link has been changed since it was made: its checksum does not match.")
+            }
+            LinkError::BadCharacter { at, ch } => write!(
+                f,
+                "This link is damaged: character {at} after the # is {ch:?}, which no playground link contains."
+            ),
+            LinkError::Damaged(why) => write!(f, "This link is damaged: {why}."),
+            LinkError::Invalid(why) => write!(f, "This link's experiment is not valid: {why}."),
         }
     }
 }
@@ -133,6 +159,11 @@ pub fn decode(fragment: &str) -> Result<Option<Shared>, LinkError> {
     if f.len() > FRAGMENT_LEN_MAX {
         return Err(LinkError::TooLong { len: f.len() });
     }
+    // "v", "v1": the start of a link and nothing more.
+    let head = format!("v{LINK_VERSION}.");
+    if head.starts_with(f) {
+        return Err(LinkError::Incomplete { len: f.chars().count() });
+    }
     let (tag, body) = f.split_once('.').ok_or(LinkError::NotALink)?;
     let version: u32 = tag
         .strip_prefix('v')
@@ -145,15 +176,26 @@ pub fn decode(fragment: &str) -> Result<Option<Shared>, LinkError> {
     if version != LINK_VERSION {
         return Err(LinkError::NotALink);
     }
-    let z = B64.decode(body).map_err(|e| LinkError::Damaged(format!("not base64url: {e}")))?;
-    let json = miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(&z, JSON_LEN_MAX).map_err(|e| {
-        LinkError::Damaged(match e.status {
-            miniz_oxide::inflate::TINFLStatus::HasMoreOutput => format!("it inflates past {JSON_LEN_MAX} bytes"),
-            miniz_oxide::inflate::TINFLStatus::Adler32Mismatch => "checksum mismatch".into(),
-            s => format!("cannot inflate: {s:?}"),
-        })
+    let incomplete = LinkError::Incomplete { len: f.chars().count() };
+    if let Some((i, ch)) = body.char_indices().find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '-' || *c == '_')) {
+        return Err(LinkError::BadCharacter { at: tag.len() + 1 + body[..i].chars().count() + 1, ch });
+    }
+    // With the alphabet checked, base64 fails only on a length no encoding has: a cut.
+    let z = B64.decode(body).map_err(|e| match e {
+        base64::DecodeError::InvalidLength(_) | base64::DecodeError::InvalidLastSymbol { .. } => incomplete.clone(),
+        _ => LinkError::Damaged("its text is not a playground link's encoding".into()),
     })?;
-    let text = std::str::from_utf8(&json).map_err(|_| LinkError::Damaged("not UTF-8".into()))?;
+    let json = miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(&z, JSON_LEN_MAX).map_err(|e| {
+        use miniz_oxide::inflate::TINFLStatus as S;
+        match e.status {
+            S::HasMoreOutput => LinkError::Damaged(format!("it inflates past {JSON_LEN_MAX} bytes")),
+            S::Adler32Mismatch => LinkError::Altered,
+            // The stream stops before its end: the data was cut.
+            S::FailedCannotMakeProgress | S::NeedsMoreInput => incomplete.clone(),
+            _ => LinkError::Damaged("its data cannot be unpacked".into()),
+        }
+    })?;
+    let text = std::str::from_utf8(&json).map_err(|_| LinkError::Damaged("its data is not text".into()))?;
     parse_shared(text).map(Some)
 }
 
@@ -228,15 +270,19 @@ mod tests {
     }
 
     #[test]
-    fn every_truncation_is_an_error_not_a_panic() {
+    fn every_truncation_says_where_the_link_was_cut() {
         let f = encode(&demo());
-        for n in 0..f.len() {
+        for n in 1..f.len() {
             match decode(&f[..n]) {
-                Ok(None) => assert_eq!(n, 0),
-                Ok(Some(_)) => panic!("truncated at {n} decoded"),
-                Err(_) => {}
+                Err(LinkError::Incomplete { len }) => assert_eq!(len, n),
+                other => panic!("truncated after {n} of {} characters: {other:?}", f.len()),
             }
         }
+        assert_eq!(decode("").unwrap(), None);
+        assert_eq!(
+            decode(&f[..100]).unwrap_err().to_string(),
+            "This link is incomplete (cut off after 100 characters): copy the whole link again."
+        );
     }
 
     #[test]
@@ -261,7 +307,8 @@ mod tests {
         assert!(decode("v999.x").unwrap_err().to_string().contains("newer playground"));
         assert_eq!(decode("hello"), Err(LinkError::NotALink));
         assert_eq!(decode("v0.AAAA"), Err(LinkError::NotALink));
-        assert!(matches!(decode("v1.!!!"), Err(LinkError::Damaged(_))));
+        assert_eq!(decode("v1.AB!C"), Err(LinkError::BadCharacter { at: 6, ch: '!' }));
+        assert!(decode("v1.AB!C").unwrap_err().to_string().contains("character 6 after the # is '!'"));
         assert!(matches!(decode(&"v1.".repeat(20000)), Err(LinkError::TooLong { .. })));
         // A valid zlib stream of bad content.
         let bad =

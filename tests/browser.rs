@@ -97,6 +97,7 @@ async fn a_field_refuses_bad_input_at_the_field() {
         id: "it".into(),
         kind: "text".into(),
         wide: false,
+        what: "".into(),
     };
     yew::Renderer::<Field>::with_root_and_props(root.clone(), props).render();
     settle().await;
@@ -120,6 +121,7 @@ async fn a_kernel_panel_toggles_a_patch_as_an_override() {
         spec: schedsim::KernelSpec::new("v5.14", schedsim::KernelVersion::V5_14),
         others: vec!["a".into()],
         can_remove: true,
+        warnings: vec![],
         on_change: Callback::from(move |k| *g.borrow_mut() = Some(k)),
         on_remove: Callback::noop(),
     };
@@ -132,6 +134,8 @@ async fn a_kernel_panel_toggles_a_patch_as_an_override() {
     settle().await;
     let k = got.borrow().clone().expect("a change");
     assert_eq!(k.label(), "v5.14+recent-used-prev");
+    // Its name was the label, never typed: it follows.
+    assert_eq!(k.name, "v5.14+recent-used-prev");
 }
 
 #[wasm_bindgen_test]

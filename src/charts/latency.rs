@@ -59,5 +59,21 @@ pub fn draw<DB: DrawingBackend>(
             .label(format!("{} ({})", c.name, c.label))
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
     }
+    // A window in which nothing completed still has wakeups; say so rather than let the
+    // bars pass for the benchmark's latency.
+    let empty: Vec<&str> = (0..r.configs.len())
+        .filter(|k| crate::compare::is_empty_point(r, *k, pi))
+        .map(|k| r.configs[k].name.as_str())
+        .collect();
+    if !empty.is_empty() {
+        let nothing = crate::compare::nothing_measured(&r.experiment.workload);
+        chart
+            .draw_series(std::iter::once(Text::new(
+                format!("{}: {nothing}", empty.join(", ")),
+                (1.0, top * 0.97),
+                th.text(0.9),
+            )))
+            .map_err(e2s)?;
+    }
     legend(&mut chart, th, SeriesLabelPosition::UpperLeft)
 }

@@ -15,6 +15,10 @@ pub mod live_throughput;
 pub mod migrations;
 pub mod throughput;
 
+// Native only: the snapshots are files.
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod snapshots;
+
 /// Size of every chart, in CSS pixels (the canvas scales with the device's pixel ratio).
 pub const WIDTH_PX: u32 = 720;
 pub const HEIGHT_PX: u32 = 380;
@@ -151,9 +155,17 @@ pub(crate) fn category_label(x: f64, names: &[String]) -> String {
 
 /// Draws `f` into an SVG string of the standard size.
 pub fn to_svg(f: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> ChartResult) -> Result<String, String> {
+    to_svg_sized((WIDTH_PX, HEIGHT_PX), f)
+}
+
+/// Draws `f` into an SVG string of `size` CSS pixels.
+pub fn to_svg_sized(
+    size: (u32, u32),
+    f: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> ChartResult,
+) -> Result<String, String> {
     let mut s = String::new();
     {
-        let root = SVGBackend::with_string(&mut s, (WIDTH_PX, HEIGHT_PX)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut s, size).into_drawing_area();
         f(&root)?;
         root.present().map_err(e2s)?;
     }
@@ -162,6 +174,15 @@ pub fn to_svg(f: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> ChartResult) ->
 
 /// Every report chart, by the name the page and the exports use.
 pub const REPORT_CHARTS: [&str; 4] = ["throughput", "migrations", "cputime", "latency"];
+
+/// The size of report chart `name` in CSS pixels: the throughput chart is taller, for
+/// its "% vs A" panel.
+pub fn report_chart_size(name: &str) -> (u32, u32) {
+    match name {
+        "throughput" => (WIDTH_PX, 540),
+        _ => (WIDTH_PX, HEIGHT_PX),
+    }
+}
 
 /// Draws report chart `name`; `point` picks the latency chart's client count.
 pub fn draw_report_chart<DB: DrawingBackend>(

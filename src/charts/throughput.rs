@@ -1,16 +1,221 @@
-//! Throughput (or time) against client count, one line per kernel, with ±1 standard
-//! deviation bars: the headline of every sweep.
+//! The headline of every sweep: the summary (Hmean or Amean) against client count, one
+//! series per kernel, with ±1 stddev error bars, and under it, as mmtests' graphs have
+//! it, each kernel's change against kernel A in percent.
+//!
+//! Every series is drawn at the true client count (nothing is shifted sideways to keep
+//! bars apart), each with its own marker shape so that series lying on top of each other
+//! stay visible as such. Where a kernel's `mean ± stddev` range overlaps A's, the percent
+//! panel draws a hollow marker and says "no difference beyond noise"; a point whose
+//! window measured nothing is a cross on the axis with the reason, never a value.
 
-use super::{category_label, e2s, frame, legend, style_mesh, ChartResult, ChartTheme};
+use super::{e2s, frame, legend, style_mesh, ChartResult, ChartTheme};
+use crate::compare::{self, Versus};
+use crate::kernel_names::letter;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use schedsim::Report;
 
+/// The x axis: client counts on a log2 scale when they span a factor of 8 or more (1 2
+/// 4 8 ... evenly apart, as they are usually chosen), else linear; ticks exactly at the
+/// counts.
+struct ClientAxis {
+    log: bool,
+    lo: f64,
+    hi: f64,
+    ticks: Vec<f64>,
+    counts: Vec<u32>,
+}
+
+impl ClientAxis {
+    fn new(clients: &[u32]) -> ClientAxis {
+        let mut counts: Vec<u32> = clients.iter().copied().filter(|c| *c > 0).collect();
+        counts.sort_unstable();
+        counts.dedup();
+        if counts.is_empty() {
+            counts.push(1);
+        }
+        let (min, max) = (counts[0] as f64, counts[counts.len() - 1] as f64);
+        let log = max / min >= 8.0;
+        let pos = |c: u32| if log { (c as f64).log2() } else { c as f64 };
+        let (a, b) = (pos(counts[0]), pos(counts[counts.len() - 1]));
+        let pad = if b > a {
+            (b - a) * 0.06
+        } else if log {
+            0.5
+        } else {
+            (a * 0.5).max(0.5)
+        };
+        let ticks = counts.iter().map(|c| pos(*c)).collect();
+        ClientAxis { log, lo: a - pad, hi: b + pad, ticks, counts }
+    }
+
+    fn x(&self, c: u32) -> f64 {
+        if self.log {
+            (c.max(1) as f64).log2()
+        } else {
+            c as f64
+        }
+    }
+}
+
+/// The axis as a Plotters coordinate: linear in [`ClientAxis::x`], ticks at the counts
+/// only, each labelled with its count.
+#[derive(Clone)]
+struct ClientCoord {
+    lo: f64,
+    hi: f64,
+    ticks: Vec<f64>,
+    labels: Vec<String>,
+}
+
+impl ClientAxis {
+    fn coord(&self) -> ClientCoord {
+        ClientCoord {
+            lo: self.lo,
+            hi: self.hi,
+            ticks: self.ticks.clone(),
+            labels: self.counts.iter().map(|c| c.to_string()).collect(),
+        }
+    }
+}
+
+impl Ranged for ClientCoord {
+    type ValueType = f64;
+    type FormatOption = plotters::coord::ranged1d::NoDefaultFormatting;
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.lo..self.hi
+    }
+
+    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
+        let f = (v - self.lo) / (self.hi - self.lo);
+        limit.0 + (f * (limit.1 - limit.0) as f64).round() as i32
+    }
+
+    fn key_points<H: plotters::coord::ranged1d::KeyPointHint>(&self, hint: H) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            Vec::new()
+        } else {
+            self.ticks.clone()
+        }
+    }
+}
+
+impl plotters::coord::ranged1d::ValueFormatter<f64> for ClientCoord {
+    fn format(v: &f64) -> String {
+        format!("{v}")
+    }
+
+    fn format_ext(&self, v: &f64) -> String {
+        self.ticks
+            .iter()
+            .zip(&self.labels)
+            .find(|(t, _)| (**t - v).abs() < 1e-9)
+            .map(|(_, l)| l.clone())
+            .unwrap_or_default()
+    }
+}
+
+/// Marker shapes, one per kernel in order, so coinciding series show each other.
+#[derive(Clone, Copy)]
+enum Shape {
+    Ring,
+    Dot,
+    Square,
+    Triangle,
+    Cross,
+    Diamond,
+}
+
+const SHAPES: [Shape; 6] = [Shape::Ring, Shape::Dot, Shape::Square, Shape::Triangle, Shape::Cross, Shape::Diamond];
+
+type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<ClientCoord, plotters::coord::types::RangedCoordf64>>;
+
+/// Draws a marker of `shape` at each of `pts` (`hollow`: outlines only) and, with a
+/// `label`, the legend entry: a line through the marker.
+#[allow(clippy::too_many_arguments)]
+fn draw_markers<'a, DB: DrawingBackend + 'a>(
+    chart: &mut Chart<'a, DB>,
+    pts: &[(f64, f64)],
+    shape: Shape,
+    color: RGBColor,
+    th: &ChartTheme,
+    hollow: bool,
+    label: Option<String>,
+) -> ChartResult {
+    let r = th.px(6.0) as i32;
+    let line = color.stroke_width(th.px(2.0));
+    let fill = if hollow { line } else { color.filled() };
+    let lw = color.stroke_width(th.px(1.5));
+    macro_rules! go {
+        ($e:ident => $body:expr) => {{
+            let ann = chart
+                .draw_series(pts.iter().map(|&$e| {
+                    let $e = EmptyElement::at($e);
+                    $body
+                }))
+                .map_err(e2s)?;
+            if let Some(l) = label {
+                ann.label(l).legend(move |$e: (i32, i32)| {
+                    let $e = EmptyElement::at(($e.0 + 10, $e.1)) + PathElement::new(vec![(-10, 0), (10, 0)], lw);
+                    $body
+                });
+            }
+        }};
+    }
+    match shape {
+        Shape::Ring => go!(e => e + Circle::new((0, 0), r + 1, line)),
+        Shape::Dot => go!(e => e + Circle::new((0, 0), r / 2 + 1, fill)),
+        Shape::Square => go!(e => e + Rectangle::new([(-r + 1, -r + 1), (r - 1, r - 1)], line)),
+        Shape::Triangle => go!(e => e + TriangleMarker::new((0, 0), r, fill)),
+        Shape::Cross => {
+            go!(e => e + PathElement::new(vec![(-r, -r), (r, r)], line) + PathElement::new(vec![(-r, r), (r, -r)], line))
+        }
+        Shape::Diamond => go!(e => e + Polygon::new(vec![(0, -r), (r, 0), (0, r), (-r, 0)], fill)),
+    }
+    Ok(())
+}
+
+/// The runs of consecutive `Some` points: the pieces of a line with holes.
+fn runs(points: impl Iterator<Item = Option<(f64, f64)>>) -> Vec<Vec<(f64, f64)>> {
+    let mut out: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
+    for p in points {
+        match p {
+            Some(p) => out.last_mut().map(|r| r.push(p)).unwrap_or(()),
+            None if out.last().is_some_and(|r| !r.is_empty()) => out.push(Vec::new()),
+            None => {}
+        }
+    }
+    out.retain(|r| !r.is_empty());
+    out
+}
+
+/// A tick of the percent axis: "0%" at zero (never "-0%"), one decimal on a narrow axis.
+fn pct_label(y: f64, span: f64) -> String {
+    let d = if span < 4.0 { 1 } else { 0 };
+    if y.abs() < 0.5 * 10f64.powi(-d) {
+        "0%".to_string()
+    } else {
+        format!("{y:+.d$}%", d = d as usize)
+    }
+}
+
 pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, th: &ChartTheme) -> ChartResult {
     frame(root, th)?;
     let m = &r.metric;
-    let names: Vec<String> = r.configs[0].points.iter().map(|p| p.clients.to_string()).collect();
-    let n = names.len().max(1);
+    let clients: Vec<u32> = r.configs[0].points.iter().map(|p| p.clients).collect();
+    let axis = ClientAxis::new(&clients);
+    let k = r.configs.len();
+    let iters = r.experiment.iterations;
+    let (upper, lower) = if k > 1 {
+        let (_, h) = root.dim_in_pixel();
+        let (u, l) = root.split_vertically((h as f64 * 0.62) as u32);
+        (u, Some(l))
+    } else {
+        (root.clone(), None)
+    };
+
+    // Upper panel: the summary with its error bars.
     let mut top = 0f64;
     for c in &r.configs {
         for p in &c.points {
@@ -20,54 +225,157 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, th: &
             }
         }
     }
-    let top = if top > 0.0 { top * 1.12 } else { 1.0 };
+    let top = if top > 0.0 { top * 1.15 } else { 1.0 };
     let summary = if m.higher_is_better { "Hmean" } else { "Amean" };
     let better = if m.higher_is_better { "higher is better" } else { "lower is better" };
-    let mut chart = ChartBuilder::on(root)
-        .caption(format!("{} {} ({}), ±1 stddev, {}", summary, m.name, m.unit, better), th.text(1.1))
+    let bars = if iters >= 2 {
+        format!("bars ±1 stddev of {iters} iterations")
+    } else {
+        "1 iteration: no stddev".to_string()
+    };
+    let meaning = r.experiment.workload.clients_meaning();
+    let mut chart = ChartBuilder::on(&upper)
+        .caption(format!("{summary} {} ({}), {better}; {bars}", m.name, m.unit), th.text(1.05))
         .margin(th.px(10.0))
-        .x_label_area_size(th.px(44.0))
+        .x_label_area_size(th.px(if lower.is_some() { 22.0 } else { 44.0 }))
         .y_label_area_size(th.px(70.0))
-        .build_cartesian_2d(-0.5f64..n as f64 - 0.5, 0f64..top)
+        .build_cartesian_2d(axis.coord(), 0f64..top)
         .map_err(e2s)?;
-    let fmt = |x: &f64| category_label(*x, &names);
     let mut mesh = chart.configure_mesh();
     style_mesh(&mut mesh, th);
-    mesh.x_labels(2 * n + 2)
-        .x_label_formatter(&fmt)
-        .x_desc(r.experiment.workload.clients_meaning())
-        .y_desc(format!("{} ({})", m.name, m.unit))
-        .draw()
-        .map_err(e2s)?;
-    let k = r.configs.len() as f64;
+    mesh.y_desc(format!("{} ({})", m.name, m.unit));
+    if lower.is_none() {
+        mesh.x_desc(if axis.log { format!("{meaning} (log scale)") } else { meaning.to_string() });
+    }
+    mesh.draw().map_err(e2s)?;
+    let mut empties = 0;
     for (ci, c) in r.configs.iter().enumerate() {
         let color = th.color(ci);
-        // Spread the kernels a little around each category so error bars do not overlap.
-        let off = if k > 1.0 { (ci as f64 - (k - 1.0) / 2.0) * 0.12 } else { 0.0 };
-        let pts: Vec<(f64, f64, f64)> =
-            c.points.iter().enumerate().map(|(i, p)| (i as f64 + off, p.summary(m), p.stddev())).collect();
-        chart
-            .draw_series(LineSeries::new(pts.iter().map(|&(x, y, _)| (x, y)), color.stroke_width(th.px(2.0))))
-            .map_err(e2s)?
-            .label(format!("{} ({})", c.name, c.label))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3)));
-        chart.draw_series(pts.iter().map(|&(x, y, _)| Circle::new((x, y), th.px(4.0), color.filled()))).map_err(e2s)?;
-        // Caps a few pixels wide whatever the number of categories.
-        let w = 0.012 * n as f64;
-        for &(x, y, sd) in &pts {
+        let shape = SHAPES[ci % SHAPES.len()];
+        let mut pts: Vec<(f64, f64, f64, bool)> = c
+            .points
+            .iter()
+            .enumerate()
+            .map(|(pi, p)| (axis.x(p.clients), p.summary(m), p.stddev(), compare::is_empty_point(r, ci, pi)))
+            .collect();
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        // Lines join neighbouring measured points only: an empty window breaks the line.
+        let measured: Vec<(f64, f64)> = pts.iter().filter(|p| !p.3).map(|p| (p.0, p.1)).collect();
+        for run in runs(pts.iter().map(|p| (!p.3).then_some((p.0, p.1)))) {
+            chart.draw_series(LineSeries::new(run, color.stroke_width(th.px(1.5)))).map_err(e2s)?;
+        }
+        for &(x, y, sd, empty) in &pts {
+            if empty {
+                empties += 1;
+                continue;
+            }
             if sd > 0.0 && sd.is_finite() {
                 let (lo, hi) = ((y - sd).max(0.0), y + sd);
                 let st = color.stroke_width(th.px(1.5));
+                let w = th.px(5.0) as i32;
+                chart.draw_series(std::iter::once(PathElement::new(vec![(x, lo), (x, hi)], st))).map_err(e2s)?;
                 chart
-                    .draw_series([
-                        PathElement::new(vec![(x, lo), (x, hi)], st),
-                        PathElement::new(vec![(x - w, lo), (x + w, lo)], st),
-                        PathElement::new(vec![(x - w, hi), (x + w, hi)], st),
-                    ])
+                    .draw_series(
+                        [lo, hi].map(|y| EmptyElement::at((x, y)) + PathElement::new(vec![(-w, 0), (w, 0)], st)),
+                    )
                     .map_err(e2s)?;
             }
         }
+        let label = format!("{} {} ({})", letter(ci), c.name, c.label);
+        draw_markers(&mut chart, &measured, shape, color, th, false, Some(label))?;
+        // An empty window: a cross on the axis in the kernel's colour.
+        let empty: Vec<(f64, f64)> = pts.iter().filter(|p| p.3).map(|p| (p.0, 0.0)).collect();
+        draw_markers(&mut chart, &empty, Shape::Cross, color, th, false, None)?;
+    }
+    if empties > 0 {
+        let nothing = compare::nothing_measured(&r.experiment.workload);
+        chart
+            .draw_series(std::iter::once(Text::new(
+                format!("× on the axis: {nothing}"),
+                (axis.lo + (axis.hi - axis.lo) * 0.02, top * 0.97),
+                th.text(0.9),
+            )))
+            .map_err(e2s)?;
     }
     let pos = if m.higher_is_better { SeriesLabelPosition::LowerRight } else { SeriesLabelPosition::UpperLeft };
-    legend(&mut chart, th, pos)
+    legend(&mut chart, th, pos)?;
+
+    // Lower panel: % against A, with this kernel's stddev as the bar.
+    let Some(lower) = lower else { return Ok(()) };
+    let vs = compare::versus(r);
+    let mut span = 1f64;
+    for v in vs.iter().flatten() {
+        if let Some(g) = v.gain_pct {
+            span = span.max(g.abs() + v.spread_pct);
+        }
+    }
+    let span = span * 1.25;
+    let mut pc = ChartBuilder::on(&lower)
+        .caption(
+            format!("% vs A ({}), + is better; hollow: no difference beyond noise", r.configs[0].name),
+            th.text(0.9),
+        )
+        .margin(th.px(10.0))
+        .margin_top(th.px(2.0))
+        .x_label_area_size(th.px(40.0))
+        .y_label_area_size(th.px(70.0))
+        .build_cartesian_2d(axis.coord(), -span..span)
+        .map_err(e2s)?;
+    let mut mesh = pc.configure_mesh();
+    style_mesh(&mut mesh, th);
+    let pfmt = |y: &f64| pct_label(*y, span);
+    mesh.y_label_formatter(&pfmt)
+        .y_labels(5)
+        .x_desc(if axis.log { format!("{meaning} (log scale)") } else { meaning.to_string() })
+        .y_desc("% vs A")
+        .draw()
+        .map_err(e2s)?;
+    pc.draw_series(std::iter::once(PathElement::new(
+        vec![(axis.lo, 0.0), (axis.hi, 0.0)],
+        th.color(0).stroke_width(th.px(1.5)),
+    )))
+    .map_err(e2s)?;
+    let mut all_noise = iters >= 2;
+    let mut any = false;
+    for row in &vs {
+        let Some(first) = row.first() else { continue };
+        let ci = first.kernel;
+        let color = th.color(ci);
+        let shape = SHAPES[ci % SHAPES.len()];
+        let mut pts: Vec<(f64, &Versus)> = row.iter().map(|v| (axis.x(v.clients), v)).collect();
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        for run in runs(pts.iter().map(|(x, v)| v.gain_pct.map(|g| (*x, g)))) {
+            pc.draw_series(LineSeries::new(run, color.stroke_width(th.px(1.5)))).map_err(e2s)?;
+        }
+        for (x, v) in &pts {
+            let Some(g) = v.gain_pct else { continue };
+            any = true;
+            all_noise &= v.within_noise;
+            if v.spread_pct > 0.0 {
+                let st = color.stroke_width(th.px(1.0));
+                pc.draw_series(std::iter::once(PathElement::new(
+                    vec![(*x, g - v.spread_pct), (*x, g + v.spread_pct)],
+                    st,
+                )))
+                .map_err(e2s)?;
+            }
+            draw_markers(&mut pc, &[(*x, g)], shape, color, th, v.within_noise, None)?;
+        }
+    }
+    if any && all_noise {
+        pc.draw_series(std::iter::once(Text::new(
+            "no difference beyond noise",
+            (axis.lo + (axis.hi - axis.lo) * 0.02, span * 0.8),
+            th.text(1.0),
+        )))
+        .map_err(e2s)?;
+    } else if any && iters < 2 {
+        pc.draw_series(std::iter::once(Text::new(
+            "1 iteration: noise unknown",
+            (axis.lo + (axis.hi - axis.lo) * 0.02, span * 0.8),
+            th.text(0.9),
+        )))
+        .map_err(e2s)?;
+    }
+    Ok(())
 }

@@ -6,7 +6,7 @@ use crate::charts::ChartTheme;
 use crate::perfetto::{self, PerfettoAsk};
 use crate::permalink::{self, Tab, Theme, View};
 use crate::proto::{Request, Response};
-use crate::web::components::fields::Field;
+use crate::web::components::fields::{Field, FieldErrorSink, FieldErrors};
 use crate::web::components::gallery::Gallery;
 use crate::web::components::import::ImportBox;
 use crate::web::components::kernels::KernelPanel;
@@ -75,6 +75,17 @@ pub fn app() -> Html {
         })
     };
     let help = use_state(|| false);
+    // Fields whose text is refused: listed beside Run, which they block.
+    let field_errors = use_reducer(FieldErrors::default);
+    let field_sink = {
+        let d = field_errors.dispatcher();
+        // One callback for the page's life: a new one would re-render every field.
+        use_memo((), move |_| FieldErrorSink(Callback::from(move |a| d.dispatch(a))))
+    };
+    // "Link copied." beside the button, for a few seconds; the sequence number lets an
+    // older timer leave a newer message alone.
+    let link_flash = use_state(|| None::<(u32, String, bool)>);
+    let link_seq = use_mut_ref(|| 0u32);
     // Perfetto exports run in a worker of their own, so a sweep and an export do not wait
     // for each other; the file names wait here for their answers.
     let perfetto_names = use_mut_ref(std::collections::HashMap::<u32, String>::new);
@@ -182,6 +193,10 @@ pub fn app() -> Html {
             }
         }
     };
+    {
+        // A tab opens at its top, not at the scroll position of the one left.
+        use_effect_with(state.view.tab, |_| dom::scroll_to_top());
+    }
     let scroll_on_done = use_mut_ref(|| false);
     {
         // The gallery's one-click run: the experiment is loaded by the time this runs.
@@ -211,7 +226,13 @@ pub fn app() -> Html {
     }
     let on_run = {
         let start = start.clone();
-        Callback::from(move |_| start())
+        let field_errors = field_errors.clone();
+        Callback::from(move |_| {
+            // The button is disabled then; a click that still arrives does nothing.
+            if field_errors.0.is_empty() {
+                start()
+            }
+        })
     };
     let on_cancel = {
         let runner = runner.clone();
@@ -229,9 +250,7 @@ pub fn app() -> Html {
             let cb = Closure::<dyn FnMut()>::new(move || match permalink::decode(&dom::location_hash()) {
                 Ok(Some(s)) => d.emit(Action::Load(Box::new(s))),
                 Ok(None) => {}
-                Err(e) => d.emit(Action::SetNotice(format!(
-                    "This link could not be opened: {e}. The experiment on the page is unchanged."
-                ))),
+                Err(e) => d.emit(Action::SetNotice(format!("{e} The experiment on the page is unchanged."))),
             });
             let w = dom::window();
             if let Some(w) = &w {
@@ -286,18 +305,42 @@ pub fn app() -> Html {
     let on_copy_link = {
         let state = state.clone();
         let d = dispatch.clone();
+        let flash = link_flash.clone();
+        let link_seq = link_seq.clone();
         Callback::from(move |_| {
             let frag = permalink::encode(&state.shared());
+            let seq = {
+                let mut s = link_seq.borrow_mut();
+                *s += 1;
+                *s
+            };
+            let link_seq = link_seq.clone();
             match dom::replace_hash(&frag) {
                 Ok(url) => {
                     let d = d.clone();
+                    let flash = flash.clone();
                     wasm_bindgen_futures::spawn_local(async move {
                         let ok = dom::copy_text(url.clone()).await;
                         let status = if ok { "Link copied." } else { "Copy the link below." };
                         d.emit(Action::LinkMade { url, status: status.into() });
+                        let msg = if ok {
+                            "Link copied".to_string()
+                        } else {
+                            "Could not copy: the link is in the box at the top of the page".to_string()
+                        };
+                        flash.set(Some((seq, msg, ok)));
+                        let clear = flash.clone();
+                        dom::after_ms(4000, move || {
+                            if *link_seq.borrow() == seq {
+                                clear.set(None);
+                            }
+                        });
                     });
                 }
-                Err(e) => d.emit(Action::Error(format!("cannot make the link: {e}"))),
+                Err(e) => {
+                    flash.set(Some((seq, format!("Could not make the link: {e}"), false)));
+                    d.emit(Action::Error(format!("cannot make the link: {e}")));
+                }
             }
         })
     };
@@ -336,7 +379,9 @@ pub fn app() -> Html {
     };
 
     let body = match state.view.tab {
-        Tab::Sweep => sweep_view(&state, &dispatch, on_run, on_cancel, &chart_theme, on_perfetto.clone()),
+        Tab::Sweep => {
+            sweep_view(&state, &dispatch, on_run, on_cancel, &chart_theme, on_perfetto.clone(), &field_errors)
+        }
         Tab::Live => {
             let d = dispatch.clone();
             html! { <LiveView exp={state.exp.clone()} view={state.view.clone()} theme={chart_theme.clone()} jump={state.jump.clone()}
@@ -364,7 +409,12 @@ pub fn app() -> Html {
                         </select>
                     </label>
                     <button type="button" id="presenter" aria-pressed={if state.view.presenter { "true" } else { "false" }} onclick={on_presenter} title="Presenter mode (f)">{ "Presenter" }</button>
-                    <button type="button" id="copy-link" class="primary" onclick={on_copy_link}>{ "Copy link" }</button>
+                    <span class="copy-link-wrap">
+                        <button type="button" id="copy-link" class="primary" onclick={on_copy_link}>{ "Copy link" }</button>
+                        if let Some((_, msg, ok)) = &*link_flash {
+                            <span id="copy-link-status" class={classes!("link-flash", (!ok).then_some("failed"))} role="status">{ msg.clone() }</span>
+                        }
+                    </span>
                     <button type="button" class="tool" aria-label="Keyboard shortcuts" onclick={{ let h = help.clone(); Callback::from(move |_| h.set(!*h)) }}>{ "?" }</button>
                 </div>
             </header>
@@ -401,7 +451,7 @@ pub fn app() -> Html {
                     <button type="button" onclick={{ let h = help.clone(); Callback::from(move |_| h.set(false)) }}>{ "Close" }</button>
                 </div>
             }
-            <main id="main">{ body }</main>
+            <main id="main"><ContextProvider<FieldErrorSink> context={(*field_sink).clone()}>{ body }</ContextProvider<FieldErrorSink>></main>
             <footer class="foot">
                 { "Deterministic: the same experiment gives the same numbers here and in the schedsim CLI. Simulations run in a web worker; nothing leaves this page." }
             </footer>
@@ -416,6 +466,7 @@ fn sweep_view(
     on_cancel: Callback<MouseEvent>,
     th: &ChartTheme,
     on_perfetto: Callback<PerfettoAsk>,
+    field_errors: &FieldErrors,
 ) -> Html {
     let exp = &state.exp;
     let topo = state.topology();
@@ -455,6 +506,7 @@ fn sweep_view(
             let dr = d.clone();
             html! {
                 <KernelPanel index={i} spec={k.clone()} {others} can_remove={exp.kernels.len() > 1}
+                    warnings={crate::kernel_names::warnings(&exp.kernels, i)}
                     on_change={Callback::from(move |k| dc.emit(Action::SetKernel(i, k)))}
                     on_remove={Callback::from(move |_| dr.emit(Action::RemoveKernel(i)))} />
             }
@@ -494,6 +546,14 @@ fn sweep_view(
             {on_perfetto} perfetto={state.perfetto.clone()} /> }
         }
         None => html! {},
+    };
+    // A finished sweep's results are far below the form: the bar says they are ready.
+    let results_ready = match (&state.sweep, &state.result) {
+        (Sweep::Done(_), Some(r)) if r.report.experiment == *exp => html! {
+            <button type="button" class="tool" id="results-ready"
+                onclick={Callback::from(|_| dom::scroll_to("section.results"))}>{ "Results ready ↓" }</button>
+        },
+        _ => html! {},
     };
     let presets_list = schedsim::presets::presets();
     let on_preset = {
@@ -556,14 +616,26 @@ fn sweep_view(
                 <WorkloadForm exp={exp.clone()} nr_cpus={nr_cpus} dispatch={d.clone()} />
             </section>
             <section class="panel runbar" aria-label="run">
-                <button type="button" id="run" class="primary big" onclick={on_run} disabled={validation.is_some()}>{ if running { "Restart sweep" } else { "Run sweep" } }</button>
+                <button type="button" id="run" class="primary big" onclick={on_run}
+                    disabled={validation.is_some() || !field_errors.0.is_empty()}>{ if running { "Restart sweep" } else { "Run sweep" } }</button>
                 if running {
                     <button type="button" id="cancel" onclick={on_cancel}>{ "Cancel" }</button>
                 }
-                if let Some(v) = validation {
+                if !field_errors.0.is_empty() {
+                    <div class="field-errors" role="alert" id="field-errors">
+                        <span>{ if field_errors.0.len() == 1 { "Fix this field to run:" } else { "Fix these fields to run:" } }</span>
+                        <ul>
+                            { for field_errors.0.iter().map(|(id, (what, why))| {
+                                let id2 = id.clone();
+                                html! { <li><button type="button" class="tool linkish" onclick={Callback::from(move |_| dom::focus(&id2))}>{ what.clone() }</button>{ format!(": {why}") }</li> }
+                            }) }
+                        </ul>
+                    </div>
+                } else if let Some(v) = validation {
                     <p class="refusal" role="alert" id="exp-invalid">{ v }</p>
                 }
                 { progress }
+                { results_ready }
             </section>
             { results }
         </>

@@ -162,3 +162,35 @@ pub fn random_seed() -> u64 {
         Err(_) => (now_ms() * 1000.0) as u64,
     }
 }
+
+/// Runs `f` once after `ms` milliseconds.
+pub fn after_ms(ms: i32, f: impl FnOnce() + 'static) {
+    if let Some(w) = window() {
+        let cb = wasm_bindgen::closure::Closure::once_into_js(f);
+        let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(cb.unchecked_ref(), ms);
+    }
+}
+
+/// Moves the keyboard focus to the element with id `id` and brings it into view.
+pub fn focus(id: &str) {
+    if let Some(el) = document().and_then(|d| d.get_element_by_id(id)) {
+        el.scroll_into_view_with_bool(false);
+        if let Some(h) = el.dyn_ref::<web_sys::HtmlElement>() {
+            let _ = h.focus();
+        }
+    }
+}
+
+/// Scrolls the first element matching `selector` to the top of the view.
+pub fn scroll_to(selector: &str) {
+    if let Some(el) = document().and_then(|d| d.query_selector(selector).ok().flatten()) {
+        el.scroll_into_view();
+    }
+}
+
+/// Scrolls the page to its top.
+pub fn scroll_to_top() {
+    if let Some(w) = window() {
+        w.scroll_to_with_x_and_y(0.0, 0.0);
+    }
+}

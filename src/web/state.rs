@@ -88,7 +88,7 @@ impl State {
             Err(e) => State::new(
                 default_experiment(),
                 View::default(),
-                Some(format!("This link could not be opened: {e}. The default experiment is loaded instead.")),
+                Some(format!("{e} The default experiment is loaded instead.")),
             ),
         }
     }

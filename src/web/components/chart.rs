@@ -42,6 +42,14 @@ impl ChartSpec {
         }
     }
 
+    /// Size in CSS pixels.
+    pub fn size(&self) -> (u32, u32) {
+        match self {
+            ChartSpec::Report { name, .. } => charts::report_chart_size(name),
+            ChartSpec::Live { .. } => (WIDTH_PX, HEIGHT_PX),
+        }
+    }
+
     pub fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, th: &ChartTheme) -> ChartResult {
         match self {
             ChartSpec::Report { name, result, point } => {
@@ -74,7 +82,8 @@ pub struct ChartProps {
 
 fn draw_canvas(canvas: &HtmlCanvasElement, spec: &ChartSpec, theme: &ChartTheme) -> ChartResult {
     let dpr = dom::device_pixel_ratio();
-    let (w, h) = ((WIDTH_PX as f64 * dpr) as u32, (HEIGHT_PX as f64 * dpr) as u32);
+    let (cw, ch) = spec.size();
+    let (w, h) = ((cw as f64 * dpr) as u32, (ch as f64 * dpr) as u32);
     if canvas.width() != w || canvas.height() != h {
         canvas.set_width(w);
         canvas.set_height(h);
@@ -110,7 +119,7 @@ pub fn chart_card(p: &ChartProps) -> Html {
         let theme = p.theme.clone();
         let error = error.clone();
         Callback::from(move |_| {
-            let r = charts::to_svg(|a| spec.draw(a, &theme))
+            let r = charts::to_svg_sized(spec.size(), |a| spec.draw(a, &theme))
                 .and_then(|svg| dom::download_text(&format!("{}.svg", spec.stem()), "image/svg+xml", &svg));
             if let Err(e) = r {
                 error.set(Some(e));
@@ -132,9 +141,10 @@ pub fn chart_card(p: &ChartProps) -> Html {
             }
         })
     };
+    let (cw, ch) = p.spec.size();
     html! {
         <figure class="chart" data-chart={p.id.clone()}>
-            <canvas ref={canvas} width={WIDTH_PX.to_string()} height={HEIGHT_PX.to_string()}
+            <canvas ref={canvas} width={cw.to_string()} height={ch.to_string()}
                 role="img" aria-label={format!("{} chart", p.id)}></canvas>
             if let Some(e) = &*error {
                 <p class="chart-error" role="alert">{ e.clone() }</p>

@@ -1,6 +1,10 @@
 //! One kernel configuration: a version preset, every sched feature and seed patch as a
-//! switch with its one-line explanation, and a link to each patch's text.
+//! switch with its one-line explanation, and a link to each patch's text. A name the
+//! user never typed follows the configuration (`kernel_names`), and what would make the
+//! comparison misleading (identical kernels, a switch that restates its version's
+//! default, a name that says another version) is said in the panel.
 
+use crate::kernel_names;
 use crate::web::components::fields::Field;
 use schedsim::{KernelSpec, KernelVersion, Switch};
 use web_sys::HtmlSelectElement;
@@ -12,14 +16,13 @@ pub struct KernelProps {
     pub spec: KernelSpec,
     pub others: Vec<String>,
     pub can_remove: bool,
+    /// What is misleading about this kernel among the others (`kernel_names::warnings`).
+    pub warnings: Vec<String>,
     pub on_change: Callback<KernelSpec>,
     pub on_remove: Callback<()>,
 }
 
-/// A, B, C... for the panels.
-pub fn letter(i: usize) -> char {
-    (b'A' + (i as u8 % 26)) as char
-}
+pub use crate::kernel_names::letter;
 
 #[function_component(KernelPanel)]
 pub fn kernel_panel(p: &KernelProps) -> Html {
@@ -28,14 +31,14 @@ pub fn kernel_panel(p: &KernelProps) -> Html {
     let on_preset = {
         let spec = spec.clone();
         let cb = p.on_change.clone();
+        let others = p.others.clone();
         Callback::from(move |e: Event| {
             let v = e.target_unchecked_into::<HtmlSelectElement>().value();
             if let Some(ver) = KernelVersion::parse(&v) {
-                let mut k = spec.clone();
-                k.preset = ver;
-                // Overrides that now equal the new preset's default are dropped.
-                k.overrides.retain(|sw, on| sw.default_in(ver) != Some(*on));
-                cb.emit(k);
+                // The switches the user set stay set: one that the new version has on
+                // anyway is said in the panel, not dropped behind the user's back.
+                let k = KernelSpec { preset: ver, ..spec.clone() };
+                cb.emit(kernel_names::follow(&spec, k, &others));
             }
         })
     };
@@ -60,10 +63,23 @@ pub fn kernel_panel(p: &KernelProps) -> Html {
     let reset = {
         let spec = spec.clone();
         let cb = p.on_change.clone();
+        let others = p.others.clone();
         Callback::from(move |_| {
             let mut k = spec.clone();
             k.overrides.clear();
-            cb.emit(k);
+            cb.emit(kernel_names::follow(&spec, k, &others));
+        })
+    };
+    let redundant = kernel_names::redundant_switches(spec);
+    let tidy = {
+        let spec = spec.clone();
+        let cb = p.on_change.clone();
+        let others = p.others.clone();
+        let redundant = redundant.clone();
+        Callback::from(move |_| {
+            let mut k = spec.clone();
+            k.overrides.retain(|sw, _| !redundant.contains(sw));
+            cb.emit(kernel_names::follow(&spec, k, &others));
         })
     };
     let switches = |patches: bool| {
@@ -78,6 +94,7 @@ pub fn kernel_panel(p: &KernelProps) -> Html {
                 let onchange = {
                     let spec = spec.clone();
                     let cb = p.on_change.clone();
+                    let others = p.others.clone();
                     Callback::from(move |_: Event| {
                         let mut k = spec.clone();
                         let new = !on;
@@ -86,7 +103,7 @@ pub fn kernel_panel(p: &KernelProps) -> Html {
                         } else {
                             k.overrides.insert(sw, new);
                         }
-                        cb.emit(k);
+                        cb.emit(kernel_names::follow(&spec, k, &others));
                     })
                 };
                 let id = format!("k{}-{}", p.index, sw.name());
@@ -123,7 +140,9 @@ pub fn kernel_panel(p: &KernelProps) -> Html {
                 }
             </header>
             <div class="kernel-head">
-                <Field label="name" value={spec.name.clone()} on_commit={on_name} id={format!("k{}-name", p.index)} />
+                <Field label="name" value={spec.name.clone()} on_commit={on_name} id={format!("k{}-name", p.index)}
+                    what={format!("kernel {} name", letter(p.index))}
+                    hint={if kernel_names::is_auto_name(spec) { "follows the version and switches until you type one" } else { "" }} />
                 <label class="field">
                     <span class="field-label">{ "version preset" }</span>
                     <select onchange={on_preset} aria-label={format!("Kernel {} version", letter(p.index))}>
@@ -142,6 +161,14 @@ pub fn kernel_panel(p: &KernelProps) -> Html {
             <ul class="switches">{ switches(false) }</ul>
             <h4>{ "seed patches" }</h4>
             <ul class="switches">{ switches(true) }</ul>
+            if !p.warnings.is_empty() {
+                <ul class="kernel-warnings" role="status">
+                    { for p.warnings.iter().map(|w| html! { <li>{ w.clone() }</li> }) }
+                    if !redundant.is_empty() {
+                        <li class="tidy"><button type="button" class="tool" onclick={tidy}>{ "drop the switches that change nothing" }</button></li>
+                    }
+                </ul>
+            }
             if !why.is_empty() {
                 <ul class="non-historical">
                     { for why.iter().map(|w| html! { <li>{ format!("never shipped as such: {w}") }</li> }) }

@@ -77,6 +77,19 @@ pub fn results(p: &ResultsProps) -> Html {
             html! { <ChartCard {spec} theme={p.theme.clone()} id={*name} exports=true /> }
         })
         .collect::<Html>();
+    // What must be read before the numbers: windows that measured nothing, identical
+    // kernels, differences within noise.
+    let notes = crate::compare::notes(rep);
+    let empty = !crate::compare::empty_points(rep).is_empty();
+    let notes = if notes.is_empty() {
+        html! {}
+    } else {
+        html! {
+            <ul id="result-notes" class={classes!("result-notes", empty.then_some("has-empty"))} role="note" aria-label="Read before the numbers">
+                { for notes.iter().map(|n| html! { <li>{ n.clone() }</li> }) }
+            </ul>
+        }
+    };
     html! {
         <section class="results" data-wall-ms={format!("{:.1}", r.done.wall_ms)} aria-labelledby="results-h">
             <h2 id="results-h">{ "Results" }</h2>
@@ -97,6 +110,7 @@ pub fn results(p: &ResultsProps) -> Html {
             <PerfettoExport exp={rep.experiment.clone()} kernel={0} clients={rep.experiment.clients.first().copied().unwrap_or(1)}
                 window={default_window(None, rep.experiment.warmup_ms, rep.experiment.duration_ms)}
                 on_export={p.on_perfetto.clone()} status={p.perfetto.clone()} id="results-perfetto" />
+            { notes.clone() }
             <div class="charts">{ charts }</div>
             if npts > 1 {
                 <label class="inline">{ "latency chart at " }
@@ -115,6 +129,11 @@ pub fn results(p: &ResultsProps) -> Html {
                     <span class="status" role="status">{ m.clone() }</span>
                 }
             </div>
+            if empty {
+                <ul id="table-notes" class="result-notes has-empty" role="note">
+                    { for crate::compare::notes(rep).into_iter().take(crate::compare::empty_points(rep).len()).map(|n| html! { <li>{ n }</li> }) }
+                </ul>
+            }
             <pre id="mmtests" class="table" tabindex="0">{ r.done.table.clone() }</pre>
         </section>
     }

@@ -2,9 +2,10 @@
 //! library's serde form, so a new parameter shows up without a change here), client
 //! counts, iterations, duration, warm-up and seed.
 
+use crate::form::{parse_clients, parse_count};
 use crate::web::components::fields::Field;
 use crate::web::state::Action;
-use schedsim::experiment::{CLIENTS_MAX, CLIENT_COUNTS_MAX, DURATION_MS_MAX, ITERATIONS_MAX};
+use schedsim::experiment::{DURATION_MS_MAX, ITERATIONS_MAX};
 use schedsim::workload::WORKLOAD_NAMES;
 use schedsim::{Experiment, Workload};
 use web_sys::HtmlSelectElement;
@@ -15,25 +16,6 @@ pub struct WorkloadProps {
     pub exp: Experiment,
     pub nr_cpus: u64,
     pub dispatch: Callback<Action>,
-}
-
-/// Parses "1 2 4, 8" into client counts.
-pub fn parse_clients(s: &str) -> Result<Vec<u32>, String> {
-    let mut v = Vec::new();
-    for w in s.split([' ', ',', ';']).filter(|w| !w.is_empty()) {
-        let n: u32 = w.parse().map_err(|_| format!("{w:?} is not a whole number"))?;
-        if n == 0 || n > CLIENTS_MAX {
-            return Err(format!("{n} is out of range 1 to {CLIENTS_MAX}"));
-        }
-        v.push(n);
-    }
-    if v.is_empty() {
-        return Err("give at least one client count".into());
-    }
-    if v.len() > CLIENT_COUNTS_MAX {
-        return Err(format!("at most {CLIENT_COUNTS_MAX} client counts"));
-    }
-    Ok(v)
 }
 
 /// Commits an edit. Fields commit on every keystroke that parses, so no edit may
@@ -107,25 +89,32 @@ pub fn workload_form(p: &WorkloadProps) -> Html {
         .unwrap_or_default();
 
     let clients_text = e.clients.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ");
+    // What the last typed text was normalised to, for the clients it gave.
+    let clients_note = use_state(|| None::<(Vec<u32>, String)>);
     let on_clients = {
         let d = d.clone();
+        let note = clients_note.clone();
         Callback::from(move |s: String| match parse_clients(&s) {
-            Ok(v) => {
-                edit(&d, move |e| e.clients = v);
+            Ok(c) => {
+                note.set(c.note.map(|n| (c.counts.clone(), n)));
+                edit(&d, move |e| e.clients = c.counts);
                 None
             }
             Err(m) => Some(m),
         })
     };
+    let clients_hint = match &*clients_note {
+        Some((for_counts, n)) if *for_counts == e.clients => n.clone(),
+        _ => format!("{} — separated by spaces", e.workload.clients_meaning()),
+    };
     let num = |label: &'static str, id: &'static str, value: u64, max: u64, set: fn(&mut Experiment, u64)| {
         let d = d.clone();
-        let on_commit = Callback::from(move |s: String| match s.trim().replace('_', "").parse::<u64>() {
-            Ok(v) if v >= 1 && v <= max => {
+        let on_commit = Callback::from(move |s: String| match parse_count(&s, max) {
+            Ok(v) => {
                 edit(&d, move |e| set(e, v));
                 None
             }
-            Ok(v) => Some(format!("{v} is out of range 1 to {max}")),
-            Err(_) => Some("a whole number".to_string()),
+            Err(m) => Some(m),
         });
         html! { <Field {label} value={value.to_string()} {on_commit} id={id} /> }
     };
@@ -195,7 +184,7 @@ pub fn workload_form(p: &WorkloadProps) -> Html {
             <div class="row params">{ params }</div>
             <div class="row">
                 <Field label="client counts" value={clients_text} on_commit={on_clients} id="clients" wide=true
-                    hint={format!("{} — separated by spaces", e.workload.clients_meaning())} />
+                    hint={clients_hint} />
                 { num("iterations", "iterations", e.iterations as u64, ITERATIONS_MAX as u64, |e, v| e.iterations = v as u32) }
                 { num("duration_ms", "duration", e.duration_ms, DURATION_MS_MAX, |e, v| e.duration_ms = v) }
                 <Field label="warmup_ms" value={e.warmup_ms.to_string()} on_commit={on_warmup} id="warmup" />

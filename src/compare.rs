@@ -1,0 +1,257 @@
+//! What a report's numbers can and cannot say: each kernel against kernel A at each
+//! client count (the change in percent, signed like the mmtests table, and whether it
+//! is beyond noise), and the points that measured nothing.
+//!
+//! "Beyond noise" is the test a reader applies to the ±1 stddev error bars: two means
+//! whose `mean ± stddev` ranges overlap are not told apart. It is no significance test,
+//! and with one iteration there is no stddev at all, which [`notes`] says.
+
+use schedsim::{Report, Workload};
+
+/// Kernel `kernel` against kernel A at one client count.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Versus {
+    pub kernel: usize,
+    pub clients: u32,
+    /// Positive is better, as in the table; `None` when either side measured nothing.
+    pub gain_pct: Option<f64>,
+    /// This kernel's stddev as a percentage of A's mean (the error bar of `gain_pct`).
+    pub spread_pct: f64,
+    /// The `mean ± stddev` ranges of the two overlap.
+    pub within_noise: bool,
+}
+
+/// A point whose samples include runs that measured nothing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Empty {
+    pub kernel: usize,
+    pub clients: u32,
+    /// Iterations that measured nothing, of `of`.
+    pub count: usize,
+    pub of: usize,
+}
+
+/// What a run that measured nothing means for `w`, as a phrase.
+pub fn nothing_measured(w: &Workload) -> &'static str {
+    match w {
+        Workload::Tbench { .. } | Workload::Dbench { .. } | Workload::Memcache { .. } => {
+            "no request completed in the measured window"
+        }
+        Workload::Pipe { .. } => "no pipe round trip completed in the measured window",
+        Workload::Schbench { .. } => "no wakeup was measured in the window",
+        Workload::Hackbench { .. } => "the work did not finish within the duration",
+    }
+}
+
+/// The points with iterations that measured nothing: a zero sample (the metric of an
+/// empty window), or for a fixed amount of work (hackbench), a run that hit the duration.
+pub fn empty_points(r: &Report) -> Vec<Empty> {
+    let mut out = Vec::new();
+    let fixed_work = matches!(r.experiment.workload, Workload::Hackbench { .. });
+    for (k, c) in r.configs.iter().enumerate() {
+        for p in &c.points {
+            let count = if fixed_work {
+                if p.finished {
+                    0
+                } else {
+                    p.samples.len()
+                }
+            } else {
+                p.samples.iter().filter(|v| **v <= 0.0 || !v.is_finite()).count()
+            };
+            if count > 0 {
+                out.push(Empty { kernel: k, clients: p.clients, count, of: p.samples.len() });
+            }
+        }
+    }
+    out
+}
+
+/// True if kernel `k`'s point `pi` has an iteration that measured nothing.
+pub fn is_empty_point(r: &Report, k: usize, pi: usize) -> bool {
+    let Some(p) = r.configs.get(k).and_then(|c| c.points.get(pi)) else { return false };
+    if matches!(r.experiment.workload, Workload::Hackbench { .. }) {
+        !p.finished
+    } else {
+        p.samples.iter().any(|v| *v <= 0.0 || !v.is_finite())
+    }
+}
+
+/// Every kernel after A against A, point by point (`[kernel - 1][point]`).
+pub fn versus(r: &Report) -> Vec<Vec<Versus>> {
+    let m = &r.metric;
+    let Some(a) = r.configs.first() else { return Vec::new() };
+    r.configs
+        .iter()
+        .enumerate()
+        .skip(1)
+        .map(|(k, c)| {
+            a.points
+                .iter()
+                .enumerate()
+                .zip(&c.points)
+                .map(|((pi, pa), p)| {
+                    let (base, v) = (pa.summary(m), p.summary(m));
+                    let (sa, sv) = (pa.stddev(), p.stddev());
+                    let measured = !is_empty_point(r, 0, pi) && !is_empty_point(r, k, pi) && base > 0.0;
+                    let gain_pct = measured.then(|| {
+                        if m.higher_is_better {
+                            (v - base) / base * 100.0
+                        } else {
+                            (base - v) / base * 100.0
+                        }
+                    });
+                    Versus {
+                        kernel: k,
+                        clients: p.clients,
+                        gain_pct,
+                        spread_pct: if base > 0.0 { sv / base * 100.0 } else { 0.0 },
+                        within_noise: measured && (v - base).abs() <= sa + sv,
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The kernels (by index) whose configuration equals an earlier kernel's, with it.
+pub fn identical_kernels(r: &Report) -> Vec<(usize, usize)> {
+    let ks = &r.experiment.kernels;
+    let mut out = Vec::new();
+    for j in 1..ks.len() {
+        if let Some(i) = (0..j).find(|i| ks[*i].resolve() == ks[j].resolve()) {
+            out.push((i, j));
+        }
+    }
+    out
+}
+
+fn list(v: &[u32]) -> String {
+    v.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+/// What the reader must know before reading the numbers, as sentences.
+pub fn notes(r: &Report) -> Vec<String> {
+    let mut out = Vec::new();
+    let meaning = r.experiment.workload.clients_meaning();
+    let summary = if r.metric.higher_is_better { "Hmean" } else { "Amean" };
+    let nothing = nothing_measured(&r.experiment.workload);
+    let window = r.experiment.duration_ms.saturating_sub(r.experiment.warmup_ms);
+    for e in empty_points(r) {
+        let c = &r.configs[e.kernel];
+        let iters = if e.count == e.of {
+            if e.of == 1 {
+                "in its only iteration".to_string()
+            } else {
+                format!("in all {} iterations", e.of)
+            }
+        } else {
+            format!("in {} of {} iterations", e.count, e.of)
+        };
+        out.push(if matches!(r.experiment.workload, Workload::Hackbench { .. }) {
+            format!(
+                "{} at {} {meaning}: {nothing} ({} ms) {iters}, so the {summary} there is the duration, not the time the work took.",
+                c.name, e.clients, r.experiment.duration_ms
+            )
+        } else {
+            format!(
+                "{} at {} {meaning}: {nothing} ({window} ms after warm-up) {iters}, so the {summary} there is not a measurement. More time (duration_ms) or fewer {meaning} would let requests complete.",
+                c.name, e.clients
+            )
+        });
+    }
+    for (i, j) in identical_kernels(r) {
+        out.push(format!(
+            "{} and {} are the same configuration ({}): they differ only by chance, and with the same seed not at all.",
+            r.configs[i].name, r.configs[j].name, r.configs[j].label
+        ));
+    }
+    if r.configs.len() > 1 {
+        if r.experiment.iterations < 2 {
+            out.push(
+                "One iteration per point: there is no stddev, so no difference can be told from noise. Run 3 or more iterations."
+                    .to_string(),
+            );
+        } else {
+            let a = &r.configs[0].name;
+            for row in versus(r) {
+                let same: Vec<u32> = row.iter().filter(|v| v.within_noise).map(|v| v.clients).collect();
+                if let Some(first) = row.first() {
+                    let name = &r.configs[first.kernel].name;
+                    if !same.is_empty() {
+                        let at = if same.len() == row.len() {
+                            "at every count".to_string()
+                        } else {
+                            format!("at {} {meaning}", list(&same))
+                        };
+                        out.push(format!(
+                            "{name} vs {a}: no difference beyond noise {at} (the ±1 stddev ranges overlap)."
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use schedsim::KernelSpec;
+
+    fn run(mut f: impl FnMut(&mut schedsim::Experiment)) -> Report {
+        let mut exp = schedsim::presets::experiment("demo").unwrap();
+        exp.iterations = 2;
+        exp.duration_ms = 20;
+        exp.warmup_ms = 2;
+        exp.clients = vec![1, 4];
+        f(&mut exp);
+        exp.run(&mut |_| true).unwrap()
+    }
+
+    #[test]
+    fn identical_kernels_are_within_noise_and_named() {
+        let r = run(|e| {
+            e.kernels = vec![
+                KernelSpec::new("v5.15 (2)", schedsim::KernelVersion::V5_15),
+                KernelSpec::new("v5.15", schedsim::KernelVersion::V5_15),
+            ]
+        });
+        let v = versus(&r);
+        assert_eq!(v.len(), 1);
+        for p in &v[0] {
+            assert_eq!(p.gain_pct, Some(0.0));
+            assert!(p.within_noise);
+        }
+        assert_eq!(identical_kernels(&r), [(0, 1)]);
+        let n = notes(&r);
+        assert!(n.iter().any(|s| s.starts_with("v5.15 (2) and v5.15 are the same configuration")), "{n:?}");
+        assert!(
+            n.iter().any(|s| s
+                == "v5.15 vs v5.15 (2): no difference beyond noise at every count (the ±1 stddev ranges overlap)."),
+            "{n:?}"
+        );
+    }
+
+    #[test]
+    fn a_window_with_no_request_is_said() {
+        // 8,192 pairs on one CPU: nothing completes in 18 ms.
+        let r = run(|e| {
+            e.machine.topology = Some(schedsim::experiment::TopologyInput::Spec("1x1x1x1".into()));
+            e.clients = vec![1, 8192];
+            e.iterations = 1;
+        });
+        let empty = empty_points(&r);
+        assert!(empty.iter().any(|e| e.clients == 8192 && e.count == 1), "{empty:?}");
+        assert!(!empty.iter().any(|e| e.clients == 1), "{empty:?}");
+        let n = notes(&r);
+        assert!(
+            n.iter().any(|s| s.contains("at 8192 client/server pairs: no request completed in the measured window (18 ms after warm-up) in its only iteration, so the Hmean there is not a measurement")),
+            "{n:?}"
+        );
+        assert!(n.iter().any(|s| s.starts_with("One iteration per point")), "{n:?}");
+        // No percentage is made up for it.
+        assert!(versus(&r)[0].iter().any(|v| v.clients == 8192 && v.gain_pct.is_none() && !v.within_noise));
+    }
+}

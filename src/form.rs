@@ -1,0 +1,105 @@
+//! Parsing of the page's form fields that is worth testing natively.
+
+use schedsim::experiment::{CLIENTS_MAX, CLIENT_COUNTS_MAX};
+
+/// Client counts as typed ("4 2 1 1", "1, 2; 4"), and what the sweep will run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Clients {
+    /// Sorted, each count once: the order of the table and the charts.
+    pub counts: Vec<u32>,
+    /// Said beside the field when the text was not already in that form.
+    pub note: Option<String>,
+}
+
+/// Parses client counts, sorting them and dropping repeats, and says so when it did:
+/// the table and the charts list counts in ascending order, once each, so the sweep
+/// runs them that way rather than running a count twice or drawing a line backwards.
+pub fn parse_clients(s: &str) -> Result<Clients, String> {
+    let mut typed = Vec::new();
+    for w in s.split([' ', ',', ';']).filter(|w| !w.is_empty()) {
+        let n: u32 = w.parse().map_err(|_| format!("{w:?} is not a whole number"))?;
+        if n == 0 || n > CLIENTS_MAX {
+            return Err(format!("{n} is out of range 1 to {CLIENTS_MAX}"));
+        }
+        typed.push(n);
+    }
+    if typed.is_empty() {
+        return Err("give at least one client count".into());
+    }
+    let mut counts = typed.clone();
+    counts.sort_unstable();
+    counts.dedup();
+    if counts.len() > CLIENT_COUNTS_MAX {
+        return Err(format!("at most {CLIENT_COUNTS_MAX} different client counts"));
+    }
+    let mut repeated: Vec<u32> = Vec::new();
+    for (i, c) in typed.iter().enumerate() {
+        if typed[..i].contains(c) && !repeated.contains(c) {
+            repeated.push(*c);
+        }
+    }
+    let sorted = typed.windows(2).all(|w| w[0] <= w[1]);
+    let mut changes = Vec::new();
+    if !sorted {
+        changes.push("sorted".to_string());
+    }
+    if !repeated.is_empty() {
+        let list = repeated.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ");
+        changes.push(format!("repeated {list} run once"));
+    }
+    let note = (!changes.is_empty()).then(|| {
+        format!("runs {} ({})", counts.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" "), changes.join("; "))
+    });
+    Ok(Clients { counts, note })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clients_are_sorted_and_deduplicated_visibly() {
+        let c = parse_clients("4 2 1 1").unwrap();
+        assert_eq!(c.counts, [1, 2, 4]);
+        assert_eq!(c.note.as_deref(), Some("runs 1 2 4 (sorted; repeated 1 run once)"));
+        let c = parse_clients("1, 2;4  8").unwrap();
+        assert_eq!((c.counts, c.note), (vec![1, 2, 4, 8], None));
+        assert_eq!(parse_clients("8 1").unwrap().note.as_deref(), Some("runs 1 8 (sorted)"));
+        assert_eq!(parse_clients("2 2 2").unwrap().note.as_deref(), Some("runs 2 (repeated 2 run once)"));
+    }
+
+    #[test]
+    fn bad_clients_name_the_word() {
+        assert_eq!(parse_clients("1 x").unwrap_err(), "\"x\" is not a whole number");
+        assert_eq!(parse_clients("-5").unwrap_err(), "\"-5\" is not a whole number");
+        assert!(parse_clients("0").unwrap_err().contains("out of range"));
+        assert!(parse_clients(" ").unwrap_err().contains("at least one"));
+        // Repeats do not count against the limit.
+        let many = vec!["1"; 100].join(" ");
+        assert_eq!(parse_clients(&many).unwrap().counts, [1]);
+    }
+}
+
+/// A whole number from 1 to `max` (underscores allowed as separators), or why not.
+pub fn parse_count(s: &str, max: u64) -> Result<u64, String> {
+    let t = s.trim().replace('_', "");
+    match t.parse::<u64>() {
+        Ok(v) if (1..=max).contains(&v) => Ok(v),
+        Ok(v) => Err(format!("{v} is out of range 1 to {max}")),
+        Err(_) if t.parse::<i128>().is_ok() => Err(format!("{t} is out of range 1 to {max}")),
+        Err(_) => Err(format!("a whole number from 1 to {max}")),
+    }
+}
+
+#[cfg(test)]
+mod count_tests {
+    use super::*;
+
+    #[test]
+    fn counts() {
+        assert_eq!(parse_count(" 1_000 ", 5000), Ok(1000));
+        assert_eq!(parse_count("-5", 5000).unwrap_err(), "-5 is out of range 1 to 5000");
+        assert_eq!(parse_count("0", 10).unwrap_err(), "0 is out of range 1 to 10");
+        assert_eq!(parse_count("1.5", 10).unwrap_err(), "a whole number from 1 to 10");
+    }
+}

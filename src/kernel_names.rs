@@ -1,0 +1,243 @@
+//! Kernel names that say what they run.
+//!
+//! A kernel's name is its column in the table, its legend entry and its CSV key, so a
+//! name that no longer matches the configuration is a wrong answer: the demo's kernel A
+//! is called `v4.15`, and once its version is changed to v5.15 the table would read
+//! "v4.15 vs v5.15: 0.00%". A name the user never typed — the configuration's own label
+//! (`v5.15+SHARED_RUNQ`), the same with a ` (2)` suffix when another kernel holds it, or
+//! the page's `kernelN` — follows every change of version or switch; a name the user
+//! typed (`wakeprev`) stays.
+//!
+//! [`warnings`] says when two kernels resolve to the same configuration (their results
+//! can only differ by chance, and with one seed they are identical), when a switch is set
+//! to the value its version has anyway (`v5.15+recent-used-prev` is plain v5.15), and
+//! when a typed name names another version than the one the kernel runs.
+
+use schedsim::experiment::KERNELS_MAX;
+use schedsim::{KernelSpec, KernelVersion, Switch};
+
+/// The longest kernel name the experiment accepts, in bytes (`Experiment::validate`).
+pub const NAME_BYTES_MAX: usize = 40;
+
+/// A, B, C... for kernel `i`, as the panels and the charts' "% vs A" call them.
+pub fn letter(i: usize) -> char {
+    (b'A' + (i % 26) as u8) as char
+}
+
+/// `s` cut to at most `max` bytes on a character boundary, with `…` if it was cut.
+fn cut(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_string();
+    }
+    let room = max.saturating_sub('…'.len_utf8());
+    let mut out = String::new();
+    for c in s.chars() {
+        if out.len() + c.len_utf8() > room {
+            break;
+        }
+        out.push(c);
+    }
+    out.push('…');
+    out
+}
+
+/// The `n`th automatic name of `spec` (1: the label itself; 2, 3...: with ` (n)`), cut to
+/// the length a name may have.
+fn candidate(spec: &KernelSpec, n: usize) -> String {
+    let label = spec.label();
+    if n <= 1 {
+        cut(&label, NAME_BYTES_MAX)
+    } else {
+        let suffix = format!(" ({n})");
+        format!("{}{suffix}", cut(&label, NAME_BYTES_MAX - suffix.len()))
+    }
+}
+
+/// True if `spec`'s name is one the page made rather than one the user typed.
+pub fn is_auto_name(spec: &KernelSpec) -> bool {
+    let name = spec.name.as_str();
+    if let Some(d) = name.strip_prefix("kernel") {
+        if !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()) {
+            return true;
+        }
+    }
+    (1..=KERNELS_MAX + 1).any(|n| candidate(spec, n) == name)
+}
+
+/// The automatic name of `spec`: its label, or the label with the first free ` (n)`
+/// when another kernel already has it.
+pub fn auto_name(spec: &KernelSpec, others: &[String]) -> String {
+    (1..=KERNELS_MAX + 1)
+        .map(|n| candidate(spec, n))
+        .find(|c| !others.iter().any(|o| o == c))
+        .unwrap_or_else(|| spec.name.clone())
+}
+
+/// `new` (an edit of `old`) with its name following the configuration if `old`'s name
+/// was automatic; a typed name is kept.
+pub fn follow(old: &KernelSpec, mut new: KernelSpec, others: &[String]) -> KernelSpec {
+    if is_auto_name(old) {
+        new.name = auto_name(&new, others);
+    }
+    new
+}
+
+/// Switches set to the value their version has anyway: the label shows them, the run
+/// does not differ.
+pub fn redundant_switches(spec: &KernelSpec) -> Vec<Switch> {
+    spec.overrides.iter().filter(|(sw, on)| sw.default_in(spec.preset) == Some(**on)).map(|(sw, _)| *sw).collect()
+}
+
+/// What is misleading about one kernel among `kernels`, in words, for its panel.
+pub fn warnings(kernels: &[KernelSpec], i: usize) -> Vec<String> {
+    let Some(k) = kernels.get(i) else { return Vec::new() };
+    let mut out = Vec::new();
+    let cfg = k.resolve();
+    for (j, o) in kernels.iter().enumerate() {
+        if j != i && o.resolve() == cfg {
+            out.push(format!(
+                "identical to kernel {} ({}): the same configuration, so any difference between them is noise (with one seed, none)",
+                letter(j),
+                o.name
+            ));
+        }
+    }
+    let redundant = redundant_switches(k);
+    if !redundant.is_empty() {
+        let list = redundant
+            .iter()
+            .map(|sw| format!("{} is already {} by default in {}", sw.name(), on_off(k, *sw), k.preset.name()))
+            .collect::<Vec<_>>()
+            .join("; ");
+        let plain = KernelSpec { overrides: Default::default(), ..k.clone() };
+        let rest: KernelSpec = KernelSpec {
+            overrides: k.overrides.iter().filter(|(sw, _)| !redundant.contains(sw)).map(|(s, v)| (*s, *v)).collect(),
+            ..plain
+        };
+        out.push(format!("{list}: {} runs exactly as {}", k.label(), rest.label()));
+    }
+    if !is_auto_name(k) {
+        if let Some(v) = named_version(&k.name) {
+            if v != k.preset {
+                out.push(format!("the name says {} but the kernel runs {}", v.name(), k.preset.name()));
+            }
+        }
+    }
+    out
+}
+
+fn on_off(k: &KernelSpec, sw: Switch) -> &'static str {
+    if k.resolve().on(sw) {
+        "on"
+    } else {
+        "off"
+    }
+}
+
+/// A kernel version written in a name (`v4.15`, `tip-v6.5`), if one is.
+fn named_version(name: &str) -> Option<KernelVersion> {
+    // Longest match first: "v5.15" must not be read as "v5.1...".
+    let mut found: Option<KernelVersion> = None;
+    for v in KernelVersion::ALL {
+        let n = v.name();
+        let mut from = 0;
+        while let Some(p) = name[from..].find(n) {
+            let end = from + p + n.len();
+            let next_is_digit = name[end..].chars().next().is_some_and(|c| c.is_ascii_digit());
+            if !next_is_digit && found.is_none_or(|f| f.name().len() < n.len()) {
+                found = Some(v);
+            }
+            from = end;
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use schedsim::KernelVersion as V;
+
+    fn names(ks: &[KernelSpec], skip: usize) -> Vec<String> {
+        ks.iter().enumerate().filter(|(j, _)| *j != skip).map(|(_, k)| k.name.clone()).collect()
+    }
+
+    #[test]
+    fn the_demo_kernel_follows_its_version() {
+        let demo = schedsim::presets::experiment("demo").unwrap();
+        let a = demo.kernels[0].clone();
+        assert_eq!(a.name, "v4.15");
+        let others = names(&demo.kernels, 0);
+        let moved = follow(&a, KernelSpec { preset: V::V5_15, ..a.clone() }, &others);
+        // B is already called v5.15: A takes the next free automatic name.
+        assert_eq!(moved.name, "v5.15 (2)");
+        assert!(is_auto_name(&moved));
+        // ...and keeps following: a switch renames it again.
+        let sw = follow(&moved, moved.clone().with(Switch::SharedRunq, true), &others);
+        assert_eq!(sw.name, "v5.15+SHARED_RUNQ");
+        // Back to v4.15 with no switch: the original name.
+        let back = follow(&sw, KernelSpec::new(&sw.name, V::V4_15), &others);
+        assert_eq!(back.name, "v4.15");
+    }
+
+    #[test]
+    fn a_typed_name_stays() {
+        let k = KernelSpec::new("wakeprev", V::V4_15).with(Switch::WakeAffinePrev, true);
+        assert!(!is_auto_name(&k));
+        let moved = follow(&k, KernelSpec { preset: V::V5_15, ..k.clone() }, &[]);
+        assert_eq!(moved.name, "wakeprev");
+        // The page's own "kernel3" is not typed.
+        let added = KernelSpec::new("kernel3", V::V5_15);
+        assert_eq!(follow(&added, KernelSpec { preset: V::V6_5, ..added.clone() }, &[]).name, "v6.5");
+    }
+
+    #[test]
+    fn long_labels_fit_the_name_limit() {
+        let k = KernelSpec::new("x", V::V6_5)
+            .with(Switch::SharedRunq, true)
+            .with(Switch::SharedRunqOverload, true)
+            .with(Switch::TtwuQueue, false)
+            .with(Switch::SisProp, true);
+        assert!(k.label().len() > NAME_BYTES_MAX);
+        let a = auto_name(&k, &[]);
+        assert!(a.len() <= NAME_BYTES_MAX && a.ends_with('…'), "{a}");
+        let b = auto_name(&k, std::slice::from_ref(&a));
+        assert!(b.len() <= NAME_BYTES_MAX && b.ends_with("… (2)"), "{b}");
+        for n in [a, b] {
+            assert!(is_auto_name(&KernelSpec { name: n, ..k.clone() }));
+        }
+    }
+
+    #[test]
+    fn identical_and_redundant_kernels_are_named() {
+        let a = KernelSpec::new("v5.15", V::V5_15);
+        let b = KernelSpec::new("prev", V::V5_15).with(Switch::RecentUsedPrev, true);
+        let ks = vec![a, b];
+        let wa = warnings(&ks, 0);
+        assert_eq!(wa.len(), 1, "{wa:?}");
+        assert!(wa[0].starts_with("identical to kernel B (prev)"), "{wa:?}");
+        let wb = warnings(&ks, 1);
+        assert!(wb.iter().any(|w| w.starts_with("identical to kernel A (v5.15)")), "{wb:?}");
+        assert!(
+            wb.iter().any(|w| w
+                == "recent-used-prev is already on by default in v5.15: v5.15+recent-used-prev runs exactly as v5.15"),
+            "{wb:?}"
+        );
+        // Different configurations: nothing to say.
+        let ks = vec![KernelSpec::new("v4.15", V::V4_15), KernelSpec::new("v5.15", V::V5_15)];
+        assert!(warnings(&ks, 0).is_empty() && warnings(&ks, 1).is_empty());
+        // A switch turned off where it is off anyway is redundant too.
+        let off = KernelSpec::new("t", V::V6_5).with(Switch::SharedRunq, false);
+        assert_eq!(redundant_switches(&off), [Switch::SharedRunq]);
+    }
+
+    #[test]
+    fn a_typed_name_naming_another_version_is_flagged() {
+        let ks = vec![KernelSpec::new("my v4.15", V::V5_15)];
+        assert_eq!(warnings(&ks, 0), ["the name says v4.15 but the kernel runs v5.15"]);
+        assert_eq!(named_version("v5.15-tip"), Some(V::V5_15));
+        assert_eq!(named_version("v5.13"), Some(V::V5_13));
+        assert_eq!(named_version("v5.155"), None);
+        assert_eq!(named_version("noirq"), None);
+    }
+}
