@@ -28,8 +28,8 @@ use yew::prelude::*;
 fn pool_event_to_action(e: PoolEvent) -> Action {
     match e {
         PoolEvent::Progress { id, progress } => Action::SweepProgress { id, progress },
-        PoolEvent::Partial { id, report, points, progress: _ } => {
-            Action::SweepPartial(Rc::new(SweepResult::partial(id, report, points)))
+        PoolEvent::Partial { id, report, points, progress } => {
+            Action::SweepPartial(Rc::new(SweepResult::partial(id, report, points)), progress)
         }
         PoolEvent::Done { done, report, .. } => Action::SweepDone(Rc::new(SweepResult::finished(done, report))),
         PoolEvent::Failed { id, message } => Action::SweepFailed { id, message },

@@ -195,8 +195,8 @@ pub enum Action {
         id: u32,
         progress: JobProgress,
     },
-    /// The runs landed so far, as a partial result.
-    SweepPartial(Rc<SweepResult>),
+    /// The runs landed so far, as a partial result, and where the sweep is.
+    SweepPartial(Rc<SweepResult>, JobProgress),
     SweepDone(Rc<SweepResult>),
     SweepFailed {
         id: u32,
@@ -334,9 +334,12 @@ impl Reducible for State {
                     }
                 }
             }
-            Action::SweepPartial(r) => {
-                if matches!(s.sweep, Sweep::Running { id, .. } if id == r.done.id) {
-                    s.result = Some(r);
+            Action::SweepPartial(r, p) => {
+                if let Sweep::Running { id, progress, .. } = &mut s.sweep {
+                    if *id == r.done.id {
+                        *progress = Some(p);
+                        s.result = Some(r);
+                    }
                 }
             }
             Action::SweepDone(r) => {
