@@ -45,17 +45,34 @@ install_tools() {
     log "installing wasm-bindgen-cli ${WASM_BINDGEN_VERSION}"
     nice -n 10 cargo install wasm-bindgen-cli --version "${WASM_BINDGEN_VERSION}" --force
   fi
-  apt_install chromium chromium-driver binaryen python3
+  apt_install chromium chromium-driver python3
+  install_wasm_opt
+}
+
+# wasm-opt from npm's binaryen (pinned in tools/package.json), into tools/node_modules:
+# Debian's binaryen 108 cannot parse the externref table code wasm-bindgen 0.2.130 emits.
+# Trunk takes wasm-opt from PATH and checks its version against Trunk.toml's [tools].
+WASM_OPT_VERSION=132
+WASM_OPT_BIN="$ROOT/tools/node_modules/.bin"
+install_wasm_opt() {
+  if "$WASM_OPT_BIN/wasm-opt" --version 2>/dev/null | grep -q "version ${WASM_OPT_VERSION}\b"; then
+    return 0
+  fi
+  command -v npm >/dev/null || apt_install nodejs npm
+  log "installing wasm-opt ${WASM_OPT_VERSION} (npm binaryen) into tools/node_modules"
+  (cd "$ROOT/tools" && npm ci --no-audit --no-fund --loglevel=error)
 }
 
 build_page() {
   cd "$ROOT"
   log "building the page (trunk build --release)"
+  # Our wasm-opt first on PATH (Trunk refuses any other version: Trunk.toml [tools]).
+  local path="$WASM_OPT_BIN:$PATH"
   # --offline when the crates are already fetched; fall back to fetching them once.
-  if ! nice -n 10 trunk build --release --offline; then
+  if ! PATH="$path" nice -n 10 trunk build --release --offline; then
     log "offline build failed; fetching crates and retrying"
     cargo fetch
-    nice -n 10 trunk build --release --offline
+    PATH="$path" nice -n 10 trunk build --release --offline
   fi
 }
 

@@ -4,7 +4,8 @@
 //! [`permalink`] (the URL fragment format), [`topo_edit`] (direct manipulation of a
 //! topology, with refusals located at the spot), [`charts`] (one module per chart, each
 //! generic over Plotters' `DrawingBackend`), [`live_session`] (live mode's stepping and
-//! time series), [`proto`] (the worker's messages) and [`gallery`] (the classroom).
+//! time series), [`proto`] (the worker's messages), [`sweep_job`] (a sweep spread over the
+//! worker pool) and [`gallery`] (the classroom).
 //! Only the `web` side — the Yew components, the worker glue, downloads and the
 //! clipboard — needs a browser, and is compiled for `wasm32` alone.
 //!
@@ -22,6 +23,7 @@ pub mod live_session;
 pub mod perfetto;
 pub mod permalink;
 pub mod proto;
+pub mod sweep_job;
 pub mod topo_edit;
 pub mod wasted;
 

@@ -1,8 +1,10 @@
-//! Messages between the page and the simulation worker.
+//! Messages between the page and its simulation workers.
 //!
-//! Experiments and reports cross as JSON strings: the experiment holds `u64` seeds that
-//! a JavaScript number cannot carry exactly, and the report must reach the page as the
-//! very bytes `Report::to_json()` produced, so nothing re-serialises it.
+//! A sweep goes to the pool run by run: each worker gets one (kernel, client count,
+//! iteration) at a time and answers with its small result. Experiments and run results
+//! cross as JSON strings: they hold `u64`s (seeds, counters, the sample's bits) that a
+//! JavaScript number cannot carry exactly. The page assembles the report with the
+//! library's `ReportBuilder`, so it is the very bytes `Report::to_json()` makes natively.
 
 use serde::{Deserialize, Serialize};
 
@@ -10,8 +12,10 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type")]
 pub enum Request {
-    /// Run a whole sweep. `id` tags every answer so stale ones can be ignored.
-    Sweep { id: u32, experiment_json: String },
+    /// Run one run of sweep `id` (which tags every answer, so stale ones are ignored).
+    /// A worker keeps the sweep it last parsed, so the next runs of the same `id` skip
+    /// the parsing.
+    Run { id: u32, experiment_json: String, run: schedsim::RunId },
     /// Record one run's window as a Perfetto trace (`Experiment::perfetto`).
     Perfetto { id: u32, experiment_json: String, ask: crate::perfetto::PerfettoAsk },
 }
@@ -22,14 +26,18 @@ pub enum Request {
 pub enum Response {
     /// The worker's WebAssembly is instantiated and it listens.
     Ready,
+    /// Run `run` of sweep `id` has simulated `sim_ns` of `run_ns`.
     Progress {
         id: u32,
-        runs_done: u32,
-        runs_total: u32,
+        run: schedsim::RunId,
         sim_ns: f64,
         run_ns: f64,
     },
-    Done(Box<SweepDone>),
+    /// A run's `schedsim::RunResult`, as JSON.
+    RunDone {
+        id: u32,
+        result_json: String,
+    },
     /// A Perfetto trace's JSON, as the library wrote it.
     Perfetto {
         id: u32,
@@ -42,8 +50,8 @@ pub enum Response {
     },
 }
 
-/// A finished sweep: the report and its text renderings, each made by the library in
-/// the worker from the same `Report` value.
+/// A finished sweep: the report and its text renderings, each made by the library from
+/// the same `Report` value.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SweepDone {
     pub id: u32,
@@ -51,7 +59,7 @@ pub struct SweepDone {
     pub table: String,
     pub samples_csv: String,
     pub counters_csv: String,
-    /// Wall time of `Experiment::run` inside the worker.
+    /// Wall time from the first run handed to a worker to the last result.
     pub wall_ms: f64,
 }
 
@@ -64,10 +72,13 @@ mod tests {
 
     #[test]
     fn messages_round_trip_as_json() {
-        let r = Response::Progress { id: 3, runs_done: 1, runs_total: 4, sim_ns: 5e6, run_ns: 1e8 };
+        let run = schedsim::RunId { kernel: 1, point: 2, iteration: 0 };
+        let r = Response::Progress { id: 3, run, sim_ns: 5e6, run_ns: 1e8 };
         let s = serde_json::to_string(&r).unwrap();
         assert_eq!(serde_json::from_str::<Response>(&s).unwrap(), r);
-        let q = Request::Sweep { id: 1, experiment_json: "{}".into() };
-        assert!(serde_json::to_string(&q).unwrap().contains("\"type\":\"Sweep\""));
+        let q = Request::Run { id: 1, experiment_json: "{}".into(), run };
+        let s = serde_json::to_string(&q).unwrap();
+        assert!(s.contains("\"type\":\"Run\""));
+        assert_eq!(serde_json::from_str::<Request>(&s).unwrap(), q);
     }
 }

@@ -17,28 +17,23 @@ use crate::web::components::topology::TopologyView;
 use crate::web::components::workload::WorkloadForm;
 use crate::web::dom;
 use crate::web::state::{Action, State, Sweep, SweepResult};
-use crate::web::worker::SweepRunner;
+use crate::web::worker::{PoolEvent, SweepPool, SweepRunner};
 use schedsim::topology::Topology;
-use schedsim::Report;
 use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlSelectElement, KeyboardEvent};
 use yew::prelude::*;
 
-fn response_to_action(r: Response) -> Option<Action> {
-    Some(match r {
-        Response::Ready => return None,
-        Response::Progress { id, runs_done, runs_total, sim_ns, run_ns } => {
-            Action::SweepProgress { id, runs_done, runs_total, sim_ns, run_ns }
+fn pool_event_to_action(e: PoolEvent) -> Action {
+    match e {
+        PoolEvent::Progress { id, progress } => Action::SweepProgress { id, progress },
+        PoolEvent::Partial { id, report, points, progress } => {
+            Action::SweepPartial(Rc::new(SweepResult::partial(id, report, points)), progress)
         }
-        Response::Done(d) => match Report::from_json(&d.report_json) {
-            Ok(report) => Action::SweepDone(Rc::new(SweepResult { done: *d, report })),
-            Err(e) => Action::SweepFailed { id: d.id, message: format!("the worker's report does not read back: {e}") },
-        },
-        Response::Failed { id, message } => Action::SweepFailed { id, message },
-        Response::Perfetto { .. } => return None,
-    })
+        PoolEvent::Done { done, report, .. } => Action::SweepDone(Rc::new(SweepResult::finished(done, report))),
+        PoolEvent::Failed { id, message } => Action::SweepFailed { id, message },
+    }
 }
 
 fn typing(e: &KeyboardEvent) -> bool {
@@ -66,14 +61,13 @@ pub fn app() -> Html {
     };
     let runner = {
         let d = dispatcher.clone();
-        use_memo((), move |_| {
-            SweepRunner::new(move |r| {
-                if let Some(a) = response_to_action(r) {
-                    d.dispatch(a);
-                }
-            })
-        })
+        let workers = state.workers;
+        use_memo((), move |_| SweepPool::new(workers, move |e| d.dispatch(pool_event_to_action(e))))
     };
+    {
+        let runner = runner.clone();
+        use_effect_with(state.workers, move |n| runner.set_size(*n));
+    }
     let help = use_state(|| false);
     // Fields whose text is refused: listed beside Run, which they block.
     let field_errors = use_reducer(FieldErrors::default);
@@ -513,19 +507,40 @@ fn sweep_view(
         })
         .collect::<Html>();
     let validation = exp.validate().err().map(|e| e.to_string());
+    let on_workers = {
+        let d = d.clone();
+        Callback::from(move |e: Event| {
+            if let Ok(n) = e.target_unchecked_into::<web_sys::HtmlInputElement>().value().trim().parse::<u32>() {
+                d.emit(Action::SetWorkers(n));
+            }
+        })
+    };
     let running = state.running();
     let progress = match &state.sweep {
         Sweep::Running { progress, started_ms, .. } => {
             let elapsed = (dom::now_ms() - started_ms) / 1e3;
-            let (done, total, frac) = match progress {
-                Some((d, t, sim, run)) => (*d, *t, if *run > 0.0 { (sim / run).clamp(0.0, 1.0) } else { 0.0 }),
-                None => (0, 0, 0.0),
+            let value = progress.map(|p| p.fraction()).unwrap_or(0.0);
+            let text = match progress {
+                Some(p) => {
+                    let left = match p.left_s {
+                        Some(l) => format!(" · about {} left", fmt_secs(l)),
+                        None => String::new(),
+                    };
+                    format!(
+                        "{} of {} runs done · {} running · {:.0}% · {:.1} s{left}",
+                        p.runs_done,
+                        p.runs_total,
+                        p.running,
+                        value * 100.0,
+                        elapsed
+                    )
+                }
+                None => format!("starting {} worker{}…", state.workers, if state.workers == 1 { "" } else { "s" }),
             };
-            let value = if total > 0 { (done as f64 + frac) / total as f64 } else { 0.0 };
             html! {
                 <div class="progress" role="status" id="sweep-progress">
                     <progress max="1" value={format!("{value:.4}")} aria-label="sweep progress"></progress>
-                    <span>{ if total > 0 { format!("run {} of {} · {:.0}% · {:.1} s", (done + 1).min(total), total, value * 100.0, elapsed) } else { "starting the worker…".into() } }</span>
+                    <span>{ text }</span>
                 </div>
             }
         }
@@ -621,6 +636,11 @@ fn sweep_view(
                 if running {
                     <button type="button" id="cancel" onclick={on_cancel}>{ "Cancel" }</button>
                 }
+                <label class="inline workers" title="Simulation workers: each runs one (kernel, client count, iteration) at a time; one per CPU is the fastest">
+                    { "workers " }
+                    <input type="number" id="workers" min="1" max={crate::sweep_job::WORKERS_MAX.to_string()} step="1"
+                        value={state.workers.to_string()} onchange={on_workers} aria-label="number of simulation workers" />
+                </label>
                 if !field_errors.0.is_empty() {
                     <div class="field-errors" role="alert" id="field-errors">
                         <span>{ if field_errors.0.len() == 1 { "Fix this field to run:" } else { "Fix these fields to run:" } }</span>
@@ -639,5 +659,15 @@ fn sweep_view(
             </section>
             { results }
         </>
+    }
+}
+
+/// "12 s", "3 min 5 s".
+fn fmt_secs(s: f64) -> String {
+    let s = s.max(0.0).round() as u64;
+    if s < 60 {
+        format!("{s} s")
+    } else {
+        format!("{} min {} s", s / 60, s % 60)
     }
 }

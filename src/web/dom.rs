@@ -11,6 +11,11 @@ pub fn document() -> Option<web_sys::Document> {
     window().and_then(|w| w.document())
 }
 
+/// The browser's `navigator.hardwareConcurrency` (logical CPUs), 0 if unknown.
+pub fn hardware_concurrency() -> f64 {
+    window().map(|w| w.navigator().hardware_concurrency()).unwrap_or(0.0)
+}
+
 /// Milliseconds from the page's time origin (monotonic).
 pub fn now_ms() -> f64 {
     window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or(0.0)

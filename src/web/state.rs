@@ -2,6 +2,7 @@
 
 use crate::permalink::{Shared, Tab, Theme, View};
 use crate::proto::SweepDone;
+use crate::sweep_job::JobProgress;
 use crate::topo_edit::{self, Refusal, TopoEdit};
 use crate::wasted::JumpPlan;
 use schedsim::experiment::{MachineSpec, TopologyInput, KERNELS_MAX};
@@ -10,17 +11,42 @@ use schedsim::{presets, Experiment, KernelSpec, Report, Workload};
 use std::rc::Rc;
 use yew::Reducible;
 
-/// A finished sweep as the page shows it.
+/// A sweep's results as the page shows them: finished, or the runs landed so far.
 #[derive(Debug, PartialEq)]
 pub struct SweepResult {
+    /// The exports; empty texts (and `wall_ms` 0) while the sweep is partial.
     pub done: SweepDone,
+    /// The report, or the partial report of the runs landed so far (each point with
+    /// the iterations it has).
     pub report: Report,
+    /// (points shown, points in all): a point is one kernel at one client count.
+    pub points: (u32, u32),
+    pub complete: bool,
+}
+
+impl SweepResult {
+    pub fn finished(done: SweepDone, report: Report) -> SweepResult {
+        let n = report.configs.iter().map(|c| c.points.len() as u32).sum();
+        SweepResult { done, report, points: (n, n), complete: true }
+    }
+
+    pub fn partial(id: u32, report: Report, points: (u32, u32)) -> SweepResult {
+        let done = SweepDone {
+            id,
+            report_json: String::new(),
+            table: String::new(),
+            samples_csv: String::new(),
+            counters_csv: String::new(),
+            wall_ms: 0.0,
+        };
+        SweepResult { done, report, points, complete: false }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Sweep {
     Idle,
-    Running { id: u32, started_ms: f64, progress: Option<(u32, u32, f64, f64)> },
+    Running { id: u32, started_ms: f64, progress: Option<JobProgress> },
     Done(Rc<SweepResult>),
     Failed(String),
     Cancelled,
@@ -48,6 +74,8 @@ pub struct State {
     pub jump: Option<(u32, JumpPlan)>,
     /// The last Perfetto export.
     pub perfetto: Option<crate::web::components::perfetto::PerfettoStatus>,
+    /// Size of the pool of simulation workers.
+    pub workers: u32,
 }
 
 pub fn default_experiment() -> Experiment {
@@ -70,6 +98,7 @@ impl State {
             next_id: 1,
             jump: None,
             perfetto: None,
+            workers: crate::sweep_job::default_workers(crate::web::dom::hardware_concurrency()),
         }
     }
 
@@ -164,11 +193,10 @@ pub enum Action {
     },
     SweepProgress {
         id: u32,
-        runs_done: u32,
-        runs_total: u32,
-        sim_ns: f64,
-        run_ns: f64,
+        progress: JobProgress,
     },
+    /// The runs landed so far, as a partial result, and where the sweep is.
+    SweepPartial(Rc<SweepResult>, JobProgress),
     SweepDone(Rc<SweepResult>),
     SweepFailed {
         id: u32,
@@ -184,6 +212,7 @@ pub enum Action {
         status: String,
     },
     RequestRun,
+    SetWorkers(u32),
 }
 
 impl Reducible for State {
@@ -298,10 +327,18 @@ impl Reducible for State {
                 s.sweep = Sweep::Running { id, started_ms: at_ms, progress: None };
                 s.next_id = id + 1;
             }
-            Action::SweepProgress { id, runs_done, runs_total, sim_ns, run_ns } => {
+            Action::SweepProgress { id, progress: p } => {
                 if let Sweep::Running { id: rid, progress, .. } = &mut s.sweep {
                     if *rid == id {
-                        *progress = Some((runs_done, runs_total, sim_ns, run_ns));
+                        *progress = Some(p);
+                    }
+                }
+            }
+            Action::SweepPartial(r, p) => {
+                if let Sweep::Running { id, progress, .. } = &mut s.sweep {
+                    if *id == r.done.id {
+                        *progress = Some(p);
+                        s.result = Some(r);
                     }
                 }
             }
@@ -335,6 +372,7 @@ impl Reducible for State {
                 s.link_status = Some(status);
             }
             Action::RequestRun => s.run_request += 1,
+            Action::SetWorkers(n) => s.workers = n.clamp(1, crate::sweep_job::WORKERS_MAX),
         }
         Rc::new(s)
     }

@@ -1,11 +1,15 @@
-//! The simulation worker: the worker binary calls [`register`], which listens for
-//! [`Request`]s and answers with [`Response`]s. The page side, [`SweepRunner`], owns the
-//! `Worker` and cancels a sweep by terminating it: `Experiment::run` is one synchronous
-//! call, so a message asking it to stop could not be read until it had finished.
+//! The simulation workers: the worker binary calls [`register`], which listens for
+//! [`Request`]s and answers with [`Response`]s. On the page side, [`SweepPool`] runs a
+//! sweep on a pool of workers, one run each at a time, and [`SweepRunner`] owns one
+//! worker for Perfetto recordings. Both cancel by terminating their workers: a run is
+//! one synchronous call, so a message asking it to stop could not be read until it had
+//! finished. Workers talk by `postMessage` only (no SharedArrayBuffer), so the page
+//! works on any static host, without cross-origin isolation headers.
 
-use crate::proto::{Request, Response, SweepDone, PROGRESS_INTERVAL_MS};
-use crate::web::dom::js_err;
-use schedsim::Experiment;
+use crate::proto::{Request, Response, PROGRESS_INTERVAL_MS};
+use crate::sweep_job::{JobProgress, SweepJob};
+use crate::web::dom::{self, js_err};
+use schedsim::{Experiment, Report, RunId, Sweep};
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 use wasm_bindgen::closure::Closure;
@@ -17,6 +21,8 @@ pub const WORKER_URL: &str = "./worker_loader.js";
 
 thread_local! {
     static CURRENT: Cell<u32> = const { Cell::new(0) };
+    /// The sweep this worker last ran a run of, parsed and resolved.
+    static SWEEP: RefCell<Option<(u32, Rc<Sweep>)>> = const { RefCell::new(None) };
 }
 
 fn scope() -> DedicatedWorkerGlobalScope {
@@ -62,9 +68,9 @@ pub fn register() {
 
 fn handle(req: Request) {
     match req {
-        Request::Sweep { id, experiment_json } => {
+        Request::Run { id, experiment_json, run } => {
             CURRENT.with(|c| c.set(id));
-            post(&run_sweep(id, &experiment_json));
+            post(&run_one(id, &experiment_json, run));
         }
         Request::Perfetto { id, experiment_json, ask } => {
             CURRENT.with(|c| c.set(id));
@@ -78,39 +84,36 @@ fn handle(req: Request) {
     }
 }
 
-fn run_sweep(id: u32, json: &str) -> Response {
-    let exp = match Experiment::from_json(json) {
-        Ok(e) => e,
-        Err(e) => return Response::Failed { id, message: e.to_string() },
+fn sweep_of(id: u32, json: &str) -> Result<Rc<Sweep>, String> {
+    if let Some(s) = SWEEP.with(|c| c.borrow().as_ref().filter(|(i, _)| *i == id).map(|(_, s)| s.clone())) {
+        return Ok(s);
+    }
+    let exp = Experiment::from_json(json).map_err(|e| e.to_string())?;
+    let s = Rc::new(Sweep::new(&exp).map_err(|e| e.to_string())?);
+    SWEEP.with(|c| *c.borrow_mut() = Some((id, s.clone())));
+    Ok(s)
+}
+
+fn run_one(id: u32, json: &str, run: RunId) -> Response {
+    let sweep = match sweep_of(id, json) {
+        Ok(s) => s,
+        Err(message) => return Response::Failed { id, message },
     };
-    let t0 = worker_now_ms();
-    let mut last = f64::MIN;
-    let mut progress = |p: schedsim::Progress| {
+    let run_ns = sweep.experiment().duration_ms as f64 * 1e6;
+    let mut last = worker_now_ms();
+    let mut progress = |t: u64| {
         let now = worker_now_ms();
         if now - last >= PROGRESS_INTERVAL_MS {
             last = now;
-            post(&Response::Progress {
-                id,
-                runs_done: p.runs_done,
-                runs_total: p.runs_total,
-                sim_ns: p.sim_ns as f64,
-                run_ns: p.run_ns as f64,
-            });
+            post(&Response::Progress { id, run, sim_ns: t as f64, run_ns });
         }
         true
     };
-    match exp.run(&mut progress) {
-        Ok(report) => {
-            let wall_ms = worker_now_ms() - t0;
-            Response::Done(Box::new(SweepDone {
-                id,
-                report_json: report.to_json(),
-                table: report.mmtests_table(),
-                samples_csv: report.samples_csv(),
-                counters_csv: report.counters_csv(),
-                wall_ms,
-            }))
-        }
+    match sweep.run(run, &mut progress, false) {
+        Ok(r) => match serde_json::to_string(&r) {
+            Ok(result_json) => Response::RunDone { id, result_json },
+            Err(e) => Response::Failed { id, message: format!("cannot encode a run's result: {e}") },
+        },
         Err(e) => Response::Failed { id, message: e.to_string() },
     }
 }
@@ -141,11 +144,6 @@ impl SweepRunner {
                 closures: Vec::new(),
             })),
         }
-    }
-
-    /// Sends a sweep; answers arrive through the callback.
-    pub fn start(&self, id: u32, experiment_json: String) -> Result<(), String> {
-        self.request(id, Request::Sweep { id, experiment_json })
     }
 
     /// Sends any request; answers arrive through the callback.
@@ -239,4 +237,257 @@ fn spawn(rc: &Rc<RefCell<Inner>>, inner: &mut Inner) -> Result<(), String> {
     inner.worker = Some(w);
     inner.ready = false;
     Ok(())
+}
+
+/// What the pool tells the page about a sweep.
+pub enum PoolEvent {
+    /// A run moved on (or one landed): where the sweep is.
+    Progress {
+        id: u32,
+        progress: JobProgress,
+    },
+    /// Runs landed: the report of those in so far, and (points shown, points in all).
+    Partial {
+        id: u32,
+        report: Report,
+        points: (u32, u32),
+        progress: JobProgress,
+    },
+    Done {
+        id: u32,
+        done: crate::proto::SweepDone,
+        report: Report,
+    },
+    Failed {
+        id: u32,
+        message: String,
+    },
+}
+
+/// Page side of a sweep: a pool of workers, each given the next run as it finishes
+/// one. Workers are spawned when a sweep needs them and kept for the next sweep;
+/// cancelling terminates them all at once.
+pub struct SweepPool {
+    inner: Rc<RefCell<PoolInner>>,
+}
+
+struct Slot {
+    key: u32,
+    worker: Worker,
+    ready: bool,
+    busy: bool,
+}
+
+struct PoolInner {
+    size: u32,
+    slots: Vec<Slot>,
+    next_key: u32,
+    job: Option<SweepJob>,
+    on_event: Rc<dyn Fn(PoolEvent)>,
+    /// When the last partial report went out, and how many points it showed.
+    last_partial: (f64, u32),
+    /// Message handlers of live and stopped workers: a stopped worker's may be the one
+    /// running, so they are freed only when a sweep starts or is cancelled by the user.
+    closures: Vec<Closure<dyn FnMut(JsValue)>>,
+    retired: Vec<Closure<dyn FnMut(JsValue)>>,
+}
+
+/// At most this often a partial report (and so a redraw of the charts), unless it shows
+/// more points than the last one.
+const PARTIAL_INTERVAL_MS: f64 = 300.0;
+
+impl SweepPool {
+    pub fn new(size: u32, on_event: impl Fn(PoolEvent) + 'static) -> SweepPool {
+        SweepPool {
+            inner: Rc::new(RefCell::new(PoolInner {
+                size: size.max(1),
+                slots: Vec::new(),
+                next_key: 0,
+                job: None,
+                on_event: Rc::new(on_event),
+                last_partial: (f64::MIN, 0),
+                closures: Vec::new(),
+                retired: Vec::new(),
+            })),
+        }
+    }
+
+    /// Starts sweep `id`, stopping any other; answers arrive through the callback.
+    pub fn start(&self, id: u32, experiment_json: String) -> Result<(), String> {
+        let job = SweepJob::new(id, experiment_json)?;
+        {
+            let mut inner = self.inner.borrow_mut();
+            if inner.job.is_some() {
+                stop_all(&mut inner);
+            }
+            inner.retired.clear();
+            inner.job = Some(job);
+            inner.last_partial = (f64::MIN, 0);
+        }
+        pump(&self.inner)
+    }
+
+    /// Stops the sweep at once, terminating every worker.
+    pub fn cancel(&self) {
+        let mut inner = self.inner.borrow_mut();
+        stop_all(&mut inner);
+        inner.retired.clear();
+    }
+
+    /// The number of workers; a running sweep grows to it at once and shrinks as
+    /// workers finish their runs.
+    pub fn set_size(&self, n: u32) {
+        self.inner.borrow_mut().size = n.max(1);
+        if let Err(e) = pump(&self.inner) {
+            fail(&self.inner, e);
+        }
+    }
+}
+
+fn stop_all(inner: &mut PoolInner) {
+    for s in inner.slots.drain(..) {
+        s.worker.set_onmessage(None);
+        s.worker.set_onerror(None);
+        s.worker.terminate();
+    }
+    let c = std::mem::take(&mut inner.closures);
+    inner.retired.extend(c);
+    inner.job = None;
+}
+
+/// Stops the sweep and says why.
+fn fail(rc: &Rc<RefCell<PoolInner>>, message: String) {
+    let (cb, id) = {
+        let mut inner = rc.borrow_mut();
+        let id = inner.job.as_ref().map(|j| j.id);
+        stop_all(&mut inner);
+        (inner.on_event.clone(), id)
+    };
+    if let Some(id) = id {
+        cb(PoolEvent::Failed { id, message });
+    }
+}
+
+/// Spawns workers up to the pool's size while runs wait, retires idle workers beyond
+/// it, and hands the next run to every idle worker.
+fn pump(rc: &Rc<RefCell<PoolInner>>) -> Result<(), String> {
+    let mut inner = rc.borrow_mut();
+    let inner = &mut *inner;
+    while inner.slots.len() > inner.size as usize {
+        let Some(i) = inner.slots.iter().rposition(|s| !s.busy) else { break };
+        let s = inner.slots.remove(i);
+        s.worker.terminate();
+    }
+    let Some(job) = inner.job.as_mut() else { return Ok(()) };
+    let p = job.progress_now(0.0);
+    let waiting = p.runs_total - p.runs_done - job.running() as u32;
+    let idle = inner.slots.iter().filter(|s| !s.busy).count() as u32;
+    let want = (inner.size as usize).min(inner.slots.len() + waiting.saturating_sub(idle) as usize);
+    while inner.slots.len() < want {
+        let key = inner.next_key;
+        inner.next_key += 1;
+        let (worker, closures) = spawn_slot(rc, key)?;
+        inner.closures.extend(closures);
+        inner.slots.push(Slot { key, worker, ready: false, busy: false });
+    }
+    let now = dom::now_ms();
+    for s in inner.slots.iter_mut().filter(|s| s.ready && !s.busy) {
+        let Some(run) = job.next_run(s.key, now) else { break };
+        let req = Request::Run { id: job.id, experiment_json: job.experiment_json.clone(), run };
+        let v = serde_wasm_bindgen::to_value(&req).map_err(|e| e.to_string())?;
+        s.worker.post_message(&v).map_err(js_err)?;
+        s.busy = true;
+    }
+    Ok(())
+}
+
+type Handler = Closure<dyn FnMut(JsValue)>;
+
+fn spawn_slot(rc: &Rc<RefCell<PoolInner>>, key: u32) -> Result<(Worker, Vec<Handler>), String> {
+    let w = Worker::new(WORKER_URL).map_err(|e| format!("cannot start a simulation worker: {}", js_err(e)))?;
+    let weak: Weak<RefCell<PoolInner>> = Rc::downgrade(rc);
+    let on_msg = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| {
+        let Some(rc) = weak.upgrade() else { return };
+        let Some(ev) = ev.dyn_ref::<MessageEvent>() else { return };
+        match serde_wasm_bindgen::from_value::<Response>(ev.data()) {
+            Ok(r) => on_response(&rc, key, r),
+            Err(e) => fail(&rc, format!("bad message from a worker: {e}")),
+        }
+    });
+    let weak: Weak<RefCell<PoolInner>> = Rc::downgrade(rc);
+    let on_err = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| {
+        let Some(rc) = weak.upgrade() else { return };
+        let msg = ev
+            .dyn_ref::<web_sys::ErrorEvent>()
+            .map(|e| e.message())
+            .filter(|m| !m.is_empty())
+            .unwrap_or_else(|| "it could not be loaded".into());
+        fail(&rc, format!("a simulation worker stopped: {msg}"));
+    });
+    w.set_onmessage(Some(on_msg.as_ref().unchecked_ref()));
+    w.set_onerror(Some(on_err.as_ref().unchecked_ref()));
+    Ok((w, vec![on_msg, on_err]))
+}
+
+fn on_response(rc: &Rc<RefCell<PoolInner>>, key: u32, r: Response) {
+    let event = {
+        let mut inner = rc.borrow_mut();
+        let inner = &mut *inner;
+        let current = inner.job.as_ref().map(|j| j.id);
+        match r {
+            Response::Ready => {
+                if let Some(s) = inner.slots.iter_mut().find(|s| s.key == key) {
+                    s.ready = true;
+                }
+                None
+            }
+            Response::Progress { id, run, sim_ns, run_ns } if Some(id) == current => {
+                let job = inner.job.as_mut().expect("current");
+                job.progress(key, run, sim_ns, run_ns);
+                Some(PoolEvent::Progress { id, progress: job.progress_now(dom::now_ms()) })
+            }
+            Response::RunDone { id, result_json } if Some(id) == current => {
+                if let Some(s) = inner.slots.iter_mut().find(|s| s.key == key) {
+                    s.busy = false;
+                }
+                let job = inner.job.as_mut().expect("current");
+                let now = dom::now_ms();
+                match job.land(key, &result_json) {
+                    Err(message) => Some(PoolEvent::Failed { id, message }),
+                    Ok(()) if job.is_complete() => {
+                        let ev = match job.finish(now) {
+                            Ok((done, report)) => PoolEvent::Done { id, done, report },
+                            Err(message) => PoolEvent::Failed { id, message },
+                        };
+                        inner.job = None;
+                        Some(ev)
+                    }
+                    Ok(()) => {
+                        let points = job.points();
+                        let progress = job.progress_now(now);
+                        if points.0 > inner.last_partial.1 || now - inner.last_partial.0 >= PARTIAL_INTERVAL_MS {
+                            inner.last_partial = (now, points.0);
+                            Some(PoolEvent::Partial { id, report: job.partial_report(), points, progress })
+                        } else {
+                            Some(PoolEvent::Progress { id, progress })
+                        }
+                    }
+                }
+            }
+            Response::Failed { id, message } if Some(id) == current => Some(PoolEvent::Failed { id, message }),
+            // Stale answers (an earlier sweep's) and Perfetto's.
+            _ => None,
+        }
+    };
+    match event {
+        Some(PoolEvent::Failed { message, .. }) => fail(rc, message),
+        Some(ev) => {
+            let cb = rc.borrow().on_event.clone();
+            cb(ev);
+        }
+        None => {}
+    }
+    if let Err(e) = pump(rc) {
+        fail(rc, e);
+    }
 }

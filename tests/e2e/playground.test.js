@@ -61,7 +61,7 @@ async function download(page, selector) {
 async function runSweep(page, timeoutMs = 240_000) {
   await page.click("#run");
   await page.waitForSelector("#run:not([disabled])");
-  await page.waitForFunction(() => !document.querySelector("#cancel") && document.querySelector("section.results"), null, { timeout: timeoutMs, polling: 100 });
+  await page.waitForFunction(() => !document.querySelector("#cancel") && document.querySelector("section.results[data-wall-ms]"), null, { timeout: timeoutMs, polling: 100 });
   const failed = await page.$("#sweep-error");
   if (failed) throw new Error(await failed.textContent());
   return Number(await page.getAttribute("section.results", "data-wall-ms"));
@@ -246,11 +246,30 @@ test("a preset sweep runs in the worker: charts drawn, table filled, exports equ
   assert.equal(clip, firstTable);
 });
 
-test("a long sweep shows progress, keeps input responsive and can be cancelled", async () => {
+test("a long sweep shows progress and its first points, keeps input responsive and can be cancelled", async () => {
   await page.selectOption("#preset", "seed000");
+  // One worker per CPU the browser reports (at most 8), adjustable.
+  const cpus = await page.evaluate(() => navigator.hardwareConcurrency);
+  assert.equal(Number(await page.inputValue("#workers")), Math.min(Math.max(cpus, 1), 8));
+  await page.setViewportSize({ width: 1366, height: 768 });
   await page.click("#run");
   await page.waitForSelector("#sweep-progress progress");
-  await page.waitForFunction(() => /run \d+ of \d+/.test(document.querySelector("#sweep-progress").textContent), null, { timeout: 20_000 });
+  await page.waitForFunction(() => /\d+ of \d+ runs done/.test(document.querySelector("#sweep-progress").textContent), null, { timeout: 20_000 });
+  // The results section comes with the first client count every kernel has a run at,
+  // long before the sweep ends; the charts draw the partial report.
+  // (The seed001 results shown until then have 2 points in all.)
+  await page.waitForSelector('section.results[data-points-total="16"]', { timeout: 120_000 });
+  const done = Number(await page.getAttribute("section.results", "data-points-done"));
+  const total = Number(await page.getAttribute("section.results", "data-points-total"));
+  assert.equal(total, 16, "seed000: 2 kernels x 8 client counts");
+  assert.ok(done >= 2 && done < total, `${done} of ${total} points`);
+  assert.equal(await page.getAttribute("section.results", "data-wall-ms"), null, "no wall time before the end");
+  assert.equal(await page.$("#mmtests"), null, "the table comes at the end");
+  await page.waitForSelector('figure.chart canvas[data-drawn="true"]');
+  assert.match(await page.textContent("#sweep-progress"), /runs done .* running .*left/);
+  await page.locator("section.results").scrollIntoViewIfNeeded();
+  await shot(page, "04a-sweep-partial-results");
+  await page.locator(".runbar").scrollIntoViewIfNeeded();
   // The main thread answers while the worker computes.
   const t0 = Date.now();
   await page.fill("#exp-name", "typing while it runs");
@@ -261,6 +280,7 @@ test("a long sweep shows progress, keeps input responsive and can be cancelled",
   await page.click("#cancel");
   await page.waitForSelector("#sweep-cancelled");
   assert.equal(await page.$("#sweep-progress"), null);
+  await page.setViewportSize({ width: 1360, height: 900 });
 });
 
 test("live mode: step, play, pause; roles and the decision trace are shown", async () => {
@@ -344,7 +364,7 @@ test("Copy link reproduces the same numbers in a fresh page", async () => {
   const notice = await other.$("#link-notice");
   assert.equal(notice && (await notice.textContent()), null);
   // A link to the Sweep view runs by itself: the recipient sees the results.
-  await other.waitForFunction(() => !document.querySelector("#cancel") && document.querySelector("section.results"), null, { timeout: 120_000, polling: 100 });
+  await other.waitForFunction(() => !document.querySelector("#cancel") && document.querySelector("section.results[data-wall-ms]"), null, { timeout: 120_000, polling: 100 });
   assert.equal(await other.textContent("#mmtests"), firstTable);
   const again = await download(other, "#export-json");
   assertSameReport(again.text, firstReport, "the same link gave different numbers");
@@ -396,13 +416,19 @@ test("classroom: presenter mode, dark theme, one-click guided run", async () => 
   await page.waitForFunction(() => document.documentElement.dataset.presenter === "on" && document.documentElement.dataset.theme === "dark");
   await shot(page, "08-classroom-presenter-dark");
   await page.click('[aria-label="Run seed003-pipe"]');
-  await page.waitForFunction(() => document.querySelector("section.results") && !document.querySelector("#cancel") && /seed003-pipe/.test(document.querySelector("#mmtests").textContent), null, { timeout: 120_000 });
+  await page.waitForFunction(() => document.querySelector("section.results[data-wall-ms]") && !document.querySelector("#cancel") && /seed003-pipe/.test(document.querySelector("#mmtests").textContent), null, { timeout: 120_000 });
   await shot(page, "09-guided-run-presenter");
   await page.keyboard.press("f");
   await page.selectOption("#theme", "light");
 });
 
 test("budgets: each seed's built-in sweep in the page against native", { skip: !BUDGETS }, async () => {
+  // One worker, so that the ratio compares WebAssembly with native code on one core
+  // (the native bench runs the sweep on one thread).
+  await page.click("#tab-sweep");
+  await page.fill("#workers", "1");
+  await page.press("#workers", "Enter");
+  await page.locator("#workers").blur();
   const rows = [];
   for (const preset of ["seed001", "seed000", "seed002", "seed003-pipe", "seed003-hackbench", "seed003-tbench", "seed004"]) {
     await page.click("#tab-sweep");

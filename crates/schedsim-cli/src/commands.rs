@@ -28,6 +28,11 @@ pub fn run_flags() -> Vec<Flag> {
         ),
         Flag::switch("progress", "show progress on stderr even when it is not a terminal"),
         Flag::switch("no-progress", "never show progress"),
+        Flag::value(
+            "jobs",
+            "N",
+            "run N simulations at once (default: the CPUs available); the output is the same for every N",
+        ),
     ]);
     f
 }
@@ -258,6 +263,13 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     if p.has("progress") && p.has("no-progress") {
         return Err(CliError::input("run: --progress and --no-progress contradict each other"));
     }
+    let jobs = match p.number::<u32>("jobs")? {
+        None => crate::pool::default_jobs(),
+        Some(n) if n == 0 || n as usize > crate::pool::JOBS_MAX => {
+            return Err(CliError::input(format!("--jobs: {n} is out of range 1 to {}", crate::pool::JOBS_MAX)))
+        }
+        Some(n) => n as usize,
+    };
     let t = target(&p, "run")?;
     let dest = Destination::open(p.get("out"))?;
     let Loaded { exp, source } = load(t, &p)?;
@@ -271,7 +283,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         check_dir_writable(dir)?;
     }
     let mut line = ProgressLine::new(wanted(p.has("progress"), p.has("no-progress")));
-    let (report, failure) = exp.run_keeping(&mut |x| line.update(x), false);
+    let (report, failure) = crate::pool::run(&exp, jobs, &mut line);
     line.finish();
     let failure = failure.map(|e| CliError::failure(format!("{}{e}", source_label(&source))));
     // A failure late in a sweep keeps what finished: it is written out, then the error.

@@ -11,6 +11,7 @@ mod experiment_args;
 mod help;
 mod output;
 mod perfetto;
+mod pool;
 mod progress;
 mod signals;
 

@@ -28,21 +28,28 @@ impl ProgressLine {
 
     /// The callback for `Experiment::run`; never cancels.
     pub fn update(&mut self, p: Progress) -> bool {
-        if !self.enabled || p.runs_total == 0 {
-            return true;
+        let within = if p.run_ns > 0 { (p.sim_ns as f64 / p.run_ns as f64).min(1.0) } else { 0.0 };
+        self.update_parts(p.runs_done, p.runs_total, within);
+        true
+    }
+
+    /// `runs_done` of `runs_total` finished, and `in_flight` runs' worth done of those
+    /// running (a fraction per running run, summed).
+    pub fn update_parts(&mut self, runs_done: u32, runs_total: u32, in_flight: f64) {
+        if !self.enabled || runs_total == 0 {
+            return;
         }
         let now = Instant::now();
         let elapsed = now - self.start;
         if elapsed < SHOW_AFTER || self.last.is_some_and(|l| now - l < EVERY) {
-            return true;
+            return;
         }
         self.last = Some(now);
-        let within = if p.run_ns > 0 { (p.sim_ns as f64 / p.run_ns as f64).min(1.0) } else { 0.0 };
-        let frac = ((p.runs_done as f64 + within) / p.runs_total as f64).min(1.0);
+        let frac = ((runs_done as f64 + in_flight) / runs_total as f64).min(1.0);
         let mut line = format!(
             "schedsim: {}/{} runs done ({:.0}%), {:.0} s",
-            p.runs_done,
-            p.runs_total,
+            runs_done,
+            runs_total,
             frac * 100.0,
             elapsed.as_secs_f64()
         );
@@ -55,7 +62,6 @@ impl ProgressLine {
         let mut err = std::io::stderr().lock();
         let _ = write!(err, "\r{line}{:pad$}", "");
         let _ = err.flush();
-        true
     }
 
     /// Wipes the line if it was shown.

@@ -446,3 +446,85 @@ fn exit_codes_for_outputs() {
         assert!(err.contains("--out: cannot write /dev/full"), "{err}");
     }
 }
+
+/// Every file under `dir`, by relative path, with its bytes.
+fn files_under(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+                out.push((rel, std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn every_jobs_count_gives_the_same_bytes() {
+    // The demo preset, shortened: 2 kernels x 4 client counts x 2 iterations = 16 runs.
+    let base = ["run", "demo", "--duration-ms", "30", "--iterations", "2"];
+    let mut first: Option<Vec<(String, Vec<u8>)>> = None;
+    for jobs in ["1", "2", "3"] {
+        let mut outputs = Vec::new();
+        for format in [None, Some("--json"), Some("--csv"), Some("--counters-csv")] {
+            let mut args = base.to_vec();
+            args.extend(["--jobs", jobs]);
+            args.extend(format);
+            let o = schedsim(&args);
+            assert_eq!(o.status.code(), Some(0), "--jobs {jobs} {format:?}: {}", text(&o.stderr));
+            assert!(o.stderr.is_empty(), "--jobs {jobs}: {}", text(&o.stderr));
+            outputs.push((format!("stdout {format:?}"), o.stdout));
+        }
+        let dir = tmp(&format!("jobs-mmtests-{jobs}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut args = base.to_vec();
+        args.extend(["--jobs", jobs, "--mmtests-dir", dir.to_str().unwrap()]);
+        ok(&args);
+        let logs = files_under(&dir);
+        assert_eq!(
+            logs.len(),
+            8,
+            "one log per kernel and client count: {:?}",
+            logs.iter().map(|l| &l.0).collect::<Vec<_>>()
+        );
+        outputs.extend(logs);
+        match &first {
+            None => first = Some(outputs),
+            Some(want) => {
+                assert_eq!(want.len(), outputs.len());
+                for (w, g) in want.iter().zip(&outputs) {
+                    assert_eq!(w.0, g.0);
+                    assert!(w.1 == g.1, "--jobs {jobs}: {} differs from --jobs 1", g.0);
+                }
+            }
+        }
+    }
+    // The runs differ from each other, so a mix-up between them would show.
+    let want = first.unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&want[1].1).unwrap();
+    let samples: Vec<f64> = json["configs"][0]["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| p["samples"].as_array().unwrap().iter().map(|s| s.as_f64().unwrap()))
+        .collect();
+    assert_eq!(samples.len(), 8);
+    assert!(samples.windows(2).all(|w| w[0] != w[1]), "{samples:?}");
+}
+
+#[test]
+fn jobs_must_be_a_positive_count() {
+    for (v, says) in [("0", "out of range 1 to 1024"), ("2000", "out of range"), ("two", "not a whole number")] {
+        let o = schedsim(&small(&["--jobs", v]));
+        assert_eq!(o.status.code(), Some(2), "--jobs {v}");
+        let err = text(&o.stderr);
+        assert!(err.contains("--jobs") && err.contains(says), "--jobs {v}: {err}");
+    }
+}

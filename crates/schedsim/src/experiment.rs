@@ -4,8 +4,8 @@
 use crate::cost::CostModel;
 use crate::kernel::KernelSpec;
 use crate::machine;
-use crate::metrics::{Counters, Histogram, Percentiles};
-use crate::report::{ConfigResult, PointResult, Report, REPORT_VERSION};
+use crate::metrics::{Counters, Histogram};
+use crate::report::Report;
 use crate::sim::{Sim, SimOptions};
 use crate::topology::{CpuMap, Topology};
 use crate::trace::{TraceWindow, WakeupTrace};
@@ -324,7 +324,10 @@ impl Experiment {
         self.run_with(progress, false)
     }
 
-    /// As [`Experiment::run`], optionally checking invariants after every event.
+    /// As [`Experiment::run`], optionally checking invariants after every event. The
+    /// runs go one after the other through [`crate::sweep::Sweep`], as a parallel
+    /// caller would run them, and the same [`crate::sweep::ReportBuilder`] assembles
+    /// the report.
     pub fn run_with(&self, progress: &mut dyn FnMut(Progress) -> bool, check: bool) -> Result<Report, Error> {
         match self.run_keeping(progress, check) {
             (Some(rep), None) => Ok(rep),
@@ -333,104 +336,44 @@ impl Experiment {
         }
     }
 
-    /// As [`Experiment::run_with`], but a failure keeps what finished: the report of
-    /// every (kernel, client count) whose iterations all ran, beside the error.
+    /// As [`Experiment::run_with`], but a failure keeps what finished: the partial
+    /// report of the runs done before it (each point with the iterations it has),
+    /// beside the error.
     pub fn run_keeping(
         &self,
         progress: &mut dyn FnMut(Progress) -> bool,
         check: bool,
     ) -> (Option<Report>, Option<Error>) {
-        let r = match self.validate() {
-            Ok(r) => r,
+        let sweep = match crate::sweep::Sweep::new(self) {
+            Ok(s) => s,
             Err(e) => return (None, Some(e)),
         };
-        let mut failure = None;
-        let total = (self.kernels.len() * self.clients.len()) as u32 * self.iterations;
-        let mut done = 0u32;
-        let mut configs = Vec::new();
-        'kernels: for (k, spec) in self.kernels.iter().enumerate() {
-            let mut points = Vec::new();
-            for &clients in &self.clients {
-                let mut samples = Vec::new();
-                let mut counters = Counters::default();
-                let mut wake = Histogram::default();
-                let mut req = Histogram::default();
-                let mut elapsed_ns = 0;
-                let mut finished = true;
-                let mut wasted = Vec::new();
-                for it in 0..self.iterations {
-                    let mut sim = self.make_sim(&r, k, clients, it, None, check);
-                    let run_ns = self.duration_ms * 1_000_000;
-                    let mut cb = |t: u64| progress(Progress { runs_done: done, runs_total: total, sim_ns: t, run_ns });
-                    if let Err(e) = sim.run(&mut cb) {
-                        let e = Error(format!(
-                            "kernel {} with {clients} {}: {e}",
-                            spec.name,
-                            self.workload.clients_meaning()
-                        ));
-                        failure = Some(e);
-                        break;
-                    }
-                    let out = sim.outcome();
-                    samples.push(out.sample);
-                    finished &= out.finished;
-                    counters.add(&out.counters);
-                    wake.merge(&out.wake_latency);
-                    req.merge(&out.request_latency);
-                    elapsed_ns += out.elapsed_ns;
-                    // Up to WASTED_MOMENTS_MAX moments from each iteration.
-                    for mut w in out.wasted_moments {
-                        w.iteration = it;
-                        wasted.push(w);
-                    }
-                    done += 1;
+        let mut builder = sweep.builder();
+        let total = sweep.runs_total();
+        let run_ns = self.duration_ms * 1_000_000;
+        for id in sweep.runs() {
+            let done = builder.runs_done();
+            let mut cb = |t: u64| progress(Progress { runs_done: done, runs_total: total, sim_ns: t, run_ns });
+            let result = match sweep.run(id, &mut cb, check) {
+                Ok(r) => r,
+                Err(e) => {
+                    let kept = (builder.runs_done() > 0).then(|| builder.partial_report());
+                    return (kept, Some(e));
                 }
-                if failure.is_some() {
-                    if !points.is_empty() {
-                        configs.push(ConfigResult {
-                            name: spec.name.clone(),
-                            label: spec.label(),
-                            non_historical: spec.non_historical(),
-                            points,
-                        });
-                    }
-                    break 'kernels;
-                }
-                points.push(PointResult {
-                    clients,
-                    samples,
-                    finished,
-                    elapsed_ns,
-                    counters,
-                    wakeup_latency: Percentiles::from(&wake),
-                    request_latency: Percentiles::from(&req),
-                    wasted_moments: wasted,
-                });
-                if !progress(Progress { runs_done: done, runs_total: total, sim_ns: 0, run_ns: 0 }) {
-                    return (None, Some(Error("cancelled".into())));
-                }
+            };
+            if let Err(e) = builder.add(result) {
+                return (None, Some(e));
             }
-            configs.push(ConfigResult {
-                name: spec.name.clone(),
-                label: spec.label(),
-                non_historical: spec.non_historical(),
-                points,
-            });
+            if id.iteration + 1 == self.iterations
+                && !progress(Progress { runs_done: builder.runs_done(), runs_total: total, sim_ns: 0, run_ns: 0 })
+            {
+                return (None, Some(Error("cancelled".into())));
+            }
         }
-        if configs.is_empty() {
-            return (None, failure);
+        match builder.report() {
+            Ok(r) => (Some(r), None),
+            Err(e) => (None, Some(e)),
         }
-        let report = Report {
-            version: REPORT_VERSION,
-            generator: format!("schedsim {}", env!("CARGO_PKG_VERSION")),
-            machine: r.description.clone(),
-            nr_cpus: r.map.nr_cpus(),
-            metric: self.workload.metric(),
-            cstates: r.costs.cstates.iter().map(|c| c.name.clone()).collect(),
-            experiment: self.clone(),
-            configs,
-        };
-        (Some(report), failure)
     }
 
     /// Runs one (kernel, clients, iteration) recording the decision trace of the

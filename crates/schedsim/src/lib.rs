@@ -29,6 +29,7 @@ pub mod report;
 pub mod rng;
 #[doc(hidden)]
 pub mod scenario;
+pub mod sweep;
 pub mod topology;
 pub mod trace;
 pub mod workload;
@@ -43,4 +44,5 @@ pub use experiment::{Error, Experiment, MachineSpec, Progress, TopologyInput};
 pub use kernel::{KernelSpec, KernelVersion, Switch};
 pub use report::Report;
 pub use sim::wasted::WastedMoment;
+pub use sweep::{ReportBuilder, RunId, RunResult, Sweep};
 pub use workload::Workload;

@@ -77,6 +77,30 @@ impl Histogram {
         }
         self.total += o.total;
     }
+
+    /// The non-empty buckets as (bucket, count): a run's histogram in a few hundred
+    /// pairs rather than 64 KiB.
+    pub fn to_sparse(&self) -> Vec<(u32, u64)> {
+        self.counts.iter().enumerate().filter(|(_, &c)| c > 0).map(|(b, &c)| (b as u32, c)).collect()
+    }
+
+    /// Adds buckets given as [`Histogram::to_sparse`] writes them; refuses a bucket
+    /// out of range or a count that overflows (leaving the histogram unchanged).
+    pub fn merge_sparse(&mut self, buckets: &[(u32, u64)]) -> Result<(), String> {
+        let mut total = self.total;
+        for &(b, c) in buckets {
+            if b as usize >= self.counts.len() {
+                return Err(format!("bucket {b} is out of range 0 to {}", self.counts.len() - 1));
+            }
+            // Every bucket is at most the total, so no bucket overflows if it does not.
+            total = total.checked_add(c).ok_or("the total count overflows")?;
+        }
+        for &(b, c) in buckets {
+            self.counts[b as usize] += c;
+        }
+        self.total = total;
+        Ok(())
+    }
 }
 
 /// p50/p90/p95/p99 in nanoseconds.
@@ -319,6 +343,27 @@ mod tests {
         let p99 = h.percentile(99);
         assert!((982_000..=990_000).contains(&p99), "{p99}");
         assert_eq!(Histogram::default().percentile(50), 0);
+    }
+
+    #[test]
+    fn sparse_histogram_round_trips_and_refuses_bad_buckets() {
+        let mut h = Histogram::default();
+        for v in [0u64, 5, 5, 900, 1_000_000, 1_000_001, u64::MAX] {
+            h.record(v);
+        }
+        let sparse = h.to_sparse();
+        assert!(sparse.len() < 8 && sparse.iter().all(|&(_, c)| c > 0), "{sparse:?}");
+        let mut back = Histogram::default();
+        back.merge_sparse(&sparse).unwrap();
+        assert_eq!(back, h);
+        let mut twice = h.clone();
+        twice.merge(&h);
+        back.merge_sparse(&sparse).unwrap();
+        assert_eq!(back, twice);
+        let before = back.clone();
+        assert!(back.merge_sparse(&[(1, 1), (64 * 128, 1)]).unwrap_err().contains("bucket 8192"));
+        assert!(back.merge_sparse(&[(1, u64::MAX)]).unwrap_err().contains("overflows"));
+        assert_eq!(back, before, "a refused merge changes nothing");
     }
 
     #[test]

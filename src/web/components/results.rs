@@ -1,5 +1,7 @@
-//! A finished sweep: the charts, the mmtests-style table (copyable as text) and the
-//! exports. Everything exported is the library's own rendering, made in the worker.
+//! A sweep's results: the charts, the mmtests-style table (copyable as text) and the
+//! exports. Everything exported is the library's own rendering. While the sweep runs,
+//! the charts and the wasted-core table show the runs landed so far; the table and the
+//! exports come with the last run.
 
 use crate::charts::{ChartTheme, REPORT_CHARTS};
 use crate::perfetto::{default_window, PerfettoAsk};
@@ -91,16 +93,23 @@ pub fn results(p: &ResultsProps) -> Html {
         }
     };
     html! {
-        <section class="results" data-wall-ms={format!("{:.1}", r.done.wall_ms)} aria-labelledby="results-h">
+        <section class="results" data-points-done={r.points.0.to_string()} data-points-total={r.points.1.to_string()}
+            data-wall-ms={r.complete.then(|| format!("{:.1}", r.done.wall_ms))} aria-labelledby="results-h">
             <h2 id="results-h">{ "Results" }</h2>
             <p class="result-meta">
-                { format!("{} on {} ({} CPUs): {} runs in {:.2} s in the worker.",
-                    rep.experiment.workload.name(), rep.machine, rep.nr_cpus,
-                    rep.configs.len() as u32 * npts as u32 * rep.experiment.iterations, r.done.wall_ms / 1e3) }
+                if r.complete {
+                    { format!("{} on {} ({} CPUs): {} runs in {:.2} s in the workers.",
+                        rep.experiment.workload.name(), rep.machine, rep.nr_cpus,
+                        rep.configs.len() as u32 * npts as u32 * rep.experiment.iterations, r.done.wall_ms / 1e3) }
+                } else {
+                    { format!("{} on {} ({} CPUs): {} of {} points so far, each over the iterations landed ({} per point when done); the table and exports come when the sweep ends.",
+                        rep.experiment.workload.name(), rep.machine, rep.nr_cpus, r.points.0, r.points.1, rep.experiment.iterations) }
+                }
             </p>
             if p.stale {
                 <p class="stale" role="status">{ "The experiment has changed since this sweep: run it again to update the results." }</p>
             }
+            if r.complete {
             <div class="exports">
                 <button type="button" id="export-json" onclick={export("report.json", "application/json", r.done.report_json.clone())}>{ "Report JSON" }</button>
                 <button type="button" id="export-samples" onclick={export("samples.csv", "text/csv", r.done.samples_csv.clone())}>{ "Samples CSV" }</button>
@@ -110,6 +119,7 @@ pub fn results(p: &ResultsProps) -> Html {
             <PerfettoExport exp={rep.experiment.clone()} kernel={0} clients={rep.experiment.clients.first().copied().unwrap_or(1)}
                 window={default_window(None, rep.experiment.warmup_ms, rep.experiment.duration_ms)}
                 on_export={p.on_perfetto.clone()} status={p.perfetto.clone()} id="results-perfetto" />
+            }
             { notes.clone() }
             <div class="charts">{ charts }</div>
             if npts > 1 {
@@ -122,6 +132,7 @@ pub fn results(p: &ResultsProps) -> Html {
                 </label>
             }
             { wasted_section(r, &p.on_jump) }
+            if r.complete {
             <div class="table-head">
                 <h3>{ "Comparison (mmtests compare-kernels layout)" }</h3>
                 <button type="button" id="copy-table" onclick={on_copy}>{ "Copy table" }</button>
@@ -135,6 +146,7 @@ pub fn results(p: &ResultsProps) -> Html {
                 </ul>
             }
             <pre id="mmtests" class="table" tabindex="0">{ r.done.table.clone() }</pre>
+            }
         </section>
     }
 }

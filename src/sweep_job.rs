@@ -1,0 +1,243 @@
+//! One sweep as the page's pool of workers runs it: which run goes next, what is
+//! running where, the runs landed so far (folded by the library's `ReportBuilder`), the
+//! progress and the time left. Pure, so it is tested natively; `web::worker::SweepPool`
+//! moves the messages.
+
+use crate::proto::SweepDone;
+use schedsim::{Experiment, Report, ReportBuilder, RunId, RunResult, Sweep};
+use std::collections::{BTreeMap, VecDeque};
+
+/// The pool's size: one worker per logical CPU the browser reports, within these bounds.
+pub const WORKERS_MAX: u32 = 8;
+
+pub fn default_workers(hardware_concurrency: f64) -> u32 {
+    if hardware_concurrency.is_finite() && hardware_concurrency >= 1.0 {
+        (hardware_concurrency as u32).clamp(1, WORKERS_MAX)
+    } else {
+        1
+    }
+}
+
+/// Where a sweep is, for the progress line.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct JobProgress {
+    pub runs_done: u32,
+    pub runs_total: u32,
+    /// Runs' worth done of the runs in flight (a fraction per running run, summed).
+    pub in_flight: f64,
+    pub running: u32,
+    /// Seconds left, estimated from the rate so far; None until there is a rate.
+    pub left_s: Option<f64>,
+}
+
+impl JobProgress {
+    /// Fraction of the sweep done, runs in flight counted by their simulated time.
+    pub fn fraction(&self) -> f64 {
+        if self.runs_total == 0 {
+            return 0.0;
+        }
+        ((self.runs_done as f64 + self.in_flight) / self.runs_total as f64).clamp(0.0, 1.0)
+    }
+}
+
+pub struct SweepJob {
+    pub id: u32,
+    pub experiment_json: String,
+    sweep: Sweep,
+    queue: VecDeque<RunId>,
+    builder: ReportBuilder,
+    /// Worker key → its run and the fraction of it simulated.
+    running: BTreeMap<u32, (RunId, f64)>,
+    /// When the first run was handed to a worker (the sweep's wall time starts there).
+    started_ms: Option<f64>,
+}
+
+impl SweepJob {
+    /// Checks the experiment and queues its runs, iteration 0 of every client count and
+    /// kernel first (client count by client count), so the whole shape shows early.
+    pub fn new(id: u32, experiment_json: String) -> Result<SweepJob, String> {
+        let exp = Experiment::from_json(&experiment_json).map_err(|e| e.to_string())?;
+        let sweep = Sweep::new(&exp).map_err(|e| e.to_string())?;
+        let queue = sweep.runs_by_iteration().into();
+        let builder = sweep.builder();
+        Ok(SweepJob { id, experiment_json, sweep, queue, builder, running: BTreeMap::new(), started_ms: None })
+    }
+
+    pub fn experiment(&self) -> &Experiment {
+        self.sweep.experiment()
+    }
+
+    /// The next run for worker `key`, if any is left.
+    pub fn next_run(&mut self, key: u32, now_ms: f64) -> Option<RunId> {
+        let run = self.queue.pop_front()?;
+        self.started_ms.get_or_insert(now_ms);
+        self.running.insert(key, (run, 0.0));
+        Some(run)
+    }
+
+    /// Worker `key` gave its run back unfinished (it was stopped): the run goes first.
+    pub fn give_back(&mut self, key: u32) {
+        if let Some((run, _)) = self.running.remove(&key) {
+            self.queue.push_front(run);
+        }
+    }
+
+    /// Worker `key`'s run has reached `sim_ns` of `run_ns`.
+    pub fn progress(&mut self, key: u32, run: RunId, sim_ns: f64, run_ns: f64) {
+        if let Some((r, frac)) = self.running.get_mut(&key) {
+            if *r == run && run_ns > 0.0 {
+                *frac = (sim_ns / run_ns).clamp(0.0, 1.0);
+            }
+        }
+    }
+
+    /// Worker `key`'s run landed (its result as the worker's JSON).
+    pub fn land(&mut self, key: u32, result_json: &str) -> Result<(), String> {
+        let r: RunResult =
+            serde_json::from_str(result_json).map_err(|e| format!("a run's result does not read back: {e}"))?;
+        match self.running.get(&key) {
+            Some((run, _)) if *run == r.run => {}
+            _ => return Err(format!("a worker sent the result of run {:?}, which it was not running", r.run)),
+        }
+        self.running.remove(&key);
+        self.builder.add(r).map_err(|e| e.to_string())
+    }
+
+    pub fn is_complete(&self) -> bool {
+        self.builder.is_complete()
+    }
+
+    pub fn running(&self) -> usize {
+        self.running.len()
+    }
+
+    pub fn progress_now(&self, now_ms: f64) -> JobProgress {
+        let in_flight: f64 = self.running.values().map(|(_, f)| f).sum();
+        let mut p = JobProgress {
+            runs_done: self.builder.runs_done(),
+            runs_total: self.builder.runs_total(),
+            in_flight,
+            running: self.running.len() as u32,
+            left_s: None,
+        };
+        let frac = p.fraction();
+        if let Some(t0) = self.started_ms {
+            let elapsed = (now_ms - t0).max(0.0) / 1e3;
+            if frac > 0.0 && elapsed > 0.0 && p.runs_done > 0 {
+                p.left_s = Some(elapsed * (1.0 - frac) / frac);
+            }
+        }
+        p
+    }
+
+    /// (points shown, points in all): a point is one kernel at one client count.
+    pub fn points(&self) -> (u32, u32) {
+        let e = self.experiment();
+        (self.builder.points_shown(), (e.kernels.len() * e.clients.len()) as u32)
+    }
+
+    /// The report of the runs landed so far (see `ReportBuilder::partial_report`).
+    pub fn partial_report(&self) -> Report {
+        self.builder.partial_report()
+    }
+
+    /// The finished sweep: the report and its renderings, each the library's own.
+    pub fn finish(&self, now_ms: f64) -> Result<(SweepDone, Report), String> {
+        let report = self.builder.report().map_err(|e| e.to_string())?;
+        let wall_ms = now_ms - self.started_ms.unwrap_or(now_ms);
+        let done = SweepDone {
+            id: self.id,
+            report_json: report.to_json(),
+            table: report.mmtests_table(),
+            samples_csv: report.samples_csv(),
+            counters_csv: report.counters_csv(),
+            wall_ms,
+        };
+        Ok((done, report))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small() -> Experiment {
+        let mut e = schedsim::presets::experiment("demo").unwrap();
+        e.duration_ms = 20;
+        e.warmup_ms = 2;
+        e.iterations = 2;
+        e.clients = vec![1, 2, 4];
+        e
+    }
+
+    /// Runs `run` as a worker would and returns its result JSON.
+    fn work(job: &SweepJob, run: RunId) -> String {
+        let s = Sweep::new(job.experiment()).unwrap();
+        serde_json::to_string(&s.run(run, &mut |_| true, false).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn three_workers_landing_out_of_order_give_the_library_report() {
+        let e = small();
+        let want = e.run(&mut |_| true).unwrap().to_json();
+        let mut job = SweepJob::new(7, e.to_json()).unwrap();
+        let total = job.progress_now(0.0).runs_total;
+        assert_eq!(total, 12);
+        // The first iteration of every point goes out first.
+        let mut handed = Vec::new();
+        let mut t = 0.0;
+        for key in [0, 1, 2] {
+            handed.push((key, job.next_run(key, t).unwrap()));
+        }
+        let mut order: Vec<RunId> = handed.iter().map(|h| h.1).collect();
+        while !job.is_complete() {
+            // The middle worker lands first, then the last, then the first: out of order.
+            let (key, run) = handed.remove(handed.len() / 2);
+            job.progress(key, run, 10e6, 20e6);
+            let json = work(&job, run);
+            t += 100.0;
+            job.land(key, &json).unwrap();
+            let p = job.progress_now(t);
+            assert!(p.left_s.is_some() && p.fraction() > 0.0 && p.fraction() <= 1.0);
+            let partial = job.partial_report();
+            let (shown, all) = job.points();
+            assert_eq!(all, 6);
+            assert_eq!(partial.configs.iter().map(|c| c.points.len() as u32).sum::<u32>(), shown);
+            if let Some(next) = job.next_run(key, t) {
+                handed.push((key, next));
+                order.push(next);
+            }
+        }
+        assert!(order[..6].iter().all(|r| r.iteration == 0), "{order:?}");
+        assert!(order[6..].iter().all(|r| r.iteration == 1), "{order:?}");
+        let (done, report) = job.finish(t).unwrap();
+        assert_eq!(done.report_json, want);
+        assert_eq!(report.to_json(), want);
+        assert_eq!(done.table, report.mmtests_table());
+        assert_eq!(done.wall_ms, t);
+        assert_eq!(job.progress_now(t).left_s, Some(0.0));
+    }
+
+    #[test]
+    fn a_result_for_another_run_or_garbage_is_refused() {
+        let mut job = SweepJob::new(1, small().to_json()).unwrap();
+        let a = job.next_run(0, 0.0).unwrap();
+        let b = job.next_run(1, 0.0).unwrap();
+        let json_b = work(&job, b);
+        assert!(job.land(0, &json_b).unwrap_err().contains("was not running"));
+        assert!(job.land(0, "{\"run\":").unwrap_err().contains("does not read back"));
+        // A worker stopped mid-run gives its run back, to go out first again.
+        job.give_back(0);
+        assert_eq!(job.next_run(2, 0.0), Some(a));
+        assert!(job.finish(0.0).is_err());
+        assert!(SweepJob::new(1, "{}".into()).is_err());
+    }
+
+    #[test]
+    fn the_pool_size_follows_the_cpus_within_bounds() {
+        assert_eq!(default_workers(2.0), 2);
+        assert_eq!(default_workers(64.0), WORKERS_MAX);
+        assert_eq!(default_workers(0.0), 1);
+        assert_eq!(default_workers(f64::NAN), 1);
+    }
+}
