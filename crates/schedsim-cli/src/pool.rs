@@ -18,7 +18,7 @@ pub fn default_jobs() -> usize {
 pub const JOBS_MAX: usize = 1024;
 
 /// Runs `exp` on `jobs` threads (one: `Experiment::run_keeping` itself, on this
-/// thread). A failure keeps what finished: the partial report of the runs done, beside
+/// thread). A failure keeps what finished: every point whose iterations all ran, beside
 /// the error.
 pub fn run(exp: &Experiment, jobs: usize, line: &mut ProgressLine) -> (Option<Report>, Option<Error>) {
     if jobs <= 1 {
@@ -86,7 +86,7 @@ pub fn run(exp: &Experiment, jobs: usize, line: &mut ProgressLine) -> (Option<Re
     // failed says only "cancelled" and is not the cause.
     failures.sort_by_key(|(id, e)| (e.0 == "cancelled", *id));
     if let Some((_, e)) = failures.into_iter().next() {
-        let kept = (builder.runs_done() > 0).then(|| builder.partial_report());
+        let kept = builder.kept_report();
         return (kept, Some(e));
     }
     match builder.report() {

@@ -336,9 +336,8 @@ impl Experiment {
         }
     }
 
-    /// As [`Experiment::run_with`], but a failure keeps what finished: the partial
-    /// report of the runs done before it (each point with the iterations it has),
-    /// beside the error.
+    /// As [`Experiment::run_with`], but a failure keeps what finished: the report of
+    /// every (kernel, client count) whose iterations all ran, beside the error.
     pub fn run_keeping(
         &self,
         progress: &mut dyn FnMut(Progress) -> bool,
@@ -357,7 +356,7 @@ impl Experiment {
             let result = match sweep.run(id, &mut cb, check) {
                 Ok(r) => r,
                 Err(e) => {
-                    let kept = (builder.runs_done() > 0).then(|| builder.partial_report());
+                    let kept = builder.kept_report();
                     return (kept, Some(e));
                 }
             };

@@ -280,6 +280,31 @@ impl ReportBuilder {
         (0..nc).filter(|&p| (0..nk).all(|k| self.points[k * nc + p].done > 0)).count() as u32 * nk as u32
     }
 
+    /// What a failed sweep keeps: for each kernel the client counts whose every
+    /// iteration ran (a kernel with none is left out). `None` when no point is whole.
+    pub fn kept_report(&self) -> Option<Report> {
+        let nc = self.exp.clients.len();
+        let configs: Vec<ConfigResult> = self
+            .exp
+            .kernels
+            .iter()
+            .enumerate()
+            .filter_map(|(k, spec)| {
+                let points: Vec<_> = (0..nc)
+                    .filter(|&p| self.points[k * nc + p].done == self.exp.iterations)
+                    .map(|p| self.points[k * nc + p].result(self.exp.clients[p]))
+                    .collect();
+                (!points.is_empty()).then(|| ConfigResult {
+                    name: spec.name.clone(),
+                    label: spec.label(),
+                    non_historical: spec.non_historical(),
+                    points,
+                })
+            })
+            .collect();
+        (!configs.is_empty()).then(|| self.with_configs(configs))
+    }
+
     fn assemble(&self, shown: &[usize]) -> Report {
         let nc = self.exp.clients.len();
         let configs = self
@@ -294,6 +319,10 @@ impl ReportBuilder {
                 points: shown.iter().map(|&p| self.points[k * nc + p].result(self.exp.clients[p])).collect(),
             })
             .collect();
+        self.with_configs(configs)
+    }
+
+    fn with_configs(&self, configs: Vec<ConfigResult>) -> Report {
         Report {
             version: REPORT_VERSION,
             generator: format!("schedsim {}", env!("CARGO_PKG_VERSION")),
