@@ -127,9 +127,12 @@ async fn a_kernel_panel_toggles_a_patch_as_an_override() {
     };
     yew::Renderer::<KernelPanel>::with_root_and_props(root.clone(), props).render();
     settle().await;
-    // Twelve switches, five of them seed patches with a link to their text.
-    assert_eq!(all(&root, "li.switch"), 12);
-    assert_eq!(all(&root, "a.patch-link"), 5);
+    // Every switch, and a link to the patch text for each one that has a seed file.
+    let switches = schedsim::Switch::ALL.len() as u32;
+    let linked = schedsim::Switch::ALL.iter().filter(|s| s.seed_file().is_some()).count() as u32;
+    assert_eq!((switches, linked), (14, 6));
+    assert_eq!(all(&root, "li.switch"), switches);
+    assert_eq!(all(&root, "a.patch-link"), linked);
     click(&root, "#k1-recent-used-prev");
     settle().await;
     let k = got.borrow().clone().expect("a change");
