@@ -226,7 +226,7 @@ mod tests {
     }
 
     /// The texts of an SVG, in order: what a reader of the chart sees.
-    fn texts(svg: &str) -> String {
+    pub(super) fn texts(svg: &str) -> String {
         svg.split("<text")
             .skip(1)
             .filter_map(|t| {

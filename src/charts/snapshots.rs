@@ -15,6 +15,7 @@
 //! SCHEDSIM_REMAKE_FIXTURES=1 cargo test -p schedsim-web charts::snapshots
 //! ```
 
+use super::tests::texts;
 use super::{draw_report_chart, report_chart_size, to_svg_sized, ChartTheme};
 use schedsim::experiment::TopologyInput;
 use schedsim::{Experiment, KernelSpec, KernelVersion, Report};
@@ -59,18 +60,6 @@ fn fixture(name: &str) -> Report {
 
 fn svg(r: &Report, chart: &str, point: usize) -> String {
     to_svg_sized(report_chart_size(chart), |a| draw_report_chart(chart, a, r, point, &ChartTheme::light())).unwrap()
-}
-
-/// The texts of an SVG, in order: what a reader of the chart sees.
-fn texts(svg: &str) -> String {
-    svg.split("<text")
-        .skip(1)
-        .filter_map(|t| {
-            t.split_once('>').and_then(|(_, rest)| rest.split_once("</text>")).map(|(x, _)| x.trim().to_string())
-        })
-        .filter(|x| !x.is_empty())
-        .collect::<Vec<_>>()
-        .join(" | ")
 }
 
 macro_rules! snapshot {

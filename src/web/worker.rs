@@ -219,11 +219,7 @@ fn spawn(rc: &Rc<RefCell<Inner>>, inner: &mut Inner) -> Result<(), String> {
     let weak: Weak<RefCell<Inner>> = Rc::downgrade(rc);
     let on_err = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| {
         let Some(rc) = weak.upgrade() else { return };
-        let msg = ev
-            .dyn_ref::<web_sys::ErrorEvent>()
-            .map(|e| e.message())
-            .filter(|m| !m.is_empty())
-            .unwrap_or_else(|| "it could not be loaded".into());
+        let msg = error_message(&ev);
         let (cb, id) = {
             let mut inner = rc.borrow_mut();
             stop(&mut inner);
@@ -417,11 +413,7 @@ fn spawn_slot(rc: &Rc<RefCell<PoolInner>>, key: u32) -> Result<(Worker, Vec<Hand
     let weak: Weak<RefCell<PoolInner>> = Rc::downgrade(rc);
     let on_err = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| {
         let Some(rc) = weak.upgrade() else { return };
-        let msg = ev
-            .dyn_ref::<web_sys::ErrorEvent>()
-            .map(|e| e.message())
-            .filter(|m| !m.is_empty())
-            .unwrap_or_else(|| "it could not be loaded".into());
+        let msg = error_message(&ev);
         fail(&rc, format!("a simulation worker stopped: {msg}"));
     });
     w.set_onmessage(Some(on_msg.as_ref().unchecked_ref()));
@@ -490,4 +482,12 @@ fn on_response(rc: &Rc<RefCell<PoolInner>>, key: u32, r: Response) {
     if let Err(e) = pump(rc) {
         fail(rc, e);
     }
+}
+
+/// What a worker's `error` event says, or why it stopped when it says nothing.
+fn error_message(ev: &JsValue) -> String {
+    ev.dyn_ref::<web_sys::ErrorEvent>()
+        .map(|e| e.message())
+        .filter(|m| !m.is_empty())
+        .unwrap_or_else(|| "it could not be loaded".into())
 }
