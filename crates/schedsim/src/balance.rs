@@ -4,8 +4,9 @@
 //! balancing), periodic `rebalance_domains()`, the nohz idle-balance kick, and the
 //! SIS_UTIL producer (`update_idle_cpu_scan`, v6.0).
 
-use crate::domains::SD_SHARE_CPUCAPACITY;
+use crate::domains::{SD_SHARE_CPUCAPACITY, SD_SHARE_PKG_RESOURCES};
 use crate::kernel::{KernelVersion as V, Switch};
+use crate::shared_runq::Pop;
 use crate::sim::{Cont, Sim, TState, MIGRATION_COST_NS};
 
 /// `sd->cache_nice_tries` (`sd_init`): 0 for SMT, 1 for MC and PKG, 2 for NUMA.
@@ -72,6 +73,12 @@ impl Sim {
     /// `newidle_balance()` (v3.8: `idle_balance()`): `curr` of `c` blocked and nothing
     /// is queued. `extra` is kernel time already spent in `schedule()`.
     pub(crate) fn newidle_balance(&mut self, c: u32, extra: u64) {
+        self.newidle_balance_pass(c, extra, false)
+    }
+
+    /// One `newidle_balance()` call; `retried` when it is the second, from
+    /// `balance_fair()` after a RETRY_TASK.
+    fn newidle_balance_pass(&mut self, c: u32, extra: u64, retried: bool) {
         let skip = self.cfg.on(Switch::NewidleSkipPending);
         if self.measuring {
             self.m.newidle_calls += 1;
@@ -89,23 +96,40 @@ impl Sim {
         // `sd = this_rq->sd`, the lowest domain (none on a 1-CPU machine).
         let lowest_cost = (!self.doms.chain[c as usize].is_empty()).then(|| self.dom(c, 0).max_newidle_lb_cost);
         if self.cfg.on(Switch::SharedRunq) {
-            // Nayak RFC patch 2: check rd->overload first but no avg_idle gate, pop from
-            // the shared runqueue (its time is curr_cost and sd_llc's newidle cost),
-            // return on a pending wakeup, then balance only above the LLC, each domain
-            // still gated by avg_idle as upstream.
+            // Nayak's RFC patch 2 ("sched/fair: Improve integration of SHARED_RUNQ
+            // feature within newidle_balance", on Vernet's v3): rd->overload first but no
+            // avg_idle gate; pop from the shared runqueue, its time charged to sd_llc's
+            // max_newidle_lb_cost and to curr_cost; a popped task returns at once (1
+            // pulled, -1 not pullable: RETRY_TASK, and balance_fair() calls
+            // newidle_balance() once more); return on a pending wakeup; then the usual
+            // walk from the lowest domain, whose budget test runs before the domains
+            // within the LLC are skipped.
             if !self.rd_overload {
                 return self.switch_to_idle(c, cost);
             }
-            let (pc, pulled) = self.shared_runq_pop(c, self.now + cost);
+            let (pc, pop) = self.shared_runq_pop(c, self.now + cost);
             if let Some(d) = self.doms.llc_depth[c as usize] {
                 let ds = self.dom(c, d as usize);
                 ds.max_newidle_lb_cost = ds.max_newidle_lb_cost.max(pc);
             }
-            if pulled || self.cpus[c as usize].ttwu_pending {
-                return self.newidle_finish(c, pc, cost + pc);
+            match pop {
+                Pop::Pulled => return self.newidle_finish(c, pc, cost + pc),
+                Pop::Failed if !retried => {
+                    if self.measuring {
+                        self.m.shared_runq_retries += 1;
+                    }
+                    let cpu = &mut self.cpus[c as usize];
+                    cpu.max_idle_balance_cost = cpu.max_idle_balance_cost.max(pc);
+                    cpu.idle_stamp = 0;
+                    return self.newidle_balance_pass(c, cost + pc, true);
+                }
+                Pop::Failed => return self.newidle_finish(c, pc, cost + pc),
+                Pop::Empty => {}
             }
-            let depth = self.doms.llc_depth[c as usize].map_or(0, |d| d as usize + 1);
-            return self.newidle_domain(c, depth, pc, cost + pc);
+            if self.cpus[c as usize].ttwu_pending {
+                return self.switch_to_idle(c, cost + pc);
+            }
+            return self.newidle_domain(c, 0, pc, cost + pc);
         }
         // v5.16 (Vincent Guittot's series, merged together: "Skip update_blocked_averages
         // if we are defering load balance", "Remove sysctl_sched_migration_cost
@@ -137,17 +161,28 @@ impl Sim {
     /// Balances at domain `depth` as one kernel segment, if the time budget allows.
     fn newidle_domain(&mut self, c: u32, depth: usize, curr_cost: u64, extra: u64) {
         let chain_len = self.doms.chain[c as usize].len();
-        if depth >= chain_len {
-            return self.newidle_finish(c, curr_cost, extra);
-        }
-        // The budget test came with Jason Low's "Consider the time spent on idle
-        // balancing" (v3.13); v3.8 walks every domain until it pulls.
-        let max_cost = self.dom(c, depth).max_newidle_lb_cost;
-        if self.cfg.since(3, 13) && self.cpus[c as usize].avg_idle < curr_cost + max_cost {
-            if depth == 0 && self.measuring {
-                self.m.newidle_gate_cost += 1;
+        let mut depth = depth;
+        loop {
+            if depth >= chain_len {
+                return self.newidle_finish(c, curr_cost, extra);
             }
-            return self.newidle_finish(c, curr_cost, extra);
+            // The budget test came with Jason Low's "Consider the time spent on idle
+            // balancing" (v3.13); v3.8 walks every domain until it pulls.
+            let max_cost = self.dom(c, depth).max_newidle_lb_cost;
+            if self.cfg.since(3, 13) && self.cpus[c as usize].avg_idle < curr_cost + max_cost {
+                if depth == 0 && self.measuring {
+                    self.m.newidle_gate_cost += 1;
+                }
+                return self.newidle_finish(c, curr_cost, extra);
+            }
+            // SHARED_RUNQ (Nayak's patch 2): domains within the LLC are skipped after
+            // their budget test, the shared runqueue having stood for them.
+            let did = self.doms.chain[c as usize][depth] as usize;
+            if self.cfg.on(Switch::SharedRunq) && self.doms.domains[did].has(SD_SHARE_PKG_RESOURCES) {
+                depth += 1;
+                continue;
+            }
+            break;
         }
         if self.measuring {
             let did = self.doms.chain[c as usize][depth] as usize;
@@ -323,7 +358,7 @@ impl Sim {
         let dom = &self.doms.domains[did];
         let pct = dom.imbalance_pct as u64;
         let numa = dom.has(crate::domains::SD_NUMA);
-        let llc_level = dom.has(crate::domains::SD_SHARE_PKG_RESOURCES);
+        let llc_level = dom.has(SD_SHARE_PKG_RESOURCES);
         let root = dom.span.len() == self.cpus.len();
         // sds->prefer_sibling: the child domain has SD_PREFER_SIBLING, which sd_init()
         // sets on every level but NUMA ones.
