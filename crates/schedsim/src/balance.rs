@@ -213,6 +213,9 @@ impl Sim {
     }
 
     fn newidle_finish(&mut self, c: u32, curr_cost: u64, extra: u64) {
+        // Balancing ran without this runqueue's lock (raw_spin_rq_unlock() before the
+        // pop or the domain walk); `raw_spin_rq_lock(this_rq)` takes it back.
+        let extra = extra + self.lock_rq(c, self.now + extra, c, 0);
         let skip = self.cfg.on(Switch::NewidleSkipPending);
         let cpu = &mut self.cpus[c as usize];
         cpu.max_idle_balance_cost = cpu.max_idle_balance_cost.max(curr_cost);

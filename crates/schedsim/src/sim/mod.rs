@@ -791,6 +791,18 @@ impl Sim {
         self.acquire(LockId::Rq(owner), at, by, hold)
     }
 
+    /// `c`'s own runqueue lock, taken by `__schedule()`, stays held until `until`:
+    /// through `pick_next_task()` and `context_switch()`, released only in
+    /// `finish_task_switch()` (`finish_lock_switch()`), so a waker enqueueing on `c` or
+    /// a CPU pulling from it meanwhile waits.
+    pub(crate) fn hold_own_rq(&mut self, c: u32, until: Time) {
+        let lk = &mut self.cpus[c as usize].lock;
+        if lk.free_at < until {
+            lk.free_at = until;
+            lk.holder = c;
+        }
+    }
+
     /// Takes a SHARED_RUNQ shard lock for one list operation.
     pub(crate) fn lock_shard(&mut self, llc: u32, shard: u32, at: Time, by: u32) -> u64 {
         let hold = self.cost.shard_lock_hold_ns;

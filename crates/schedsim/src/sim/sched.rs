@@ -376,6 +376,7 @@ impl Sim {
         self.tasks[next as usize].on_cpu = Some(c);
         let half = self.cost.context_switch_ns / 2;
         let out = if self.cpus[c as usize].curr.is_some() { half } else { 0 };
+        self.hold_own_rq(c, self.now + out + half + extra);
         self.kernel(c, out + half + extra, Cont::Switch(next));
     }
 
@@ -384,6 +385,7 @@ impl Sim {
         // Staying in the idle task (nothing was switched out) costs no switch.
         let half = if self.cpus[c as usize].curr.is_some() { self.cost.context_switch_ns / 2 } else { 0 };
         let cost = half + extra;
+        self.hold_own_rq(c, self.now + cost);
         self.kernel(c, cost, Cont::Switch(NONE));
     }
 
