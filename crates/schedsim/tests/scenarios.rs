@@ -2863,9 +2863,9 @@ fn switch_sis_prev_idle() {
                    why:  this CPU is no busier than prev with the wakee added: wake affine
               2. wake_affine -> CPU 0
                    why:  target for select_idle_sibling
-              3. select_idle_sibling (v3.9, e0a79f529d5b) -> CPU 3
+              3. select_idle_sibling -> CPU 3
                    read: idle_cpu(prev=3)=1, cpus_share_cache(3,0)=1
-                   why:  prev is idle and cache-affine: don't be stupid, use it
+                   why:  prev is idle and shares the target's cache
               CPUs probed: 0 3
               => CPU 3 (SameCpu from prev), IPI, leaves C1, waker cost 1040 ns
               after: p->recent_used_cpu=3, waker->recent_used_cpu=0, waker->wakee_flips=0
