@@ -54,6 +54,16 @@ struct GroupStats {
     ty: GroupType,
 }
 
+/// `struct sd_lb_stats`, the fields the model keeps.
+struct SdStats {
+    stats: Vec<GroupStats>,
+    /// Index of the group holding the balancing CPU.
+    local: usize,
+    busiest: Option<usize>,
+    /// `sds->avg_load`: the domain's runnable load per 1024 of capacity.
+    avg_load: u64,
+}
+
 /// `enum migration_type` without misfit.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Migration {
@@ -342,33 +352,68 @@ impl Sim {
         cost
     }
 
-    /// `load_balance()` v5.10+ (`kernel/sched/fair.c`, v5.13 to v6.5):
-    /// `update_sg_lb_stats()` classifies each group as having spare capacity, fully
-    /// busy or overloaded from its task count, idle CPUs and PELT util and runnable
-    /// averages; `update_sd_pick_busiest()` picks the busiest other group;
-    /// `find_busiest_group()` decides whether it is worth balancing and
-    /// `calculate_imbalance()` how much: spread tasks evenly (SD_PREFER_SIBLING
-    /// children), even out idle CPUs, fill spare utilisation, or move load;
-    /// `find_busiest_queue()` picks the runqueue and `detach_tasks()` moves queued,
-    /// not cache-hot tasks until the imbalance is met; after `cache_nice_tries + 2`
-    /// failures the stopper pushes the busiest CPU's running task (`active_balance`).
-    /// Not modelled: misfit and asymmetric packing, NUMA preferences (fbq_type). All
-    /// tasks are nice 0, so load equals runnable.
+    /// `load_balance()` v5.10+ (`kernel/sched/fair.c`, v5.13 to v6.5), as the kernel
+    /// splits it: [`Sim::update_sd_lb_stats`] (per group `update_sg_lb_stats()`, then
+    /// `update_sd_pick_busiest()`), [`Sim::find_busiest_group`] (whether it is worth
+    /// balancing, with [`Sim::calculate_imbalance`] for how much),
+    /// [`Sim::find_busiest_queue`] and [`Sim::detach_tasks`]; after
+    /// `cache_nice_tries + 2` failures the stopper pushes the busiest CPU's running
+    /// task (`active_balance`). Not modelled: misfit and asymmetric packing, NUMA
+    /// preferences (fbq_type). All tasks are nice 0, so load equals runnable.
     fn load_balance_v510(&mut self, c: u32, depth: usize, kind: LbKind, at: u64, cost: u64) -> (u64, bool) {
         let mut cost = cost;
+        let did = self.doms.chain[c as usize][depth] as usize;
+        let sds = self.update_sd_lb_stats(c, depth);
+        let Some((bi, mig, imbalance)) = self.find_busiest_group(c, depth, kind, &sds) else {
+            self.lb_outcome(c, depth, kind, false);
+            return (cost, false);
+        };
+        let Some(src) = self.find_busiest_queue(did, bi, mig) else {
+            self.lb_outcome(c, depth, kind, false);
+            return (cost, false);
+        };
+        self.lb_outcome(c, depth, kind, true);
+        let tries = cache_nice_tries(&self.doms.domains[did]);
+        let (spent, moved) = self.detach_tasks(c, depth, kind, src, mig, imbalance, at + cost);
+        cost += spent;
+        if moved == 0 {
+            if kind != LbKind::NewlyIdle {
+                self.dom(c, depth).nr_balance_failed += 1;
+            }
+            // need_active_balance(): after cache_nice_tries + 2 failures, the stopper of
+            // the busiest CPU pushes its running task here.
+            let cur = self.cpus[src as usize].curr;
+            let movable = cur.is_some_and(|t| self.tasks[t as usize].state == TState::Running && self.allowed(t, c));
+            if movable
+                && src != c
+                && !self.cpus[src as usize].active_balance
+                && self.dom(c, depth).nr_balance_failed > tries + 2
+            {
+                self.cpus[src as usize].active_balance = true;
+                let at = at + cost + self.cost.ipi_send_ns + self.cost.ipi_delivery_ns;
+                self.push(at, crate::sim::Ev::ActiveBalance { src, dst: c });
+                cost += self.cost.ipi_send_ns;
+                self.dom(c, depth).nr_balance_failed = tries + 1;
+            }
+            return (cost, false);
+        }
+        self.dom(c, depth).nr_balance_failed = 0;
+        (cost, true)
+    }
+
+    /// `update_sd_lb_stats()` for domain `depth` of `c`: `update_sg_lb_stats()` for
+    /// each group (tasks, idle CPUs, PELT util and runnable, `group_classify()`: spare
+    /// capacity, fully busy or overloaded), `rd->overload` refreshed at the root
+    /// domain, and `update_sd_pick_busiest()`: a higher group type wins; among
+    /// overloaded or fully busy groups the higher avg_load, among groups with spare
+    /// capacity the fewer idle CPUs, then the more tasks. A group with no task is never
+    /// busiest.
+    fn update_sd_lb_stats(&mut self, c: u32, depth: usize) -> SdStats {
         let now = self.now;
         let did = self.doms.chain[c as usize][depth] as usize;
         let dom = &self.doms.domains[did];
         let pct = dom.imbalance_pct as u64;
-        let numa = dom.has(crate::domains::SD_NUMA);
-        let llc_level = dom.has(SD_SHARE_PKG_RESOURCES);
         let root = dom.span.len() == self.cpus.len();
-        // sds->prefer_sibling: the child domain has SD_PREFER_SIBLING, which sd_init()
-        // sets on every level but NUMA ones.
-        let prefer_sibling = depth > 0 && {
-            let child = self.doms.chain[c as usize][depth - 1] as usize;
-            !self.doms.domains[child].has(crate::domains::SD_NUMA)
-        };
         let local = dom.group_of(c);
         let mut stats: Vec<GroupStats> = Vec::with_capacity(dom.groups.len());
         let (mut total_load, mut total_cap) = (0u64, 0u64);
@@ -404,12 +449,8 @@ impl Sim {
             stats.push(g);
         }
         if root {
-            // update_sd_lb_stats() at the root domain refreshes rd->overload.
             self.rd_overload = rq_overloaded;
         }
-        // update_sd_pick_busiest(): a higher group type wins; among overloaded or fully
-        // busy groups the higher avg_load, among groups with spare capacity the fewer
-        // idle CPUs, then the more tasks. A group with no task is never busiest.
         let mut busiest: Option<usize> = None;
         for (i, g) in stats.iter().enumerate() {
             if i == local || g.nr == 0 {
@@ -427,68 +468,91 @@ impl Sim {
                 busiest = Some(i);
             }
         }
-        let balanced = |s: &mut Sim, cost: u64| {
-            s.lb_outcome(c, depth, kind, false);
-            (cost, false)
+        SdStats { stats, local, busiest, avg_load: total_load * 1024 / total_cap.max(1) }
+    }
+
+    /// `find_busiest_group()`: the busiest group, how to migrate and how much, or
+    /// `None` when the domain is balanced.
+    fn find_busiest_group(&self, c: u32, depth: usize, kind: LbKind, sds: &SdStats) -> Option<(usize, Migration, i64)> {
+        let did = self.doms.chain[c as usize][depth] as usize;
+        let pct = self.doms.domains[did].imbalance_pct as u64;
+        // sds->prefer_sibling: the child domain has SD_PREFER_SIBLING, which sd_init()
+        // sets on every level but NUMA ones.
+        let prefer_sibling = depth > 0 && {
+            let child = self.doms.chain[c as usize][depth - 1] as usize;
+            !self.doms.domains[child].has(crate::domains::SD_NUMA)
         };
-        let Some(bi) = busiest else { return balanced(self, cost) };
-        let (l, b) = (stats[local], stats[bi]);
-        let sds_avg = total_load * 1024 / total_cap.max(1);
-        // find_busiest_group()
+        let bi = sds.busiest?;
+        let (l, b) = (sds.stats[sds.local], sds.stats[bi]);
         if l.ty > b.ty {
-            return balanced(self, cost);
+            return None;
         }
         if l.ty == GroupType::Overloaded
-            && (l.avg_load >= b.avg_load || l.avg_load >= sds_avg || 100 * b.avg_load <= pct * l.avg_load)
+            && (l.avg_load >= b.avg_load || l.avg_load >= sds.avg_load || 100 * b.avg_load <= pct * l.avg_load)
         {
-            return balanced(self, cost);
+            return None;
         }
         let force = prefer_sibling && l.ty == GroupType::HasSpare && b.nr > l.nr + 1;
         if !force && b.ty != GroupType::Overloaded {
             // Busy CPUs leave spreading to idle ones; an idle-CPU difference of one or
             // a busiest group with one task is no imbalance.
             if kind == LbKind::Busy || (b.weight > 1 && l.idle <= b.idle + 1) || b.nr == 1 {
-                return balanced(self, cost);
+                return None;
             }
         }
-        // calculate_imbalance()
-        let (mig, mut imbalance) = if l.ty == GroupType::HasSpare {
-            if b.ty > GroupType::FullyBusy && !llc_level {
+        let (mig, imbalance) = self.calculate_imbalance(c, depth, kind, prefer_sibling, l, b, sds.avg_load)?;
+        (imbalance > 0).then_some((bi, mig, imbalance))
+    }
+
+    /// `calculate_imbalance()`: spread tasks evenly (SD_PREFER_SIBLING children), even
+    /// out idle CPUs, fill spare utilisation, or move load. `None` when the local
+    /// group is already as loaded as the busiest or the domain average.
+    #[allow(clippy::too_many_arguments)]
+    fn calculate_imbalance(
+        &self,
+        c: u32,
+        depth: usize,
+        kind: LbKind,
+        prefer_sibling: bool,
+        l: GroupStats,
+        b: GroupStats,
+        sds_avg: u64,
+    ) -> Option<(Migration, i64)> {
+        let did = self.doms.chain[c as usize][depth] as usize;
+        let dom = &self.doms.domains[did];
+        if l.ty == GroupType::HasSpare {
+            if b.ty > GroupType::FullyBusy && !dom.has(SD_SHARE_PKG_RESOURCES) {
                 let lcap = l.weight * 1024;
                 let imb = lcap.max(l.util) - l.util;
-                if imb == 0 && kind != LbKind::Busy {
+                return Some(if imb == 0 && kind != LbKind::Busy {
                     (Migration::Task, 1)
                 } else {
                     (Migration::Util, imb as i64)
-                }
-            } else {
-                let mut imb = if b.weight == 1 || prefer_sibling {
-                    b.nr.saturating_sub(l.nr)
-                } else {
-                    l.idle.saturating_sub(b.idle)
-                };
-                if numa && self.numa_imbalance_allowed(c, depth, l, imb) {
-                    imb = 0;
-                }
-                (Migration::Task, (imb >> 1) as i64)
+                });
             }
-        } else {
-            if l.ty < GroupType::Overloaded && (l.avg_load >= b.avg_load || l.avg_load >= sds_avg) {
-                return balanced(self, cost);
+            let mut imb =
+                if b.weight == 1 || prefer_sibling { b.nr.saturating_sub(l.nr) } else { l.idle.saturating_sub(b.idle) };
+            if dom.has(crate::domains::SD_NUMA) && self.numa_imbalance_allowed(c, depth, l, imb) {
+                imb = 0;
             }
-            let imb = ((b.avg_load.saturating_sub(sds_avg)) * b.weight * 1024)
-                .min(sds_avg.saturating_sub(l.avg_load) * l.weight * 1024)
-                / 1024;
-            (Migration::Load, imb as i64)
-        };
-        if imbalance <= 0 {
-            return balanced(self, cost);
+            return Some((Migration::Task, (imb >> 1) as i64));
         }
-        // find_busiest_queue(): most tasks (migrate_task), else most utilisation or load
-        // among runqueues with a task waiting.
-        let grp = &self.doms.domains[did].groups[bi];
+        if l.ty < GroupType::Overloaded && (l.avg_load >= b.avg_load || l.avg_load >= sds_avg) {
+            return None;
+        }
+        let imb = ((b.avg_load.saturating_sub(sds_avg)) * b.weight * 1024)
+            .min(sds_avg.saturating_sub(l.avg_load) * l.weight * 1024)
+            / 1024;
+        Some((Migration::Load, imb as i64))
+    }
+
+    /// `find_busiest_queue()`: in group `bi` of domain `did`, the runqueue with the
+    /// most tasks (migrate_task), else the most utilisation or load among runqueues
+    /// with a task waiting.
+    fn find_busiest_queue(&self, did: usize, bi: usize, mig: Migration) -> Option<u32> {
+        let now = self.now;
         let mut src: Option<(u64, u32)> = None;
-        for &x in grp {
+        for &x in &self.doms.domains[did].groups[bi] {
             let cpu = &self.cpus[x as usize];
             let key = match mig {
                 Migration::Task => cpu.nr_running as u64,
@@ -500,65 +564,61 @@ impl Sim {
                 src = Some((key, x));
             }
         }
-        let Some((_, src)) = src else { return balanced(self, cost) };
-        self.lb_outcome(c, depth, kind, true);
-        // detach_tasks(): queued tasks only, while the source keeps one (for an idle
-        // puller), up to the imbalance.
+        src.map(|(_, x)| x)
+    }
+
+    /// `detach_tasks()` and `attach_tasks()`: queued, not cache-hot tasks of `src`,
+    /// while it keeps one (for an idle puller), up to the imbalance. Returns the time
+    /// spent and how many moved.
+    #[allow(clippy::too_many_arguments)]
+    fn detach_tasks(
+        &mut self,
+        c: u32,
+        depth: usize,
+        kind: LbKind,
+        src: u32,
+        mig: Migration,
+        imbalance: i64,
+        at: u64,
+    ) -> (u64, u32) {
+        let now = self.now;
+        let did = self.doms.chain[c as usize][depth] as usize;
         let failed = self.dom(c, depth).nr_balance_failed;
         let tries = cache_nice_tries(&self.doms.domains[did]);
+        let mut imbalance = imbalance;
+        let mut cost = 0;
         let mut moved = 0u32;
-        if self.cpus[src as usize].nr_running > 1 && src != c {
-            let queue = self.cpus[src as usize].queue.clone();
-            for t in queue {
-                if kind != LbKind::Busy && self.cpus[src as usize].nr_running <= 1 {
-                    break;
-                }
-                if !self.can_migrate_task(t, c, depth) {
-                    continue;
-                }
-                let load = self.tasks[t as usize].load.peek(now, 1024).max(1);
-                if mig == Migration::Load && load / 2 > imbalance as u64 && failed <= tries {
-                    continue;
-                }
-                if moved == 0 {
-                    cost += self.lock_rq(src, at + cost, c, self.cost.lb_move_task_ns);
-                } else {
-                    cost += self.cost.lb_move_task_ns;
-                }
-                cost += self.pull_task(src, t, c, kind, at + cost);
-                moved += 1;
-                imbalance -= match mig {
-                    Migration::Task => 1,
-                    Migration::Util | Migration::Load => load as i64,
-                };
-                if imbalance <= 0 {
-                    break;
-                }
+        if self.cpus[src as usize].nr_running <= 1 || src == c {
+            return (cost, moved);
+        }
+        let queue = self.cpus[src as usize].queue.clone();
+        for t in queue {
+            if kind != LbKind::Busy && self.cpus[src as usize].nr_running <= 1 {
+                break;
+            }
+            if !self.can_migrate_task(t, c, depth) {
+                continue;
+            }
+            let load = self.tasks[t as usize].load.peek(now, 1024).max(1);
+            if mig == Migration::Load && load / 2 > imbalance as u64 && failed <= tries {
+                continue;
+            }
+            if moved == 0 {
+                cost += self.lock_rq(src, at + cost, c, self.cost.lb_move_task_ns);
+            } else {
+                cost += self.cost.lb_move_task_ns;
+            }
+            cost += self.pull_task(src, t, c, kind, at + cost);
+            moved += 1;
+            imbalance -= match mig {
+                Migration::Task => 1,
+                Migration::Util | Migration::Load => load as i64,
+            };
+            if imbalance <= 0 {
+                break;
             }
         }
-        if moved == 0 {
-            if kind != LbKind::NewlyIdle {
-                self.dom(c, depth).nr_balance_failed += 1;
-            }
-            // need_active_balance(): after cache_nice_tries + 2 failures, the stopper of
-            // the busiest CPU pushes its running task here.
-            let cur = self.cpus[src as usize].curr;
-            let movable = cur.is_some_and(|t| self.tasks[t as usize].state == TState::Running && self.allowed(t, c));
-            if movable
-                && src != c
-                && !self.cpus[src as usize].active_balance
-                && self.dom(c, depth).nr_balance_failed > tries + 2
-            {
-                self.cpus[src as usize].active_balance = true;
-                let at = at + cost + self.cost.ipi_send_ns + self.cost.ipi_delivery_ns;
-                self.push(at, crate::sim::Ev::ActiveBalance { src, dst: c });
-                cost += self.cost.ipi_send_ns;
-                self.dom(c, depth).nr_balance_failed = tries + 1;
-            }
-            return (cost, false);
-        }
-        self.dom(c, depth).nr_balance_failed = 0;
-        (cost, true)
+        (cost, moved)
     }
 
     /// `active_load_balance_cpu_stop()` on `src`: the stopper preempts the running
