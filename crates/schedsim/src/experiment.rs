@@ -4,7 +4,7 @@
 use crate::cost::CostModel;
 use crate::kernel::KernelSpec;
 use crate::machine;
-use crate::metrics::{Counters, Histogram};
+use crate::metrics::Counters;
 use crate::report::Report;
 use crate::sim::{Sim, SimOptions};
 use crate::topology::{CpuMap, Topology};
@@ -303,7 +303,7 @@ impl Experiment {
         let (wl, inits) = WorkloadState::new(&self.workload, clients, r.map.nr_cpus(), &self.housekeeping);
         let mut wl = wl;
         let warmup_ns = self.effective_warmup_ms() * 1_000_000;
-        wl.measure_from = warmup_ns;
+        wl.shared.measure_from = warmup_ns;
         let opts = SimOptions {
             seed: self.run_seed(clients, iteration),
             end_ns: self.duration_ms * 1_000_000,
@@ -449,15 +449,4 @@ impl Experiment {
         let (json, events) = sim.perfetto_json(&traces);
         Ok(PerfettoTrace { json, events, counters: out.counters, clipped_at_ns })
     }
-}
-
-/// What one simulation run produced.
-pub(crate) struct RunOutcome {
-    pub sample: f64,
-    pub finished: bool,
-    pub counters: Counters,
-    pub wake_latency: Histogram,
-    pub request_latency: Histogram,
-    pub elapsed_ns: u64,
-    pub wasted_moments: Vec<crate::sim::wasted::WastedMoment>,
 }

@@ -485,26 +485,26 @@ impl Sim {
     // ---- interrupts -----------------------------------------------------------------
 
     /// A device or timer interrupt on `c`.
-    pub(crate) fn raise_irq(&mut self, c: u32, token: u32, timer: bool) {
-        if !timer {
-            if let Some((t, cpu, tok)) = self.wl.on_raise(token, self.now, &mut self.rng) {
-                self.push(t.max(self.now + 1), Ev::Irq { cpu, token: tok });
+    pub(crate) fn raise_irq(&mut self, c: u32, irq: Irq) {
+        if let Irq::Device(token) = irq {
+            if let Some(next) = self.wl.on_raise(token, self.now, &mut self.rng) {
+                self.push(next.at_ns.max(self.now + 1), Ev::Irq { cpu: next.cpu, token: next.token });
             }
         }
         match self.cpus[c as usize].phase {
             Phase::Idle => {
-                self.cpus[c as usize].pending_irqs.push((token, timer));
+                self.cpus[c as usize].pending_irqs.push(irq);
                 self.kick(c, self.now, false);
             }
-            Phase::Waking => self.cpus[c as usize].pending_irqs.push((token, timer)),
+            Phase::Waking => self.cpus[c as usize].pending_irqs.push(irq),
             Phase::User => {
                 self.pause_user(c);
                 self.kernel(c, 0, Cont::Irq);
-                let cost = self.cost.irq_entry_exit_ns + self.handle_irq(c, token, timer);
+                let cost = self.cost.irq_entry_exit_ns + self.handle_irq(c, irq);
                 self.extend_kernel(c, cost);
             }
             Phase::Kernel(_) => {
-                let cost = self.cost.irq_entry_exit_ns + self.handle_irq(c, token, timer);
+                let cost = self.cost.irq_entry_exit_ns + self.handle_irq(c, irq);
                 self.extend_kernel(c, cost);
             }
         }
@@ -512,13 +512,16 @@ impl Sim {
 
     /// Runs the handler: the workload's reaction and the wakeups it issues from
     /// interrupt context. Returns the CPU time spent.
-    pub(crate) fn handle_irq(&mut self, c: u32, token: u32, timer: bool) -> u64 {
+    pub(crate) fn handle_irq(&mut self, c: u32, irq: Irq) -> u64 {
         let mut cost = self.cost.irq_handler_ns;
-        if timer {
-            cost += self.try_to_wake_up(c, None, token, false, 0);
-            return cost;
-        }
-        let out = self.wl.irq(token, c, self.now, &mut self.rng);
+        let token = match irq {
+            Irq::Timer { task } => {
+                cost += self.try_to_wake_up(c, None, task, false, 0);
+                return cost;
+            }
+            Irq::Device(token) => token,
+        };
+        let out = self.wl.irq(token, c, self.now);
         for w in out.wakes {
             cost += self.try_to_wake_up(c, None, w, false, 0);
         }
