@@ -78,6 +78,9 @@ fn default_wasted_threshold() -> u64 {
     1_000_000
 }
 
+/// Largest `shard_size`: one shard for the largest machine's LLC.
+pub const SHARD_SIZE_MAX: u32 = 1024;
+
 fn default_shard_size() -> u32 {
     6
 }
@@ -250,8 +253,8 @@ impl Experiment {
                 self.wasted_core_threshold_ns
             )));
         }
-        if self.shard_size == 0 || self.shard_size > 1024 {
-            return Err(Error(format!("field shard_size: {} is out of range 1 to 1024", self.shard_size)));
+        if self.shard_size == 0 || self.shard_size > SHARD_SIZE_MAX {
+            return Err(Error(format!("field shard_size: {} is out of range 1 to {SHARD_SIZE_MAX}", self.shard_size)));
         }
         // Refuse up front what the event cap would stop late.
         for &c in &self.clients {

@@ -858,7 +858,7 @@ impl Sim {
     #[inline]
     pub(crate) fn probe(&mut self, this: u32, c: u32) -> u64 {
         if let Some(tb) = &mut self.trace {
-            if tb.probed.len() < 1024 {
+            if tb.probed.len() < crate::trace::PROBED_MAX {
                 tb.probed.push(c);
             }
         }

@@ -3,6 +3,7 @@
 //! (`kernel/sched/core.c`, `fair.c`) unless a comment says otherwise; idle is in
 //! `idle.rs`.
 
+use super::pelt::{NICE_0_LOAD, SCHED_CAPACITY_SCALE};
 use super::*;
 use crate::workload::Action;
 
@@ -68,8 +69,8 @@ impl Sim {
                 if !g.iter().any(|&c| self.allowed(t, c)) {
                     continue;
                 }
-                let load: u64 =
-                    g.iter().map(|&c| self.cpus[c as usize].nr_running as u64).sum::<u64>() * 1024 / g.len() as u64;
+                let load: u64 = g.iter().map(|&c| self.cpus[c as usize].nr_running as u64).sum::<u64>() * NICE_0_LOAD
+                    / g.len() as u64;
                 if best.is_none_or(|(b, _)| load < b) {
                     best = Some((load, gi));
                 }
@@ -309,7 +310,7 @@ impl Sim {
         let now = self.now;
         let task = &mut self.tasks[t as usize];
         task.state = state;
-        task.load.update(now, 1024);
+        task.load.update(now, NICE_0_LOAD);
         self.cpus[c as usize].nr_running -= 1;
     }
 
@@ -451,7 +452,9 @@ impl Sim {
         let cost = &self.cost;
         let task = &self.tasks[t as usize];
         let ws = task.ws_bytes;
-        let frac = |filled: u64, size: u64| -> u64 { (filled * 1024 / size.max(1)).min(1024) }; // /1024
+        // Shares of a cache evicted, in 1/ONE.
+        const ONE: u64 = 1024;
+        let frac = |filled: u64, size: u64| -> u64 { (filled * ONE / size.max(1)).min(ONE) };
         let mut pen = 0;
         if task.last_ran_cpu != NONE {
             let d = self.map.distance(task.last_ran_cpu, c);
@@ -461,12 +464,12 @@ impl Sim {
                 crate::topology::Distance::SameCpu | crate::topology::Distance::SmtSibling => {
                     let l2_evicted =
                         frac(self.core_fill[place.core as usize].saturating_sub(task.core_mark), cost.l2_bytes);
-                    let from_llc = ws * l2_evicted / 1024;
-                    cost.transfer_ns(from_llc * (1024 - llc_evicted) / 1024, crate::topology::Distance::SameLlc)
-                        + dram(cost, from_llc * llc_evicted / 1024)
+                    let from_llc = ws * l2_evicted / ONE;
+                    cost.transfer_ns(from_llc * (ONE - llc_evicted) / ONE, crate::topology::Distance::SameLlc)
+                        + dram(cost, from_llc * llc_evicted / ONE)
                 }
                 crate::topology::Distance::SameLlc => {
-                    cost.transfer_ns(ws * (1024 - llc_evicted) / 1024, d) + dram(cost, ws * llc_evicted / 1024)
+                    cost.transfer_ns(ws * (ONE - llc_evicted) / ONE, d) + dram(cost, ws * llc_evicted / ONE)
                 }
                 _ => cost.transfer_ns(ws, d),
             };
@@ -700,8 +703,8 @@ impl Sim {
         let now = self.now;
         let cpu = &mut self.cpus[c as usize];
         let running = cpu.curr.is_some() as u64;
-        cpu.load.update(now, 1024 * cpu.nr_running as u64);
-        cpu.util.update(now, 1024 * running);
+        cpu.load.update(now, NICE_0_LOAD * cpu.nr_running as u64);
+        cpu.util.update(now, SCHED_CAPACITY_SCALE * running);
     }
 
     // ---- tick -----------------------------------------------------------------------
