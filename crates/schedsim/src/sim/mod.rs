@@ -62,9 +62,9 @@ pub(crate) struct Task {
     /// Runnable load (`se.avg.load_avg`, 0..1024).
     pub load: Signal,
     /// User work left from a preempted `Run`, at full speed.
-    pub pending_run: u64,
+    pub pending_run_ns: u64,
     /// Cache refill and data transfer to pay at the next run, ns.
-    pub penalty: u64,
+    pub penalty_ns: u64,
     /// Data handed over by the waker: (waker CPU, bytes).
     pub wake_data: (u32, u64),
     /// When the last wakeup began (for wakeup latency), if not yet running.
@@ -159,7 +159,7 @@ pub(crate) struct Cpu {
     pub seg_start: Time,
     pub seg_end: Time,
     /// User work left in the current User segment at `seg_start`, at full speed.
-    pub work_left: u64,
+    pub work_left_ns: u64,
     pub slow_pct: u64,
     pub need_resched: bool,
     pub mode: Mode,
@@ -384,7 +384,7 @@ impl Sim {
                 phase: Phase::Idle,
                 seg_start: 0,
                 seg_end: 0,
-                work_left: 0,
+                work_left_ns: 0,
                 slow_pct: 0,
                 need_resched: false,
                 mode: Mode::Idle,
@@ -452,8 +452,8 @@ impl Sim {
                 recent_used_cpu: 0,
                 load: Signal::default(),
 
-                pending_run: 0,
-                penalty: 0,
+                pending_run_ns: 0,
+                penalty_ns: 0,
                 wake_data: (NONE, 0),
                 woken_at: None,
                 last_ran_cpu: NONE,

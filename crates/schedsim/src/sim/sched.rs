@@ -115,7 +115,7 @@ impl Sim {
         let cpu = &mut self.cpus[c as usize];
         cpu.phase = Phase::User;
         cpu.seg_start = now;
-        cpu.work_left = work;
+        cpu.work_left_ns = work;
         cpu.slow_pct = slow;
         cpu.seg_end = now.saturating_add(work.saturating_mul(100 + slow) / 100);
         let end = cpu.seg_end;
@@ -143,7 +143,7 @@ impl Sim {
     fn user_progress(&self, c: u32) -> u64 {
         let cpu = &self.cpus[c as usize];
         let done = (self.now - cpu.seg_start) * 100 / (100 + cpu.slow_pct);
-        done.min(cpu.work_left)
+        done.min(cpu.work_left_ns)
     }
 
     /// Re-times user segments of `c`'s siblings after `c` changed busy state.
@@ -171,10 +171,10 @@ impl Sim {
             let done = self.user_progress(s);
             let now = self.now;
             let cpu = &mut self.cpus[s as usize];
-            cpu.work_left -= done;
+            cpu.work_left_ns -= done;
             cpu.seg_start = now;
             cpu.slow_pct = slow;
-            cpu.seg_end = now.saturating_add(cpu.work_left.saturating_mul(100 + slow) / 100);
+            cpu.seg_end = now.saturating_add(cpu.work_left_ns.saturating_mul(100 + slow) / 100);
             let end = cpu.seg_end;
             self.set_seg(s, end);
         }
@@ -185,9 +185,9 @@ impl Sim {
         let done = self.user_progress(c);
         self.clear_seg(c);
         let cpu = &self.cpus[c as usize];
-        let left = cpu.work_left - done;
+        let left = cpu.work_left_ns - done;
         if let Some(t) = cpu.curr {
-            self.tasks[t as usize].pending_run = left;
+            self.tasks[t as usize].pending_run_ns = left;
         }
     }
 
@@ -195,7 +195,7 @@ impl Sim {
         match self.cpus[c as usize].phase {
             Phase::User => {
                 if let Some(t) = self.cpus[c as usize].curr {
-                    self.tasks[t as usize].pending_run = 0;
+                    self.tasks[t as usize].pending_run_ns = 0;
                 }
                 self.continue_task(c);
             }
@@ -228,9 +228,9 @@ impl Sim {
         }
         self.cpus[c as usize].need_resched = false;
         let task = &mut self.tasks[t as usize];
-        if task.pending_run > 0 {
-            let w = task.pending_run + std::mem::take(&mut task.penalty);
-            task.pending_run = 0;
+        if task.pending_run_ns > 0 {
+            let w = task.pending_run_ns + std::mem::take(&mut task.penalty_ns);
+            task.pending_run_ns = 0;
             return self.user(c, w);
         }
         self.run_program(c, t);
@@ -241,7 +241,7 @@ impl Sim {
             let a = self.wl.step(t, self.now, &mut self.rng);
             match a {
                 Action::Run(ns) => {
-                    let w = ns + std::mem::take(&mut self.tasks[t as usize].penalty);
+                    let w = ns + std::mem::take(&mut self.tasks[t as usize].penalty_ns);
                     return self.user(c, w.max(1));
                 }
                 Action::Wake { task, sync, bytes } => {
@@ -334,7 +334,7 @@ impl Sim {
     pub(crate) fn schedule(&mut self, c: u32) {
         self.cpus[c as usize].need_resched = false;
         let carry = std::mem::take(&mut self.cpus[c as usize].carry_ns);
-        let lock = self.lock_rq(c, self.now + carry, c, 100) + carry;
+        let lock = self.lock_rq(c, self.now + carry, c, self.cost.schedule_hold_ns) + carry;
         if let Some(next) = self.pick_next(c) {
             let same = self.cpus[c as usize].curr == Some(next);
             if same {
@@ -482,7 +482,7 @@ impl Sim {
         self.llc_fill[place.llc as usize] += ws;
         let task = &mut self.tasks[t as usize];
         task.wake_data = (NONE, 0);
-        task.penalty += pen;
+        task.penalty_ns += pen;
     }
 
     // ---- interrupts -----------------------------------------------------------------
