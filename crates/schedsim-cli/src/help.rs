@@ -122,7 +122,7 @@ version.
 
 Runs every kernel at every client count for every iteration and prints the mmtests
 compare-kernels table: Hmean (or Amean) and Stddev rows per client count with the
-change against the first kernel, then CPU time, migrations and wakeup-path counters.
+change against the first kernel, then CPU time, migrations and wakeup path counters.
 
 FILE is experiment JSON (see 'schedsim show PRESET'); PRESET is a built-in experiment
 (see 'schedsim presets'). Options given with FILE or PRESET override its fields.

@@ -1,6 +1,6 @@
-//! Load balancing: `newidle_balance()` (v5.13 and v6.5 entry gates; seed 002's
-//! pending-wakeup skip; Nayak's RFC patch 2 placement of the SHARED_RUNQ pop, which
-//! lives in `shared_runq.rs`), `load_balance()` (v5.10+ and older forms, active
+//! Load balancing: `newidle_balance()` (each version's entry gates, from v3.8's
+//! `idle_balance()` to v6.5; seed 002's pending-wakeup skip; Nayak's RFC patch 2
+//! placement of the SHARED_RUNQ pop, which lives in `shared_runq.rs`), `load_balance()` (v5.10+ and older forms, active
 //! balancing), periodic `rebalance_domains()`, the nohz idle-balance kick, and the
 //! SIS_UTIL producer (`update_idle_cpu_scan`, v6.0).
 

@@ -1,4 +1,4 @@
-//! Scenario harness for the wakeup-path tests (`tests/scenarios.rs`): builds a
+//! Scenario harness for the wakeup path tests (`tests/scenarios.rs`): builds a
 //! simulator in a state written as a few lines of text, then runs ONE wakeup through
 //! the real `try_to_wake_up` → `select_task_rq` → `wake_wide` / `wake_affine*` →
 //! `select_idle_sibling` code with the decision trace on (the text `schedsim trace`
