@@ -1,13 +1,19 @@
-//! Load balancing: `newidle_balance()` (v5.13 and v6.5 entry gates; seed 002's
-//! pending-wakeup skip; Nayak's RFC patch 2 placement of the SHARED_RUNQ pop, which
-//! lives in `shared_runq.rs`), `load_balance()` (v5.10+ and older forms, active
+//! Load balancing: `newidle_balance()` (each version's entry gates, from v3.8's
+//! `idle_balance()` to v6.5; seed 002's pending-wakeup skip; Nayak's RFC patch 2
+//! placement of the SHARED_RUNQ pop, which lives in `shared_runq.rs`), `load_balance()` (v5.10+ and older forms, active
 //! balancing), periodic `rebalance_domains()`, the nohz idle-balance kick, and the
 //! SIS_UTIL producer (`update_idle_cpu_scan`, v6.0).
 
 use crate::domains::{SD_SHARE_CPUCAPACITY, SD_SHARE_PKG_RESOURCES};
 use crate::kernel::{KernelVersion as V, Switch};
 use crate::shared_runq::Pop;
+use crate::sim::pelt::{NICE_0_LOAD, SCHED_CAPACITY_SCALE};
 use crate::sim::{Cont, Sim, TState, MIGRATION_COST_NS};
+
+/// `sd->max_newidle_lb_cost` decays by 253/256, "~1% per second", once a second:
+/// `rebalance_domains()` from f48627e686a6 (v3.13) to v5.15, `update_newidle_cost()`
+/// from e60b56e46b38 (v5.16).
+const NEWIDLE_COST_DECAY: (u64, u64) = (253, 256);
 
 /// `sd->cache_nice_tries` (`sd_init`): 0 for SMT, 1 for MC and PKG, 2 for NUMA.
 fn cache_nice_tries(sd: &crate::domains::SchedDomain) -> u32 {
@@ -42,7 +48,8 @@ enum GroupType {
     Overloaded,
 }
 
-/// `struct sg_lb_stats`, the fields the model keeps (capacity is 1024 per CPU).
+/// `struct sg_lb_stats`, the fields the model keeps (capacity is SCHED_CAPACITY_SCALE
+/// per CPU).
 #[derive(Clone, Copy, Debug, Default)]
 struct GroupStats {
     weight: u64,
@@ -60,7 +67,7 @@ struct SdStats {
     /// Index of the group holding the balancing CPU.
     local: usize,
     busiest: Option<usize>,
-    /// `sds->avg_load`: the domain's runnable load per 1024 of capacity.
+    /// `sds->avg_load`: the domain's runnable load per SCHED_CAPACITY_SCALE of capacity.
     avg_load: u64,
 }
 
@@ -271,7 +278,7 @@ impl Sim {
         let ngroups = self.doms.domains[did].groups.len();
         let group_load = |s: &Sim, g: usize| -> u64 {
             let grp = &s.doms.domains[did].groups[g];
-            grp.iter().map(|&x| s.cpus[x as usize].nr_running as u64).sum::<u64>() * 1024 / grp.len() as u64
+            grp.iter().map(|&x| s.cpus[x as usize].nr_running as u64).sum::<u64>() * NICE_0_LOAD / grp.len() as u64
         };
         let local_load = group_load(self, local);
         let mut busiest: Option<(u64, usize)> = None;
@@ -298,7 +305,7 @@ impl Sim {
         let pct = self.doms.domains[did].imbalance_pct as u64;
         let worth = match kind {
             LbKind::NewlyIdle | LbKind::Idle => self.cpus[c as usize].nr_running == 0,
-            LbKind::Busy => bload * 100 > local_load * pct && bload > local_load + 1024 / 2,
+            LbKind::Busy => bload * 100 > local_load * pct && bload > local_load + NICE_0_LOAD / 2,
         };
         if !worth {
             self.lb_outcome(c, depth, kind, false);
@@ -426,11 +433,12 @@ impl Sim {
                 if cpu.nr_running == 0 && self.idle_cpu(x) {
                     g.idle += 1;
                 }
-                g.util += cpu.util.peek(now, 1024 * cpu.curr.is_some() as u64).min(1024);
-                g.runnable += cpu.load.peek(now, 1024 * cpu.nr_running as u64);
+                g.util +=
+                    cpu.util.peek(now, SCHED_CAPACITY_SCALE * cpu.curr.is_some() as u64).min(SCHED_CAPACITY_SCALE);
+                g.runnable += cpu.load.peek(now, NICE_0_LOAD * cpu.nr_running as u64);
                 rq_overloaded |= cpu.nr_running >= 2;
             }
-            let cap = g.weight * 1024;
+            let cap = g.weight * SCHED_CAPACITY_SCALE;
             // group_classify(): group_is_overloaded(), then !group_has_capacity().
             g.ty = if g.nr > g.weight && (cap * 100 < g.util * pct || cap * pct < g.runnable * 100) {
                 GroupType::Overloaded
@@ -443,7 +451,7 @@ impl Sim {
             } else {
                 GroupType::FullyBusy
             };
-            g.avg_load = g.runnable * 1024 / cap;
+            g.avg_load = g.runnable * SCHED_CAPACITY_SCALE / cap;
             total_load += g.runnable;
             total_cap += cap;
             stats.push(g);
@@ -468,7 +476,7 @@ impl Sim {
                 busiest = Some(i);
             }
         }
-        SdStats { stats, local, busiest, avg_load: total_load * 1024 / total_cap.max(1) }
+        SdStats { stats, local, busiest, avg_load: total_load * SCHED_CAPACITY_SCALE / total_cap.max(1) }
     }
 
     /// `find_busiest_group()`: the busiest group, how to migrate and how much, or
@@ -522,7 +530,7 @@ impl Sim {
         let dom = &self.doms.domains[did];
         if l.ty == GroupType::HasSpare {
             if b.ty > GroupType::FullyBusy && !dom.has(SD_SHARE_PKG_RESOURCES) {
-                let lcap = l.weight * 1024;
+                let lcap = l.weight * SCHED_CAPACITY_SCALE;
                 let imb = lcap.max(l.util) - l.util;
                 return Some(if imb == 0 && kind != LbKind::Busy {
                     (Migration::Task, 1)
@@ -540,9 +548,9 @@ impl Sim {
         if l.ty < GroupType::Overloaded && (l.avg_load >= b.avg_load || l.avg_load >= sds_avg) {
             return None;
         }
-        let imb = ((b.avg_load.saturating_sub(sds_avg)) * b.weight * 1024)
-            .min(sds_avg.saturating_sub(l.avg_load) * l.weight * 1024)
-            / 1024;
+        let imb = ((b.avg_load.saturating_sub(sds_avg)) * b.weight * SCHED_CAPACITY_SCALE)
+            .min(sds_avg.saturating_sub(l.avg_load) * l.weight * SCHED_CAPACITY_SCALE)
+            / SCHED_CAPACITY_SCALE;
         Some((Migration::Load, imb as i64))
     }
 
@@ -557,8 +565,8 @@ impl Sim {
             let key = match mig {
                 Migration::Task => cpu.nr_running as u64,
                 _ if cpu.nr_running <= 1 => continue,
-                Migration::Util => cpu.util.peek(now, 1024 * cpu.curr.is_some() as u64),
-                Migration::Load => cpu.load.peek(now, 1024 * cpu.nr_running as u64),
+                Migration::Util => cpu.util.peek(now, SCHED_CAPACITY_SCALE * cpu.curr.is_some() as u64),
+                Migration::Load => cpu.load.peek(now, NICE_0_LOAD * cpu.nr_running as u64),
             };
             if src.is_none_or(|(k, _)| key > k) {
                 src = Some((key, x));
@@ -599,7 +607,7 @@ impl Sim {
             if !self.can_migrate_task(t, c, depth) {
                 continue;
             }
-            let load = self.tasks[t as usize].load.peek(now, 1024).max(1);
+            let load = self.tasks[t as usize].load.peek(now, NICE_0_LOAD).max(1);
             if mig == Migration::Load && load / 2 > imbalance as u64 && failed <= tries {
                 continue;
             }
@@ -773,7 +781,7 @@ impl Sim {
             let ds = *self.dom(c, depth);
             if now >= ds.next_decay {
                 let d = self.dom(c, depth);
-                d.max_newidle_lb_cost = d.max_newidle_lb_cost * 253 / 256;
+                d.max_newidle_lb_cost = d.max_newidle_lb_cost * NEWIDLE_COST_DECAY.0 / NEWIDLE_COST_DECAY.1;
                 d.next_decay = now + 1_000_000_000;
             }
             let busy = self.cpus[c as usize].curr.is_some();
@@ -792,13 +800,15 @@ impl Sim {
                     .iter()
                     .map(|&x| {
                         let cpu = &self.cpus[x as usize];
-                        cpu.util.peek(now, 1024 * cpu.curr.is_some() as u64)
+                        cpu.util.peek(now, SCHED_CAPACITY_SCALE * cpu.curr.is_some() as u64)
                     })
                     .sum();
-                let x = (util / w).min(1024);
-                let pct = 117u64;
-                let y = 1024 - (x * x * pct * pct / (10_000 * 1024)).min(1024);
-                self.llcs[llc].nr_idle_scan = (y * w / 1024) as u32;
+                const SCALE: u64 = SCHED_CAPACITY_SCALE;
+                let x = (util / w).min(SCALE);
+                // `env->sd->imbalance_pct` of the domain spanning the LLC: sd_llc.
+                let pct = self.doms.sd_llc(c).map_or(0, |sd| sd.imbalance_pct as u64);
+                let y = SCALE - (x * x * pct * pct / (10_000 * SCALE)).min(SCALE);
+                self.llcs[llc].nr_idle_scan = (y * w / SCALE) as u32;
             }
         }
         // nohz_balancer_kick(): a CPU with two runnable tasks, or in an LLC with more

@@ -9,6 +9,23 @@ use crate::kernel::Switch;
 use crate::sim::{Sim, NONE};
 use crate::wakeup::st;
 
+/// Whether `select_idle_cpu()` folds the scan's time into `avg_scan_cost`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ScanCost {
+    Account,
+    Ignore,
+}
+
+impl ScanCost {
+    fn when(account: bool) -> ScanCost {
+        if account {
+            ScanCost::Account
+        } else {
+            ScanCost::Ignore
+        }
+    }
+}
+
 impl Sim {
     /// Dispatches on the version. `target` is `this` or `prev` from wake_affine.
     pub(crate) fn select_idle_sibling(
@@ -291,7 +308,9 @@ impl Sim {
                 });
                 return idle_cpu;
             }
-        } else if let Some(c) = self.scan_idle_cpu(p, target, this, nr, cost, self.cfg.on(Switch::SisProp)) {
+        } else if let Some(c) =
+            self.scan_idle_cpu(p, target, this, nr, cost, ScanCost::when(self.cfg.on(Switch::SisProp)))
+        {
             return c;
         }
         if self.measuring {
@@ -314,7 +333,7 @@ impl Sim {
         let nr = self.sis_prop_nr(this, target, false);
         // v4.15 select_idle_cpu() times every scan that does not give up early and
         // folds it into this_sd->avg_scan_cost.
-        if let Some(c) = self.scan_idle_cpu(p, target, this, nr, cost, true) {
+        if let Some(c) = self.scan_idle_cpu(p, target, this, nr, cost, ScanCost::Account) {
             return c;
         }
         for i in 0..self.map.siblings(target).len() {
@@ -446,7 +465,7 @@ impl Sim {
         this: u32,
         nr: usize,
         cost: &mut u64,
-        account: bool,
+        account: ScanCost,
     ) -> Option<u32> {
         let span_len = self.map.llc_span(target).len();
         let mut start = self.map.llc_span(target).iter().position(|&c| c == target).unwrap_or(0);
@@ -479,7 +498,7 @@ impl Sim {
                 break;
             }
         }
-        if account {
+        if account == ScanCost::Account {
             let elapsed = *cost - before;
             let llc_this = self.map.places[this as usize].llc as usize;
             let a = &mut self.llcs[llc_this].avg_scan_cost;
