@@ -693,8 +693,7 @@ impl Sim {
         let now = self.now;
         let cpu = &mut self.cpus[c as usize];
         let running = cpu.curr.is_some() as u64;
-        cpu.load.update(now, 1024 * cpu.nr_running as u64);
-        cpu.util.update(now, 1024 * running);
+        Signal::update_pair(&mut cpu.load, 1024 * cpu.nr_running as u64, &mut cpu.util, 1024 * running, now);
     }
 
     // ---- tick -----------------------------------------------------------------------
