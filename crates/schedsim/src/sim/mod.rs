@@ -507,6 +507,14 @@ impl Sim {
     /// Processes the next event. Returns false when the run is over (end time, the
     /// workload finished, or an error, which is then in `self.error`).
     pub(crate) fn step_event(&mut self) -> bool {
+        self.step_event_inline()
+    }
+
+    /// [`Sim::step_event`], inlined into [`Sim::run`]'s loop: the whole event handling
+    /// is inlined into it, and as its own function it saved and restored its registers
+    /// and frame once per event.
+    #[inline(always)]
+    fn step_event_inline(&mut self) -> bool {
         // The next event is the earlier of the main queue and the segment queue.
         let seg = self.segs.peek();
         let ev = self.events.peek().map(|e| e.key);
@@ -562,7 +570,7 @@ impl Sim {
     pub(crate) fn run(&mut self, progress: &mut dyn FnMut(Time) -> bool) -> Result<(), String> {
         self.start();
         let mut next_progress = 0;
-        while self.step_event() {
+        while self.step_event_inline() {
             if self.events_done >= next_progress {
                 next_progress = self.events_done + 65_536;
                 if !progress(self.now) {
