@@ -97,14 +97,10 @@ impl Sim {
     /// `balance_fair()` after a RETRY_TASK.
     fn newidle_balance_pass(&mut self, c: u32, extra: u64, retried: bool) {
         let skip = self.cfg.on(Switch::NewidleSkipPending);
-        if self.measuring {
-            self.m.newidle_calls += 1;
-        }
+        self.m.newidle_calls += 1;
         if skip && self.cpus[c as usize].ttwu_pending {
             // Seed 002: a wakeup is queued for this CPU; it runs when we switch to idle.
-            if self.measuring {
-                self.m.newidle_skipped_pending += 1;
-            }
+            self.m.newidle_skipped_pending += 1;
             return self.switch_to_idle(c, extra);
         }
         self.cpus[c as usize].idle_stamp = self.now.max(1);
@@ -132,9 +128,7 @@ impl Sim {
             match pop {
                 Pop::Pulled => return self.newidle_finish(c, pc, cost + pc),
                 Pop::Failed if !retried => {
-                    if self.measuring {
-                        self.m.shared_runq_retries += 1;
-                    }
+                    self.m.shared_runq_retries += 1;
                     let cpu = &mut self.cpus[c as usize];
                     cpu.max_idle_balance_cost = cpu.max_idle_balance_cost.max(pc);
                     cpu.idle_stamp = 0;
@@ -160,15 +154,13 @@ impl Sim {
         let overload_gate = self.cfg.since(3, 16) && !self.rd_overload;
         let lb_gate = self.cfg.since(5, 16) && lowest_cost.is_some_and(|m| avg_idle < m);
         if migration_gate || overload_gate || lb_gate {
-            if self.measuring {
-                // In the kernel's order: avg_idle (before v5.16), rd->overload, cost.
-                if migration_gate {
-                    self.m.newidle_gate_avg_idle += 1;
-                } else if overload_gate {
-                    self.m.newidle_gate_overload += 1;
-                } else {
-                    self.m.newidle_gate_cost += 1;
-                }
+            // In the kernel's order: avg_idle (before v5.16), rd->overload, cost.
+            if migration_gate {
+                self.m.newidle_gate_avg_idle += 1;
+            } else if overload_gate {
+                self.m.newidle_gate_overload += 1;
+            } else {
+                self.m.newidle_gate_cost += 1;
             }
             return self.switch_to_idle(c, cost);
         }
@@ -187,7 +179,7 @@ impl Sim {
             // balancing" (v3.13); v3.8 walks every domain until it pulls.
             let max_cost = self.dom(c, depth).max_newidle_lb_cost;
             if self.cfg.since(3, 13) && self.cpus[c as usize].avg_idle < curr_cost + max_cost {
-                if depth == 0 && self.measuring {
+                if depth == 0 {
                     self.m.newidle_gate_cost += 1;
                 }
                 return self.newidle_finish(c, curr_cost, extra);
@@ -201,14 +193,12 @@ impl Sim {
             }
             break;
         }
-        if self.measuring {
-            let did = self.doms.chain[c as usize][depth] as usize;
-            match self.doms.domains[did].level {
-                crate::domains::Level::Smt => self.m.newidle_lb_smt += 1,
-                crate::domains::Level::Mc => self.m.newidle_lb_mc += 1,
-                crate::domains::Level::Pkg => self.m.newidle_lb_pkg += 1,
-                crate::domains::Level::Numa(_) => self.m.newidle_lb_numa += 1,
-            }
+        let did = self.doms.chain[c as usize][depth] as usize;
+        match self.doms.domains[did].level {
+            crate::domains::Level::Smt => self.m.newidle_lb_smt += 1,
+            crate::domains::Level::Mc => self.m.newidle_lb_mc += 1,
+            crate::domains::Level::Pkg => self.m.newidle_lb_pkg += 1,
+            crate::domains::Level::Numa(_) => self.m.newidle_lb_numa += 1,
         }
         let (cost, _pulled) = self.load_balance(c, depth, LbKind::NewlyIdle, self.now + extra);
         let ds = self.dom(c, depth);
@@ -221,7 +211,7 @@ impl Sim {
     pub(crate) fn newidle_step_done(&mut self, c: u32, depth: u8, curr_cost: u64) {
         let pending = self.cfg.on(Switch::NewidleSkipPending) && self.cpus[c as usize].ttwu_pending;
         if self.cpus[c as usize].nr_running > 0 || pending {
-            if pending && self.cpus[c as usize].nr_running == 0 && self.measuring {
+            if pending && self.cpus[c as usize].nr_running == 0 {
                 self.m.newidle_bailed_pending += 1;
             }
             return self.newidle_finish(c, curr_cost, 0);
@@ -353,7 +343,7 @@ impl Sim {
     fn pull_task(&mut self, src: u32, t: u32, c: u32, kind: LbKind, at: u64) -> u64 {
         let mut cost = self.detach(src, t, at, c);
         cost += self.attach(c, t, src, at + cost);
-        if kind == LbKind::NewlyIdle && self.measuring {
+        if kind == LbKind::NewlyIdle {
             self.m.newidle_pulled += 1;
         }
         cost
@@ -655,9 +645,7 @@ impl Sim {
     /// The second half of an active balance: `t`, switched out of `src`, lands on `dst`.
     pub(crate) fn push_attach(&mut self, t: u32, src: u32, dst: u32) {
         let now = self.now;
-        if self.measuring {
-            self.m.active_balance_pushes += 1;
-        }
+        self.m.active_balance_pushes += 1;
         // The stopper's time was charged on src when it ran (lb_move_task_ns); the lock
         // is still taken so that others contend with it.
         let _ = self.lock_rq(dst, now, src, self.cost.enqueue_hold_ns);
@@ -705,9 +693,7 @@ impl Sim {
     /// Puts a detached task on `c` (a migration by a balancer) at time `at`; returns
     /// the time spent joining `c`'s SHARED_RUNQ shard (`__enqueue_entity`).
     pub(crate) fn attach(&mut self, c: u32, t: u32, src: u32, at: u64) -> u64 {
-        if self.measuring {
-            self.m.count_migration(self.map.distance(src, c), true);
-        }
+        self.m.count_migration(self.map.distance(src, c), true);
         self.rec_migrate(t, src, c, "balance");
         let cost = self.shared_runq_enqueue(c, t, at, c);
         self.activate(c, t);
@@ -820,9 +806,7 @@ impl Sim {
             if let Some(ilb) = (0..self.cpus.len() as u32).find(|&x| self.idle_cpu(x)) {
                 self.cpus[ilb as usize].nohz_kick = true;
                 cost += self.cost.ipi_send_ns;
-                if self.measuring {
-                    self.m.ipis += 1;
-                }
+                self.m.ipis += 1;
                 self.kick(ilb, now, true);
             }
         }

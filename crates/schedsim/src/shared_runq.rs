@@ -95,9 +95,7 @@ impl Sim {
                 continue;
             }
             self.shared_runq_unlink(head);
-            if self.measuring {
-                self.m.shared_runq_pops += 1;
-            }
+            self.m.shared_runq_pops += 1;
             let src = self.tasks[head as usize].cpu;
             cost += self.lock_rq(src, at + cost, c, self.cost.enqueue_hold_ns);
             if self.tasks[head as usize].state == TState::Runnable
@@ -107,9 +105,7 @@ impl Sim {
                 cost += self.cost.lb_move_task_ns;
                 cost += self.detach(src, head, at + cost, c);
                 cost += self.attach(c, head, src, at + cost);
-                if self.measuring {
-                    self.m.shared_runq_pulled += 1;
-                }
+                self.m.shared_runq_pulled += 1;
                 return (cost, Pop::Pulled);
             }
             return (cost, Pop::Failed);

@@ -37,9 +37,7 @@ impl Sim {
         waker: Option<u32>,
         cost: &mut u64,
     ) -> u32 {
-        if self.measuring {
-            self.m.sis_searches += 1;
-        }
+        self.m.sis_searches += 1;
         if let Some(tb) = &mut self.trace {
             tb.target_cpu = Some(target);
         }
@@ -60,9 +58,7 @@ impl Sim {
     }
 
     fn hit_target(&mut self, target: u32, version: &str) -> u32 {
-        if self.measuring {
-            self.m.sis_target_hits += 1;
-        }
+        self.m.sis_target_hits += 1;
         self.step(|_| {
             st(
                 &format!("select_idle_sibling ({version})"),
@@ -107,9 +103,7 @@ impl Sim {
                         break;
                     }
                     let c = self.doms.domains[did].groups[gi][j];
-                    if self.measuring {
-                        self.m.sis_probed += 1;
-                    }
+                    self.m.sis_probed += 1;
                     if (patched && c == target) || !self.check_idle(this, c, cost) {
                         ok = false;
                     }
@@ -120,9 +114,7 @@ impl Sim {
                         .copied()
                         .find(|&c| self.allowed(p, c))
                         .unwrap_or(target);
-                    if self.measuring {
-                        self.m.sis_scan_hits += 1;
-                    }
+                    self.m.sis_scan_hits += 1;
                     let lvl = self.doms.domains[did].level.name();
                     self.step(|_| {
                         st(
@@ -136,9 +128,7 @@ impl Sim {
                 }
             }
         }
-        if self.measuring {
-            self.m.sis_scan_fails += 1;
-        }
+        self.m.sis_scan_fails += 1;
         self.step(|_| {
             st(
                 "select_idle_sibling (v3.8 group walk)",
@@ -155,13 +145,9 @@ impl Sim {
         if !self.cfg.on(Switch::SisPrevIdle) || prev == target || !self.map.share_cache(prev, target) {
             return None;
         }
-        if self.measuring {
-            self.m.sis_prev_attempts += 1;
-        }
+        self.m.sis_prev_attempts += 1;
         if self.check_idle(this, prev, cost) {
-            if self.measuring {
-                self.m.sis_prev_hits += 1;
-            }
+            self.m.sis_prev_hits += 1;
             self.step(|_| {
                 st(
                     "select_idle_sibling",
@@ -211,7 +197,7 @@ impl Sim {
             let share = self.map.share_cache(recent, target);
             // Gorman's SIS statistics (sis_recent_hit / sis_recent_miss, Dec 2020)
             // count an attempt once the candidate shares the target's cache.
-            if self.measuring && share {
+            if share {
                 self.m.sis_recent_attempts += 1;
             }
             let ok = share && self.allowed(p, recent) && self.check_idle(this, recent, cost);
@@ -232,9 +218,7 @@ impl Sim {
                 )
             });
             if ok {
-                if self.measuring {
-                    self.m.sis_recent_hits += 1;
-                }
+                self.m.sis_recent_hits += 1;
                 if !patched {
                     // v4.17–v5.14: "Replace recent_used_cpu with prev as it is a
                     // potential candidate for the next wake".
@@ -256,9 +240,7 @@ impl Sim {
             for i in 0..self.map.siblings(prev).len() {
                 let c = self.map.siblings(prev)[i];
                 if self.allowed(p, c) && self.check_idle(this, c, cost) {
-                    if self.measuring {
-                        self.m.sis_scan_hits += 1;
-                    }
+                    self.m.sis_scan_hits += 1;
                     self.step(|_| {
                         st("select_idle_smt(prev)", vec![], format!("CPU {c}"), "an idle SMT sibling of prev")
                     });
@@ -274,9 +256,7 @@ impl Sim {
             self.sis_prop_nr(this, target, true)
         };
         if nr == 0 {
-            if self.measuring {
-                self.m.sis_scan_fails += 1;
-            }
+            self.m.sis_scan_fails += 1;
             self.step(|s| {
                 st(
                     "select_idle_cpu (SIS_UTIL)",
@@ -295,9 +275,7 @@ impl Sim {
             self.llcs[llc].has_idle_cores = false;
             // The merged scan returns the first idle CPU it passed on the way.
             if idle_cpu != NONE {
-                if self.measuring {
-                    self.m.sis_scan_hits += 1;
-                }
+                self.m.sis_scan_hits += 1;
                 self.step(|_| {
                     st(
                         "select_idle_cpu",
@@ -313,9 +291,7 @@ impl Sim {
         {
             return c;
         }
-        if self.measuring {
-            self.m.sis_scan_fails += 1;
-        }
+        self.m.sis_scan_fails += 1;
         target
     }
 
@@ -343,9 +319,7 @@ impl Sim {
                 return c;
             }
         }
-        if self.measuring {
-            self.m.sis_scan_fails += 1;
-        }
+        self.m.sis_scan_fails += 1;
         target
     }
 
@@ -422,9 +396,7 @@ impl Sim {
             let mut all = true;
             for i in 0..self.map.siblings(c).len() {
                 let s = self.map.siblings(c)[i];
-                if self.measuring {
-                    self.m.sis_probed += 1;
-                }
+                self.m.sis_probed += 1;
                 let idle = self.check_idle(this, s, cost);
                 match idle_cpu.as_deref_mut() {
                     None => all &= idle,
@@ -441,9 +413,7 @@ impl Sim {
                 }
             }
             if all && self.allowed(p, c) {
-                if self.measuring {
-                    self.m.sis_idle_core_hits += 1;
-                }
+                self.m.sis_idle_core_hits += 1;
                 self.step(|_| {
                     st("select_idle_core", vec![format!("has_idle_cores=1")], format!("CPU {c}"), "a whole idle core")
                 });
@@ -481,18 +451,14 @@ impl Sim {
             left = left.saturating_sub(1);
             if left == 0 {
                 // The early exit skips the cost accounting, as the kernel does.
-                if self.measuring {
-                    self.m.sis_scan_fails += 1;
-                }
+                self.m.sis_scan_fails += 1;
                 self.step(|_| st("select_idle_cpu", vec![format!("nr={nr}")], "none".into(), "scan depth exhausted"));
                 return None;
             }
             if !self.allowed(p, c) {
                 continue;
             }
-            if self.measuring {
-                self.m.sis_probed += 1;
-            }
+            self.m.sis_probed += 1;
             if self.check_idle(this, c, cost) {
                 found = Some(c);
                 break;
@@ -509,9 +475,7 @@ impl Sim {
             }
         }
         if let Some(c) = found {
-            if self.measuring {
-                self.m.sis_scan_hits += 1;
-            }
+            self.m.sis_scan_hits += 1;
             self.step(|_| {
                 st(
                     "select_idle_cpu",

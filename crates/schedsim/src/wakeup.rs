@@ -51,11 +51,12 @@ impl Sim {
             self.trace_begin(p, waker_name, this, sync);
         }
         if self.measuring {
+            // Trace windows count wakeups from the end of the warm-up.
             self.wake_index += 1;
-            self.m.wakeups += 1;
-            self.m.wakeups_sync += sync as u64;
-            self.m.wakeups_from_irq += waker.is_none() as u64;
         }
+        self.m.wakeups += 1;
+        self.m.wakeups_sync += sync as u64;
+        self.m.wakeups_from_irq += waker.is_none() as u64;
         let prev = self.tasks[p as usize].cpu;
         {
             let t = &mut self.tasks[p as usize];
@@ -96,9 +97,7 @@ impl Sim {
             // Spin until the wakee is off its CPU: charge the rest of that CPU's
             // current segment, and finish the wakeup when the switch completes.
             let wait = self.cpus[oc as usize].seg_end.saturating_sub(now + cost);
-            if self.measuring {
-                self.m.lock_spin_ns += wait;
-            }
+            self.m.lock_spin_ns += wait;
             cost += wait;
             self.tasks[p as usize].deferred_wake = Some((this, waker, sync));
             self.finish_trace(oc, prev, Delivery::AfterSwitch, cost);
@@ -122,10 +121,8 @@ impl Sim {
         let mut cost = cost;
         let cpu = self.select_task_rq(p, prev, this, sync, waker, &mut cost);
         if cpu != prev {
-            if self.measuring {
-                let d = self.map.distance(prev, cpu);
-                self.m.count_migration(d, false);
-            }
+            let d = self.map.distance(prev, cpu);
+            self.m.count_migration(d, false);
             self.rec_migrate(p, prev, cpu, "wakeup");
         }
         self.tasks[p as usize].cpu = cpu;
@@ -191,9 +188,7 @@ impl Sim {
         let first = self.cpus[cpu as usize].wake_list.is_empty();
         self.cpus[cpu as usize].wake_list.push(p);
         self.cpus[cpu as usize].ttwu_pending = true;
-        if self.measuring {
-            self.m.ttwu_queued += 1;
-        }
+        self.m.ttwu_queued += 1;
         if !first || self.cpus[cpu as usize].ipi_inflight {
             return 0;
         }
@@ -204,9 +199,7 @@ impl Sim {
             return 0;
         }
         self.cpus[cpu as usize].ipi_inflight = true;
-        if self.measuring {
-            self.m.ipis += 1;
-        }
+        self.m.ipis += 1;
         let send = self.cost.ipi_send_ns;
         self.push(at + send + self.cost.ipi_delivery_ns, crate::sim::Ev::WakeIpi { cpu });
         send
@@ -253,7 +246,7 @@ impl Sim {
         let (master, slave) = (a.max(b), a.min(b));
         let factor = self.map.llc_span(this).len() as u32;
         let wide = !(slave < factor || master < slave * factor);
-        if wide && self.measuring {
+        if wide {
             self.m.wake_wide += 1;
         }
         self.step(|s| {
@@ -350,9 +343,7 @@ impl Sim {
     /// f2cdd9cc6c97): `wake_affine_idle` under WA_IDLE, then `wake_affine_weight`
     /// under WA_WEIGHT when it had no opinion.
     fn wake_affine(&mut self, depth: usize, p: u32, this: u32, prev: u32, sync: bool, waker: Option<u32>) -> u32 {
-        if self.measuring {
-            self.m.affine_attempts += 1;
-        }
+        self.m.affine_attempts += 1;
         let target = if !self.cfg.since(4, 14) {
             self.wake_affine_38(depth, this, prev, sync, waker)
         } else {
@@ -372,9 +363,7 @@ impl Sim {
             });
             return prev;
         }
-        if self.measuring {
-            self.m.affine_moves += 1;
-        }
+        self.m.affine_moves += 1;
         self.step(|_| st("wake_affine", vec![], format!("CPU {target}"), "target for select_idle_sibling"));
         target
     }

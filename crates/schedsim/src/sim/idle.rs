@@ -99,12 +99,10 @@ impl Sim {
     pub(crate) fn idle_exit_done(&mut self, c: u32) {
         self.rec_idle_end(c);
         let cs = self.cpus[c as usize].cstate as usize;
-        if self.measuring {
-            if self.m.idle_exits.len() < self.cost.cstates.len() {
-                self.m.idle_exits.resize(self.cost.cstates.len(), 0);
-            }
-            self.m.idle_exits[cs] += 1;
+        if self.m.idle_exits.len() < self.cost.cstates.len() {
+            self.m.idle_exits.resize(self.cost.cstates.len(), 0);
         }
+        self.m.idle_exits[cs] += 1;
         let cpu = &mut self.cpus[c as usize];
         // menu_reflect(): the interval that counts is until the wakeup event, not
         // including the exit latency.

@@ -33,16 +33,19 @@ pub(crate) const NONE: u32 = u32::MAX;
 /// `sysctl_sched_migration_cost`: 500 µs.
 pub(crate) const MIGRATION_COST_NS: u64 = 500_000;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) enum TState {
     Running,
     Runnable,
+    /// Also a task not yet created: [`Sim::start`] wakes every task.
+    #[default]
     Sleeping,
     /// Between try_to_wake_up's decision and the enqueue (or wake-list drain).
     Waking,
     Exited,
 }
 
+#[derive(Default)]
 pub(crate) struct Task {
     pub name: String,
     pub state: TState,
@@ -100,19 +103,21 @@ pub(crate) enum Cont {
     Newidle { depth: u8, curr_cost: u64 },
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) enum Phase {
+    #[default]
     Idle,
     Waking,
     User,
     Kernel(Cont),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) enum Mode {
     /// A task's own work: this percentage of it is kernel (system) time, the rest user.
     Task(u8),
     Sys,
+    #[default]
     Idle,
 }
 
@@ -145,6 +150,7 @@ impl Default for WakeeFlips {
     }
 }
 
+#[derive(Default)]
 pub(crate) struct Cpu {
     pub curr: Option<u32>,
     /// `record_wakee()`'s state of this CPU's idle task (`swapper/N`), which is
@@ -199,6 +205,37 @@ pub(crate) struct Cpu {
     pub active_balance: bool,
     /// Kernel time spent outside a segment (a dequeue hook), added to the next one.
     pub carry_ns: u64,
+}
+
+impl Task {
+    /// A task as the workload describes it, not yet created (sleeping, on no runqueue).
+    fn new(ti: TaskInit) -> Task {
+        Task {
+            name: ti.name,
+            pinned: ti.pinned,
+            percpu_kthread: ti.percpu_kthread,
+            ws_bytes: ti.ws_bytes,
+            sys_pct: ti.sys_pct,
+            wake_data: (NONE, 0),
+            last_ran_cpu: NONE,
+            last_rq: NONE,
+            ..Task::default()
+        }
+    }
+}
+
+impl Cpu {
+    /// An idle CPU at boot: `sched_init()`'s `avg_idle` and `max_idle_balance_cost`, and
+    /// the idle governor's prediction at its horizon; everything else zero or empty.
+    fn new() -> Cpu {
+        Cpu {
+            idle_ema: sched::IDLE_HORIZON_NS,
+            avg_idle: 2 * MIGRATION_COST_NS,
+            max_idle_balance_cost: MIGRATION_COST_NS,
+            wake_avg_idle: MIGRATION_COST_NS,
+            ..Cpu::default()
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -374,51 +411,7 @@ impl Sim {
     ) -> Sim {
         let n = map.nr_cpus() as usize;
         let depth_max = doms.max_depth().max(1);
-        let cpus = (0..n)
-            .map(|_| Cpu {
-                curr: None,
-                idle_wakee: WakeeFlips::default(),
-                queue: Vec::new(),
-                nr_running: 0,
-                min_vruntime: 0,
-                phase: Phase::Idle,
-                seg_start: 0,
-                seg_end: 0,
-                work_left_ns: 0,
-                slow_pct: 0,
-                need_resched: false,
-                mode: Mode::Idle,
-                mode_since: 0,
-                user_ns: 0,
-                sys_ns: 0,
-                idle_ns: 0,
-                cstate: 0,
-                idle_enter: 0,
-                idle_hist: [0; 8],
-                idle_hist_head: 0,
-                idle_sorted: [0; 8],
-                idle_hist_len: 0,
-                idle_ema: sched::IDLE_HORIZON_NS,
-                ready_at: 0,
-                wake_signal_at: 0,
-                pending_irqs: Vec::new(),
-                avg_idle: 2 * MIGRATION_COST_NS,
-                idle_stamp: 0,
-                max_idle_balance_cost: MIGRATION_COST_NS,
-                wake_avg_idle: MIGRATION_COST_NS,
-                wake_stamp: 0,
-                ttwu_pending: false,
-                wake_list: Vec::new(),
-                ipi_inflight: false,
-                lock: Lock::default(),
-                load: Signal::default(),
-                util: Signal::default(),
-                tick_armed: false,
-                nohz_kick: false,
-                active_balance: false,
-                carry_ns: 0,
-            })
-            .collect();
+        let cpus = (0..n).map(|_| Cpu::new()).collect();
         let shard_size = opts.shard_size.max(1);
         let llcs = map
             .llc_cpus
@@ -436,38 +429,7 @@ impl Sim {
                 }
             })
             .collect();
-        let tasks = inits
-            .into_iter()
-            .map(|ti| Task {
-                name: ti.name,
-                state: TState::Sleeping,
-                cpu: 0,
-                on_cpu: None,
-                vruntime: 0,
-                pinned: ti.pinned,
-                percpu_kthread: ti.percpu_kthread,
-                ws_bytes: ti.ws_bytes,
-                sys_pct: ti.sys_pct,
-                wakee: WakeeFlips::default(),
-                recent_used_cpu: 0,
-                load: Signal::default(),
-
-                pending_run_ns: 0,
-                penalty_ns: 0,
-                wake_data: (NONE, 0),
-                woken_at: None,
-                last_ran_cpu: NONE,
-                core_mark: 0,
-                llc_mark: 0,
-                exec_start: 0,
-                slice_start: 0,
-                in_shard: None,
-                deferred_wake: None,
-                push_to: None,
-                last_rq: NONE,
-                queued_at: 0,
-            })
-            .collect();
+        let tasks = inits.into_iter().map(Task::new).collect();
         // sysctl_sched_{latency,min_granularity,wakeup_granularity} scale with
         // 1 + ilog2(min(ncpus, 8)) (SCHED_TUNABLESCALING_LOG).
         let factor = 1 + (n.clamp(1, 8) as u64).ilog2() as u64;
@@ -569,6 +531,14 @@ impl Sim {
     /// Processes the next event. Returns false when the run is over (end time, the
     /// workload finished, or an error, which is then in `self.error`).
     pub(crate) fn step_event(&mut self) -> bool {
+        self.step_event_inline()
+    }
+
+    /// [`Sim::step_event`], inlined into [`Sim::run`]'s loop: the whole event handling
+    /// is inlined into it, and as its own function it saved and restored its registers
+    /// and frame once per event.
+    #[inline(always)]
+    fn step_event_inline(&mut self) -> bool {
         // The next event is the earlier of the main queue and the segment queue.
         let seg = self.segs.peek();
         let ev = self.events.peek().map(|e| e.key);
@@ -624,7 +594,7 @@ impl Sim {
     pub(crate) fn run(&mut self, progress: &mut dyn FnMut(Time) -> bool) -> Result<(), String> {
         self.start();
         let mut next_progress = 0;
-        while self.step_event() {
+        while self.step_event_inline() {
             if self.events_done >= next_progress {
                 next_progress = self.events_done + 65_536;
                 if !progress(self.now) {
@@ -655,12 +625,17 @@ impl Sim {
         Ok(())
     }
 
-    /// Closes the time accounting at the end of the run.
+    /// Closes the time accounting at the end of the run. A run that ended inside the
+    /// warm-up (the workload finished, or a recording's window closed) measured
+    /// nothing: its counters are zero, its CPU times those of the whole run.
     pub(crate) fn finish(&mut self) {
         let end = if self.wl.done() { self.now } else { self.opts.end_ns.max(self.now) };
         self.now = end;
         for c in 0..self.cpus.len() {
             self.account(c as u32);
+        }
+        if !self.measuring {
+            self.reset_counters();
         }
     }
 
@@ -702,8 +677,14 @@ impl Sim {
             cpu.sys_ns = 0;
             cpu.idle_ns = 0;
         }
-        let exits = self.m.idle_exits.len();
-        self.m = Counters { idle_exits: vec![0; exits], ..Counters::default() };
+        self.reset_counters();
+    }
+
+    /// Forgets every count made so far: the counters count all along, and what they
+    /// counted in the warm-up is dropped when measuring begins (or, for a run that ends
+    /// inside the warm-up, when it ends).
+    fn reset_counters(&mut self) {
+        self.m = Counters::default();
         self.wake_latency = Histogram::default();
         self.wake_index = 0;
         self.wasted_moments.clear();
@@ -788,9 +769,7 @@ impl Sim {
         lk.free_at = start.saturating_add(handoff).saturating_add(hold);
         lk.holder = by;
         let spin = start - at;
-        if self.measuring {
-            self.m.lock_spin_ns = self.m.lock_spin_ns.saturating_add(spin);
-        }
+        self.m.lock_spin_ns = self.m.lock_spin_ns.saturating_add(spin);
         spin.saturating_add(handoff).saturating_add(hold)
     }
 

@@ -80,7 +80,29 @@ impl Signal {
         if now <= self.last_ns {
             return;
         }
-        let d = decay_q32(now - self.last_ns);
+        self.advance(now, level, decay_q32(now - self.last_ns));
+    }
+
+    /// [`Signal::update`] of two signals at once (a runqueue's load and util): when
+    /// they were last updated together, one decay factor serves both.
+    #[inline]
+    pub fn update_pair(a: &mut Signal, a_level: u64, b: &mut Signal, b_level: u64, now: u64) {
+        if a.last_ns != b.last_ns {
+            a.update(now, a_level);
+            b.update(now, b_level);
+            return;
+        }
+        if now <= a.last_ns {
+            return;
+        }
+        let d = decay_q32(now - a.last_ns);
+        a.advance(now, a_level, d);
+        b.advance(now, b_level, d);
+    }
+
+    /// Decays the average by `d` (Q32) and adds `level`'s share of the rest.
+    #[inline]
+    fn advance(&mut self, now: u64, level: u64, d: u64) {
         let keep = (self.q as u128 * d as u128) >> 32;
         // d <= 2^32, so 2^32 - d fits 64 bits, and so does level << FRAC for any level
         // a runqueue reaches: then one 64 x 64-bit multiply gives the same product.
@@ -113,6 +135,31 @@ mod tests {
             let whole = Y_INV[0];
             let part = (1u64 << 32) - ((ONE_MINUS_Y * delta) >> 20);
             assert_eq!(decay_q32(delta), ((whole as u128 * part as u128) >> 32) as u64);
+        }
+    }
+
+    /// Two signals updated as a pair equal the same two updated one by one, whether
+    /// they were last updated together or not.
+    #[test]
+    fn a_pair_updates_as_two() {
+        let mut x = 7u64;
+        let (mut a, mut b) = (Signal::default(), Signal::at(300, 0));
+        let (mut a2, mut b2) = (a, b);
+        let mut now = 0;
+        for i in 0..5_000u64 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            now += (x >> 40) % (3 * PERIOD_NS);
+            let (la, lb) = ((x >> 20) % 4 * 1024, (x >> 30) % 2 * 1024);
+            if i % 7 == 3 {
+                // Only one of them: the pair falls apart until the next joint update.
+                a.update(now, la);
+                a2.update(now, la);
+                continue;
+            }
+            Signal::update_pair(&mut a, la, &mut b, lb, now);
+            a2.update(now, la);
+            b2.update(now, lb);
+            assert_eq!((a, b), (a2, b2));
         }
     }
 

@@ -405,10 +405,8 @@ impl Sim {
         task.exec_start = now;
         task.slice_start = task.vruntime;
         if let Some(w) = task.woken_at.take() {
-            if self.measuring {
-                self.wake_latency.record(now - w);
-                self.m.run_delay_ns += now - w;
-            }
+            self.wake_latency.record(now - w);
+            self.m.run_delay_ns += now - w;
         }
         self.arm_tick(c);
         // A wake-list IPI that arrived while interrupts were off is taken now.
@@ -668,7 +666,7 @@ impl Sim {
         match self.cpus[c as usize].phase {
             Phase::Idle => {
                 let ipi = from != c && self.needs_ipi(c);
-                if ipi && self.measuring {
+                if ipi {
                     self.m.ipis += 1;
                 }
                 self.kick(c, self.now, ipi);
@@ -686,9 +684,7 @@ impl Sim {
                 if wv + self.wakeup_gran_ns < cv {
                     self.cpus[c as usize].need_resched = true;
                     if from != c && self.cpus[c as usize].phase == Phase::User {
-                        if self.measuring {
-                            self.m.ipis += 1;
-                        }
+                        self.m.ipis += 1;
                         let at = self.now + self.cost.ipi_delivery_ns;
                         self.push(at, Ev::Resched { cpu: c });
                     } else if self.cpus[c as usize].phase == Phase::User {
@@ -705,8 +701,13 @@ impl Sim {
         let now = self.now;
         let cpu = &mut self.cpus[c as usize];
         let running = cpu.curr.is_some() as u64;
-        cpu.load.update(now, NICE_0_LOAD * cpu.nr_running as u64);
-        cpu.util.update(now, SCHED_CAPACITY_SCALE * running);
+        Signal::update_pair(
+            &mut cpu.load,
+            NICE_0_LOAD * cpu.nr_running as u64,
+            &mut cpu.util,
+            SCHED_CAPACITY_SCALE * running,
+            now,
+        );
     }
 
     // ---- tick -----------------------------------------------------------------------

@@ -49,9 +49,6 @@ impl Sim {
             self.wasted_episode = false;
             return;
         };
-        if !self.measuring {
-            return;
-        }
         self.m.wasted_core_ns += period;
         if !self.wasted_episode {
             self.wasted_episode = true;
