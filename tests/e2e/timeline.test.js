@@ -42,9 +42,21 @@ const view = async (sel) => {
   return { start: a, end: b, span: b - a };
 };
 
-// What `schedsim trace` prints for one wakeup.
+// What `schedsim trace` prints for one wakeup (after its header line).
 function cliTrace(args) {
-  return execFileSync(CLI, ["trace", ...args, "--count", "1"], { encoding: "utf8" }).trim();
+  const out = execFileSync(CLI, ["trace", ...args, "--count", "1"], { encoding: "utf8" });
+  return out.slice(out.indexOf("wakeup #")).trim();
+}
+
+// Clicks an arrow where a user would: on its curve (the middle of its path).
+async function clickArrow(wake) {
+  const p = await wake.locator("path.tl-hit").evaluate((el) => {
+    const pt = el.getPointAtLength(el.getTotalLength() / 2);
+    const m = el.getScreenCTM();
+    return { x: pt.x * m.a + pt.y * m.c + m.e, y: pt.x * m.b + pt.y * m.d + m.f };
+  });
+  if (process.env.TL_DEBUG) console.log("# at", p, await page.evaluate(({ x, y }) => document.elementFromPoint(x, y)?.outerHTML.slice(0, 200), p));
+  await page.mouse.click(p.x, p.y);
 }
 
 async function shots(name, sel) {
@@ -125,10 +137,11 @@ test("live mode: the timeline has a lane per CPU, zooms, pans and opens a wakeup
 
   // A wakeup arrow, clicked, opens its trace: the text `schedsim trace` prints for it
   // (live mode runs without warm-up, so that is --warmup-ms 0).
-  const wake = page.locator(`${sel} g.tl-wake`).last();
+  const wake = page.locator(`${sel} g.tl-wake:not(.pending)`).last();
   await wake.waitFor();
   const index = await wake.getAttribute("data-index");
-  await wake.click({ force: true });
+  await wake.scrollIntoViewIfNeeded();
+  await clickArrow(wake);
   await page.waitForSelector(`${sel} pre.tl-trace-text`);
   const text = (await page.textContent(`${sel} pre.tl-trace-text`)).trim();
   assert.match(text, new RegExp(`^wakeup #${index} at `));
@@ -151,7 +164,7 @@ test("live mode: the timeline has a lane per CPU, zooms, pans and opens a wakeup
   const end = Number(/([\d.]+) ms simulated/.exec(await page.textContent("#live-status"))[1]);
   v = await view(sel);
   assert.ok(Math.abs(v.end / 1e6 - end) < 0.002, "following after play");
-  await page.click(`${sel} g.tl-wake >> nth=-1`, { force: true });
+  await clickArrow(page.locator(`${sel} g.tl-wake:not(.pending)`).last());
   await shots("20-live-timeline", sel);
   await page.selectOption("#theme", "dark");
   await shots("21-live-timeline-dark", sel);
@@ -182,7 +195,8 @@ test("a recorded window of a sweep's run: the timeline shows it and traces match
   assert.ok(v.span === 500_000 && v.start >= 10_000_000 && v.end <= 12_000_000, JSON.stringify(v));
   const wake = page.locator(`${sel} g.tl-wake`).nth(2);
   const index = await wake.getAttribute("data-index");
-  await wake.click({ force: true });
+  await wake.scrollIntoViewIfNeeded();
+  await clickArrow(wake);
   await page.waitForSelector(`${sel} pre.tl-trace-text`);
   const text = (await page.textContent(`${sel} pre.tl-trace-text`)).trim();
   assert.match(text, new RegExp(`^wakeup #${index} at `));

@@ -147,8 +147,8 @@ pub fn timeline_view(p: &TimelineProps) -> Html {
     let ops = Ops { cur: cur.clone(), view: view.clone(), follow: follow.clone(), live: p.live };
 
     {
-        // Measure the width after each render, and on resize.
-        let root = root.clone();
+        // Measure the plot's width after each render, and on resize.
+        let root = plot.clone();
         let width = width.clone();
         use_effect(move || {
             let measure = {
