@@ -25,6 +25,7 @@ pub mod perfetto;
 pub mod permalink;
 pub mod proto;
 pub mod sweep_job;
+pub mod timeline;
 pub mod topo_edit;
 pub mod wasted;
 

@@ -2,10 +2,13 @@
 //! advanced to the same simulated time, and time series of work and migrations for the
 //! live charts.
 
+use crate::timeline::{Timeline, LIVE_KEEP_NS, LIVE_TRACES_MAX};
 use schedsim::live::{CpuView, Live};
 use schedsim::trace::WakeupTrace;
 use schedsim::Experiment;
+use std::cell::RefCell;
 use std::collections::VecDeque;
+use std::rc::Rc;
 
 /// Most points kept per series; older ones are thinned to every other point.
 pub const SERIES_POINTS_MAX: usize = 600;
@@ -43,6 +46,10 @@ pub struct LiveSession {
     /// Wakeups stepped so far.
     pub steps: u64,
     sample_every_ns: u64,
+    /// The stepped kernel's recent past per CPU (the last [`LIVE_KEEP_NS`]), brought up
+    /// to date by [`LiveSession::sync_timeline`]; `timeline_version` counts the updates.
+    pub timeline: Rc<RefCell<Timeline>>,
+    pub timeline_version: u64,
 }
 
 impl LiveSession {
@@ -59,7 +66,32 @@ impl LiveSession {
         }
         let sample_every_ns = (exp.duration_ms * 1_000_000 / 400).max(1_000);
         let series = vec![vec![LivePoint::default()]; lives.len()];
-        Ok(LiveSession { key, lives, recent: VecDeque::new(), series, steps: 0, sample_every_ns })
+        let stepped = &mut lives[key.kernel as usize];
+        stepped.record();
+        let first = stepped.take_recording();
+        let mut tl = Timeline::new(first.nr_cpus, first.from_ns, first.cstates.clone(), stepped.task_names());
+        tl.extend(first);
+        Ok(LiveSession {
+            key,
+            lives,
+            recent: VecDeque::new(),
+            series,
+            steps: 0,
+            sample_every_ns,
+            timeline: Rc::new(RefCell::new(tl)),
+            timeline_version: 0,
+        })
+    }
+
+    /// Brings the timeline up to the present and drops what is older than its horizon.
+    pub fn sync_timeline(&mut self) {
+        let k = self.kernel();
+        let rec = self.lives[k].take_recording();
+        let mut tl = self.timeline.borrow_mut();
+        tl.extend(rec);
+        let now = self.lives[k].now_ns();
+        tl.trim(now.saturating_sub(LIVE_KEEP_NS), LIVE_TRACES_MAX);
+        self.timeline_version += 1;
     }
 
     pub fn kernel(&self) -> usize {
@@ -97,6 +129,7 @@ impl LiveSession {
             return false;
         };
         self.steps += 1;
+        self.timeline.borrow_mut().push_trace(tr.clone());
         self.recent.push_back(tr);
         self.trim_recent();
         self.catch_up();
@@ -125,13 +158,26 @@ impl LiveSession {
     /// last wakeups for the trace: how live mode jumps to a wasted-core moment.
     pub fn jump(&mut self, ns: u64) {
         let k = self.kernel();
-        let now = self.lives[k].now_ns();
-        if ns > now {
-            let traces = self.lives[k].advance(ns - now, RECENT_MAX);
+        let jumped = self.lives[k].now_ns() < ns;
+        // In pieces of a millisecond, so the timeline keeps its horizon's wakeups and
+        // never holds more than a piece's slices beyond it.
+        while self.lives[k].now_ns() < ns && !self.lives[k].ended() {
+            let now = self.lives[k].now_ns();
+            let piece = (ns - now).min(1_000_000);
+            let traces = self.lives[k].advance(piece, LIVE_TRACES_MAX);
+            {
+                let mut tl = self.timeline.borrow_mut();
+                for t in &traces {
+                    tl.push_trace(t.clone());
+                }
+            }
             self.recent.extend(traces);
+            self.trim_recent();
+            self.sync_timeline();
+        }
+        if jumped {
             // Every wakeup on the way counts as stepped (only the last few are kept).
             self.steps = self.lives[k].counters().wakeups;
-            self.trim_recent();
         }
         self.catch_up();
         self.sample(true);
@@ -189,6 +235,13 @@ mod tests {
         assert_eq!(a.cpus().len(), 8);
         assert!(a.series[0].len() > 1);
         assert_eq!(a.series[0].last().unwrap().t_ns, a.series[1].last().unwrap().t_ns);
+        // The timeline follows the stepped kernel, up to now, with its wakeups.
+        a.sync_timeline();
+        let tl = a.timeline.borrow();
+        assert_eq!((tl.to_ns, tl.nr_cpus()), (a.now_ns(), 8));
+        assert_eq!(tl.traces.len(), 300);
+        assert_eq!(tl.traces.last().map(|t| t.index), a.last().map(|t| t.index));
+        drop(tl);
         assert!(LiveSession::new(LiveKey {
             experiment: schedsim::presets::experiment("demo").unwrap(),
             kernel: 5,

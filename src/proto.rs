@@ -18,6 +18,8 @@ pub enum Request {
     Run { id: u32, experiment_json: String, run: schedsim::RunId },
     /// Record one run's window as a Perfetto trace (`Experiment::perfetto`).
     Perfetto { id: u32, experiment_json: String, ask: crate::perfetto::PerfettoAsk },
+    /// Record one run's window for the timeline (`Experiment::record`).
+    Timeline { id: u32, experiment_json: String, ask: crate::perfetto::PerfettoAsk },
 }
 
 /// Worker → page.
@@ -43,6 +45,11 @@ pub enum Response {
         id: u32,
         json: String,
         events: u64,
+    },
+    /// A timeline recording (`schedsim::experiment::Recording`), as JSON.
+    Timeline {
+        id: u32,
+        recording_json: String,
     },
     Failed {
         id: u32,

@@ -81,6 +81,16 @@ fn handle(req: Request) {
                 Err(e) => Response::Failed { id, message: e.to_string() },
             });
         }
+        Request::Timeline { id, experiment_json, ask } => {
+            CURRENT.with(|c| c.set(id));
+            let r = Experiment::from_json(&experiment_json)
+                .and_then(|e| e.record(ask.kernel as usize, ask.clients, ask.iteration, ask.from_ns, ask.to_ns));
+            post(&match r.map(|r| serde_json::to_string(&r)) {
+                Ok(Ok(recording_json)) => Response::Timeline { id, recording_json },
+                Ok(Err(e)) => Response::Failed { id, message: format!("cannot encode the recording: {e}") },
+                Err(e) => Response::Failed { id, message: e.to_string() },
+            });
+        }
     }
 }
 

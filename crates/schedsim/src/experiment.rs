@@ -420,7 +420,9 @@ pub struct PerfettoTrace {
     pub clipped_at_ns: Option<u64>,
 }
 
-pub use crate::sim::record::RECORD_EVENTS_MAX;
+pub use crate::sim::record::{
+    IdleSlice, MigrationMark, Recording, RunSlice, WastedSpan, RECORD_EVENTS_MAX, WASTED_SPANS_MAX,
+};
 
 impl Experiment {
     /// Runs one (kernel, clients, iteration) and records `from_ns..=to_ns` of it as a
@@ -434,6 +436,39 @@ impl Experiment {
         from_ns: u64,
         to_ns: u64,
     ) -> Result<PerfettoTrace, Error> {
+        let mut sim = self.recorded_run(kernel, clients, iteration, from_ns, to_ns, "perfetto")?;
+        let traces = std::mem::take(&mut sim.traces);
+        let out = sim.outcome();
+        let clipped_at_ns = sim.rec.as_ref().and_then(|r| r.clipped_at);
+        let (json, events) = sim.perfetto_json(&traces);
+        Ok(PerfettoTrace { json, events, counters: out.counters, clipped_at_ns })
+    }
+
+    /// The same window as [`Experiment::perfetto`] records, as data for a timeline: per-CPU
+    /// run and idle slices, migrations, wasted-core spans and every wakeup's trace.
+    pub fn record(
+        &self,
+        kernel: usize,
+        clients: u32,
+        iteration: u32,
+        from_ns: u64,
+        to_ns: u64,
+    ) -> Result<Recording, Error> {
+        let mut sim = self.recorded_run(kernel, clients, iteration, from_ns, to_ns, "record")?;
+        let traces = std::mem::take(&mut sim.traces);
+        Ok(sim.rec_finish(traces))
+    }
+
+    /// One run with a recorder on `from_ns..=to_ns`, run to the window's end.
+    fn recorded_run(
+        &self,
+        kernel: usize,
+        clients: u32,
+        iteration: u32,
+        from_ns: u64,
+        to_ns: u64,
+        what: &str,
+    ) -> Result<crate::sim::Sim, Error> {
         let mut e = self.clone();
         e.clients = vec![clients];
         let r = e.validate()?;
@@ -441,15 +476,11 @@ impl Experiment {
             return Err(Error(format!("kernel index {kernel}: the experiment has {}", self.kernels.len())));
         }
         if from_ns > to_ns {
-            return Err(Error(format!("perfetto window: from {from_ns} ns is after to {to_ns} ns")));
+            return Err(Error(format!("{what} window: from {from_ns} ns is after to {to_ns} ns")));
         }
         let mut sim = e.make_sim(&r, kernel, clients, iteration, None, false);
         sim.rec = Some(crate::sim::record::Recorder::new(from_ns, to_ns, sim.cpus.len(), sim.tasks.len()));
         sim.run(&mut |_| true).map_err(Error)?;
-        let traces = std::mem::take(&mut sim.traces);
-        let out = sim.outcome();
-        let clipped_at_ns = sim.rec.as_ref().and_then(|r| r.clipped_at);
-        let (json, events) = sim.perfetto_json(&traces);
-        Ok(PerfettoTrace { json, events, counters: out.counters, clipped_at_ns })
+        Ok(sim)
     }
 }

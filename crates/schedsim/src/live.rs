@@ -102,6 +102,26 @@ impl Live {
         out
     }
 
+    /// Starts recording, from now on, what runs on each CPU, idle periods, migrations
+    /// and wasted-core spans, for a timeline. It changes nothing in the simulation.
+    pub fn record(&mut self) {
+        if self.sim.rec.is_none() {
+            self.sim.rec_start_now(u64::MAX);
+        }
+    }
+
+    /// What was recorded since the last call (nothing before [`Live::record`]): slices
+    /// finished since then, and those still open, up to now, marked `open` (given again,
+    /// longer or finished, next time). Wakeups are not in it: [`Live::step`] gives them.
+    pub fn take_recording(&mut self) -> crate::experiment::Recording {
+        self.sim.rec_take()
+    }
+
+    /// Every task's name by task number (kworkers included), as recordings number them.
+    pub fn task_names(&self) -> Vec<String> {
+        self.sim.tasks.iter().map(|t| t.name.clone()).collect()
+    }
+
     pub fn ended(&self) -> bool {
         self.ended
     }

@@ -11,6 +11,7 @@ use crate::wasted::{self, JumpPlan};
 use crate::web::components::chart::{ChartCard, ChartSpec, LiveChart};
 use crate::web::components::kernels::letter;
 use crate::web::components::perfetto::PerfettoExport;
+use crate::web::components::timeline::{TimelineData, TimelineView};
 use crate::web::components::topology::{LiveFrame, TopologyView};
 use crate::web::dom;
 use crate::web::hooks::use_keydown;
@@ -55,7 +56,10 @@ impl Ctl {
         h.error = None;
         if let Some(k) = h.key.clone() {
             match LiveSession::new(k) {
-                Ok(s) => h.session = Some(s),
+                Ok(mut s) => {
+                    s.sync_timeline();
+                    h.session = Some(s)
+                }
                 Err(e) => h.error = Some(e),
             }
         }
@@ -73,6 +77,7 @@ impl Ctl {
             }
             if let Some(s) = h.session.as_mut() {
                 s.step();
+                s.sync_timeline();
             }
         }
         self.redraw.force_update();
@@ -136,6 +141,9 @@ impl Ctl {
                         break;
                     }
                     done += 1;
+                }
+                if done > 0 || ended {
+                    s.sync_timeline();
                 }
             } else {
                 ended = true;
@@ -374,6 +382,13 @@ pub fn live_view(p: &LiveProps) -> Html {
                     }
                 </aside>
             </div>
+            if let Some(s) = session {
+                <section class="live-timeline" aria-labelledby="live-timeline-h">
+                    <h3 id="live-timeline-h">{ "Timeline" }</h3>
+                    <p class="muted small">{ "What each CPU did over the last 20 ms of simulated time, up to now." }</p>
+                    <TimelineView data={TimelineData { tl: s.timeline.clone(), version: s.timeline_version }} live=true id="live-timeline" />
+                </section>
+            }
             if let Some(s) = session {
                 <div class="charts">
                     <ChartCard spec={ChartSpec::Live { which: LiveChart::Throughput, series: Rc::new(s.series.clone()), names: names.clone() }} theme={p.theme.clone()} id="live-throughput" exports=true />

@@ -8,5 +8,6 @@ pub mod kernels;
 pub mod live;
 pub mod perfetto;
 pub mod results;
+pub mod timeline;
 pub mod topology;
 pub mod workload;

@@ -8,6 +8,7 @@ use crate::perfetto::{default_window, PerfettoAsk};
 use crate::wasted::{self, JumpPlan};
 use crate::web::components::chart::{sanitize, ChartCard, ChartSpec};
 use crate::web::components::perfetto::PerfettoExport;
+use crate::web::components::timeline::RecordTimeline;
 use crate::web::dom;
 use crate::web::state::PerfettoStatus;
 use crate::web::state::SweepResult;
@@ -133,6 +134,9 @@ pub fn results(p: &ResultsProps) -> Html {
                 </label>
             }
             { wasted_section(r, &p.on_jump) }
+            if r.complete {
+                <RecordTimeline exp={rep.experiment.clone()} />
+            }
             if r.complete {
             <div class="table-head">
                 <h3>{ "Comparison (mmtests compare-kernels layout)" }</h3>

@@ -45,6 +45,9 @@ impl Sim {
         let next = self.now + period;
         self.push(next, Ev::Sample);
         let found = self.wasted_find();
+        if self.rec.is_some() {
+            self.rec_wasted(found.as_ref());
+        }
         let Some(m) = found else {
             self.wasted_episode = false;
             return;
