@@ -1,4 +1,4 @@
-//! schedsim-web: the browser playground of the schedsim wakeup-path simulator.
+//! schedsim-web: the browser playground of the schedsim wakeup path simulator.
 //!
 //! The crate is split so that everything that can be pure is pure and builds natively:
 //! [`permalink`] (the URL fragment format), [`topo_edit`] (direct manipulation of a

@@ -342,7 +342,7 @@ pub fn app() -> Html {
     html! {
         <>
             <header class="top">
-                <h1><span class="logo" aria-hidden="true"></span>{ "schedsim " }<span class="sub">{ "CFS wakeup-path playground" }</span></h1>
+                <h1><span class="logo" aria-hidden="true"></span>{ "schedsim " }<span class="sub">{ "CFS wakeup path playground" }</span></h1>
                 <nav role="tablist" aria-label="views">
                     { tab_button(Tab::Sweep, "Sweep", "1") }
                     { tab_button(Tab::Live, "Live", "2") }
