@@ -59,6 +59,15 @@ pub struct View {
     /// Latency chart: which client count (index into `experiment.clients`); the last if
     /// out of range.
     pub latency_point: u32,
+    /// Live mode: wakeups stepped so far; opening the link steps that far again (the
+    /// simulation is deterministic). Left out of links when 0, so links without it read
+    /// the same in playgrounds that predate it.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub live_steps: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Everything a link carries.
@@ -237,10 +246,11 @@ mod tests {
 
         // Any seed and view survive the round trip exactly.
         #[test]
-        fn round_trips(seed in any::<u64>(), kernel in 0u32..8, clients in any::<u32>(), presenter in any::<bool>()) {
+        fn round_trips(seed in any::<u64>(), kernel in 0u32..8, clients in any::<u32>(), presenter in any::<bool>(), steps in any::<u64>()) {
             let mut e = schedsim::presets::experiment("demo").unwrap();
             e.seed = seed;
-            let s = Shared { experiment: e, view: View { live_kernel: kernel, live_clients: clients, presenter, ..View::default() } };
+            let view = View { live_kernel: kernel, live_clients: clients, presenter, live_steps: steps, ..View::default() };
+            let s = Shared { experiment: e, view };
             prop_assert_eq!(decode(&encode(&s)).unwrap(), Some(s));
         }
     }
@@ -255,8 +265,22 @@ mod tests {
                 live_kernel: 1,
                 live_clients: 128,
                 latency_point: 0,
+                live_steps: 4321,
             },
         }
+    }
+
+    #[test]
+    fn live_steps_are_left_out_at_zero_so_older_playgrounds_read_the_link() {
+        let mut s = demo();
+        let json = |s: &Shared| serde_json::to_string(&s.view).unwrap();
+        assert!(json(&s).contains("\"live_steps\":4321"), "{}", json(&s));
+        s.view.live_steps = 0;
+        assert!(!json(&s).contains("live_steps"), "{}", json(&s));
+        // A link made before the field existed opens at step 0.
+        let old =
+            r#"{"tab":"live","theme":"dark","presenter":true,"live_kernel":1,"live_clients":128,"latency_point":0}"#;
+        assert_eq!(serde_json::from_str::<View>(old).unwrap(), s.view);
     }
 
     #[test]

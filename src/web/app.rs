@@ -15,8 +15,8 @@ use crate::web::components::results::Results;
 use crate::web::components::topology::TopologyView;
 use crate::web::components::workload::WorkloadForm;
 use crate::web::dom;
-use crate::web::hooks::{is_dark, use_event_listener, use_keydown, use_theme, ListenOn};
-use crate::web::state::{Action, PerfettoStatus, State, Sweep, SweepResult};
+use crate::web::hooks::{is_dark, use_keydown, use_theme, use_url_state};
+use crate::web::state::{self, Action, PerfettoStatus, State, Sweep, SweepResult};
 use crate::web::worker::{PoolEvent, SweepPool, SweepRunner};
 use schedsim::topology::Topology;
 use std::rc::Rc;
@@ -37,8 +37,23 @@ fn pool_event_to_action(e: PoolEvent) -> Action {
 #[function_component(App)]
 pub fn app() -> Html {
     let state = use_reducer(|| {
-        State::from_fragment(&dom::location_hash(), crate::sweep_job::default_workers(dom::hardware_concurrency()))
+        let mut st =
+            State::from_fragment(&dom::location_hash(), crate::sweep_job::default_workers(dom::hardware_concurrency()));
+        // The address bar holds the page's state, so a reload (or a return from another
+        // site) reopens this tab's own edits: a link to the Sweep view runs by itself
+        // only when it is opened.
+        if dom::navigation_type() != "navigate" {
+            st.run_request = 0;
+        }
+        state::apply_local_prefs(
+            &mut st.view,
+            dom::stored(state::THEME_KEY).as_deref(),
+            dom::stored(state::PRESENTER_KEY).as_deref(),
+        );
+        st
     });
+    // What the address bar held when the page opened, if it was a link.
+    let opened_with = use_memo((), |_| permalink::decode(&dom::location_hash()).ok().flatten());
     let dispatcher = state.dispatcher();
     let dispatch: Callback<Action> = {
         let d = dispatcher.clone();
@@ -199,17 +214,15 @@ pub fn app() -> Html {
         })
     };
 
-    // Opening a different link in the same tab (pasted into the address bar).
+    // The address bar follows the page (a tab is a history entry); Back, Forward and a
+    // different link opened in the same tab bring their state back.
     {
-        let d = dispatch.clone();
-        use_event_listener(
-            ListenOn::Window,
-            "hashchange",
-            Callback::from(move |_: web_sys::Event| match permalink::decode(&dom::location_hash()) {
-                Ok(Some(s)) => d.emit(Action::Load(Box::new(s))),
-                Ok(None) => {}
-                Err(e) => d.emit(Action::SetNotice(format!("{e} The experiment on the page is unchanged."))),
-            }),
+        let (d, d2) = (dispatch.clone(), dispatch.clone());
+        use_url_state(
+            state.shared(),
+            (*opened_with).clone(),
+            Callback::from(move |s| d.emit(Action::Load(Box::new(s)))),
+            Callback::from(move |why| d2.emit(Action::SetNotice(why))),
         );
     }
 
@@ -317,7 +330,8 @@ pub fn app() -> Html {
             let d = dispatch.clone();
             html! { <LiveView exp={state.exp.clone()} view={state.view.clone()} theme={chart_theme.clone()} jump={state.jump.clone()}
             on_perfetto={on_perfetto.clone()} perfetto={state.perfetto.clone()}
-            on_view={Callback::from(move |v: View| d.emit(Action::SetView(v)))} /> }
+            on_view={Callback::from(move |v: View| d.emit(Action::SetView(v)))}
+            on_steps={{ let d = dispatch.clone(); Callback::from(move |n| d.emit(Action::SetLiveSteps(n))) }} /> }
         }
         Tab::Classroom => {
             let d = dispatch.clone();

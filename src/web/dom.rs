@@ -136,6 +136,38 @@ pub fn replace_hash(fragment: &str) -> Result<String, String> {
     Ok(url)
 }
 
+/// Puts `fragment` into the address bar as a new history entry, without reloading.
+pub fn push_hash(fragment: &str) -> Result<String, String> {
+    let url = format!("{}#{fragment}", url_without_hash());
+    let w = window().ok_or("no window")?;
+    w.history().map_err(js_err)?.push_state_with_url(&JsValue::NULL, "", Some(&url)).map_err(js_err)?;
+    Ok(url)
+}
+
+/// How this document was reached: "navigate" (a link or the address bar), "reload",
+/// "back_forward" or "prerender" (the Navigation Timing entry's type).
+pub fn navigation_type() -> String {
+    window()
+        .and_then(|w| w.performance())
+        .map(|p| p.get_entries_by_type("navigation"))
+        .and_then(|a| (a.length() > 0).then(|| a.get(0)))
+        .and_then(|e| js_sys::Reflect::get(&e, &JsValue::from_str("type")).ok())
+        .and_then(|t| t.as_string())
+        .unwrap_or_else(|| "navigate".into())
+}
+
+/// A value this page stored in the browser (localStorage), if storage is allowed.
+pub fn stored(key: &str) -> Option<String> {
+    window().and_then(|w| w.local_storage().ok().flatten()).and_then(|s| s.get_item(key).ok().flatten())
+}
+
+/// Stores a value for the next visit; silently nothing when storage is not allowed.
+pub fn store(key: &str, value: &str) {
+    if let Some(s) = window().and_then(|w| w.local_storage().ok().flatten()) {
+        let _ = s.set_item(key, value);
+    }
+}
+
 /// Whether the system prefers a dark theme.
 pub fn prefers_dark() -> bool {
     window()

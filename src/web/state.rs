@@ -116,6 +116,35 @@ impl PerfettoStatus {
     }
 }
 
+/// Where the page keeps the viewer's own theme and presenter mode (localStorage).
+pub const THEME_KEY: &str = "schedsim.theme";
+pub const PRESENTER_KEY: &str = "schedsim.presenter";
+
+/// A theme as stored: its name in links.
+pub fn theme_name(t: Theme) -> &'static str {
+    match t {
+        Theme::Auto => "auto",
+        Theme::Light => "light",
+        Theme::Dark => "dark",
+    }
+}
+
+/// The viewer's own theme and presenter mode, as stored by an earlier visit, win over
+/// a link's; a stored value this page does not know is ignored.
+pub fn apply_local_prefs(view: &mut View, theme: Option<&str>, presenter: Option<&str>) {
+    match theme {
+        Some("auto") => view.theme = Theme::Auto,
+        Some("light") => view.theme = Theme::Light,
+        Some("dark") => view.theme = Theme::Dark,
+        _ => {}
+    }
+    match presenter {
+        Some("on") => view.presenter = true,
+        Some("off") => view.presenter = false,
+        _ => {}
+    }
+}
+
 pub fn default_experiment() -> Experiment {
     presets::experiment("demo").unwrap_or_else(|| presets::presets().remove(0).experiment)
 }
@@ -259,6 +288,8 @@ pub enum Action {
     /// Any other experiment field.
     Edit(ExpEdit),
     SetView(View),
+    /// Live mode's wakeups stepped so far (for the URL).
+    SetLiveSteps(u64),
     SetTab(Tab),
     SetTheme(Theme),
     TogglePresenter,
@@ -293,6 +324,9 @@ pub enum Action {
 impl State {
     /// The state after `action`. Every change of the page's state goes through here.
     pub fn reduce(self, action: Action) -> State {
+        let before = self.exp.clone();
+        // A link's view comes whole, its step count included.
+        let whole_view = matches!(action, Action::Load(_));
         let mut s = self;
         // Any edit of the experiment clears a refusal shown from an earlier edit.
         match action {
@@ -394,6 +428,7 @@ impl State {
             }
             Action::Edit(e) => e.apply(&mut s.exp),
             Action::SetView(v) => s.view = v,
+            Action::SetLiveSteps(n) => s.view.live_steps = n,
             Action::SetTab(t) => s.view.tab = t,
             Action::SetTheme(t) => s.view.theme = t,
             Action::TogglePresenter => s.view.presenter = !s.view.presenter,
@@ -447,6 +482,10 @@ impl State {
             }
             Action::RequestRun => s.run_request += 1,
             Action::SetWorkers(n) => s.workers = n.clamp(1, crate::sweep_job::WORKERS_MAX),
+        }
+        // Live mode's step count belongs to the experiment it was stepped in.
+        if !whole_view && s.exp != before {
+            s.view.live_steps = 0;
         }
         s
     }
@@ -660,6 +699,42 @@ mod tests {
         assert_eq!(bad.exp, default_experiment());
         assert!(bad.notice.as_deref().unwrap_or("").ends_with("The default experiment is loaded instead."));
         assert_eq!(bad.reduce(Action::DismissNotice).notice, None);
+    }
+
+    #[test]
+    fn live_steps_belong_to_their_experiment_but_a_link_brings_its_own() {
+        let mut s = state().reduce(Action::SetTab(Tab::Live));
+        s = s.reduce(Action::SetLiveSteps(40));
+        assert_eq!(s.view.live_steps, 40);
+        // View changes and edits that leave the experiment as it is keep the count.
+        let seed = s.exp.seed;
+        s = s.reduce(Action::SetTheme(Theme::Dark)).reduce(Action::Edit(ExpEdit::Seed(seed)));
+        assert_eq!(s.view.live_steps, 40);
+        let edited = s.clone().reduce(Action::Edit(ExpEdit::Seed(seed + 1)));
+        assert_eq!(edited.view.live_steps, 0, "another seed, another run");
+        let preset = s.clone().reduce(Action::LoadPreset { name: "seed001".into(), run: false });
+        assert_eq!(preset.view.live_steps, 0);
+        let mut link = Shared { experiment: presets::experiment("seed001").unwrap(), view: View::default() };
+        link.view.live_steps = 12;
+        assert_eq!(s.reduce(Action::Load(Box::new(link))).view.live_steps, 12);
+    }
+
+    #[test]
+    fn the_viewers_stored_theme_and_presenter_mode_win_over_a_links() {
+        let link = View { theme: Theme::Dark, presenter: true, live_steps: 3, ..View::default() };
+        let mut v = link.clone();
+        apply_local_prefs(&mut v, None, None);
+        assert_eq!(v, link, "nothing stored: the link's");
+        apply_local_prefs(&mut v, Some("light"), Some("off"));
+        assert_eq!((v.theme, v.presenter, v.live_steps), (Theme::Light, false, 3));
+        apply_local_prefs(&mut v, Some("purple"), Some("maybe"));
+        assert_eq!((v.theme, v.presenter), (Theme::Light, false), "unknown stored values are ignored");
+        for t in [Theme::Auto, Theme::Light, Theme::Dark] {
+            let mut w = View::default();
+            apply_local_prefs(&mut w, Some(theme_name(t)), Some("on"));
+            assert_eq!((w.theme, w.presenter), (t, true));
+            assert_eq!(serde_json::to_string(&t).unwrap(), format!("\"{}\"", theme_name(t)), "the link's own name");
+        }
     }
 
     #[test]

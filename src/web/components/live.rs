@@ -40,6 +40,14 @@ struct Host {
     carry: f64,
     last_ms: f64,
     timer: Option<(i32, Closure<dyn FnMut()>)>,
+    /// Stepping back to a count a link gave: played at full speed up to it.
+    restore_to: Option<u64>,
+    /// Whether the first session (the one a link's step count is for) has started.
+    started: bool,
+    /// The count the view holds, as of the last render, and where a new one goes.
+    view_steps: u64,
+    on_steps: Callback<u64>,
+    last_report_ms: f64,
 }
 
 #[derive(Clone)]
@@ -49,7 +57,14 @@ struct Ctl {
 }
 
 impl Ctl {
+    /// Back to the start, as the user asks (Reset, r): the view's step count follows.
     fn reset(&self) {
+        self.restart();
+        self.report();
+    }
+
+    /// A new session at the start.
+    fn restart(&self) {
         self.stop();
         let mut h = self.host.borrow_mut();
         h.session = None;
@@ -80,12 +95,36 @@ impl Ctl {
                 s.sync_timeline();
             }
         }
+        self.report();
         self.redraw.force_update();
+    }
+
+    /// Tells the app how many wakeups are stepped (it goes into the URL), when that
+    /// changed; not while stepping back to a link's count.
+    fn report(&self) {
+        let (on_steps, steps) = {
+            let mut h = self.host.borrow_mut();
+            let steps = h.session.as_ref().map_or(0, |s| s.steps);
+            if h.restore_to.is_some() || steps == h.view_steps {
+                return;
+            }
+            h.last_report_ms = dom::now_ms();
+            h.view_steps = steps;
+            (h.on_steps.clone(), steps)
+        };
+        on_steps.emit(steps);
+    }
+
+    /// Steps at full speed, a frame budget at a time, until `n` wakeups are stepped.
+    fn restore(&self, n: u64) {
+        self.host.borrow_mut().restore_to = Some(n);
+        self.start_timer();
     }
 
     fn stop(&self) {
         let mut h = self.host.borrow_mut();
         h.playing = false;
+        h.restore_to = None;
         if let Some((id, _cb)) = h.timer.take() {
             if let Some(w) = dom::window() {
                 w.clear_interval_with_handle(id);
@@ -96,10 +135,16 @@ impl Ctl {
     fn toggle_play(&self) {
         if self.host.borrow().playing {
             self.stop();
+            self.report();
             self.redraw.force_update();
             return;
         }
+        self.start_timer();
+    }
+
+    fn start_timer(&self) {
         if self.host.borrow().session.as_ref().map(|s| s.ended()).unwrap_or(true) {
+            self.host.borrow_mut().restore_to = None;
             return;
         }
         let me = self.clone();
@@ -123,7 +168,9 @@ impl Ctl {
             let mut h = self.host.borrow_mut();
             let t0 = dom::now_ms();
             let speed = SPEEDS[h.speed.min(SPEEDS.len() - 1)];
-            let due = if speed == u32::MAX {
+            let due = if let Some(to) = h.restore_to {
+                to.saturating_sub(h.session.as_ref().map_or(0, |s| s.steps))
+            } else if speed == u32::MAX {
                 u64::MAX
             } else {
                 let want = h.carry + speed as f64 * (t0 - h.last_ms).max(0.0) / 1e3;
@@ -148,10 +195,15 @@ impl Ctl {
             } else {
                 ended = true;
             }
-            ended
+            let restored = h.restore_to.is_some_and(|to| h.session.as_ref().is_none_or(|s| s.steps >= to));
+            ended || restored
         };
         if ended {
             self.stop();
+            self.report();
+        } else if dom::now_ms() - self.host.borrow().last_report_ms > 1000.0 {
+            // While playing, the count in the URL follows about once a second.
+            self.report();
         }
         self.redraw.force_update();
     }
@@ -163,6 +215,8 @@ pub struct LiveProps {
     pub view: View,
     pub theme: ChartTheme,
     pub on_view: Callback<View>,
+    /// Wakeups stepped, when that changes (not at every frame while playing).
+    pub on_steps: Callback<u64>,
     /// A wasted-core moment to go to (sequence number, plan).
     #[prop_or_default]
     pub jump: Option<(u32, JumpPlan)>,
@@ -189,17 +243,31 @@ pub fn live_view(p: &LiveProps) -> Html {
         .map_or(0, |(_, plan)| plan.iteration);
     let key = LiveKey { experiment: p.exp.clone(), kernel, clients, iteration };
     {
+        let mut h = ctl.host.borrow_mut();
+        h.view_steps = p.view.live_steps;
+        h.on_steps = p.on_steps.clone();
+    }
+    {
         let ctl = ctl.clone();
+        let link_steps = p.view.live_steps;
         use_effect_with((key, p.jump.clone()), move |(key, jump)| {
             ctl.host.borrow_mut().key = Some(key.clone());
-            ctl.reset();
-            if let Some((_, plan)) = jump {
-                if plan.kernel == key.kernel && plan.clients == key.clients && plan.iteration == key.iteration {
-                    if let Some(s) = ctl.host.borrow_mut().session.as_mut() {
-                        s.jump(plan.advance_ns);
-                    }
-                    ctl.redraw.force_update();
+            ctl.restart();
+            let first = !std::mem::replace(&mut ctl.host.borrow_mut().started, true);
+            let jumped = jump.as_ref().filter(|(_, plan)| {
+                plan.kernel == key.kernel && plan.clients == key.clients && plan.iteration == key.iteration
+            });
+            if let Some((_, plan)) = jumped {
+                if let Some(s) = ctl.host.borrow_mut().session.as_mut() {
+                    s.jump(plan.advance_ns);
                 }
+                ctl.report();
+                ctl.redraw.force_update();
+            } else if first && link_steps > 0 {
+                // Opened from a link (or back to this tab): step as far as it says.
+                ctl.restore(link_steps);
+            } else {
+                ctl.report();
             }
         });
     }

@@ -3,6 +3,7 @@
 use super::events::{use_event_listener, ListenOn};
 use crate::permalink::Theme;
 use crate::web::dom;
+use crate::web::state::{theme_name, PRESENTER_KEY, THEME_KEY};
 use yew::prelude::*;
 
 /// Whether `t` shows dark now ("auto" follows the system's preference).
@@ -16,7 +17,8 @@ pub fn is_dark(t: Theme) -> bool {
 
 /// Keeps `<html data-theme data-presenter>` on the view's theme and presenter mode;
 /// "auto" follows the system's preference, also when it changes while the page is open.
-/// Returns whether the page is dark.
+/// A change the viewer makes is stored for their next visit. Returns whether the page is
+/// dark.
 #[hook]
 pub fn use_theme(theme: Theme, presenter: bool) -> bool {
     let system_dark = use_state(dom::prefers_dark);
@@ -31,6 +33,14 @@ pub fn use_theme(theme: Theme, presenter: bool) -> bool {
     use_effect_with((theme, presenter, *system_dark), |(theme, presenter, _)| {
         dom::set_root_attr("data-theme", Some(if is_dark(*theme) { "dark" } else { "light" }));
         dom::set_root_attr("data-presenter", presenter.then_some("on"));
+    });
+    // Not the values the page opened with (a link's): only what the viewer changes.
+    let opened = use_mut_ref(|| true);
+    use_effect_with((theme, presenter), move |(theme, presenter)| {
+        if !std::mem::replace(&mut *opened.borrow_mut(), false) {
+            dom::store(THEME_KEY, theme_name(*theme));
+            dom::store(PRESENTER_KEY, if *presenter { "on" } else { "off" });
+        }
     });
     is_dark(theme)
 }
