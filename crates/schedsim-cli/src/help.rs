@@ -3,6 +3,7 @@
 use crate::args::options_help;
 use crate::bench::BENCH_FLAGS;
 use crate::commands::{run_flags, show_flags, trace_flags};
+use crate::diff::diff_flags;
 use crate::perfetto::perfetto_flags;
 
 pub fn main_help() -> String {
@@ -17,6 +18,8 @@ Usage:
                                           run an experiment given by flags alone
   schedsim show FILE|PRESET [OPTIONS]     print an experiment as JSON (to edit and run)
   schedsim trace FILE|PRESET [OPTIONS]    print the decision trace of chosen wakeups
+  schedsim diff FILE|PRESET [OPTIONS]     run kernel A; list the wakeups where kernel B,
+                                          asked in the same state, would choose another CPU
   schedsim perfetto FILE|PRESET --out F   write a run as a Perfetto (Chrome JSON) trace
   schedsim bench [--repeat N]             measure simulated wakeups per wall-clock second
   schedsim help COMMAND                   options of a command (or COMMAND --help)
@@ -29,6 +32,7 @@ Examples:
   schedsim show demo > exp.json; schedsim run exp.json
   lscpu -p > mybox.txt; schedsim run demo --topology-file mybox.txt
   schedsim trace demo --kernel-index 1 --clients 2 --from 100 --count 3
+  schedsim diff seed001 --kernel-index 0 --kernel-index 1 --count 200
   schedsim perfetto seed001 --kernel-index 1 --to-ms 60 --out seed001.json
 
 Exit status: 0 success, 2 bad input (one line on stderr names the file or option,
@@ -98,6 +102,25 @@ returned and why, the CPUs probed, and where the task went.
 Options:
 {}",
             options_help(&trace_flags())
+        ),
+        "diff" => format!(
+            "Usage: schedsim diff FILE|PRESET [--kernel-index A --kernel-index B] [OPTIONS]
+
+Runs kernel A at one client count (one iteration). At every wakeup A decides, kernel
+B's decision code (select_task_rq_fair and what it calls) is asked what it would
+choose in exactly the same state, on a copy of the simulation: B's answer changes
+nothing, and A's run is the one 'schedsim trace' shows. Prints how many of the
+wakeups differ, how far B's CPU is from A's (same CPU, SMT sibling, same LLC,
+cross-LLC, cross-node), a line per difference, and the first differences with both
+decision traces.
+
+B reads A's state as it is, also state only B's kernel keeps up (with A = v3.8,
+B = v5.15 reads a recent_used_cpu A never set). A wakee still on its CPU is queued
+or waited for without choosing a CPU: such wakeups are counted, not compared.
+
+Options:
+{}",
+            options_help(&diff_flags())
         ),
         "perfetto" => format!(
             "Usage: schedsim perfetto FILE|PRESET [OPTIONS]

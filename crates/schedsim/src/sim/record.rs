@@ -15,12 +15,14 @@ use serde_json::{json, Value};
 /// [`Recorder::clipped_at`] says when.
 pub const RECORD_EVENTS_MAX: usize = 500_000;
 
+#[derive(Clone)]
 pub(crate) enum Rec {
     Run { cpu: u32, task: u32, start: Time, end: Time, flow: Option<u64> },
     Idle { cpu: u32, state: u8, start: Time, end: Time },
     Migrate { time: Time, task: u32, from: u32, to: u32, by: &'static str },
 }
 
+#[derive(Clone)]
 pub(crate) struct Recorder {
     pub from: Time,
     pub to: Time,

@@ -53,6 +53,7 @@ const SYS_NET: u8 = 80;
 const SYS_MEMCACHE: u8 = 40;
 
 /// Runtime state of a workload.
+#[derive(Clone)]
 pub(crate) struct WorkloadState {
     pub spec: Workload,
     /// Per task: a program counter and a count of undelivered messages.
