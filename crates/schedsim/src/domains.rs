@@ -50,7 +50,7 @@ pub struct SchedDomain {
     /// CPUs in the domain, ascending.
     pub span: Vec<u32>,
     pub flags: u32,
-    /// `sd->imbalance_pct`: SMT 110, MC 117, others 125 (`sd_init`, v4.15–v5.15).
+    /// `sd->imbalance_pct` as the kernel's [`SdInit`] form sets it.
     pub imbalance_pct: u32,
     /// Child spans, ascending by first CPU.
     pub groups: Vec<Vec<u32>>,
@@ -103,6 +103,42 @@ pub struct Domains {
     pub llc_depth: Vec<Option<u8>>,
 }
 
+/// How a kernel initialises a domain's tunables, by era (`sd->imbalance_pct` per level).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SdInit {
+    /// v3.8's `SD_SIBLING_INIT` / `SD_MC_INIT` / `SD_CPU_INIT` macros
+    /// (include/linux/topology.h) and `sd_numa_init()`: SMT 110, every other level 125.
+    Macros,
+    /// `sd_init()` from "sched: Rework sched_domain topology definition" (143e1e28cb40,
+    /// v3.16): default 125, SD_SHARE_CPUCAPACITY 110, SD_SHARE_PKG_RESOURCES 117.
+    V3_16,
+    /// `sd_init()` from "sched/fair: Reduce minimal imbalance threshold" (2208cdaa56c9,
+    /// v5.10): the default is 117, so PKG and NUMA levels have 117 too; SMT stays 110.
+    V5_10,
+}
+
+impl SdInit {
+    /// `sd->imbalance_pct` of a domain at `level`.
+    pub fn imbalance_pct(self, level: Level) -> u32 {
+        match (self, level) {
+            (_, Level::Smt) => 110,
+            (SdInit::Macros, _) => 125,
+            (SdInit::V3_16, Level::Mc) => 117,
+            (SdInit::V3_16, _) => 125,
+            (SdInit::V5_10, _) => 117,
+        }
+    }
+}
+
+/// What `build_sched_domains()` reads besides the topology.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DomainParams {
+    /// NUMA levels farther than this lose SD_WAKE_AFFINE and SD_BALANCE_FORK
+    /// (`node_reclaim_distance`, RECLAIM_DISTANCE before v5.4).
+    pub reclaim_distance: u32,
+    pub sd_init: SdInit,
+}
+
 impl Domains {
     /// Builds the domain hierarchy for `map`; NUMA levels farther than
     /// `reclaim_distance` (`node_reclaim_distance`) lose SD_WAKE_AFFINE and
@@ -110,7 +146,8 @@ impl Domains {
     ///
     /// Work and memory grow with CPUs x levels, not CPUs² x levels: NUMA spans are
     /// made once per node and level, and each distinct span becomes one domain.
-    pub fn build(map: &CpuMap, reclaim_distance: u32) -> Domains {
+    pub fn build(map: &CpuMap, params: DomainParams) -> Domains {
+        let DomainParams { reclaim_distance, sd_init } = params;
         let n = map.nr_cpus();
         let dists = numa_distances(map);
         let nodes = map.node_cpus.len();
@@ -222,22 +259,22 @@ impl Domains {
                 }
                 groups.extend(children.into_iter().map(<[u32]>::to_vec));
                 groups.sort_by_key(|g| g[0]);
-                let (flags, pct) = match lvl {
-                    Level::Smt => (
+                let flags = match lvl {
+                    Level::Smt => {
                         SD_BALANCE_NEWIDLE
                             | SD_BALANCE_FORK
                             | SD_WAKE_AFFINE
                             | SD_SHARE_CPUCAPACITY
-                            | SD_SHARE_PKG_RESOURCES,
-                        110,
-                    ),
-                    Level::Mc => (SD_BALANCE_NEWIDLE | SD_BALANCE_FORK | SD_WAKE_AFFINE | SD_SHARE_PKG_RESOURCES, 117),
-                    Level::Pkg => (SD_BALANCE_NEWIDLE | SD_BALANCE_FORK | SD_WAKE_AFFINE, 125),
+                            | SD_SHARE_PKG_RESOURCES
+                    }
+                    Level::Mc => SD_BALANCE_NEWIDLE | SD_BALANCE_FORK | SD_WAKE_AFFINE | SD_SHARE_PKG_RESOURCES,
+                    Level::Pkg => SD_BALANCE_NEWIDLE | SD_BALANCE_FORK | SD_WAKE_AFFINE,
                     Level::Numa(d) => {
                         let near = if d <= reclaim_distance { SD_WAKE_AFFINE | SD_BALANCE_FORK } else { 0 };
-                        (SD_BALANCE_NEWIDLE | SD_NUMA | near, 125)
+                        SD_BALANCE_NEWIDLE | SD_NUMA | near
                     }
                 };
+                let pct = sd_init.imbalance_pct(lvl);
                 let min_interval_ms = span.len() as u32;
                 SchedDomain { level: lvl, span, flags, imbalance_pct: pct, groups, min_interval_ms }
             })
@@ -278,7 +315,7 @@ mod tests {
     #[test]
     fn cascade_lake_levels() {
         let m = Topology::parse_spec("2x1x20x2").unwrap().build().unwrap();
-        let d = Domains::build(&m, 30);
+        let d = Domains::build(&m, DomainParams { reclaim_distance: 30, sd_init: SdInit::V3_16 });
         // Node == LLC, so PKG degenerates into MC.
         assert_eq!(names(&d, 0), ["SMT:2:2", "MC:40:20", "NUMA21:80:2"]);
         assert_eq!(d.sd_llc(0).unwrap().span.len(), 40);
@@ -288,7 +325,7 @@ mod tests {
     #[test]
     fn milan_levels() {
         let m = Topology::parse_spec("2x8x8x2").unwrap().build().unwrap();
-        let d = Domains::build(&m, 30);
+        let d = Domains::build(&m, DomainParams { reclaim_distance: 30, sd_init: SdInit::V3_16 });
         assert_eq!(names(&d, 5), ["SMT:2:2", "MC:16:8", "PKG:128:8", "NUMA21:256:2"]);
     }
 
@@ -296,15 +333,18 @@ mod tests {
     fn far_numa_loses_wake_affine_and_single_cpu_has_none() {
         let mut t = Topology::uniform(2, 1, 2, 1);
         t.numa_distance = Some(vec![vec![10, 32], vec![32, 10]]);
-        let d = Domains::build(&t.build().unwrap(), 30);
+        let d = Domains::build(&t.build().unwrap(), DomainParams { reclaim_distance: 30, sd_init: SdInit::V3_16 });
         let top = d.of(0).last().unwrap();
         assert_eq!(top.level, Level::Numa(32));
         assert!(!top.has(SD_WAKE_AFFINE) && !top.has(SD_BALANCE_FORK));
         // AMD Zen's node_reclaim_distance of 32 keeps them.
-        let zen = Domains::build(&t.build().unwrap(), 32);
+        let zen = Domains::build(&t.build().unwrap(), DomainParams { reclaim_distance: 32, sd_init: SdInit::V3_16 });
         let top = zen.of(0).last().unwrap();
         assert!(top.has(SD_WAKE_AFFINE) && top.has(SD_BALANCE_FORK));
-        let one = Domains::build(&Topology::uniform(1, 1, 1, 1).build().unwrap(), 30);
+        let one = Domains::build(
+            &Topology::uniform(1, 1, 1, 1).build().unwrap(),
+            DomainParams { reclaim_distance: 30, sd_init: SdInit::V3_16 },
+        );
         assert!(one.sd_llc(0).is_none());
         assert_eq!(one.max_depth(), 0);
     }
@@ -319,7 +359,7 @@ mod tests {
         let d = |i: usize, j: usize| if i == j { 10 } else { 10 + 10 * (i.abs_diff(j) as u32).div_ceil(32).min(8) };
         t.numa_distance = Some((0..256).map(|i| (0..256).map(|j| d(i, j)).collect()).collect());
         let m = t.build().unwrap();
-        let doms = Domains::build(&m, 30);
+        let doms = Domains::build(&m, DomainParams { reclaim_distance: 30, sd_init: SdInit::V3_16 });
         assert_eq!(names(&doms, 0)[..2], ["SMT:2:2", "MC:4:2"]);
         assert_eq!(doms.of(0).last().unwrap().span.len(), 1024);
         for sd in &doms.domains {
@@ -333,5 +373,29 @@ mod tests {
         t.numa_distance = Some((0..256).map(|i| (0..256).map(|j| d9(i, j)).collect()).collect());
         let e = t.validate().unwrap_err().0;
         assert!(e.contains("9 distinct remote distances, at most 8"), "{e}");
+    }
+
+    #[test]
+    fn imbalance_pct_follows_the_sd_init_form() {
+        let m = Topology::uniform(2, 1, 2, 2).build().unwrap();
+        let pcts = |sd_init| {
+            let d = Domains::build(&m, DomainParams { reclaim_distance: 30, sd_init });
+            d.chain[0]
+                .iter()
+                .map(|&i| (d.domains[i as usize].level.name(), d.domains[i as usize].imbalance_pct))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            pcts(SdInit::Macros),
+            [("SMT".to_string(), 110), ("MC".to_string(), 125), ("NUMA21".to_string(), 125)]
+        );
+        assert_eq!(
+            pcts(SdInit::V3_16),
+            [("SMT".to_string(), 110), ("MC".to_string(), 117), ("NUMA21".to_string(), 125)]
+        );
+        assert_eq!(
+            pcts(SdInit::V5_10),
+            [("SMT".to_string(), 110), ("MC".to_string(), 117), ("NUMA21".to_string(), 117)]
+        );
     }
 }

@@ -109,20 +109,20 @@ pub struct Resolved {
     pub map: CpuMap,
     pub costs: CostModel,
     pub description: String,
-    /// Sched domains, built once per machine (not per run) for each reclaim distance
-    /// a kernel version asks for.
-    doms: std::sync::Mutex<Vec<(u32, std::sync::Arc<crate::domains::Domains>)>>,
+    /// Sched domains, built once per machine (not per run) for each set of domain
+    /// parameters a kernel version asks for.
+    doms: std::sync::Mutex<Vec<(crate::domains::DomainParams, std::sync::Arc<crate::domains::Domains>)>>,
 }
 
 impl Resolved {
-    /// The machine's sched domains with `reclaim_distance`, built on first use.
-    pub(crate) fn domains(&self, reclaim_distance: u32) -> std::sync::Arc<crate::domains::Domains> {
+    /// The machine's sched domains with `params`, built on first use.
+    pub(crate) fn domains(&self, params: crate::domains::DomainParams) -> std::sync::Arc<crate::domains::Domains> {
         let mut cache = self.doms.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, d)) = cache.iter().find(|(r, _)| *r == reclaim_distance) {
+        if let Some((_, d)) = cache.iter().find(|(r, _)| *r == params) {
             return d.clone();
         }
-        let d = std::sync::Arc::new(crate::domains::Domains::build(&self.map, reclaim_distance));
-        cache.push((reclaim_distance, d.clone()));
+        let d = std::sync::Arc::new(crate::domains::Domains::build(&self.map, params));
+        cache.push((params, d.clone()));
         d
     }
 }
@@ -315,7 +315,7 @@ impl Experiment {
             wasted_threshold_ns: self.wasted_core_threshold_ns,
         };
         let cfg = self.kernels[k].resolve();
-        let doms = r.domains(Sim::reclaim_distance(&cfg, &r.costs));
+        let doms = r.domains(Sim::domain_params(&cfg, &r.costs));
         Sim::new(r.map.clone(), r.costs.clone(), cfg, wl, inits, opts, doms)
     }
 

@@ -349,7 +349,7 @@ pub fn run(text: &str) -> Result<String, String> {
             .ok_or_else(|| format!("unknown C-state {name:?}"))
     };
     let idle_states: Vec<Result<u8, String>> = cpus.iter().map(|cs| cstate_of(&cs.cstate)).collect();
-    let doms = std::sync::Arc::new(crate::domains::Domains::build(&map, Sim::reclaim_distance(&cfg, &cost)));
+    let doms = std::sync::Arc::new(crate::domains::Domains::build(&map, Sim::domain_params(&cfg, &cost)));
     let mut sim = Sim::new(map, cost.clone(), cfg, wl, inits, opts, doms);
     sim.now = NOW;
 

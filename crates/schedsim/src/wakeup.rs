@@ -305,6 +305,21 @@ impl Sim {
                 )
             });
         }
+        // Before v4.2 select_idle_sibling() ran only under an affine domain: without one,
+        // `while (sd)` finds no SD_BALANCE_WAKE domain and new_cpu = prev_cpu is returned
+        // as it is. "sched/fair: Beef up wake_wide()" (63b0e9edceec, v4.2) made the fast
+        // path run select_idle_sibling() whenever no domain asks for the slow path.
+        if affine_depth.is_none() && !self.cfg.since(4, 2) {
+            self.step(|_| {
+                st(
+                    "select_task_rq_fair",
+                    vec!["affine_sd=NULL".into()],
+                    format!("CPU {prev}"),
+                    "no SD_BALANCE_WAKE domain either: prev_cpu as it is, no select_idle_sibling",
+                )
+            });
+            return prev;
+        }
         let cpu = self.select_idle_sibling(p, prev, new, this, waker, cost);
         // v4.17–v5.14: `current->recent_used_cpu = cpu` (reverted by seed 003); from an
         // interrupt that is the interrupted task (the idle task's is never read).

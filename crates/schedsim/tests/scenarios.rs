@@ -276,11 +276,10 @@ fn select_task_rq_no_affine_domain_v38() {
               1. select_task_rq_fair -> target=prev CPU 2
                    read: want_affine=1
                    why:  no wake-affine domain spans both CPUs (or wake_wide): start from prev
-              2. select_idle_sibling (v3.8 group walk) -> CPU 3
-                   read: level=MC, group=1
-                   why:  first group with every CPU idle, in list order from the target's group
-              CPUs probed: 2 2 3
-              => CPU 3 (SameLlc from prev), queued on wake list, IPI, leaves C1, waker cost 1200 ns
+              2. select_task_rq_fair -> CPU 2
+                   read: affine_sd=NULL
+                   why:  no SD_BALANCE_WAKE domain either: prev_cpu as it is, no select_idle_sibling
+              => CPU 2 (SameCpu from prev), queued on wake list, IPI, waker cost 750 ns
               after: p->recent_used_cpu=2, waker->recent_used_cpu=0, waker->wakee_flips=0
         "#]],
     );
@@ -526,6 +525,85 @@ fn wake_affine_weight_v415_affine() {
 // v4.15 wake_affine_weight(): the comparison is `<=` (before 082f764a2f3f, v4.17):
 // equal effective loads (512 + 256 vs 1024 - 256) are affine. WA_BIAS off to make
 // them equal.
+// sd_init()'s imbalance_pct of the cross-LLC domain, in WA_BIAS: 125 before v5.10 (the
+// bias is 112%: CPU 0 wins, 50000 < 50960), 117 from 2208cdaa56c9 (108%: 49140, prev
+// wins). The same loads, two kernels, two CPUs.
+#[test]
+fn wake_affine_weight_pkg_imbalance_pct_v415() {
+    check(
+        r#"
+        machine 2x1x2x1
+        kernel v4.15
+        cpu 0 busy task_load=400
+        cpu 2 busy task_load=555
+        waker task cpu=0 load=400
+        wakee prev=2 load=100
+        "#,
+        expect![[r#"
+            wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 2, not sync)
+              1. wake_wide -> 0
+                   read: current (waker) flips=0, wakee flips=0, llc_size=2
+                   why:  few partners: an affine wakeup may pull the wakee to the waker
+              2. wake_affine_idle -> false
+                   read: idle_cpu(this=0)=0, cpus_share_cache(0,2)=0, idle_cpu(prev=2)=0, sync=0, nr_running(0)=1
+                   why:  no opinion
+              3. wake_affine_weight -> this
+                   read: this_load=400, prev_load=555, task_load=100, imbalance_pct=125, this_eff=50000, prev_eff=50960
+                   why:  this CPU would be no busier than prev after the move
+              4. wake_affine -> CPU 0
+                   why:  target for select_idle_sibling
+              5. select_idle_cpu: SIS_PROP -> nr=3906
+                   read: avg_idle=1953, avg_scan_cost=0, llc_weight=2
+                   why:  scan depth proportional to expected idle time over scan cost
+              6. select_idle_cpu -> CPU 1
+                   read: nr=3906
+                   why:  first idle CPU found scanning the LLC
+              CPUs probed: 0 0 1
+              => CPU 1 (CrossNode from prev), IPI, leaves C1, waker cost 1050 ns
+              after: this_sd->avg_scan_cost 0 -> 5
+              after: p->recent_used_cpu=2, waker->recent_used_cpu=0, waker->wakee_flips=0
+        "#]],
+    );
+}
+
+#[test]
+fn wake_affine_weight_pkg_imbalance_pct_v513() {
+    check(
+        r#"
+        machine 2x1x2x1
+        kernel v5.13
+        cpu 0 busy task_load=400
+        cpu 2 busy task_load=555
+        waker task cpu=0 load=400
+        wakee prev=2 load=100
+        "#,
+        expect![[r#"
+            wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 2, not sync)
+              1. wake_wide -> 0
+                   read: current (waker) flips=0, wakee flips=0, llc_size=2
+                   why:  few partners: an affine wakeup may pull the wakee to the waker
+              2. wake_affine_idle -> nr_cpumask_bits
+                   read: idle_cpu(this=0)=0, cpus_share_cache(0,2)=0, idle_cpu(prev=2)=0, sync=0, nr_running(0)=1
+                   why:  no opinion
+              3. wake_affine_weight -> no opinion
+                   read: this_load=400, prev_load=555, task_load=100, imbalance_pct=117, this_eff=50000, prev_eff=49140
+                   why:  prev is less loaded
+              4. wake_affine -> prev CPU 2
+                   why:  no rule moved the wakeup: stay at prev
+              5. select_idle_cpu: SIS_PROP -> nr=3906
+                   read: avg_idle=1953, avg_scan_cost=0, llc_weight=2
+                   why:  scan depth proportional to expected idle time over scan cost
+              6. select_idle_cpu -> CPU 3
+                   read: nr=3906
+                   why:  first idle CPU found scanning the LLC
+              CPUs probed: 2 2 3
+              => CPU 3 (SameLlc from prev), queued on wake list, IPI, leaves C1, waker cost 1200 ns
+              after: this_sd->avg_scan_cost 0 -> 37
+              after: p->recent_used_cpu=2, waker->recent_used_cpu=0, waker->wakee_flips=0
+        "#]],
+    );
+}
+
 #[test]
 fn wake_affine_weight_v415_equal_is_affine() {
     check(
@@ -775,7 +853,7 @@ fn wake_affine_idle_irq_other_llc() {
                    read: idle_cpu(this=0)=1, cpus_share_cache(0,2)=0, idle_cpu(prev=2)=0, sync=0, nr_running(0)=0
                    why:  this CPU is idle but does not share cache with prev: an interrupt does not pull across LLCs
               3. wake_affine_weight -> no opinion
-                   read: this_load=0, prev_load=1024, task_load=1024, imbalance_pct=125, this_eff=102400, prev_eff=0
+                   read: this_load=0, prev_load=1024, task_load=1024, imbalance_pct=117, this_eff=102400, prev_eff=0
                    why:  prev is less loaded
               4. wake_affine -> prev CPU 2
                    why:  no rule moved the wakeup: stay at prev
@@ -1221,7 +1299,7 @@ fn sis_v515_no_llc_domain() {
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=0, idle_cpu(prev=1)=0, sync=0, nr_running(0)=1
                    why:  no opinion
               3. wake_affine_weight -> no opinion
-                   read: this_load=1024, prev_load=1024, task_load=512, imbalance_pct=125, this_eff=153600, prev_eff=57344
+                   read: this_load=1024, prev_load=1024, task_load=512, imbalance_pct=117, this_eff=153600, prev_eff=55296
                    why:  prev is less loaded
               4. wake_affine -> prev CPU 1
                    why:  no rule moved the wakeup: stay at prev
@@ -1683,8 +1761,8 @@ fn sis_v65_sis_util_no_scan_with_idle_core() {
 // v6.5 select_idle_cpu(): SIS_UTIL reads sd_llc_shared of the TARGET.
 // nr_idle_scan 4 in LLC 0 (this), 0 in LLC 1 (the target): no scan, CPU 4 kept; with
 // SIS_PROP off neither avg_scan_cost nor wake_avg_idle is touched.
-// DIVERGES from v5.10+ sd_init(): the PKG domain's imbalance_pct is 117 since
-// "sched/fair: Reduce minimal imbalance threshold" (Guittot, v5.10), the model keeps 125.
+// The PKG domain's imbalance_pct is 117 since "sched/fair: Reduce minimal imbalance
+// threshold" (2208cdaa56c9, v5.10).
 #[test]
 fn sis_v65_sis_util_reads_target_llc() {
     check(
@@ -1706,7 +1784,7 @@ fn sis_v65_sis_util_reads_target_llc() {
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,4)=0, idle_cpu(prev=4)=0, sync=0, nr_running(0)=1
                    why:  no opinion
               3. wake_affine_weight -> no opinion
-                   read: this_load=1024, prev_load=1024, task_load=512, imbalance_pct=125, this_eff=153600, prev_eff=57344
+                   read: this_load=1024, prev_load=1024, task_load=512, imbalance_pct=117, this_eff=153600, prev_eff=55296
                    why:  prev is less loaded
               4. wake_affine -> prev CPU 4
                    why:  no rule moved the wakeup: stay at prev
@@ -1869,7 +1947,7 @@ fn ttwu_queue_cross_llc() {
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,2)=0, idle_cpu(prev=2)=0, sync=0, nr_running(0)=1
                    why:  no opinion
               3. wake_affine_weight -> no opinion
-                   read: this_load=1024, prev_load=1024, task_load=512, imbalance_pct=125, this_eff=153600, prev_eff=57344
+                   read: this_load=1024, prev_load=1024, task_load=512, imbalance_pct=117, this_eff=153600, prev_eff=55296
                    why:  prev is less loaded
               4. wake_affine -> prev CPU 2
                    why:  no rule moved the wakeup: stay at prev
@@ -1911,7 +1989,7 @@ fn ttwu_queue_cross_llc_polling_target() {
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,2)=0, idle_cpu(prev=2)=0, sync=0, nr_running(0)=1
                    why:  no opinion
               3. wake_affine_weight -> no opinion
-                   read: this_load=1024, prev_load=1024, task_load=512, imbalance_pct=125, this_eff=153600, prev_eff=57344
+                   read: this_load=1024, prev_load=1024, task_load=512, imbalance_pct=117, this_eff=153600, prev_eff=55296
                    why:  prev is less loaded
               4. wake_affine -> prev CPU 2
                    why:  no rule moved the wakeup: stay at prev
@@ -2677,7 +2755,7 @@ fn switch_ttwu_queue() {
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,2)=0, idle_cpu(prev=2)=0, sync=0, nr_running(0)=1
                    why:  no opinion
               3. wake_affine_weight -> no opinion
-                   read: this_load=1024, prev_load=1024, task_load=512, imbalance_pct=125, this_eff=153600, prev_eff=57344
+                   read: this_load=1024, prev_load=1024, task_load=512, imbalance_pct=117, this_eff=153600, prev_eff=55296
                    why:  prev is less loaded
               4. wake_affine -> prev CPU 2
                    why:  no rule moved the wakeup: stay at prev
@@ -2702,7 +2780,7 @@ fn switch_ttwu_queue() {
                    read: idle_cpu(this=0)=0, cpus_share_cache(0,2)=0, idle_cpu(prev=2)=0, sync=0, nr_running(0)=1
                    why:  no opinion
               3. wake_affine_weight -> no opinion
-                   read: this_load=1024, prev_load=1024, task_load=512, imbalance_pct=125, this_eff=153600, prev_eff=57344
+                   read: this_load=1024, prev_load=1024, task_load=512, imbalance_pct=117, this_eff=153600, prev_eff=55296
                    why:  prev is less loaded
               4. wake_affine -> prev CPU 2
                    why:  no rule moved the wakeup: stay at prev

@@ -507,15 +507,21 @@ impl Sim {
         }
     }
 
-    /// The distance past which NUMA levels lose SD_WAKE_AFFINE for this kernel:
-    /// `node_reclaim_distance` is a v5.4 variable; before it, RECLAIM_DISTANCE.
-    pub(crate) fn reclaim_distance(cfg: &KernelConfig, cost: &CostModel) -> u32 {
-        // node_reclaim_distance is a v5.4 variable; before it, RECLAIM_DISTANCE.
-        if cfg.since(5, 4) {
-            cost.node_reclaim_distance
+    /// What this kernel's `build_sched_domains()` reads besides the topology: the
+    /// distance past which NUMA levels lose SD_WAKE_AFFINE (`node_reclaim_distance` is
+    /// a v5.4 variable; before it, RECLAIM_DISTANCE) and its `sd_init()` form.
+    pub(crate) fn domain_params(cfg: &KernelConfig, cost: &CostModel) -> crate::domains::DomainParams {
+        use crate::domains::SdInit;
+        let reclaim_distance =
+            if cfg.since(5, 4) { cost.node_reclaim_distance } else { crate::topology::RECLAIM_DISTANCE };
+        let sd_init = if cfg.since(5, 10) {
+            SdInit::V5_10
+        } else if cfg.since(3, 16) {
+            SdInit::V3_16
         } else {
-            crate::topology::RECLAIM_DISTANCE
-        }
+            SdInit::Macros
+        };
+        crate::domains::DomainParams { reclaim_distance, sd_init }
     }
 
     #[inline]
