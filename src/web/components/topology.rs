@@ -325,8 +325,10 @@ fn legend(diff: bool) -> Html {
             } else {
                 <span class="cpu chosen">{ "★ chosen" }</span>
             }
-            <span class="cpu wasted-idle">{ "⚠ wasted: idle CPU" }</span>
-            <span class="cpu wasted-busy">{ "Q wasted: its task waits here" }</span>
+            if !diff {
+                <span class="cpu wasted-idle">{ "⚠ wasted: idle CPU" }</span>
+                <span class="cpu wasted-busy">{ "Q wasted: its task waits here" }</span>
+            }
             <span class="cpu"><span class="cpu-q">{ "2" }</span>{ " runnable" }</span>
         </div>
     }
