@@ -2,6 +2,7 @@
 # Every test of the project, with all set-up a fresh machine needs (idempotent):
 #   native: unit, property (swarm + invariant checker), determinism, snapshot and
 #           seed-reproduction tests of the simulator, and the CLI tests;
+#   lints:  clippy -D warnings on every crate, the web crate also for wasm32;
 #   wasm:   the simulator library builds for wasm32-unknown-unknown;
 #   web:    scripts/test-web.sh (browser component and end-to-end tests), if present.
 set -euo pipefail
@@ -22,9 +23,12 @@ fi
 echo "== native tests"
 cargo test --workspace --locked
 
-echo "== lints (simulator and CLI)"
+echo "== lints (simulator, CLI and the web crate, native and for the browser)"
 if cargo clippy --version >/dev/null 2>&1; then
-  cargo clippy --locked -p schedsim -p schedsim-cli --all-targets -- -D warnings
+  cargo clippy --locked -p schedsim -p schedsim-cli -p schedsim-web --all-targets -- -D warnings
+  # For wasm32 the unit tests cannot build (their dev-dependencies are native-only), so:
+  # the library, the page and worker binaries, and the browser component tests.
+  cargo clippy --locked -p schedsim-web --target wasm32-unknown-unknown --lib --bins --test browser -- -D warnings
 else
   echo "clippy is not installed with this toolchain (rustup cannot fetch it offline); lints skipped"
 fi

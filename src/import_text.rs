@@ -4,8 +4,9 @@
 use schedsim::experiment::{MachineSpec, TopologyInput};
 use schedsim::import::{topology_from_text, Imported};
 
-/// Largest text accepted (a sysfs dump of a big machine is well under this).
-pub const IMPORT_LEN_MAX: usize = 2 * 1024 * 1024;
+/// Largest text accepted: the library's bound for all input (a sysfs dump of a big
+/// machine is well under it).
+pub const IMPORT_LEN_MAX: usize = schedsim::input::INPUT_BYTES_MAX;
 
 /// What an import did, as the page shows it.
 #[derive(Clone, Debug, PartialEq)]

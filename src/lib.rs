@@ -1,4 +1,4 @@
-//! schedsim-web: the browser playground of the schedsim wakeup-path simulator.
+//! schedsim-web: the browser playground of the schedsim wakeup path simulator.
 //!
 //! The crate is split so that everything that can be pure is pure and builds natively:
 //! [`permalink`] (the URL fragment format), [`topo_edit`] (direct manipulation of a
@@ -6,8 +6,9 @@
 //! generic over Plotters' `DrawingBackend`), [`live_session`] (live mode's stepping and
 //! time series), [`proto`] (the worker's messages), [`sweep_job`] (a sweep spread over the
 //! worker pool) and [`gallery`] (the classroom).
-//! Only the `web` side — the Yew components, the worker glue, downloads and the
-//! clipboard — needs a browser, and is compiled for `wasm32` alone.
+//! The page's state and its reducer ([`web::state`]) are pure too. The rest of the `web`
+//! side — the Yew components and hooks, the worker glue, downloads and the clipboard —
+//! needs a browser, and is compiled for `wasm32` alone.
 //!
 //! Architecture invariant: this crate never reaches into the simulator's internals; it
 //! uses the `schedsim` library's public types only, and the report the page exports is
@@ -28,5 +29,4 @@ pub mod sweep_job;
 pub mod topo_edit;
 pub mod wasted;
 
-#[cfg(target_arch = "wasm32")]
 pub mod web;

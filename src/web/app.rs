@@ -12,17 +12,15 @@ use crate::web::components::gallery::Gallery;
 use crate::web::components::import::ImportBox;
 use crate::web::components::kernels::KernelPanel;
 use crate::web::components::live::LiveView;
-use crate::web::components::perfetto::PerfettoStatus;
 use crate::web::components::results::Results;
 use crate::web::components::topology::TopologyView;
 use crate::web::components::workload::WorkloadForm;
 use crate::web::dom;
-use crate::web::state::{Action, State, Sweep, SweepResult};
+use crate::web::hooks::{is_dark, use_event_listener, use_keydown, use_theme, ListenOn};
+use crate::web::state::{Action, PerfettoStatus, State, Sweep, SweepResult};
 use crate::web::worker::{PoolEvent, SweepPool, SweepRunner};
 use schedsim::topology::Topology;
 use std::rc::Rc;
-use wasm_bindgen::closure::Closure;
-use wasm_bindgen::JsCast;
 use web_sys::{HtmlSelectElement, KeyboardEvent};
 use yew::prelude::*;
 
@@ -37,24 +35,11 @@ fn pool_event_to_action(e: PoolEvent) -> Action {
     }
 }
 
-fn typing(e: &KeyboardEvent) -> bool {
-    e.target()
-        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-        .map(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"))
-        .unwrap_or(false)
-}
-
-fn is_dark(t: Theme) -> bool {
-    match t {
-        Theme::Dark => true,
-        Theme::Light => false,
-        Theme::Auto => dom::prefers_dark(),
-    }
-}
-
 #[function_component(App)]
 pub fn app() -> Html {
-    let state = use_reducer(|| State::from_fragment(&dom::location_hash()));
+    let state = use_reducer(|| {
+        State::from_fragment(&dom::location_hash(), crate::sweep_job::default_workers(dom::hardware_concurrency()))
+    });
     let dispatcher = state.dispatcher();
     let dispatch: Callback<Action> = {
         let d = dispatcher.clone();
@@ -89,7 +74,13 @@ pub fn app() -> Html {
         let names = perfetto_names.clone();
         use_memo((), move |_| {
             SweepRunner::new(move |r| {
-                let st = |id, failed, message: String| PerfettoStatus { id, running: false, failed, message };
+                let st = |id, failed, message: String| {
+                    if failed {
+                        PerfettoStatus::Failed { id, message }
+                    } else {
+                        PerfettoStatus::Done { id, message }
+                    }
+                };
                 match r {
                     Response::Perfetto { id, json, events } => {
                         let name = names.borrow_mut().remove(&id).unwrap_or_else(|| "schedsim.perfetto.json".into());
@@ -127,47 +118,18 @@ pub fn app() -> Html {
             let kname = exp.kernels.get(ask.kernel as usize).map(|k| k.name.clone()).unwrap_or_default();
             let name = perfetto::file_name(&stem, &kname, &ask);
             names.borrow_mut().insert(id, name.clone());
-            d.emit(Action::Perfetto(PerfettoStatus {
+            d.emit(Action::Perfetto(PerfettoStatus::Running {
                 id,
-                running: true,
-                failed: false,
                 message: format!("Recording {name} in the worker…"),
             }));
             if let Err(e) = runner.request(id, Request::Perfetto { id, experiment_json: exp.to_json(), ask }) {
-                d.emit(Action::Perfetto(PerfettoStatus {
-                    id,
-                    running: false,
-                    failed: true,
-                    message: format!("The export failed: {e}"),
-                }));
+                d.emit(Action::Perfetto(PerfettoStatus::Failed { id, message: format!("The export failed: {e}") }));
             }
         })
     };
 
-    // Theme and presenter mode live on <html> so the whole page's CSS follows; "auto"
-    // follows the system's preference, also when it changes while the page is open.
-    let system_dark = use_state(dom::prefers_dark);
-    {
-        let system_dark = system_dark.clone();
-        use_effect_with((), move |_| {
-            let mq = dom::window().and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten());
-            let cb = Closure::<dyn FnMut()>::new(move || system_dark.set(dom::prefers_dark()));
-            if let Some(mq) = &mq {
-                let _ = mq.add_event_listener_with_callback("change", cb.as_ref().unchecked_ref());
-            }
-            move || {
-                if let Some(mq) = mq {
-                    let _ = mq.remove_event_listener_with_callback("change", cb.as_ref().unchecked_ref());
-                }
-            }
-        });
-    }
-    {
-        use_effect_with((state.view.theme, state.view.presenter, *system_dark), |(theme, presenter, _)| {
-            dom::set_root_attr("data-theme", Some(if is_dark(*theme) { "dark" } else { "light" }));
-            dom::set_root_attr("data-presenter", presenter.then_some("on"));
-        });
-    }
+    // Theme and presenter mode live on <html> so the whole page's CSS follows.
+    let dark = use_theme(state.view.theme, state.view.presenter);
 
     let start = {
         let state = state.clone();
@@ -241,22 +203,15 @@ pub fn app() -> Html {
     // Opening a different link in the same tab (pasted into the address bar).
     {
         let d = dispatch.clone();
-        use_effect_with((), move |_| {
-            let cb = Closure::<dyn FnMut()>::new(move || match permalink::decode(&dom::location_hash()) {
+        use_event_listener(
+            ListenOn::Window,
+            "hashchange",
+            Callback::from(move |_: web_sys::Event| match permalink::decode(&dom::location_hash()) {
                 Ok(Some(s)) => d.emit(Action::Load(Box::new(s))),
                 Ok(None) => {}
                 Err(e) => d.emit(Action::SetNotice(format!("{e} The experiment on the page is unchanged."))),
-            });
-            let w = dom::window();
-            if let Some(w) = &w {
-                let _ = w.add_event_listener_with_callback("hashchange", cb.as_ref().unchecked_ref());
-            }
-            move || {
-                if let Some(w) = w {
-                    let _ = w.remove_event_listener_with_callback("hashchange", cb.as_ref().unchecked_ref());
-                }
-            }
-        });
+            }),
+        );
     }
 
     // Page-wide keys; live mode handles space, p and r itself.
@@ -264,38 +219,21 @@ pub fn app() -> Html {
         let d = dispatch.clone();
         let help = help.clone();
         let view = state.view.clone();
-        use_effect_with(view, move |view| {
-            let view = view.clone();
-            let cb = Closure::<dyn FnMut(KeyboardEvent)>::new(move |e: KeyboardEvent| {
-                if e.ctrl_key() || e.meta_key() || e.alt_key() || typing(&e) {
-                    return;
-                }
-                match e.key().as_str() {
-                    "?" => help.set(!*help),
-                    "Escape" => help.set(false),
-                    "1" => d.emit(Action::SetTab(Tab::Sweep)),
-                    "2" => d.emit(Action::SetTab(Tab::Live)),
-                    "3" => d.emit(Action::SetTab(Tab::Classroom)),
-                    "4" => d.emit(Action::SetTab(Tab::Diff)),
-                    "f" | "F" => d.emit(Action::TogglePresenter),
-                    "t" | "T" => d.emit(Action::SetTheme(if is_dark(view.theme) { Theme::Light } else { Theme::Dark })),
-                    " " | "p" | "P" if view.tab != Tab::Live => {
-                        e.prevent_default();
-                        d.emit(Action::SetTab(Tab::Live));
-                    }
-                    _ => {}
-                }
-            });
-            let doc = dom::document();
-            if let Some(doc) = &doc {
-                let _ = doc.add_event_listener_with_callback("keydown", cb.as_ref().unchecked_ref());
+        use_keydown(Callback::from(move |e: KeyboardEvent| match e.key().as_str() {
+            "?" => help.set(!*help),
+            "Escape" => help.set(false),
+            "1" => d.emit(Action::SetTab(Tab::Sweep)),
+            "2" => d.emit(Action::SetTab(Tab::Live)),
+            "3" => d.emit(Action::SetTab(Tab::Classroom)),
+            "4" => d.emit(Action::SetTab(Tab::Diff)),
+            "f" | "F" => d.emit(Action::TogglePresenter),
+            "t" | "T" => d.emit(Action::SetTheme(if is_dark(view.theme) { Theme::Light } else { Theme::Dark })),
+            " " | "p" | "P" if view.tab != Tab::Live => {
+                e.prevent_default();
+                d.emit(Action::SetTab(Tab::Live));
             }
-            move || {
-                if let Some(doc) = doc {
-                    let _ = doc.remove_event_listener_with_callback("keydown", cb.as_ref().unchecked_ref());
-                }
-            }
-        });
+            _ => {}
+        }));
     }
 
     let on_copy_link = {
@@ -341,7 +279,6 @@ pub fn app() -> Html {
         })
     };
 
-    let dark = is_dark(state.view.theme);
     let chart_theme = if state.view.presenter {
         ChartTheme::presenter(dark)
     } else if dark {
@@ -384,14 +321,17 @@ pub fn app() -> Html {
             on_perfetto={on_perfetto.clone()} perfetto={state.perfetto.clone()}
             on_view={Callback::from(move |v: View| d.emit(Action::SetView(v)))} /> }
         }
-        Tab::Classroom => html! { <Gallery dispatch={dispatch.clone()} /> },
+        Tab::Classroom => {
+            let d = dispatch.clone();
+            html! { <Gallery on_load={Callback::from(move |(name, run)| d.emit(Action::LoadPreset { name, run }))} /> }
+        }
         Tab::Diff => html! { <DiffView exp={state.exp.clone()} /> },
     };
 
     html! {
         <>
             <header class="top">
-                <h1><span class="logo" aria-hidden="true"></span>{ "schedsim " }<span class="sub">{ "CFS wakeup-path playground" }</span></h1>
+                <h1><span class="logo" aria-hidden="true"></span>{ "schedsim " }<span class="sub">{ "CFS wakeup path playground" }</span></h1>
                 <nav role="tablist" aria-label="views">
                     { tab_button(Tab::Sweep, "Sweep", "1") }
                     { tab_button(Tab::Live, "Live", "2") }
@@ -620,7 +560,7 @@ fn sweep_view(
                         Err(e) => html! { <p class="refusal" role="alert">{ e.clone() }</p> },
                     }
                 }
-                <ImportBox machine={exp.machine.clone()} dispatch={d.clone()} />
+                <ImportBox machine={exp.machine.clone()} on_machine={{ let d = d.clone(); Callback::from(move |m| d.emit(Action::SetMachine(Box::new(m)))) }} />
             </section>
             <section class="panel" aria-labelledby="kernels-h">
                 <div class="section-head">
@@ -633,7 +573,9 @@ fn sweep_view(
             </section>
             <section class="panel" aria-labelledby="workload-h">
                 <h2 id="workload-h">{ "Workload and sweep" }</h2>
-                <WorkloadForm exp={exp.clone()} nr_cpus={nr_cpus} dispatch={d.clone()} />
+                <WorkloadForm exp={exp.clone()} nr_cpus={nr_cpus}
+                    on_workload={{ let d = d.clone(); Callback::from(move |w| d.emit(Action::SetWorkload(w))) }}
+                    on_edit={{ let d = d.clone(); Callback::from(move |e| d.emit(Action::Edit(e))) }} />
             </section>
             <section class="panel runbar" aria-label="run">
                 <button type="button" id="run" class="primary big" onclick={on_run}

@@ -1,4 +1,6 @@
-//! The app's state: one value, changed only through [`Action`]s (Yew's `Reducible`).
+//! The app's state: one value, changed only through [`Action`]s by [`State::reduce`].
+//! Pure, so it compiles and is tested natively; in the page, Yew's `Reducible` is a thin
+//! wrapper around `reduce`.
 
 use crate::permalink::{Shared, Tab, Theme, View};
 use crate::proto::SweepDone;
@@ -9,7 +11,6 @@ use schedsim::experiment::{MachineSpec, TopologyInput, KERNELS_MAX};
 use schedsim::topology::Topology;
 use schedsim::{presets, Experiment, KernelSpec, Report, Workload};
 use std::rc::Rc;
-use yew::Reducible;
 
 /// A sweep's results as the page shows them: finished, or the runs landed so far.
 #[derive(Debug, PartialEq)]
@@ -73,9 +74,46 @@ pub struct State {
     /// the same moment) and the plan.
     pub jump: Option<(u32, JumpPlan)>,
     /// The last Perfetto export.
-    pub perfetto: Option<crate::web::components::perfetto::PerfettoStatus>,
+    pub perfetto: Option<PerfettoStatus>,
     /// Size of the pool of simulation workers.
     pub workers: u32,
+}
+
+/// Where the last Perfetto export stands. `id` numbers the exports of the page's life.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PerfettoStatus {
+    /// Recording in the worker; `message` says what.
+    Running { id: u32, message: String },
+    /// Downloaded; `message` names the file and its size.
+    Done { id: u32, message: String },
+    /// The recording or the download failed; `message` says why.
+    Failed { id: u32, message: String },
+}
+
+impl PerfettoStatus {
+    pub fn id(&self) -> u32 {
+        match self {
+            PerfettoStatus::Running { id, .. }
+            | PerfettoStatus::Done { id, .. }
+            | PerfettoStatus::Failed { id, .. } => *id,
+        }
+    }
+
+    pub fn message(&self) -> &str {
+        match self {
+            PerfettoStatus::Running { message, .. }
+            | PerfettoStatus::Done { message, .. }
+            | PerfettoStatus::Failed { message, .. } => message,
+        }
+    }
+
+    pub fn running(&self) -> bool {
+        matches!(self, PerfettoStatus::Running { .. })
+    }
+
+    pub fn failed(&self) -> bool {
+        matches!(self, PerfettoStatus::Failed { .. })
+    }
 }
 
 pub fn default_experiment() -> Experiment {
@@ -98,13 +136,19 @@ impl State {
             next_id: 1,
             jump: None,
             perfetto: None,
-            workers: crate::sweep_job::default_workers(crate::web::dom::hardware_concurrency()),
+            workers: 1,
         }
     }
 
     /// State from the page's fragment: the link's experiment, or the default one with a
-    /// message saying why the link was not used.
-    pub fn from_fragment(fragment: &str) -> State {
+    /// message saying why the link was not used; `workers` simulation workers.
+    pub fn from_fragment(fragment: &str, workers: u32) -> State {
+        let mut st = State::from_fragment_alone(fragment);
+        st.workers = workers.clamp(1, crate::sweep_job::WORKERS_MAX);
+        st
+    }
+
+    fn from_fragment_alone(fragment: &str) -> State {
         match crate::permalink::decode(fragment) {
             Ok(Some(s)) => {
                 // A shared result shows itself: a link to the Sweep view runs at once.
@@ -161,6 +205,37 @@ pub fn set_topology(m: &mut MachineSpec, t: Topology) {
     };
 }
 
+/// One edit of an experiment field that has no action of its own (the workload form's
+/// fields). Each sets one field and nothing else: fields commit on every keystroke that
+/// parses, so an edit may not change another field.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExpEdit {
+    Clients(Vec<u32>),
+    Iterations(u32),
+    DurationMs(u64),
+    WarmupMs(u64),
+    Seed(u64),
+    ShardSize(u32),
+    Name(String),
+    WastedCoreThresholdNs(u64),
+}
+
+impl ExpEdit {
+    fn apply(self, e: &mut Experiment) {
+        match self {
+            ExpEdit::Clients(c) => e.clients = c,
+            ExpEdit::Iterations(n) => e.iterations = n,
+            ExpEdit::DurationMs(n) => e.duration_ms = n,
+            ExpEdit::WarmupMs(n) => e.warmup_ms = n,
+            ExpEdit::Seed(n) => e.seed = n,
+            ExpEdit::ShardSize(n) => e.shard_size = n,
+            ExpEdit::Name(s) => e.name = s,
+            ExpEdit::WastedCoreThresholdNs(n) => e.wasted_core_threshold_ns = n,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
 pub enum Action {
     Load(Box<Shared>),
     /// Loads a built-in experiment; `run` starts it at once.
@@ -171,18 +246,18 @@ pub enum Action {
     SetMachinePreset(String),
     SetTopology(Topology),
     /// A whole machine (an imported topology with the preset's costs).
-    SetMachine(MachineSpec),
+    SetMachine(Box<MachineSpec>),
     /// Live mode at a wasted-core moment.
     Jump(JumpPlan),
-    /// A Perfetto export started, finished or failed (`running` false).
-    Perfetto(crate::web::components::perfetto::PerfettoStatus),
+    /// A Perfetto export started, finished or failed.
+    Perfetto(PerfettoStatus),
     EditTopology(TopoEdit),
     SetKernel(usize, KernelSpec),
     AddKernel,
     RemoveKernel(usize),
     SetWorkload(Workload),
-    /// Any other experiment field; the closure edits a copy.
-    EditExperiment(Box<dyn FnOnce(&mut Experiment)>),
+    /// Any other experiment field.
+    Edit(ExpEdit),
     SetView(View),
     SetTab(Tab),
     SetTheme(Theme),
@@ -215,11 +290,10 @@ pub enum Action {
     SetWorkers(u32),
 }
 
-impl Reducible for State {
-    type Action = Action;
-
-    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
-        let mut s = (*self).clone();
+impl State {
+    /// The state after `action`. Every change of the page's state goes through here.
+    pub fn reduce(self, action: Action) -> State {
+        let mut s = self;
         // Any edit of the experiment clears a refusal shown from an earlier edit.
         match action {
             Action::Load(sh) => {
@@ -253,7 +327,7 @@ impl Reducible for State {
                 clamp_irq_cpu(&mut s.exp);
             }
             Action::SetMachine(m) => {
-                s.exp.machine = m;
+                s.exp.machine = *m;
                 s.refusal = None;
                 clamp_irq_cpu(&mut s.exp);
             }
@@ -266,7 +340,7 @@ impl Reducible for State {
             }
             Action::Perfetto(st) => {
                 // A late answer to an older export does not replace a newer one's status.
-                if st.running || s.perfetto.as_ref().map(|p| p.id == st.id).unwrap_or(true) {
+                if st.running() || s.perfetto.as_ref().map(|p| p.id() == st.id()).unwrap_or(true) {
                     s.perfetto = Some(st);
                 }
             }
@@ -318,7 +392,7 @@ impl Reducible for State {
                 s.exp.workload = w;
                 clamp_irq_cpu(&mut s.exp);
             }
-            Action::EditExperiment(f) => f(&mut s.exp),
+            Action::Edit(e) => e.apply(&mut s.exp),
             Action::SetView(v) => s.view = v,
             Action::SetTab(t) => s.view.tab = t,
             Action::SetTheme(t) => s.view.theme = t,
@@ -374,7 +448,17 @@ impl Reducible for State {
             Action::RequestRun => s.run_request += 1,
             Action::SetWorkers(n) => s.workers = n.clamp(1, crate::sweep_job::WORKERS_MAX),
         }
-        Rc::new(s)
+        s
+    }
+}
+
+/// The page's `use_reducer`: a copy of the state, reduced.
+#[cfg(target_arch = "wasm32")]
+impl yew::Reducible for State {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        Rc::new(State::reduce((*self).clone(), action))
     }
 }
 
@@ -386,5 +470,211 @@ fn clamp_irq_cpu(e: &mut Experiment) {
         if *irq_cpu as u64 >= n {
             *irq_cpu = 0;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::permalink;
+    use crate::topo_edit::Spot;
+
+    fn state() -> State {
+        State::from_fragment("", 2)
+    }
+
+    fn tiny_report() -> Rc<Report> {
+        let mut e = default_experiment();
+        e.clients = vec![1];
+        e.iterations = 1;
+        e.duration_ms = 2;
+        e.warmup_ms = 0;
+        e.kernels.truncate(1);
+        Rc::new(e.run(&mut |_| true).expect("a 2 ms run of the demo runs"))
+    }
+
+    fn done(id: u32) -> Rc<SweepResult> {
+        let r = (*tiny_report()).clone();
+        let mut d = SweepResult::partial(id, r.clone(), (1, 1)).done;
+        d.report_json = r.to_json();
+        Rc::new(SweepResult::finished(d, r))
+    }
+
+    #[test]
+    fn each_edit_sets_its_field_and_only_it() {
+        let s0 = state();
+        type Set = fn(&mut Experiment);
+        let cases: Vec<(ExpEdit, Set)> = vec![
+            (ExpEdit::Clients(vec![3, 5]), |e| e.clients = vec![3, 5]),
+            (ExpEdit::Iterations(7), |e| e.iterations = 7),
+            (ExpEdit::DurationMs(1234), |e| e.duration_ms = 1234),
+            (ExpEdit::WarmupMs(11), |e| e.warmup_ms = 11),
+            (ExpEdit::Seed(u64::MAX), |e| e.seed = u64::MAX),
+            (ExpEdit::ShardSize(3), |e| e.shard_size = 3),
+            (ExpEdit::Name("x y".into()), |e| e.name = "x y".into()),
+            (ExpEdit::WastedCoreThresholdNs(0), |e| e.wasted_core_threshold_ns = 0),
+        ];
+        for (edit, set) in cases {
+            let mut want = s0.exp.clone();
+            set(&mut want);
+            assert_ne!(want, s0.exp, "{edit:?} must change something");
+            let s = s0.clone().reduce(Action::Edit(edit.clone()));
+            assert_eq!(s.exp, want, "{edit:?}");
+            assert_eq!(s.view, s0.view, "{edit:?} leaves the view");
+        }
+    }
+
+    #[test]
+    fn a_refused_topology_edit_keeps_the_machine_and_says_where() {
+        let s0 = state();
+        let t = s0.topology().unwrap();
+        // The only node cannot be removed.
+        let nodes = t.nodes.len() as u32;
+        let mut s = s0.clone();
+        for i in (0..nodes).rev() {
+            s = s.reduce(Action::EditTopology(TopoEdit::RemoveNode(i)));
+        }
+        let r = s.refusal.clone().expect("removing every node is refused");
+        assert!(matches!(r.spot, Spot::Node(_)), "{r:?}");
+        assert_eq!(s.topology().unwrap().nodes.len(), 1, "every node but the last one goes");
+        // The next accepted edit clears the refusal.
+        let s = s.reduce(Action::EditTopology(TopoEdit::AddNode));
+        assert_eq!(s.refusal, None);
+        assert_eq!(s.topology().unwrap().nodes.len(), 2);
+    }
+
+    #[test]
+    fn a_smaller_machine_moves_dbench_interrupts_to_cpu_0() {
+        let mut s = state();
+        s.exp.workload = Workload::by_name("dbench").unwrap();
+        if let Workload::Dbench { irq_cpu, .. } = &mut s.exp.workload {
+            *irq_cpu = 7;
+        }
+        let s = s.reduce(Action::SetTopology(Topology::parse_spec("1x1x2x1").unwrap()));
+        assert!(matches!(s.exp.workload, Workload::Dbench { irq_cpu: 0, .. }), "{:?}", s.exp.workload);
+        assert_eq!(s.exp.machine.topology, Some(TopologyInput::Spec("1x1x2x1".into())));
+    }
+
+    #[test]
+    fn kernels_get_fresh_names_up_to_the_limit_and_one_always_stays() {
+        let mut s = state();
+        s.exp.kernels.truncate(1);
+        s.exp.kernels[0].name = "kernel2".into();
+        let s1 = s.clone().reduce(Action::AddKernel);
+        let names: Vec<&str> = s1.exp.kernels.iter().map(|k| k.name.as_str()).collect();
+        assert_eq!(names, ["kernel2", "kernel3"]);
+        let mut full = s1.clone();
+        for _ in 0..KERNELS_MAX + 3 {
+            full = full.reduce(Action::AddKernel);
+        }
+        assert_eq!(full.exp.kernels.len(), KERNELS_MAX);
+        let mut one = full.clone();
+        one.view.live_kernel = (KERNELS_MAX - 1) as u32;
+        for _ in 0..KERNELS_MAX + 3 {
+            one = one.reduce(Action::RemoveKernel(KERNELS_MAX));
+            let last = one.exp.kernels.len() - 1;
+            one = one.reduce(Action::RemoveKernel(last));
+        }
+        assert_eq!(one.exp.kernels.len(), 1);
+        assert_eq!(one.view.live_kernel, 0, "live mode's kernel follows its removal");
+    }
+
+    #[test]
+    fn a_sweep_takes_only_its_own_answers() {
+        let s = state().reduce(Action::SweepStarted { id: 4, at_ms: 10.0 });
+        assert!(s.running());
+        assert_eq!(s.next_id, 5);
+        let p = JobProgress { runs_done: 1, runs_total: 3, in_flight: 0.5, running: 1, left_s: None };
+        let s = s.reduce(Action::SweepProgress { id: 3, progress: p });
+        assert_eq!(s.sweep, Sweep::Running { id: 4, started_ms: 10.0, progress: None }, "an older sweep's progress");
+        let s = s.reduce(Action::SweepProgress { id: 4, progress: p });
+        assert_eq!(s.sweep, Sweep::Running { id: 4, started_ms: 10.0, progress: Some(p) });
+        let s = s.reduce(Action::SweepDone(done(3)));
+        assert!(s.running() && s.result.is_none(), "an older sweep's report is not shown");
+        let s = s.reduce(Action::SweepFailed { id: 3, message: "old".into() });
+        assert!(s.running());
+        let d4 = done(4);
+        let s = s.reduce(Action::SweepDone(d4.clone()));
+        assert_eq!(s.sweep, Sweep::Done(d4.clone()));
+        assert_eq!(s.result, Some(d4));
+        // Cancel and a late failure change nothing once it is done.
+        let s2 = s.clone().reduce(Action::SweepCancelled).reduce(Action::SweepFailed { id: 4, message: "late".into() });
+        assert_eq!(s2, s);
+        // A new sweep keeps the last result until its own lands; cancel ends it.
+        let s = s.reduce(Action::SweepStarted { id: 5, at_ms: 20.0 });
+        assert!(s.result.is_some());
+        let s = s.reduce(Action::SweepCancelled);
+        assert_eq!(s.sweep, Sweep::Cancelled);
+    }
+
+    #[test]
+    fn a_late_perfetto_answer_leaves_a_newer_export_alone() {
+        let run = |id| PerfettoStatus::Running { id, message: format!("recording {id}") };
+        let s = state().reduce(Action::Perfetto(run(1))).reduce(Action::Perfetto(run(2)));
+        let s = s.reduce(Action::Perfetto(PerfettoStatus::Done { id: 1, message: "old file".into() }));
+        assert_eq!(s.perfetto, Some(run(2)));
+        let failed = PerfettoStatus::Failed { id: 2, message: "no".into() };
+        let s = s.reduce(Action::Perfetto(failed.clone()));
+        assert_eq!(s.perfetto, Some(failed.clone()));
+        assert!(failed.failed() && !failed.running() && failed.id() == 2 && failed.message() == "no");
+    }
+
+    #[test]
+    fn errors_keep_the_newest_eight() {
+        let mut s = state();
+        for i in 0..11 {
+            s = s.reduce(Action::Error(format!("e{i}")));
+        }
+        assert_eq!(s.errors, (3..11).map(|i| format!("e{i}")).collect::<Vec<_>>());
+        assert!(s.reduce(Action::DismissErrors).errors.is_empty());
+    }
+
+    #[test]
+    fn presets_load_into_the_sweep_view_and_may_run() {
+        let mut s = state();
+        s.view.tab = Tab::Classroom;
+        s.view.latency_point = 2;
+        let s1 = s.clone().reduce(Action::LoadPreset { name: "seed001".into(), run: true });
+        assert_eq!(s1.exp, presets::experiment("seed001").unwrap());
+        assert_eq!((s1.view.tab, s1.view.latency_point, s1.run_request), (Tab::Sweep, u32::MAX, 1));
+        let s2 = s.clone().reduce(Action::LoadPreset { name: "seed001".into(), run: false });
+        assert_eq!(s2.run_request, 0);
+        let s3 = s.clone().reduce(Action::LoadPreset { name: "seed999".into(), run: true });
+        assert_eq!((s3.exp.clone(), s3.run_request), (s.exp.clone(), 0));
+        assert_eq!(s3.errors, ["no built-in experiment named \"seed999\""]);
+    }
+
+    #[test]
+    fn a_link_opens_its_view_and_a_shared_sweep_runs() {
+        let mut exp = presets::experiment("seed002").unwrap();
+        exp.seed = 99;
+        let view = View { tab: Tab::Sweep, presenter: true, live_clients: 4, ..View::default() };
+        let frag = permalink::encode(&Shared { experiment: exp.clone(), view: view.clone() });
+        let s = State::from_fragment(&frag, 1000);
+        assert_eq!((s.exp.clone(), s.view.clone(), s.run_request), (exp.clone(), view, 1));
+        assert_eq!(s.workers, crate::sweep_job::WORKERS_MAX);
+        let live = View { tab: Tab::Live, ..View::default() };
+        let s = State::from_fragment(&permalink::encode(&Shared { experiment: exp, view: live }), 0);
+        assert_eq!((s.run_request, s.workers), (0, 1));
+        let bad = State::from_fragment("#v1.garbage", 2);
+        assert_eq!(bad.exp, default_experiment());
+        assert!(bad.notice.as_deref().unwrap_or("").ends_with("The default experiment is loaded instead."));
+        assert_eq!(bad.reduce(Action::DismissNotice).notice, None);
+    }
+
+    #[test]
+    fn view_actions() {
+        let s = state().reduce(Action::SetTab(Tab::Live)).reduce(Action::SetTheme(Theme::Dark));
+        assert_eq!((s.view.tab, s.view.theme, s.view.presenter), (Tab::Live, Theme::Dark, false));
+        let s = s.reduce(Action::TogglePresenter);
+        assert!(s.view.presenter);
+        assert!(!s.clone().reduce(Action::TogglePresenter).view.presenter);
+        let plan = JumpPlan { kernel: 1, clients: 8, iteration: 2, time_ns: 5, advance_ns: 4 };
+        let s = s.reduce(Action::SetTab(Tab::Sweep)).reduce(Action::Jump(plan.clone()));
+        assert_eq!((s.view.tab, s.view.live_kernel, s.view.live_clients), (Tab::Live, 1, 8));
+        let s = s.reduce(Action::Jump(plan.clone()));
+        assert_eq!(s.jump, Some((2, plan)), "a second click on the same moment replays it");
+        assert_eq!(s.clone().reduce(Action::SetWorkers(0)).workers, 1);
+        assert_eq!(s.clone().reduce(Action::RequestRun).run_request, s.run_request + 1);
     }
 }

@@ -1,20 +1,15 @@
 //! `schedsim bench`: simulator speed as simulated wakeups per wall-clock second,
 //! single-threaded, on three fixed cases. The library has no clock; timing is here.
 
-use crate::args::{parse, Flag};
+use crate::args::parse;
 use crate::error::CliError;
-use crate::help;
+use crate::help::{self, BENCH_FLAGS};
 use crate::output::print_stdout;
 use schedsim::experiment::{Experiment, MachineSpec, TopologyInput, EXPERIMENT_VERSION};
 use schedsim::kernel::{KernelSpec, KernelVersion};
 use schedsim::workload::Workload;
 use std::io::Write;
 use std::time::Instant;
-
-pub const BENCH_FLAGS: &[Flag] = &[
-    Flag::value("repeat", "N", "runs per case; the median is printed (default 5)"),
-    Flag::repeated("case", "NAME", "only this case: tbench-8, hackbench-10 or tbench-128 (repeatable)"),
-];
 
 /// One benchmark case.
 pub struct Case {

@@ -1,9 +1,9 @@
 //! The `presets`, `run`, `show` and `trace` commands.
 
-use crate::args::{parse, Flag, Parsed};
+use crate::args::{parse, Parsed};
 use crate::error::CliError;
-use crate::experiment_args::{load, Loaded, Source, EXPERIMENT_FLAGS};
-use crate::help;
+use crate::experiment_args::{load, Loaded, Source};
+use crate::help::{self, run_flags, show_flags, trace_flags, PRESETS_FLAGS};
 use crate::output::{print_stdout, Destination};
 use crate::progress::{wanted, ProgressLine};
 use schedsim::experiment::TopologyInput;
@@ -11,60 +11,6 @@ use schedsim::kernel::{KernelVersion, Switch};
 use schedsim::trace::{TraceWindow, TRACE_WAKEUPS_MAX};
 use schedsim::workload::{Workload, WORKLOAD_NAMES};
 use std::fmt::Write;
-
-pub const PRESETS_FLAGS: &[Flag] = &[];
-
-pub fn run_flags() -> Vec<Flag> {
-    let mut f = EXPERIMENT_FLAGS.to_vec();
-    f.extend([
-        Flag::switch("json", "print the report as JSON instead of the table"),
-        Flag::switch("csv", "print per-iteration samples as CSV instead of the table"),
-        Flag::switch("counters-csv", "print per-kernel, per-client-count counters as CSV"),
-        Flag::value("out", "FILE", "write the output to FILE instead of standard output"),
-        Flag::value(
-            "mmtests-dir",
-            "DIR",
-            "also write per-iteration logs mmtests' extract scripts parse: DIR/KERNEL/tbench-N.log (tbench, dbench)",
-        ),
-        Flag::switch("progress", "show progress on stderr even when it is not a terminal"),
-        Flag::switch("no-progress", "never show progress"),
-        Flag::value(
-            "jobs",
-            "N",
-            "run N simulations at once (default: the CPUs available); the output is the same for every N",
-        ),
-    ]);
-    f
-}
-
-pub fn show_flags() -> Vec<Flag> {
-    let mut f = EXPERIMENT_FLAGS.to_vec();
-    f.push(Flag::value("out", "FILE", "write the JSON to FILE instead of standard output"));
-    f.push(Flag::switch("with-costs", "write out the machine's whole cost model (machine.costs), to edit any cost"));
-    f
-}
-
-pub fn trace_flags() -> Vec<Flag> {
-    let mut f: Vec<Flag> = EXPERIMENT_FLAGS
-        .iter()
-        .map(|f| {
-            if f.name == "clients" {
-                Flag::value("clients", "N", "the one client count to trace (default: the experiment's first)")
-            } else {
-                *f
-            }
-        })
-        .collect();
-    f.extend([
-        Flag::value("kernel-index", "K", "which kernel column to trace, from 0 (default 0)"),
-        Flag::value("iteration", "I", "which iteration's random stream, from 0 (default 0)"),
-        Flag::value("from", "W", "first wakeup to show, counted from 0 after the warm-up (default 0)"),
-        Flag::value("count", "C", "how many wakeups to show (default 5)"),
-        Flag::switch("json", "print the traces as JSON"),
-        Flag::value("out", "FILE", "write the output to FILE instead of standard output"),
-    ]);
-    f
-}
 
 /// The at most one FILE|PRESET positional.
 fn target<'a>(p: &'a Parsed, command: &str) -> Result<Option<&'a str>, CliError> {

@@ -1,45 +1,16 @@
 //! The `diff` command: run kernel A and, at every wakeup, ask kernel B's decision code
 //! what it would choose in the same state; list where they differ, with both traces.
 
-use crate::args::{parse, Flag};
-use crate::commands::trace_flags;
+use crate::args::parse;
 use crate::error::CliError;
 use crate::experiment_args::{load, Loaded};
-use crate::help;
+use crate::help::{self, diff_flags};
 use crate::output::{print_stdout, Destination};
 use schedsim::diff::{DiffAsk, DIFF_DETAILS_MAX};
 use schedsim::trace::TRACE_WAKEUPS_MAX;
 
 /// Wakeups compared when `--count` is not given.
 const COUNT_DEFAULT: u32 = 1000;
-
-pub fn diff_flags() -> Vec<Flag> {
-    let mut f: Vec<Flag> = trace_flags()
-        .into_iter()
-        .filter(|f| !["kernel-index", "from", "count", "json", "out"].contains(&f.name))
-        .map(|f| {
-            if f.name == "clients" {
-                Flag::value("clients", "N", "the one client count (default: the experiment's first)")
-            } else {
-                f
-            }
-        })
-        .collect();
-    f.extend([
-        Flag::repeated(
-            "kernel-index",
-            "K",
-            "give it twice: kernel A (which runs) then kernel B (which is asked),\nfrom 0 (default 0 then 1)",
-        ),
-        Flag::value("from", "W", "first wakeup to compare, counted from 0 after the warm-up (default 0)"),
-        Flag::value("count", "C", "how many wakeups to compare (default 1000, at most 10000)"),
-        Flag::value("list", "N", "list at most N differences, one line each (default 20)"),
-        Flag::value("details", "N", "show the first N differences with both traces (default 3)"),
-        Flag::switch("json", "print the whole diff as JSON (every difference listed, the first\n--details in full)"),
-        Flag::value("out", "FILE", "write the output to FILE instead of standard output"),
-    ]);
-    f
-}
 
 pub fn diff(args: &[String]) -> Result<(), CliError> {
     let p = parse("diff", &diff_flags(), args)?;

@@ -1,10 +1,105 @@
-//! Help texts. Option lists are generated from the same tables the parser uses.
+//! Every command's flag table, which the parser reads, and the help texts, whose
+//! option lists are made from the same tables. The commands import this module; it
+//! imports none of them.
 
-use crate::args::options_help;
-use crate::bench::BENCH_FLAGS;
-use crate::commands::{run_flags, show_flags, trace_flags};
-use crate::diff::diff_flags;
-use crate::perfetto::perfetto_flags;
+use crate::args::{options_help, Flag};
+use crate::experiment_args::EXPERIMENT_FLAGS;
+
+pub const PRESETS_FLAGS: &[Flag] = &[];
+
+pub fn run_flags() -> Vec<Flag> {
+    let mut f = EXPERIMENT_FLAGS.to_vec();
+    f.extend([
+        Flag::switch("json", "print the report as JSON instead of the table"),
+        Flag::switch("csv", "print per-iteration samples as CSV instead of the table"),
+        Flag::switch("counters-csv", "print per-kernel, per-client-count counters as CSV"),
+        Flag::value("out", "FILE", "write the output to FILE instead of standard output"),
+        Flag::value(
+            "mmtests-dir",
+            "DIR",
+            "also write per-iteration logs mmtests' extract scripts parse: DIR/KERNEL/tbench-N.log (tbench, dbench)",
+        ),
+        Flag::switch("progress", "show progress on stderr even when it is not a terminal"),
+        Flag::switch("no-progress", "never show progress"),
+        Flag::value(
+            "jobs",
+            "N",
+            "run N simulations at once (default: the CPUs available); the output is the same for every N",
+        ),
+    ]);
+    f
+}
+
+pub fn show_flags() -> Vec<Flag> {
+    let mut f = EXPERIMENT_FLAGS.to_vec();
+    f.push(Flag::value("out", "FILE", "write the JSON to FILE instead of standard output"));
+    f.push(Flag::switch("with-costs", "write out the machine's whole cost model (machine.costs), to edit any cost"));
+    f
+}
+
+pub fn trace_flags() -> Vec<Flag> {
+    let mut f: Vec<Flag> = EXPERIMENT_FLAGS
+        .iter()
+        .map(|f| {
+            if f.name == "clients" {
+                Flag::value("clients", "N", "the one client count to trace (default: the experiment's first)")
+            } else {
+                *f
+            }
+        })
+        .collect();
+    f.extend([
+        Flag::value("kernel-index", "K", "which kernel column to trace, from 0 (default 0)"),
+        Flag::value("iteration", "I", "which iteration's random stream, from 0 (default 0)"),
+        Flag::value("from", "W", "first wakeup to show, counted from 0 after the warm-up (default 0)"),
+        Flag::value("count", "C", "how many wakeups to show (default 5)"),
+        Flag::switch("json", "print the traces as JSON"),
+        Flag::value("out", "FILE", "write the output to FILE instead of standard output"),
+    ]);
+    f
+}
+
+pub fn perfetto_flags() -> Vec<Flag> {
+    let mut f: Vec<Flag> = trace_flags().into_iter().filter(|f| !["from", "count", "json"].contains(&f.name)).collect();
+    f.extend([
+        Flag::value("from-ms", "MS", "start of the recorded window, simulated ms (default 0)"),
+        Flag::value("to-ms", "MS", "end of the recorded window, simulated ms (default: the end of the run)"),
+    ]);
+    f
+}
+
+pub fn diff_flags() -> Vec<Flag> {
+    let mut f: Vec<Flag> = trace_flags()
+        .into_iter()
+        .filter(|f| !["kernel-index", "from", "count", "json", "out"].contains(&f.name))
+        .map(|f| {
+            if f.name == "clients" {
+                Flag::value("clients", "N", "the one client count (default: the experiment's first)")
+            } else {
+                f
+            }
+        })
+        .collect();
+    f.extend([
+        Flag::repeated(
+            "kernel-index",
+            "K",
+            "give it twice: kernel A (which runs) then kernel B (which is asked),\nfrom 0 (default 0 then 1)",
+        ),
+        Flag::value("from", "W", "first wakeup to compare, counted from 0 after the warm-up (default 0)"),
+        Flag::value("count", "C", "how many wakeups to compare (default 1000, at most 10000)"),
+        Flag::value("list", "N", "list at most N differences, one line each (default 20)"),
+        Flag::value("details", "N", "show the first N differences with both traces (default 3)"),
+        Flag::switch("json", "print the whole diff as JSON (every difference listed, the first\n--details in full)"),
+        Flag::value("out", "FILE", "write the output to FILE instead of standard output"),
+    ]);
+    f
+}
+
+pub const BENCH_FLAGS: &[Flag] = &[
+    Flag::value("repeat", "N", "runs per case; the median is printed (default 5)"),
+    Flag::repeated("case", "NAME", "only this case: tbench-8, hackbench-10 or tbench-128 (repeatable)"),
+];
 
 pub fn main_help() -> String {
     format!(
@@ -58,7 +153,7 @@ version.
 
 Runs every kernel at every client count for every iteration and prints the mmtests
 compare-kernels table: Hmean (or Amean) and Stddev rows per client count with the
-change against the first kernel, then CPU time, migrations and wakeup-path counters.
+change against the first kernel, then CPU time, migrations and wakeup path counters.
 
 FILE is experiment JSON (see 'schedsim show PRESET'); PRESET is a built-in experiment
 (see 'schedsim presets'). Options given with FILE or PRESET override its fields.

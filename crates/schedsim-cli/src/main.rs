@@ -1,4 +1,4 @@
-//! `schedsim`: the command line of the schedsim wakeup-path simulator.
+//! `schedsim`: the command line of the schedsim wakeup path simulator.
 //!
 //! Every failure ends here as one line on stderr and exit code 2 (bad input) or 1 (a
 //! valid experiment that failed to simulate, or an output error); success is 0.

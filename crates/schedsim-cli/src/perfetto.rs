@@ -1,20 +1,10 @@
 //! The `perfetto` command: a run's window as a trace ui.perfetto.dev opens.
 
-use crate::args::{parse, Flag};
-use crate::commands::trace_flags;
+use crate::args::parse;
 use crate::error::CliError;
 use crate::experiment_args::{load, Loaded};
-use crate::help;
+use crate::help::{self, perfetto_flags};
 use crate::output::{print_stdout, Destination};
-
-pub fn perfetto_flags() -> Vec<Flag> {
-    let mut f: Vec<Flag> = trace_flags().into_iter().filter(|f| !["from", "count", "json"].contains(&f.name)).collect();
-    f.extend([
-        Flag::value("from-ms", "MS", "start of the recorded window, simulated ms (default 0)"),
-        Flag::value("to-ms", "MS", "end of the recorded window, simulated ms (default: the end of the run)"),
-    ]);
-    f
-}
 
 pub fn perfetto(args: &[String]) -> Result<(), CliError> {
     let p = parse("perfetto", &perfetto_flags(), args)?;

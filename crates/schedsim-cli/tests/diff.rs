@@ -34,7 +34,7 @@ fn seed001_lists_where_the_patch_changes_the_choice() {
     assert!(
         out.contains("--- A: v3.8 (v3.8)") && out.contains("--- B: prev-idle (v3.8+sis-prev-idle), counterfactual")
     );
-    assert!(out.contains("e0a79f529d5b"), "B's trace names the patch: {out}");
+    assert!(out.contains("read: idle_cpu(prev="), "B's trace shows the patch's check of prev: {out}");
     assert_eq!(out, ok(&args), "deterministic");
     // The default pair is 0 then 1.
     assert_eq!(out, ok(&["diff", "seed001", "--count", "200", "--details", "2"]));

@@ -1,12 +1,19 @@
-//! Load balancing: `newidle_balance()` (v5.13 and v6.5 entry gates; seed 002's
-//! pending-wakeup skip; Nayak's RFC patch 2 placement of the SHARED_RUNQ pop, which
-//! lives in `shared_runq.rs`), `load_balance()` (v5.10+ and older forms, active
+//! Load balancing: `newidle_balance()` (each version's entry gates, from v3.8's
+//! `idle_balance()` to v6.5; seed 002's pending-wakeup skip; Nayak's RFC patch 2
+//! placement of the SHARED_RUNQ pop, which lives in `shared_runq.rs`), `load_balance()` (v5.10+ and older forms, active
 //! balancing), periodic `rebalance_domains()`, the nohz idle-balance kick, and the
 //! SIS_UTIL producer (`update_idle_cpu_scan`, v6.0).
 
-use crate::domains::SD_SHARE_CPUCAPACITY;
+use crate::domains::{SD_SHARE_CPUCAPACITY, SD_SHARE_PKG_RESOURCES};
 use crate::kernel::{KernelVersion as V, Switch};
+use crate::shared_runq::Pop;
+use crate::sim::pelt::{NICE_0_LOAD, SCHED_CAPACITY_SCALE};
 use crate::sim::{Cont, Sim, TState, MIGRATION_COST_NS};
+
+/// `sd->max_newidle_lb_cost` decays by 253/256, "~1% per second", once a second:
+/// `rebalance_domains()` from f48627e686a6 (v3.13) to v5.15, `update_newidle_cost()`
+/// from e60b56e46b38 (v5.16).
+const NEWIDLE_COST_DECAY: (u64, u64) = (253, 256);
 
 /// `sd->cache_nice_tries` (`sd_init`): 0 for SMT, 1 for MC and PKG, 2 for NUMA.
 fn cache_nice_tries(sd: &crate::domains::SchedDomain) -> u32 {
@@ -41,7 +48,8 @@ enum GroupType {
     Overloaded,
 }
 
-/// `struct sg_lb_stats`, the fields the model keeps (capacity is 1024 per CPU).
+/// `struct sg_lb_stats`, the fields the model keeps (capacity is SCHED_CAPACITY_SCALE
+/// per CPU).
 #[derive(Clone, Copy, Debug, Default)]
 struct GroupStats {
     weight: u64,
@@ -51,6 +59,16 @@ struct GroupStats {
     runnable: u64,
     avg_load: u64,
     ty: GroupType,
+}
+
+/// `struct sd_lb_stats`, the fields the model keeps.
+struct SdStats {
+    stats: Vec<GroupStats>,
+    /// Index of the group holding the balancing CPU.
+    local: usize,
+    busiest: Option<usize>,
+    /// `sds->avg_load`: the domain's runnable load per SCHED_CAPACITY_SCALE of capacity.
+    avg_load: u64,
 }
 
 /// `enum migration_type` without misfit.
@@ -72,6 +90,12 @@ impl Sim {
     /// `newidle_balance()` (v3.8: `idle_balance()`): `curr` of `c` blocked and nothing
     /// is queued. `extra` is kernel time already spent in `schedule()`.
     pub(crate) fn newidle_balance(&mut self, c: u32, extra: u64) {
+        self.newidle_balance_pass(c, extra, false)
+    }
+
+    /// One `newidle_balance()` call; `retried` when it is the second, from
+    /// `balance_fair()` after a RETRY_TASK.
+    fn newidle_balance_pass(&mut self, c: u32, extra: u64, retried: bool) {
         let skip = self.cfg.on(Switch::NewidleSkipPending);
         if self.measuring {
             self.m.newidle_calls += 1;
@@ -89,23 +113,40 @@ impl Sim {
         // `sd = this_rq->sd`, the lowest domain (none on a 1-CPU machine).
         let lowest_cost = (!self.doms.chain[c as usize].is_empty()).then(|| self.dom(c, 0).max_newidle_lb_cost);
         if self.cfg.on(Switch::SharedRunq) {
-            // Nayak RFC patch 2: check rd->overload first but no avg_idle gate, pop from
-            // the shared runqueue (its time is curr_cost and sd_llc's newidle cost),
-            // return on a pending wakeup, then balance only above the LLC, each domain
-            // still gated by avg_idle as upstream.
+            // Nayak's RFC patch 2 ("sched/fair: Improve integration of SHARED_RUNQ
+            // feature within newidle_balance", on Vernet's v3): rd->overload first but no
+            // avg_idle gate; pop from the shared runqueue, its time charged to sd_llc's
+            // max_newidle_lb_cost and to curr_cost; a popped task returns at once (1
+            // pulled, -1 not pullable: RETRY_TASK, and balance_fair() calls
+            // newidle_balance() once more); return on a pending wakeup; then the usual
+            // walk from the lowest domain, whose budget test runs before the domains
+            // within the LLC are skipped.
             if !self.rd_overload {
                 return self.switch_to_idle(c, cost);
             }
-            let (pc, pulled) = self.shared_runq_pop(c, self.now + cost);
+            let (pc, pop) = self.shared_runq_pop(c, self.now + cost);
             if let Some(d) = self.doms.llc_depth[c as usize] {
                 let ds = self.dom(c, d as usize);
                 ds.max_newidle_lb_cost = ds.max_newidle_lb_cost.max(pc);
             }
-            if pulled || self.cpus[c as usize].ttwu_pending {
-                return self.newidle_finish(c, pc, cost + pc);
+            match pop {
+                Pop::Pulled => return self.newidle_finish(c, pc, cost + pc),
+                Pop::Failed if !retried => {
+                    if self.measuring {
+                        self.m.shared_runq_retries += 1;
+                    }
+                    let cpu = &mut self.cpus[c as usize];
+                    cpu.max_idle_balance_cost = cpu.max_idle_balance_cost.max(pc);
+                    cpu.idle_stamp = 0;
+                    return self.newidle_balance_pass(c, cost + pc, true);
+                }
+                Pop::Failed => return self.newidle_finish(c, pc, cost + pc),
+                Pop::Empty => {}
             }
-            let depth = self.doms.llc_depth[c as usize].map_or(0, |d| d as usize + 1);
-            return self.newidle_domain(c, depth, pc, cost + pc);
+            if self.cpus[c as usize].ttwu_pending {
+                return self.switch_to_idle(c, cost + pc);
+            }
+            return self.newidle_domain(c, 0, pc, cost + pc);
         }
         // v5.16 (Vincent Guittot's series, merged together: "Skip update_blocked_averages
         // if we are defering load balance", "Remove sysctl_sched_migration_cost
@@ -137,17 +178,28 @@ impl Sim {
     /// Balances at domain `depth` as one kernel segment, if the time budget allows.
     fn newidle_domain(&mut self, c: u32, depth: usize, curr_cost: u64, extra: u64) {
         let chain_len = self.doms.chain[c as usize].len();
-        if depth >= chain_len {
-            return self.newidle_finish(c, curr_cost, extra);
-        }
-        // The budget test came with Jason Low's "Consider the time spent on idle
-        // balancing" (v3.13); v3.8 walks every domain until it pulls.
-        let max_cost = self.dom(c, depth).max_newidle_lb_cost;
-        if self.cfg.since(3, 13) && self.cpus[c as usize].avg_idle < curr_cost + max_cost {
-            if depth == 0 && self.measuring {
-                self.m.newidle_gate_cost += 1;
+        let mut depth = depth;
+        loop {
+            if depth >= chain_len {
+                return self.newidle_finish(c, curr_cost, extra);
             }
-            return self.newidle_finish(c, curr_cost, extra);
+            // The budget test came with Jason Low's "Consider the time spent on idle
+            // balancing" (v3.13); v3.8 walks every domain until it pulls.
+            let max_cost = self.dom(c, depth).max_newidle_lb_cost;
+            if self.cfg.since(3, 13) && self.cpus[c as usize].avg_idle < curr_cost + max_cost {
+                if depth == 0 && self.measuring {
+                    self.m.newidle_gate_cost += 1;
+                }
+                return self.newidle_finish(c, curr_cost, extra);
+            }
+            // SHARED_RUNQ (Nayak's patch 2): domains within the LLC are skipped after
+            // their budget test, the shared runqueue having stood for them.
+            let did = self.doms.chain[c as usize][depth] as usize;
+            if self.cfg.on(Switch::SharedRunq) && self.doms.domains[did].has(SD_SHARE_PKG_RESOURCES) {
+                depth += 1;
+                continue;
+            }
+            break;
         }
         if self.measuring {
             let did = self.doms.chain[c as usize][depth] as usize;
@@ -178,6 +230,9 @@ impl Sim {
     }
 
     fn newidle_finish(&mut self, c: u32, curr_cost: u64, extra: u64) {
+        // Balancing ran without this runqueue's lock (raw_spin_rq_unlock() before the
+        // pop or the domain walk); `raw_spin_rq_lock(this_rq)` takes it back.
+        let extra = extra + self.lock_rq(c, self.now + extra, c, 0);
         let skip = self.cfg.on(Switch::NewidleSkipPending);
         let cpu = &mut self.cpus[c as usize];
         cpu.max_idle_balance_cost = cpu.max_idle_balance_cost.max(curr_cost);
@@ -223,7 +278,7 @@ impl Sim {
         let ngroups = self.doms.domains[did].groups.len();
         let group_load = |s: &Sim, g: usize| -> u64 {
             let grp = &s.doms.domains[did].groups[g];
-            grp.iter().map(|&x| s.cpus[x as usize].nr_running as u64).sum::<u64>() * 1024 / grp.len() as u64
+            grp.iter().map(|&x| s.cpus[x as usize].nr_running as u64).sum::<u64>() * NICE_0_LOAD / grp.len() as u64
         };
         let local_load = group_load(self, local);
         let mut busiest: Option<(u64, usize)> = None;
@@ -250,7 +305,7 @@ impl Sim {
         let pct = self.doms.domains[did].imbalance_pct as u64;
         let worth = match kind {
             LbKind::NewlyIdle | LbKind::Idle => self.cpus[c as usize].nr_running == 0,
-            LbKind::Busy => bload * 100 > local_load * pct && bload > local_load + 1024 / 2,
+            LbKind::Busy => bload * 100 > local_load * pct && bload > local_load + NICE_0_LOAD / 2,
         };
         if !worth {
             self.lb_outcome(c, depth, kind, false);
@@ -304,200 +359,30 @@ impl Sim {
         cost
     }
 
-    /// `load_balance()` v5.10+ (`kernel/sched/fair.c`, v5.13 to v6.5):
-    /// `update_sg_lb_stats()` classifies each group as having spare capacity, fully
-    /// busy or overloaded from its task count, idle CPUs and PELT util and runnable
-    /// averages; `update_sd_pick_busiest()` picks the busiest other group;
-    /// `find_busiest_group()` decides whether it is worth balancing and
-    /// `calculate_imbalance()` how much: spread tasks evenly (SD_PREFER_SIBLING
-    /// children), even out idle CPUs, fill spare utilisation, or move load;
-    /// `find_busiest_queue()` picks the runqueue and `detach_tasks()` moves queued,
-    /// not cache-hot tasks until the imbalance is met; after `cache_nice_tries + 2`
-    /// failures the stopper pushes the busiest CPU's running task (`active_balance`).
-    /// Not modelled: misfit and asymmetric packing, NUMA preferences (fbq_type). All
-    /// tasks are nice 0, so load equals runnable.
+    /// `load_balance()` v5.10+ (`kernel/sched/fair.c`, v5.13 to v6.5), as the kernel
+    /// splits it: [`Sim::update_sd_lb_stats`] (per group `update_sg_lb_stats()`, then
+    /// `update_sd_pick_busiest()`), [`Sim::find_busiest_group`] (whether it is worth
+    /// balancing, with [`Sim::calculate_imbalance`] for how much),
+    /// [`Sim::find_busiest_queue`] and [`Sim::detach_tasks`]; after
+    /// `cache_nice_tries + 2` failures the stopper pushes the busiest CPU's running
+    /// task (`active_balance`). Not modelled: misfit and asymmetric packing, NUMA
+    /// preferences (fbq_type). All tasks are nice 0, so load equals runnable.
     fn load_balance_v510(&mut self, c: u32, depth: usize, kind: LbKind, at: u64, cost: u64) -> (u64, bool) {
         let mut cost = cost;
-        let now = self.now;
         let did = self.doms.chain[c as usize][depth] as usize;
-        let dom = &self.doms.domains[did];
-        let pct = dom.imbalance_pct as u64;
-        let numa = dom.has(crate::domains::SD_NUMA);
-        let llc_level = dom.has(crate::domains::SD_SHARE_PKG_RESOURCES);
-        let root = dom.span.len() == self.cpus.len();
-        // sds->prefer_sibling: the child domain has SD_PREFER_SIBLING, which sd_init()
-        // sets on every level but NUMA ones.
-        let prefer_sibling = depth > 0 && {
-            let child = self.doms.chain[c as usize][depth - 1] as usize;
-            !self.doms.domains[child].has(crate::domains::SD_NUMA)
+        let sds = self.update_sd_lb_stats(c, depth);
+        let Some((bi, mig, imbalance)) = self.find_busiest_group(c, depth, kind, &sds) else {
+            self.lb_outcome(c, depth, kind, false);
+            return (cost, false);
         };
-        let local = dom.group_of(c);
-        let mut stats: Vec<GroupStats> = Vec::with_capacity(dom.groups.len());
-        let (mut total_load, mut total_cap) = (0u64, 0u64);
-        let mut rq_overloaded = false;
-        for grp in &dom.groups {
-            let mut g = GroupStats { weight: grp.len() as u64, ..GroupStats::default() };
-            for &x in grp {
-                let cpu = &self.cpus[x as usize];
-                g.nr += cpu.nr_running as u64;
-                if cpu.nr_running == 0 && self.idle_cpu(x) {
-                    g.idle += 1;
-                }
-                g.util += cpu.util.peek(now, 1024 * cpu.curr.is_some() as u64).min(1024);
-                g.runnable += cpu.load.peek(now, 1024 * cpu.nr_running as u64);
-                rq_overloaded |= cpu.nr_running >= 2;
-            }
-            let cap = g.weight * 1024;
-            // group_classify(): group_is_overloaded(), then !group_has_capacity().
-            g.ty = if g.nr > g.weight && (cap * 100 < g.util * pct || cap * pct < g.runnable * 100) {
-                GroupType::Overloaded
-            } else if g.nr < g.weight {
-                GroupType::HasSpare
-            } else if cap * pct < g.runnable * 100 {
-                GroupType::FullyBusy
-            } else if cap * 100 > g.util * pct {
-                GroupType::HasSpare
-            } else {
-                GroupType::FullyBusy
-            };
-            g.avg_load = g.runnable * 1024 / cap;
-            total_load += g.runnable;
-            total_cap += cap;
-            stats.push(g);
-        }
-        if root {
-            // update_sd_lb_stats() at the root domain refreshes rd->overload.
-            self.rd_overload = rq_overloaded;
-        }
-        // update_sd_pick_busiest(): a higher group type wins; among overloaded or fully
-        // busy groups the higher avg_load, among groups with spare capacity the fewer
-        // idle CPUs, then the more tasks. A group with no task is never busiest.
-        let mut busiest: Option<usize> = None;
-        for (i, g) in stats.iter().enumerate() {
-            if i == local || g.nr == 0 {
-                continue;
-            }
-            let better = match busiest.map(|b| stats[b]) {
-                None => true,
-                Some(b) if g.ty != b.ty => g.ty > b.ty,
-                Some(b) => match g.ty {
-                    GroupType::Overloaded | GroupType::FullyBusy => g.avg_load > b.avg_load,
-                    GroupType::HasSpare => g.idle < b.idle || (g.idle == b.idle && g.nr > b.nr),
-                },
-            };
-            if better {
-                busiest = Some(i);
-            }
-        }
-        let balanced = |s: &mut Sim, cost: u64| {
-            s.lb_outcome(c, depth, kind, false);
-            (cost, false)
+        let Some(src) = self.find_busiest_queue(did, bi, mig) else {
+            self.lb_outcome(c, depth, kind, false);
+            return (cost, false);
         };
-        let Some(bi) = busiest else { return balanced(self, cost) };
-        let (l, b) = (stats[local], stats[bi]);
-        let sds_avg = total_load * 1024 / total_cap.max(1);
-        // find_busiest_group()
-        if l.ty > b.ty {
-            return balanced(self, cost);
-        }
-        if l.ty == GroupType::Overloaded
-            && (l.avg_load >= b.avg_load || l.avg_load >= sds_avg || 100 * b.avg_load <= pct * l.avg_load)
-        {
-            return balanced(self, cost);
-        }
-        let force = prefer_sibling && l.ty == GroupType::HasSpare && b.nr > l.nr + 1;
-        if !force && b.ty != GroupType::Overloaded {
-            // Busy CPUs leave spreading to idle ones; an idle-CPU difference of one or
-            // a busiest group with one task is no imbalance.
-            if kind == LbKind::Busy || (b.weight > 1 && l.idle <= b.idle + 1) || b.nr == 1 {
-                return balanced(self, cost);
-            }
-        }
-        // calculate_imbalance()
-        let (mig, mut imbalance) = if l.ty == GroupType::HasSpare {
-            if b.ty > GroupType::FullyBusy && !llc_level {
-                let lcap = l.weight * 1024;
-                let imb = lcap.max(l.util) - l.util;
-                if imb == 0 && kind != LbKind::Busy {
-                    (Migration::Task, 1)
-                } else {
-                    (Migration::Util, imb as i64)
-                }
-            } else {
-                let mut imb = if b.weight == 1 || prefer_sibling {
-                    b.nr.saturating_sub(l.nr)
-                } else {
-                    l.idle.saturating_sub(b.idle)
-                };
-                if numa && self.numa_imbalance_allowed(c, depth, l, imb) {
-                    imb = 0;
-                }
-                (Migration::Task, (imb >> 1) as i64)
-            }
-        } else {
-            if l.ty < GroupType::Overloaded && (l.avg_load >= b.avg_load || l.avg_load >= sds_avg) {
-                return balanced(self, cost);
-            }
-            let imb = ((b.avg_load.saturating_sub(sds_avg)) * b.weight * 1024)
-                .min(sds_avg.saturating_sub(l.avg_load) * l.weight * 1024)
-                / 1024;
-            (Migration::Load, imb as i64)
-        };
-        if imbalance <= 0 {
-            return balanced(self, cost);
-        }
-        // find_busiest_queue(): most tasks (migrate_task), else most utilisation or load
-        // among runqueues with a task waiting.
-        let grp = &self.doms.domains[did].groups[bi];
-        let mut src: Option<(u64, u32)> = None;
-        for &x in grp {
-            let cpu = &self.cpus[x as usize];
-            let key = match mig {
-                Migration::Task => cpu.nr_running as u64,
-                _ if cpu.nr_running <= 1 => continue,
-                Migration::Util => cpu.util.peek(now, 1024 * cpu.curr.is_some() as u64),
-                Migration::Load => cpu.load.peek(now, 1024 * cpu.nr_running as u64),
-            };
-            if src.is_none_or(|(k, _)| key > k) {
-                src = Some((key, x));
-            }
-        }
-        let Some((_, src)) = src else { return balanced(self, cost) };
         self.lb_outcome(c, depth, kind, true);
-        // detach_tasks(): queued tasks only, while the source keeps one (for an idle
-        // puller), up to the imbalance.
-        let failed = self.dom(c, depth).nr_balance_failed;
         let tries = cache_nice_tries(&self.doms.domains[did]);
-        let mut moved = 0u32;
-        if self.cpus[src as usize].nr_running > 1 && src != c {
-            let queue = self.cpus[src as usize].queue.clone();
-            for t in queue {
-                if kind != LbKind::Busy && self.cpus[src as usize].nr_running <= 1 {
-                    break;
-                }
-                if !self.can_migrate_task(t, c, depth) {
-                    continue;
-                }
-                let load = self.tasks[t as usize].load.peek(now, 1024).max(1);
-                if mig == Migration::Load && load / 2 > imbalance as u64 && failed <= tries {
-                    continue;
-                }
-                if moved == 0 {
-                    cost += self.lock_rq(src, at + cost, c, self.cost.lb_move_task_ns);
-                } else {
-                    cost += self.cost.lb_move_task_ns;
-                }
-                cost += self.pull_task(src, t, c, kind, at + cost);
-                moved += 1;
-                imbalance -= match mig {
-                    Migration::Task => 1,
-                    Migration::Util | Migration::Load => load as i64,
-                };
-                if imbalance <= 0 {
-                    break;
-                }
-            }
-        }
+        let (spent, moved) = self.detach_tasks(c, depth, kind, src, mig, imbalance, at + cost);
+        cost += spent;
         if moved == 0 {
             if kind != LbKind::NewlyIdle {
                 self.dom(c, depth).nr_balance_failed += 1;
@@ -521,6 +406,227 @@ impl Sim {
         }
         self.dom(c, depth).nr_balance_failed = 0;
         (cost, true)
+    }
+
+    /// `update_sd_lb_stats()` for domain `depth` of `c`: `update_sg_lb_stats()` for
+    /// each group (tasks, idle CPUs, PELT util and runnable, `group_classify()`: spare
+    /// capacity, fully busy or overloaded), `rd->overload` refreshed at the root
+    /// domain, and `update_sd_pick_busiest()`: a higher group type wins; among
+    /// overloaded or fully busy groups the higher avg_load, among groups with spare
+    /// capacity the fewer idle CPUs, then the more tasks. A group with no task is never
+    /// busiest.
+    fn update_sd_lb_stats(&mut self, c: u32, depth: usize) -> SdStats {
+        let now = self.now;
+        let did = self.doms.chain[c as usize][depth] as usize;
+        let dom = &self.doms.domains[did];
+        let pct = dom.imbalance_pct as u64;
+        let root = dom.span.len() == self.cpus.len();
+        let local = dom.group_of(c);
+        let mut stats: Vec<GroupStats> = Vec::with_capacity(dom.groups.len());
+        let (mut total_load, mut total_cap) = (0u64, 0u64);
+        let mut rq_overloaded = false;
+        for grp in &dom.groups {
+            let mut g = GroupStats { weight: grp.len() as u64, ..GroupStats::default() };
+            for &x in grp {
+                let cpu = &self.cpus[x as usize];
+                g.nr += cpu.nr_running as u64;
+                if cpu.nr_running == 0 && self.idle_cpu(x) {
+                    g.idle += 1;
+                }
+                g.util +=
+                    cpu.util.peek(now, SCHED_CAPACITY_SCALE * cpu.curr.is_some() as u64).min(SCHED_CAPACITY_SCALE);
+                g.runnable += cpu.load.peek(now, NICE_0_LOAD * cpu.nr_running as u64);
+                rq_overloaded |= cpu.nr_running >= 2;
+            }
+            let cap = g.weight * SCHED_CAPACITY_SCALE;
+            // group_classify(): group_is_overloaded(), then !group_has_capacity().
+            g.ty = if g.nr > g.weight && (cap * 100 < g.util * pct || cap * pct < g.runnable * 100) {
+                GroupType::Overloaded
+            } else if g.nr < g.weight {
+                GroupType::HasSpare
+            } else if cap * pct < g.runnable * 100 {
+                GroupType::FullyBusy
+            } else if cap * 100 > g.util * pct {
+                GroupType::HasSpare
+            } else {
+                GroupType::FullyBusy
+            };
+            g.avg_load = g.runnable * SCHED_CAPACITY_SCALE / cap;
+            total_load += g.runnable;
+            total_cap += cap;
+            stats.push(g);
+        }
+        if root {
+            self.rd_overload = rq_overloaded;
+        }
+        let mut busiest: Option<usize> = None;
+        for (i, g) in stats.iter().enumerate() {
+            if i == local || g.nr == 0 {
+                continue;
+            }
+            let better = match busiest.map(|b| stats[b]) {
+                None => true,
+                Some(b) if g.ty != b.ty => g.ty > b.ty,
+                Some(b) => match g.ty {
+                    GroupType::Overloaded | GroupType::FullyBusy => g.avg_load > b.avg_load,
+                    GroupType::HasSpare => g.idle < b.idle || (g.idle == b.idle && g.nr > b.nr),
+                },
+            };
+            if better {
+                busiest = Some(i);
+            }
+        }
+        SdStats { stats, local, busiest, avg_load: total_load * SCHED_CAPACITY_SCALE / total_cap.max(1) }
+    }
+
+    /// `find_busiest_group()`: the busiest group, how to migrate and how much, or
+    /// `None` when the domain is balanced.
+    fn find_busiest_group(&self, c: u32, depth: usize, kind: LbKind, sds: &SdStats) -> Option<(usize, Migration, i64)> {
+        let did = self.doms.chain[c as usize][depth] as usize;
+        let pct = self.doms.domains[did].imbalance_pct as u64;
+        // sds->prefer_sibling: the child domain has SD_PREFER_SIBLING, which sd_init()
+        // sets on every level but NUMA ones.
+        let prefer_sibling = depth > 0 && {
+            let child = self.doms.chain[c as usize][depth - 1] as usize;
+            !self.doms.domains[child].has(crate::domains::SD_NUMA)
+        };
+        let bi = sds.busiest?;
+        let (l, b) = (sds.stats[sds.local], sds.stats[bi]);
+        if l.ty > b.ty {
+            return None;
+        }
+        if l.ty == GroupType::Overloaded
+            && (l.avg_load >= b.avg_load || l.avg_load >= sds.avg_load || 100 * b.avg_load <= pct * l.avg_load)
+        {
+            return None;
+        }
+        let force = prefer_sibling && l.ty == GroupType::HasSpare && b.nr > l.nr + 1;
+        if !force && b.ty != GroupType::Overloaded {
+            // Busy CPUs leave spreading to idle ones; an idle-CPU difference of one or
+            // a busiest group with one task is no imbalance.
+            if kind == LbKind::Busy || (b.weight > 1 && l.idle <= b.idle + 1) || b.nr == 1 {
+                return None;
+            }
+        }
+        let (mig, imbalance) = self.calculate_imbalance(c, depth, kind, prefer_sibling, l, b, sds.avg_load)?;
+        (imbalance > 0).then_some((bi, mig, imbalance))
+    }
+
+    /// `calculate_imbalance()`: spread tasks evenly (SD_PREFER_SIBLING children), even
+    /// out idle CPUs, fill spare utilisation, or move load. `None` when the local
+    /// group is already as loaded as the busiest or the domain average.
+    #[allow(clippy::too_many_arguments)]
+    fn calculate_imbalance(
+        &self,
+        c: u32,
+        depth: usize,
+        kind: LbKind,
+        prefer_sibling: bool,
+        l: GroupStats,
+        b: GroupStats,
+        sds_avg: u64,
+    ) -> Option<(Migration, i64)> {
+        let did = self.doms.chain[c as usize][depth] as usize;
+        let dom = &self.doms.domains[did];
+        if l.ty == GroupType::HasSpare {
+            if b.ty > GroupType::FullyBusy && !dom.has(SD_SHARE_PKG_RESOURCES) {
+                let lcap = l.weight * SCHED_CAPACITY_SCALE;
+                let imb = lcap.max(l.util) - l.util;
+                return Some(if imb == 0 && kind != LbKind::Busy {
+                    (Migration::Task, 1)
+                } else {
+                    (Migration::Util, imb as i64)
+                });
+            }
+            let mut imb =
+                if b.weight == 1 || prefer_sibling { b.nr.saturating_sub(l.nr) } else { l.idle.saturating_sub(b.idle) };
+            if dom.has(crate::domains::SD_NUMA) && self.numa_imbalance_allowed(c, depth, l, imb) {
+                imb = 0;
+            }
+            return Some((Migration::Task, (imb >> 1) as i64));
+        }
+        if l.ty < GroupType::Overloaded && (l.avg_load >= b.avg_load || l.avg_load >= sds_avg) {
+            return None;
+        }
+        let imb = ((b.avg_load.saturating_sub(sds_avg)) * b.weight * SCHED_CAPACITY_SCALE)
+            .min(sds_avg.saturating_sub(l.avg_load) * l.weight * SCHED_CAPACITY_SCALE)
+            / SCHED_CAPACITY_SCALE;
+        Some((Migration::Load, imb as i64))
+    }
+
+    /// `find_busiest_queue()`: in group `bi` of domain `did`, the runqueue with the
+    /// most tasks (migrate_task), else the most utilisation or load among runqueues
+    /// with a task waiting.
+    fn find_busiest_queue(&self, did: usize, bi: usize, mig: Migration) -> Option<u32> {
+        let now = self.now;
+        let mut src: Option<(u64, u32)> = None;
+        for &x in &self.doms.domains[did].groups[bi] {
+            let cpu = &self.cpus[x as usize];
+            let key = match mig {
+                Migration::Task => cpu.nr_running as u64,
+                _ if cpu.nr_running <= 1 => continue,
+                Migration::Util => cpu.util.peek(now, SCHED_CAPACITY_SCALE * cpu.curr.is_some() as u64),
+                Migration::Load => cpu.load.peek(now, NICE_0_LOAD * cpu.nr_running as u64),
+            };
+            if src.is_none_or(|(k, _)| key > k) {
+                src = Some((key, x));
+            }
+        }
+        src.map(|(_, x)| x)
+    }
+
+    /// `detach_tasks()` and `attach_tasks()`: queued, not cache-hot tasks of `src`,
+    /// while it keeps one (for an idle puller), up to the imbalance. Returns the time
+    /// spent and how many moved.
+    #[allow(clippy::too_many_arguments)]
+    fn detach_tasks(
+        &mut self,
+        c: u32,
+        depth: usize,
+        kind: LbKind,
+        src: u32,
+        mig: Migration,
+        imbalance: i64,
+        at: u64,
+    ) -> (u64, u32) {
+        let now = self.now;
+        let did = self.doms.chain[c as usize][depth] as usize;
+        let failed = self.dom(c, depth).nr_balance_failed;
+        let tries = cache_nice_tries(&self.doms.domains[did]);
+        let mut imbalance = imbalance;
+        let mut cost = 0;
+        let mut moved = 0u32;
+        if self.cpus[src as usize].nr_running <= 1 || src == c {
+            return (cost, moved);
+        }
+        let queue = self.cpus[src as usize].queue.clone();
+        for t in queue {
+            if kind != LbKind::Busy && self.cpus[src as usize].nr_running <= 1 {
+                break;
+            }
+            if !self.can_migrate_task(t, c, depth) {
+                continue;
+            }
+            let load = self.tasks[t as usize].load.peek(now, NICE_0_LOAD).max(1);
+            if mig == Migration::Load && load / 2 > imbalance as u64 && failed <= tries {
+                continue;
+            }
+            if moved == 0 {
+                cost += self.lock_rq(src, at + cost, c, self.cost.lb_move_task_ns);
+            } else {
+                cost += self.cost.lb_move_task_ns;
+            }
+            cost += self.pull_task(src, t, c, kind, at + cost);
+            moved += 1;
+            imbalance -= match mig {
+                Migration::Task => 1,
+                Migration::Util | Migration::Load => load as i64,
+            };
+            if imbalance <= 0 {
+                break;
+            }
+        }
+        (cost, moved)
     }
 
     /// `active_load_balance_cpu_stop()` on `src`: the stopper preempts the running
@@ -675,7 +781,7 @@ impl Sim {
             let ds = *self.dom(c, depth);
             if now >= ds.next_decay {
                 let d = self.dom(c, depth);
-                d.max_newidle_lb_cost = d.max_newidle_lb_cost * 253 / 256;
+                d.max_newidle_lb_cost = d.max_newidle_lb_cost * NEWIDLE_COST_DECAY.0 / NEWIDLE_COST_DECAY.1;
                 d.next_decay = now + 1_000_000_000;
             }
             let busy = self.cpus[c as usize].curr.is_some();
@@ -694,13 +800,15 @@ impl Sim {
                     .iter()
                     .map(|&x| {
                         let cpu = &self.cpus[x as usize];
-                        cpu.util.peek(now, 1024 * cpu.curr.is_some() as u64)
+                        cpu.util.peek(now, SCHED_CAPACITY_SCALE * cpu.curr.is_some() as u64)
                     })
                     .sum();
-                let x = (util / w).min(1024);
-                let pct = 117u64;
-                let y = 1024 - (x * x * pct * pct / (10_000 * 1024)).min(1024);
-                self.llcs[llc].nr_idle_scan = (y * w / 1024) as u32;
+                const SCALE: u64 = SCHED_CAPACITY_SCALE;
+                let x = (util / w).min(SCALE);
+                // `env->sd->imbalance_pct` of the domain spanning the LLC: sd_llc.
+                let pct = self.doms.sd_llc(c).map_or(0, |sd| sd.imbalance_pct as u64);
+                let y = SCALE - (x * x * pct * pct / (10_000 * SCALE)).min(SCALE);
+                self.llcs[llc].nr_idle_scan = (y * w / SCALE) as u32;
             }
         }
         // nohz_balancer_kick(): a CPU with two runnable tasks, or in an LLC with more

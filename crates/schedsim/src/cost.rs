@@ -1,6 +1,7 @@
 //! The one cost model: hardware facts, each with a unit in its name, a default and a
 //! source. Machine presets ([`crate::machine`]) override the facts that differ between
-//! machines; nothing here is tuned per experiment.
+//! machines; nothing here is tuned per experiment. `docs/costs.md` lists the outside
+//! figures the defaults rest on.
 //!
 //! Costs of kernel operations are built from these facts where the kernel's own work is
 //! a handful of cache misses (a probe of a remote runqueue reads about two of its cache
@@ -37,22 +38,28 @@ pub struct CState {
 pub struct CostModel {
     /// Voluntary context switch, switch-out plus switch-in, on one CPU.
     /// Default 1,500 ns: 1.1 µs (threads) to 2.4 µs (processes) measured for pipe
-    /// ping-pong on Linux 6.6 (wakeup-path.md §13).
+    /// ping-pong on Linux 6.6 (docs/costs.md).
     pub context_switch_ns: u64,
     /// The waker's part of try_to_wake_up outside CPU selection: pi_lock, state
     /// change, stats. Default 300 ns: about 1,000 cycles at 3 GHz, the same order as an
-    /// uncontended wakeup of a local task (estimate; wakeup-path.md §13 gives the
-    /// context-switch total this is part of).
+    /// uncontended wakeup of a local task (estimate, part of the context-switch total;
+    /// docs/costs.md).
     pub ttwu_base_ns: u64,
     /// Enqueue of a task on a runqueue while holding its lock (enqueue_task_fair,
     /// check_preempt). Default 250 ns (estimate: a few hundred cycles of rbtree and
     /// PELT update).
     pub enqueue_hold_ns: u64,
+    /// Hold time of a CPU's runqueue lock in `__schedule()` while it puts the previous
+    /// task back and picks the next (`put_prev_task`, `pick_next_task_fair`). Default
+    /// 100 ns (estimate: a short rbtree walk). Optional in JSON for files written
+    /// before the field existed.
+    #[serde(default = "d_schedule_hold_ns")]
+    pub schedule_hold_ns: u64,
     /// Sending a function-call or reschedule IPI, sender side. Default 450 ns:
     /// 1,200–1,600 cycles on Westmere (Pallipadi, LKML 2012) at ~3 GHz.
     pub ipi_send_ns: u64,
     /// From IPI send until the target runs its handler. Default 1,500 ns: the 1–3 µs
-    /// rule of thumb in wakeup-path.md §13 (uncertain, third-party figure).
+    /// rule of thumb (uncertain, third-party figure; docs/costs.md).
     pub ipi_delivery_ns: u64,
     /// The target's interrupt entry/exit around the handler. Default 300 ns (estimate).
     pub irq_entry_exit_ns: u64,
@@ -67,7 +74,7 @@ pub struct CostModel {
     /// 1.375 MiB per core).
     pub llc_bytes: u64,
     /// Load-to-use latency of an L3 hit. Default 20 ns (L3 ~34–46 cycles plus mesh;
-    /// AnandTech, chipsandcheese, wakeup-path.md §13).
+    /// AnandTech, chipsandcheese; docs/costs.md).
     pub llc_hit_ns: u64,
     /// Local DRAM latency. Default 90 ns (AnandTech; 80–110 ns on server parts).
     pub dram_ns: u64,
@@ -80,7 +87,7 @@ pub struct CostModel {
     /// Core-to-core line transfer between SMT siblings (shared L1/L2). Default 7 ns.
     pub smt_transfer_ns: u64,
     /// Memory-level parallelism when refilling a working set: how many misses overlap.
-    /// Default 6 (wakeup-path.md §13 suggests 4–8).
+    /// Default 6 (a modelling assumption: 4–8 overlapping misses; docs/costs.md).
     pub refill_mlp: u64,
     /// Extra run time of a thread while its SMT sibling is busy, in percent. Default
     /// 60: SMT adds ~25% throughput to a core, so each of two busy threads runs at
@@ -90,7 +97,9 @@ pub struct CostModel {
     /// remote runqueue read adds one line transfer by distance. Default 10 ns.
     pub idle_probe_base_ns: u64,
     /// Fixed part of one `load_balance()` at one domain (group walk, stats). The
-    /// per-CPU part is two line transfers per CPU in the span. Default 600 ns (estimate).
+    /// per-CPU part is a line transfer for each runqueue cache line read, per CPU in
+    /// the span (`lb_lines_per_cpu` in balance.rs: two to four lines, by version and
+    /// whether the CPU runs anything). Default 600 ns (estimate).
     pub lb_domain_base_ns: u64,
     /// Detach and attach of one task by the balancer, under both runqueue locks.
     /// Default 800 ns (estimate).
@@ -117,12 +126,17 @@ fn default_node_reclaim_distance() -> u32 {
     crate::topology::RECLAIM_DISTANCE
 }
 
+fn d_schedule_hold_ns() -> u64 {
+    100
+}
+
 impl Default for CostModel {
     fn default() -> Self {
         CostModel {
             context_switch_ns: 1_500,
             ttwu_base_ns: 300,
             enqueue_hold_ns: 250,
+            schedule_hold_ns: d_schedule_hold_ns(),
             ipi_send_ns: 450,
             ipi_delivery_ns: 1_500,
             irq_entry_exit_ns: 300,
@@ -255,11 +269,12 @@ impl CostModel {
     }
 
     /// Every time field (ns) but the idle states', by name.
-    fn times(&self) -> [(&'static str, u64); 16] {
+    fn times(&self) -> [(&'static str, u64); 17] {
         [
             ("context_switch_ns", self.context_switch_ns),
             ("ttwu_base_ns", self.ttwu_base_ns),
             ("enqueue_hold_ns", self.enqueue_hold_ns),
+            ("schedule_hold_ns", self.schedule_hold_ns),
             ("ipi_send_ns", self.ipi_send_ns),
             ("ipi_delivery_ns", self.ipi_delivery_ns),
             ("irq_entry_exit_ns", self.irq_entry_exit_ns),

@@ -4,7 +4,7 @@
 use crate::cost::CostModel;
 use crate::kernel::KernelSpec;
 use crate::machine;
-use crate::metrics::{Counters, Histogram};
+use crate::metrics::Counters;
 use crate::report::Report;
 use crate::sim::{Sim, SimOptions};
 use crate::topology::{CpuMap, Topology};
@@ -77,6 +77,9 @@ pub struct Experiment {
 fn default_wasted_threshold() -> u64 {
     1_000_000
 }
+
+/// Largest `shard_size`: one shard for the largest machine's LLC.
+pub const SHARD_SIZE_MAX: u32 = 1024;
 
 fn default_shard_size() -> u32 {
     6
@@ -250,8 +253,8 @@ impl Experiment {
                 self.wasted_core_threshold_ns
             )));
         }
-        if self.shard_size == 0 || self.shard_size > 1024 {
-            return Err(Error(format!("field shard_size: {} is out of range 1 to 1024", self.shard_size)));
+        if self.shard_size == 0 || self.shard_size > SHARD_SIZE_MAX {
+            return Err(Error(format!("field shard_size: {} is out of range 1 to {SHARD_SIZE_MAX}", self.shard_size)));
         }
         // Refuse up front what the event cap would stop late.
         for &c in &self.clients {
@@ -303,7 +306,7 @@ impl Experiment {
         let (wl, inits) = WorkloadState::new(&self.workload, clients, r.map.nr_cpus(), &self.housekeeping);
         let mut wl = wl;
         let warmup_ns = self.effective_warmup_ms() * 1_000_000;
-        wl.measure_from = warmup_ns;
+        wl.shared.measure_from = warmup_ns;
         let opts = SimOptions {
             seed: self.run_seed(clients, iteration),
             end_ns: self.duration_ms * 1_000_000,
@@ -449,15 +452,4 @@ impl Experiment {
         let (json, events) = sim.perfetto_json(&traces);
         Ok(PerfettoTrace { json, events, counters: out.counters, clipped_at_ns })
     }
-}
-
-/// What one simulation run produced.
-pub(crate) struct RunOutcome {
-    pub sample: f64,
-    pub finished: bool,
-    pub counters: Counters,
-    pub wake_latency: Histogram,
-    pub request_latency: Histogram,
-    pub elapsed_ns: u64,
-    pub wasted_moments: Vec<crate::sim::wasted::WastedMoment>,
 }

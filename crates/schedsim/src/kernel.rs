@@ -88,7 +88,8 @@ impl KernelVersion {
 }
 
 /// Every switch: sched features and seed patches. Names are the kernel's (features)
-/// or the project's (patches, see `shared/seeds/README.md`).
+/// or the project's (patches: each variant names the patch it models; `docs/seeds.md`
+/// gives each seed's author, date and measured result).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Switch {
     #[serde(rename = "WA_IDLE")]

@@ -134,7 +134,7 @@ impl Live {
 
     /// Work done so far: bytes (tbench, dbench) and operations.
     pub fn work_done(&self) -> (u64, u64) {
-        (self.sim.wl.bytes, self.sim.wl.ops)
+        (self.sim.wl.shared.bytes, self.sim.wl.shared.ops)
     }
 
     /// Every benchmark task (housekeeping kworkers left out), in creation order.

@@ -191,6 +191,10 @@ pub struct Counters {
     pub active_balance_pushes: u64,
     pub shared_runq_pops: u64,
     pub shared_runq_pulled: u64,
+    /// Pops whose task was not pullable under its runqueue's lock: newidle_balance()
+    /// returned -1 and was called again after RETRY_TASK.
+    #[serde(default)]
+    pub shared_runq_retries: u64,
     pub lock_spin_ns: u64,
     pub user_ns: u64,
     pub system_ns: u64,
@@ -268,6 +272,7 @@ impl Counters {
             active_balance_pushes,
             shared_runq_pops,
             shared_runq_pulled,
+            shared_runq_retries,
             lock_spin_ns,
             user_ns,
             system_ns,

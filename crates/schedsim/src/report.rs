@@ -105,7 +105,7 @@ impl Report {
 
     /// The mmtests comparison table (`compare-kernels.sh` layout): one Hmean (or
     /// Amean) row per client count with the change against the first kernel, Stddev
-    /// rows, then CPU time, migrations and wakeup-path statistics.
+    /// rows, then CPU time, migrations and wakeup path statistics.
     pub fn mmtests_table(&self) -> String {
         let mut s = String::new();
         let m = &self.metric;

@@ -1,4 +1,4 @@
-//! Scenario harness for the wakeup-path tests (`tests/scenarios.rs`): builds a
+//! Scenario harness for the wakeup path tests (`tests/scenarios.rs`): builds a
 //! simulator in a state written as a few lines of text, then runs ONE wakeup through
 //! the real `try_to_wake_up` → `select_task_rq` → `wake_wide` / `wake_affine*` →
 //! `select_idle_sibling` code with the decision trace on (the text `schedsim trace`
@@ -33,7 +33,7 @@
 
 use crate::cost::CostModel;
 use crate::kernel::KernelSpec;
-use crate::sim::pelt::Signal;
+use crate::sim::pelt::{Signal, NICE_0_LOAD, SCHED_CAPACITY_SCALE};
 use crate::sim::{Cont, Phase, Sim, SimOptions, TState, NONE};
 use crate::topology::Topology;
 use crate::trace::TraceWindow;
@@ -166,7 +166,7 @@ fn parse(text: &str) -> Result<Spec, String> {
                 s.wakee = Some(w);
             }
             "waker" => {
-                let mut w = WakerSpec { load: 1024, ..WakerSpec::default() };
+                let mut w = WakerSpec { load: NICE_0_LOAD, ..WakerSpec::default() };
                 match words.get(1) {
                     Some(&"task") => w.task = true,
                     Some(&"irq") => w.task = false,
@@ -406,13 +406,13 @@ pub fn run(text: &str) -> Result<String, String> {
     // PELT: every signal exactly as stated, now.
     for c in 0..n as usize {
         let cs = &cpus[c];
-        let tl = cs.task_load.unwrap_or(1024);
+        let tl = cs.task_load.unwrap_or(NICE_0_LOAD);
         let nr = sim.cpus[c].nr_running as u64;
         for &t in queued[c].iter().chain(std::iter::once(&running[c]).filter(|&&t| t != NONE)) {
             sim.tasks[t as usize].load = Signal::at(tl, NOW);
         }
         sim.cpus[c].load = Signal::at(cs.load.unwrap_or(tl * nr), NOW);
-        sim.cpus[c].util = Signal::at(if cs.busy { 1024 } else { 0 }, NOW);
+        sim.cpus[c].util = Signal::at(if cs.busy { SCHED_CAPACITY_SCALE } else { 0 }, NOW);
         if let Some(v) = cs.avg_idle {
             sim.cpus[c].avg_idle = v;
         }

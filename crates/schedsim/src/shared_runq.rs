@@ -7,6 +7,19 @@ use crate::kernel::Switch;
 use crate::sim::{Sim, TState};
 use crate::topology::Distance;
 
+/// What `shared_runq_pick_next_task()` returned.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Pop {
+    /// 0: every shard empty (or, with the overload flag, flagged empty).
+    Empty,
+    /// 1: the head was queued on another runqueue and moved here.
+    Pulled,
+    /// -1: a task was taken off a shard but, under its runqueue's lock, was running
+    /// (or already here): newidle_balance() returns -1 and pick_next_task_fair()
+    /// returns RETRY_TASK.
+    Failed,
+}
+
 impl Sim {
     /// Shard of `c` in its LLC: `(c >> 1) % num_shards`, keeping SMT pairs together.
     pub(crate) fn shard_of(&self, c: u32) -> u32 {
@@ -53,8 +66,9 @@ impl Sim {
     }
 
     /// `shared_runq_pick_next_task()`: pop the head of the first usable shard, lock
-    /// its runqueue and pull it if it is queued and not running. One attempt.
-    pub(crate) fn shared_runq_pop(&mut self, c: u32, at: u64) -> (u64, bool) {
+    /// its runqueue and pull it if it is queued and not running. One attempt; returns
+    /// the time spent and what came of it.
+    pub(crate) fn shared_runq_pop(&mut self, c: u32, at: u64) -> (u64, Pop) {
         let llc = self.map.places[c as usize].llc;
         let nshards = self.llcs[llc as usize].shards.len() as u32;
         let own = self.shard_of(c);
@@ -96,10 +110,10 @@ impl Sim {
                 if self.measuring {
                     self.m.shared_runq_pulled += 1;
                 }
-                return (cost, true);
+                return (cost, Pop::Pulled);
             }
-            return (cost, false);
+            return (cost, Pop::Failed);
         }
-        (cost, false)
+        (cost, Pop::Empty)
     }
 }

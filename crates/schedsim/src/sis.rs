@@ -9,6 +9,23 @@ use crate::kernel::Switch;
 use crate::sim::{Sim, NONE};
 use crate::wakeup::st;
 
+/// Whether `select_idle_cpu()` folds the scan's time into `avg_scan_cost`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ScanCost {
+    Account,
+    Ignore,
+}
+
+impl ScanCost {
+    fn when(account: bool) -> ScanCost {
+        if account {
+            ScanCost::Account
+        } else {
+            ScanCost::Ignore
+        }
+    }
+}
+
 impl Sim {
     /// Dispatches on the version. `target` is `this` or `prev` from wake_affine.
     pub(crate) fn select_idle_sibling(
@@ -30,10 +47,8 @@ impl Sim {
         // (10e2f1acd010, v4.9); the merged scan from 9fe1f127b913 (v5.12).
         if !self.cfg.since(4, 9) {
             self.sis_38(p, prev, target, this, cost)
-        } else if !self.cfg.since(5, 12) {
-            self.sis_415(p, prev, target, this, cost)
         } else {
-            self.sis_513(p, prev, target, this, waker, cost)
+            self.sis_scans(p, prev, target, this, waker, cost)
         }
     }
 
@@ -67,24 +82,8 @@ impl Sim {
             if self.check_idle(this, target, cost) {
                 return self.hit_target(target, "v3.8");
             }
-            if prev != target && self.map.share_cache(prev, target) {
-                if self.measuring {
-                    self.m.sis_prev_attempts += 1;
-                }
-                if self.check_idle(this, prev, cost) {
-                    if self.measuring {
-                        self.m.sis_prev_hits += 1;
-                    }
-                    self.step(|_| {
-                        st(
-                            "select_idle_sibling (v3.9, e0a79f529d5b)",
-                            vec![format!("idle_cpu(prev={prev})=1"), format!("cpus_share_cache({prev},{target})=1")],
-                            format!("CPU {prev}"),
-                            "prev is idle and cache-affine: don't be stupid, use it",
-                        )
-                    });
-                    return prev;
-                }
+            if let Some(c) = self.sis_prev(prev, target, this, cost) {
+                return c;
             }
         } else {
             if target == this && self.check_idle(this, this, cost) {
@@ -151,44 +150,6 @@ impl Sim {
         target
     }
 
-    /// v4.15: target, prev (seed 001), then `select_idle_core`, `select_idle_cpu`
-    /// (SIS_PROP on `this_rq()->avg_idle / 512`), `select_idle_smt`.
-    fn sis_415(&mut self, p: u32, prev: u32, target: u32, this: u32, cost: &mut u64) -> u32 {
-        if self.check_idle(this, target, cost) {
-            return self.hit_target(target, "v4.15");
-        }
-        if let Some(c) = self.sis_prev(prev, target, this, cost) {
-            return c;
-        }
-        if self.doms.llc_depth[target as usize].is_none() {
-            return target;
-        }
-        let llc = self.map.places[target as usize].llc as usize;
-        if self.map.smt && self.llcs[llc].has_idle_cores {
-            if let Some(c) = self.scan_idle_core(p, target, this, cost, None) {
-                return c;
-            }
-            self.llcs[llc].has_idle_cores = false;
-        }
-        let nr = self.sis_prop_nr(this, target, false);
-        // v4.15 select_idle_cpu() times every scan that does not give up early and
-        // folds it into this_sd->avg_scan_cost.
-        if let Some(c) = self.scan_idle_cpu(p, target, this, nr, cost, true) {
-            return c;
-        }
-        for i in 0..self.map.siblings(target).len() {
-            let c = self.map.siblings(target)[i];
-            if c != target && self.allowed(p, c) && self.check_idle(this, c, cost) {
-                self.step(|_| st("select_idle_smt", vec![], format!("CPU {c}"), "an idle SMT sibling of the target"));
-                return c;
-            }
-        }
-        if self.measuring {
-            self.m.sis_scan_fails += 1;
-        }
-        target
-    }
-
     /// The prev check added by seed 001 (switchable on every version).
     fn sis_prev(&mut self, prev: u32, target: u32, this: u32, cost: &mut u64) -> Option<u32> {
         if !self.cfg.on(Switch::SisPrevIdle) || prev == target || !self.map.share_cache(prev, target) {
@@ -214,8 +175,11 @@ impl Sim {
         None
     }
 
-    /// v5.13+ fast checks, `recent_used_cpu`, `select_idle_smt(prev)`, merged scan.
-    fn sis_513(&mut self, p: u32, prev: u32, target: u32, this: u32, waker: Option<u32>, cost: &mut u64) -> u32 {
+    /// From v4.9's rewrite on: the target, prev (seed 001), a per-CPU kthread's own
+    /// CPU (v5.6), `recent_used_cpu` (v4.17), then the scans: v4.15's separate
+    /// `select_idle_core` / `select_idle_cpu` / `select_idle_smt(target)`, or from
+    /// v5.12 `select_idle_smt(prev)` (v5.13) and the merged idle core/cpu scan.
+    fn sis_scans(&mut self, p: u32, prev: u32, target: u32, this: u32, waker: Option<u32>, cost: &mut u64) -> u32 {
         if self.check_idle(this, target, cost) {
             return self.hit_target(target, self.cfg.version.name());
         }
@@ -224,7 +188,7 @@ impl Sim {
         }
         // Per-CPU kthread stacking (52262ee567ad, v5.6): an I/O kworker waking a task
         // that last ran on this CPU lets it stay.
-        if let Some(w) = waker {
+        if let Some(w) = waker.filter(|_| self.cfg.since(5, 6)) {
             if self.tasks[w as usize].percpu_kthread && prev == this && self.cpus[this as usize].nr_running <= 1 {
                 self.step(|_| {
                     st(
@@ -237,9 +201,10 @@ impl Sim {
                 return prev;
             }
         }
-        let recent = self.tasks[p as usize].recent_used_cpu;
+        // recent_used_cpu came with 32e839dda3ba (v4.17).
+        let recent = if self.cfg.since(4, 17) { self.tasks[p as usize].recent_used_cpu } else { NONE };
         let patched = self.cfg.on(Switch::RecentUsedPrev);
-        if patched {
+        if patched && self.cfg.since(4, 17) {
             self.tasks[p as usize].recent_used_cpu = prev;
         }
         if recent != prev && recent != target && recent != NONE {
@@ -280,6 +245,9 @@ impl Sim {
         }
         if self.doms.llc_depth[target as usize].is_none() {
             return target;
+        }
+        if !self.cfg.since(5, 12) {
+            return self.sis_scans_415(p, target, this, cost);
         }
         let llc = self.map.places[target as usize].llc as usize;
         let has_idle_core = self.map.smt && self.llcs[llc].has_idle_cores;
@@ -340,8 +308,40 @@ impl Sim {
                 });
                 return idle_cpu;
             }
-        } else if let Some(c) = self.scan_idle_cpu(p, target, this, nr, cost, self.cfg.on(Switch::SisProp)) {
+        } else if let Some(c) =
+            self.scan_idle_cpu(p, target, this, nr, cost, ScanCost::when(self.cfg.on(Switch::SisProp)))
+        {
             return c;
+        }
+        if self.measuring {
+            self.m.sis_scan_fails += 1;
+        }
+        target
+    }
+
+    /// v4.15's scans (10e2f1acd010, v4.9): `select_idle_core` while the LLC has idle
+    /// cores, `select_idle_cpu` (SIS_PROP on `this_rq()->avg_idle / 512`), then
+    /// `select_idle_smt(target)`.
+    fn sis_scans_415(&mut self, p: u32, target: u32, this: u32, cost: &mut u64) -> u32 {
+        let llc = self.map.places[target as usize].llc as usize;
+        if self.map.smt && self.llcs[llc].has_idle_cores {
+            if let Some(c) = self.scan_idle_core(p, target, this, cost, None) {
+                return c;
+            }
+            self.llcs[llc].has_idle_cores = false;
+        }
+        let nr = self.sis_prop_nr(this, target, false);
+        // v4.15 select_idle_cpu() times every scan that does not give up early and
+        // folds it into this_sd->avg_scan_cost.
+        if let Some(c) = self.scan_idle_cpu(p, target, this, nr, cost, ScanCost::Account) {
+            return c;
+        }
+        for i in 0..self.map.siblings(target).len() {
+            let c = self.map.siblings(target)[i];
+            if c != target && self.allowed(p, c) && self.check_idle(this, c, cost) {
+                self.step(|_| st("select_idle_smt", vec![], format!("CPU {c}"), "an idle SMT sibling of the target"));
+                return c;
+            }
         }
         if self.measuring {
             self.m.sis_scan_fails += 1;
@@ -465,7 +465,7 @@ impl Sim {
         this: u32,
         nr: usize,
         cost: &mut u64,
-        account: bool,
+        account: ScanCost,
     ) -> Option<u32> {
         let span_len = self.map.llc_span(target).len();
         let mut start = self.map.llc_span(target).iter().position(|&c| c == target).unwrap_or(0);
@@ -498,7 +498,7 @@ impl Sim {
                 break;
             }
         }
-        if account {
+        if account == ScanCost::Account {
             let elapsed = *cost - before;
             let llc_this = self.map.places[this as usize].llc as usize;
             let a = &mut self.llcs[llc_this].avg_scan_cost;

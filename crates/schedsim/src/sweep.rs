@@ -113,8 +113,8 @@ impl Sweep {
         let out = sim.outcome();
         Ok(RunResult {
             run: id,
-            sample_bits: out.sample.to_bits(),
-            finished: out.finished,
+            sample_bits: out.sample.value.to_bits(),
+            finished: out.sample.finished,
             elapsed_ns: out.elapsed_ns,
             counters: out.counters,
             wakeup_latency: out.wake_latency.to_sparse(),

@@ -8,6 +8,9 @@ use serde::{Deserialize, Serialize};
 pub const TRACE_WAKEUPS_MAX: u32 = 10_000;
 pub const TRACE_STEPS_MAX: usize = 64;
 
+/// Most CPUs a wakeup trace lists as probed: a scan of the largest machine.
+pub const PROBED_MAX: usize = crate::topology::CPUS_MAX as usize;
+
 /// Which wakeups to record: `count` wakeups starting at the `from`-th (0-based) of the
 /// measured run of one client count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -62,6 +65,7 @@ pub struct WakeupTrace {
     pub target_cpu: Option<u32>,
     pub sync: bool,
     /// CPUs whose idleness the path checked, in order.
+    /// At most [`PROBED_MAX`].
     pub probed: Vec<u32>,
     pub steps: Vec<Step>,
     pub outcome: Option<Outcome>,

@@ -6,6 +6,7 @@
 
 use crate::domains::SD_WAKE_AFFINE;
 use crate::kernel::Switch;
+use crate::sim::pelt::NICE_0_LOAD;
 use crate::sim::{Sim, TState, WakeeFlips, NONE};
 use crate::trace::{Outcome, Step};
 
@@ -19,6 +20,17 @@ enum Current {
 
 pub(crate) fn st(function: &str, read: Vec<String>, result: String, why: &str) -> Step {
     Step { function: function.into(), read, result, why: why.into() }
+}
+
+/// How a wakee reaches the CPU chosen for it, as the trace's outcome tells it.
+#[derive(Clone, Copy, Debug)]
+enum Delivery {
+    /// On the CPU's wake list (TTWU_QUEUE), with an IPI or not.
+    WakeList { ipi: bool },
+    /// Enqueued under the CPU's runqueue lock, with an IPI to an idle CPU or not.
+    Enqueue { ipi: bool },
+    /// After its previous CPU switches away from it (the waker spun on `p->on_cpu`).
+    AfterSwitch,
 }
 
 impl Sim {
@@ -76,9 +88,9 @@ impl Sim {
                 )
             });
             if on_cpu_rule {
-                cost += self.queue_wakelist(oc, p, this, cost);
+                cost += self.queue_wakelist(oc, p, cost);
                 let ipi = self.cpus[oc as usize].ipi_inflight;
-                self.finish_trace(oc, prev, true, ipi, cost);
+                self.finish_trace(oc, prev, Delivery::WakeList { ipi }, cost);
                 return cost;
             }
             // Spin until the wakee is off its CPU: charge the rest of that CPU's
@@ -89,7 +101,7 @@ impl Sim {
             }
             cost += wait;
             self.tasks[p as usize].deferred_wake = Some((this, waker, sync));
-            self.finish_trace(oc, prev, false, false, cost);
+            self.finish_trace(oc, prev, Delivery::AfterSwitch, cost);
             return cost;
         }
         self.ttwu_place(this, waker, p, sync, prev, cost)
@@ -123,9 +135,9 @@ impl Sim {
         self.tasks[p as usize].cpu = cpu;
 
         if self.ttwu_queue_cond(this, cpu, false) {
-            cost += self.queue_wakelist(cpu, p, this, cost);
+            cost += self.queue_wakelist(cpu, p, cost);
             let ipi = self.cpus[cpu as usize].ipi_inflight;
-            self.finish_trace(cpu, prev, true, ipi, cost);
+            self.finish_trace(cpu, prev, Delivery::WakeList { ipi }, cost);
             return cost;
         }
         // ttwu_queue() direct: take the target's rq lock, enqueue, check preemption.
@@ -136,12 +148,17 @@ impl Sim {
             cost += self.cost.ipi_send_ns;
         }
         self.push(now + cost, crate::sim::Ev::Enqueue { cpu, task: p });
-        self.finish_trace(cpu, prev, false, ipi, cost);
+        self.finish_trace(cpu, prev, Delivery::Enqueue { ipi }, cost);
         cost
     }
 
-    fn finish_trace(&mut self, cpu: u32, prev: u32, queued: bool, ipi: bool, cost: u64) {
+    fn finish_trace(&mut self, cpu: u32, prev: u32, delivery: Delivery, cost: u64) {
         if self.tracing() {
+            let (queued, ipi) = match delivery {
+                Delivery::WakeList { ipi } => (true, ipi),
+                Delivery::Enqueue { ipi } => (false, ipi),
+                Delivery::AfterSwitch => (false, false),
+            };
             let c = &self.cpus[cpu as usize];
             let idle_exit =
                 (c.phase == crate::sim::Phase::Idle).then(|| self.cost.cstates[c.cstate as usize].name.clone());
@@ -174,7 +191,7 @@ impl Sim {
 
     /// `__ttwu_queue_wakelist()`: push on the list, set `ttwu_pending`, and send the
     /// IPI if the list was empty (none when the target polls in idle).
-    fn queue_wakelist(&mut self, cpu: u32, p: u32, _this: u32, cost_so_far: u64) -> u64 {
+    fn queue_wakelist(&mut self, cpu: u32, p: u32, cost_so_far: u64) -> u64 {
         let first = self.cpus[cpu as usize].wake_list.is_empty();
         self.cpus[cpu as usize].wake_list.push(p);
         self.cpus[cpu as usize].ttwu_pending = true;
@@ -341,7 +358,7 @@ impl Sim {
             self.m.affine_attempts += 1;
         }
         let target = if !self.cfg.since(4, 14) {
-            self.wake_affine_38(depth, p, this, prev, sync, waker)
+            self.wake_affine_38(depth, this, prev, sync, waker)
         } else {
             let mut t = NONE;
             if self.cfg.on(Switch::WaIdle) {
@@ -442,15 +459,15 @@ impl Sim {
     fn wa_load(&self, c: u32) -> i64 {
         let cpu = &self.cpus[c as usize];
         if !self.cfg.since(5, 7) {
-            let mut s: u64 = cpu.queue.iter().map(|&t| self.tasks[t as usize].load.peek(self.now, 1024)).sum();
+            let mut s: u64 = cpu.queue.iter().map(|&t| self.tasks[t as usize].load.peek(self.now, NICE_0_LOAD)).sum();
             if let Some(t) = cpu.curr {
                 if self.tasks[t as usize].state == TState::Running {
-                    s += self.tasks[t as usize].load.peek(self.now, 1024);
+                    s += self.tasks[t as usize].load.peek(self.now, NICE_0_LOAD);
                 }
             }
             s as i64
         } else {
-            cpu.load.peek(self.now, 1024 * cpu.nr_running as u64) as i64
+            cpu.load.peek(self.now, NICE_0_LOAD * cpu.nr_running as u64) as i64
         }
     }
 
@@ -469,7 +486,7 @@ impl Sim {
         let mut this_eff = self.wa_load(this);
         let tl = self.tasks[p as usize].load.peek(self.now, 0) as i64;
         if sync {
-            let cl = waker.map_or(0, |w| self.tasks[w as usize].load.peek(self.now, 1024) as i64);
+            let cl = waker.map_or(0, |w| self.tasks[w as usize].load.peek(self.now, NICE_0_LOAD) as i64);
             if cl > this_eff {
                 self.step(|_| {
                     st(
@@ -516,17 +533,17 @@ impl Sim {
 
     /// v3.8 `wake_affine()`: instantaneous weights (`wake_idx` 0), `effective_load`
     /// without cgroups is just the task weight. Returns `this` or NONE.
-    fn wake_affine_38(&mut self, depth: usize, _p: u32, this: u32, prev: u32, sync: bool, waker: Option<u32>) -> u32 {
+    fn wake_affine_38(&mut self, depth: usize, this: u32, prev: u32, sync: bool, waker: Option<u32>) -> u32 {
         let pct = self.doms.domains[self.doms.chain[this as usize][depth] as usize].imbalance_pct as i64;
-        let w = 1024i64;
+        let w = NICE_0_LOAD as i64;
         let nr_this = self.cpus[this as usize].nr_running as i64;
-        let mut this_load = 1024 * nr_this;
-        let load = 1024 * self.cpus[prev as usize].nr_running as i64;
+        let mut this_load = w * nr_this;
+        let load = w * self.cpus[prev as usize].nr_running as i64;
         if sync && waker.is_some() {
             this_load -= w;
         }
         let balanced = this_load <= 0 || 100 * (this_load + w) <= (100 + (pct - 100) / 2) * load;
-        let tl_per_task = if nr_this > 0 { 1024 } else { 0 };
+        let tl_per_task = if nr_this > 0 { w } else { 0 };
         // v3.8 returns early for `sync && balanced`; both end in "affine".
         let affine = balanced || (this_load <= load && this_load + load <= tl_per_task);
         self.step(|_| {

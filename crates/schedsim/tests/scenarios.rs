@@ -2362,8 +2362,6 @@ fn newidle_shared_runq_rd_overload_gate() {
 // empty; the domain loop then starts at the lowest domain and tests
 // `avg_idle < curr_cost + sd->max_newidle_lb_cost` BEFORE skipping domains up to the
 // LLC, so MC's cost (400 us > avg_idle 300 us) stops it and PKG is never balanced.
-// DIVERGES from Nayak's RFC newidle_balance(): the model starts the walk above the
-// LLC, tests only PKG's budget (1 us) and pulls CPU 0's task across LLCs.
 #[test]
 fn newidle_shared_runq_llc_budget_skipped() {
     check(
@@ -2377,10 +2375,10 @@ fn newidle_shared_runq_llc_budget_skipped() {
         expect![[r#"
             newidle on CPU 2 (v6.5+SHARED_RUNQ): avg_idle=300000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[400000, 1000]
               shards before (! = overload): 0.0![cpu0.q1] 1.0[]
-              counters: migrations=1 migrations_balance=1 migrations_cross_llc=1 newidle_calls=1 newidle_lb_pkg=1 newidle_pulled=1
-              => switches to cpu0.q1 at +4390 ns
-              after: idle_stamp=0 max_newidle_lb_cost=[400000, 2580] nr_running=[1, 0, 1, 0]
-              shards after: 0.0![] 1.0[]
+              counters: newidle_calls=1 newidle_gate_cost=1
+              => switches to idle at +960 ns
+              after: idle_stamp=1000000000 max_newidle_lb_cost=[400000, 1000] nr_running=[2, 0, 0, 0]
+              shards after: 0.0![cpu0.q1] 1.0[]
         "#]],
     );
 }
@@ -2865,9 +2863,9 @@ fn switch_sis_prev_idle() {
                    why:  this CPU is no busier than prev with the wakee added: wake affine
               2. wake_affine -> CPU 0
                    why:  target for select_idle_sibling
-              3. select_idle_sibling (v3.9, e0a79f529d5b) -> CPU 3
+              3. select_idle_sibling -> CPU 3
                    read: idle_cpu(prev=3)=1, cpus_share_cache(3,0)=1
-                   why:  prev is idle and cache-affine: don't be stupid, use it
+                   why:  prev is idle and shares the target's cache
               CPUs probed: 0 3
               => CPU 3 (SameCpu from prev), IPI, leaves C1, waker cost 1040 ns
               after: p->recent_used_cpu=3, waker->recent_used_cpu=0, waker->wakee_flips=0
@@ -3232,7 +3230,7 @@ fn switch_shared_runq_overload() {
         expect![[r#"
             newidle on CPU 2 (v6.5+SHARED_RUNQ+shared-runq-overload): avg_idle=300000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[400000]
               shards before (! = overload): 0.0[cpu0.q1] 0.1[]
-              counters: newidle_calls=1
+              counters: newidle_calls=1 newidle_gate_cost=1
               => switches to idle at +910 ns
               after: idle_stamp=1000000000 max_newidle_lb_cost=[400000] nr_running=[2, 0, 0, 0]
               shards after: 0.0[cpu0.q1] 0.1[]

@@ -1,26 +1,26 @@
 //! The classroom gallery: one guided experiment per seed patch.
 
 use crate::gallery::guides;
-use crate::web::state::Action;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
 pub struct GalleryProps {
-    pub dispatch: Callback<Action>,
+    /// Loads the named built-in experiment; `true` runs it at once.
+    pub on_load: Callback<(String, bool)>,
 }
 
 #[function_component(Gallery)]
 pub fn gallery(p: &GalleryProps) -> Html {
     let cards = guides().into_iter().map(|g| {
         let run = {
-            let d = p.dispatch.clone();
+            let on_load = p.on_load.clone();
             let name = g.preset.to_string();
-            Callback::from(move |_| d.emit(Action::LoadPreset { name: name.clone(), run: true }))
+            Callback::from(move |_| on_load.emit((name.clone(), true)))
         };
         let load = {
-            let d = p.dispatch.clone();
+            let on_load = p.on_load.clone();
             let name = g.preset.to_string();
-            Callback::from(move |_| d.emit(Action::LoadPreset { name: name.clone(), run: false }))
+            Callback::from(move |_| on_load.emit((name.clone(), false)))
         };
         let desc = schedsim::presets::presets().into_iter().find(|x| x.name == g.preset).map(|x| x.description).unwrap_or("");
         html! {

@@ -4,7 +4,6 @@
 
 use crate::import_text::{import, IMPORT_LEN_MAX};
 use crate::web::dom::js_err;
-use crate::web::state::Action;
 use schedsim::MachineSpec;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{DragEvent, File, HtmlInputElement, HtmlTextAreaElement};
@@ -13,7 +12,8 @@ use yew::prelude::*;
 #[derive(Properties, PartialEq)]
 pub struct ImportProps {
     pub machine: MachineSpec,
-    pub dispatch: Callback<Action>,
+    /// The imported machine, to replace the experiment's.
+    pub on_machine: Callback<MachineSpec>,
 }
 
 #[derive(Clone, PartialEq)]
@@ -30,11 +30,11 @@ pub fn import_box(p: &ImportProps) -> Html {
     // Reads `t` against the current machine; on success replaces it.
     let run = {
         let machine = p.machine.clone();
-        let d = p.dispatch.clone();
+        let on_machine = p.on_machine.clone();
         let outcome = outcome.clone();
         Callback::from(move |(from, t): (String, String)| match import(&machine, &t) {
             Ok(done) => {
-                d.emit(Action::SetMachine(done.machine));
+                on_machine.emit(done.machine);
                 outcome.set(Some(Outcome::Done { from, summary: done.summary, notes: done.notes }));
             }
             Err(message) => outcome.set(Some(Outcome::Failed { from, message })),

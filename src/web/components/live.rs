@@ -10,10 +10,11 @@ use crate::permalink::View;
 use crate::wasted::{self, JumpPlan};
 use crate::web::components::chart::{ChartCard, ChartSpec, LiveChart};
 use crate::web::components::kernels::letter;
-use crate::web::components::perfetto::{PerfettoExport, PerfettoStatus};
+use crate::web::components::perfetto::PerfettoExport;
 use crate::web::components::topology::{LiveFrame, TopologyView};
 use crate::web::dom;
-use crate::web::state::machine_topology;
+use crate::web::hooks::use_keydown;
+use crate::web::state::{machine_topology, PerfettoStatus};
 use schedsim::trace::WakeupTrace;
 use schedsim::Experiment;
 use std::cell::RefCell;
@@ -197,30 +198,21 @@ pub fn live_view(p: &LiveProps) -> Html {
     {
         // Keyboard: space steps, p plays or pauses, r resets. Not while typing.
         let ctl = ctl.clone();
-        use_effect_with((), move |_| {
-            let handler = Closure::<dyn FnMut(KeyboardEvent)>::new(move |e: KeyboardEvent| {
-                if e.ctrl_key() || e.meta_key() || e.alt_key() || typing(&e) {
-                    return;
-                }
-                match e.key().as_str() {
-                    " " => {
-                        e.prevent_default();
-                        ctl.step();
-                    }
-                    "p" | "P" => ctl.toggle_play(),
-                    "r" | "R" => ctl.reset(),
-                    _ => {}
-                }
-            });
-            let doc = dom::document();
-            if let Some(d) = &doc {
-                let _ = d.add_event_listener_with_callback("keydown", handler.as_ref().unchecked_ref());
+        use_keydown(Callback::from(move |e: KeyboardEvent| match e.key().as_str() {
+            " " => {
+                e.prevent_default();
+                ctl.step();
             }
-            let stopper = host.clone();
+            "p" | "P" => ctl.toggle_play(),
+            "r" | "R" => ctl.reset(),
+            _ => {}
+        }));
+    }
+    {
+        // Leaving live mode stops the player.
+        let stopper = host.clone();
+        use_effect_with((), move |_| {
             move || {
-                if let Some(d) = doc {
-                    let _ = d.remove_event_listener_with_callback("keydown", handler.as_ref().unchecked_ref());
-                }
                 let mut h = stopper.borrow_mut();
                 if let Some((id, _)) = h.timer.take() {
                     if let Some(w) = dom::window() {
@@ -397,15 +389,6 @@ pub fn live_view(p: &LiveProps) -> Html {
             }
         </section>
     }
-}
-
-fn typing(e: &KeyboardEvent) -> bool {
-    e.target()
-        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-        .map(|el| {
-            matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT") || el.has_attribute("contenteditable")
-        })
-        .unwrap_or(false)
 }
 
 /// The library's own name of a migration distance (`same_llc`, `cross_node`...).

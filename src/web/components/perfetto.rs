@@ -2,18 +2,10 @@
 //! web worker (it is a full run) and downloaded as JSON for ui.perfetto.dev.
 
 use crate::perfetto::{parse_window, PerfettoAsk};
+use crate::web::state::PerfettoStatus;
 use schedsim::Experiment;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
-
-/// Where an export stands: running, or its last outcome.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PerfettoStatus {
-    pub id: u32,
-    pub running: bool,
-    pub message: String,
-    pub failed: bool,
-}
 
 #[derive(Properties, PartialEq)]
 pub struct PerfettoProps {
@@ -74,7 +66,7 @@ pub fn perfetto_export(p: &PerfettoProps) -> Html {
             }
         })
     };
-    let running = p.status.as_ref().map(|s| s.running).unwrap_or(false);
+    let running = p.status.as_ref().map(PerfettoStatus::running).unwrap_or(false);
     html! {
         <div class="perfetto" id={p.id.clone()}>
             if !p.fixed_run {
@@ -100,7 +92,7 @@ pub fn perfetto_export(p: &PerfettoProps) -> Html {
             if let Some(e) = &*error {
                 <span class="refusal pf-error" role="alert">{ e.clone() }</span>
             } else if let Some(s) = &p.status {
-                <span class={classes!("pf-status", if s.failed { "refusal" } else { "status" })} role="status">{ s.message.clone() }</span>
+                <span class={classes!("pf-status", if s.failed() { "refusal" } else { "status" })} role="status">{ s.message().to_string() }</span>
             }
             <span class="muted hint">{ "Open the file in ui.perfetto.dev (Open trace file); it stays on your machine." }</span>
         </div>

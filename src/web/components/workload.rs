@@ -4,7 +4,7 @@
 
 use crate::form::{parse_clients, parse_count};
 use crate::web::components::fields::Field;
-use crate::web::state::Action;
+use crate::web::state::ExpEdit;
 use schedsim::experiment::{DURATION_MS_MAX, ITERATIONS_MAX};
 use schedsim::workload::WORKLOAD_NAMES;
 use schedsim::{Experiment, Workload};
@@ -15,26 +15,25 @@ use yew::prelude::*;
 pub struct WorkloadProps {
     pub exp: Experiment,
     pub nr_cpus: u64,
-    pub dispatch: Callback<Action>,
-}
-
-/// Commits an edit. Fields commit on every keystroke that parses, so no edit may
-/// change another field (typing "1000" passes through "1"): cross-field rules such as
-/// warm-up < duration are reported by the experiment's validation beside Run instead.
-fn edit(d: &Callback<Action>, f: impl FnOnce(&mut Experiment) + 'static) {
-    d.emit(Action::EditExperiment(Box::new(f)));
+    /// A new workload (benchmark or one of its parameters).
+    pub on_workload: Callback<Workload>,
+    /// One other field. Fields commit on every keystroke that parses, so no edit may
+    /// change another field (typing "1000" passes through "1"): cross-field rules such
+    /// as warm-up < duration are reported by the experiment's validation beside Run
+    /// instead.
+    pub on_edit: Callback<ExpEdit>,
 }
 
 #[function_component(WorkloadForm)]
 pub fn workload_form(p: &WorkloadProps) -> Html {
     let e = &p.exp;
-    let d = p.dispatch.clone();
+    let d = p.on_edit.clone();
     let on_kind = {
-        let d = d.clone();
+        let ow = p.on_workload.clone();
         Callback::from(move |ev: Event| {
             let v = ev.target_unchecked_into::<HtmlSelectElement>().value();
             if let Some(w) = Workload::by_name(&v) {
-                d.emit(Action::SetWorkload(w));
+                ow.emit(w);
             }
         })
     };
@@ -48,7 +47,7 @@ pub fn workload_form(p: &WorkloadProps) -> Html {
                 .map(|(k, v)| {
                     let key = k.clone();
                     let w = e.workload.clone();
-                    let d = d.clone();
+                    let ow = p.on_workload.clone();
                     let nr_cpus = p.nr_cpus as u32;
                     let is_bool = v.is_boolean();
                     let on_commit = Callback::from(move |s: String| {
@@ -69,7 +68,7 @@ pub fn workload_form(p: &WorkloadProps) -> Html {
                         match serde_json::from_value::<Workload>(obj) {
                             Ok(nw) => match nw.validate(nr_cpus) {
                                 Ok(()) => {
-                                    d.emit(Action::SetWorkload(nw));
+                                    ow.emit(nw);
                                     None
                                 }
                                 Err(m) => Some(m),
@@ -97,7 +96,7 @@ pub fn workload_form(p: &WorkloadProps) -> Html {
         Callback::from(move |s: String| match parse_clients(&s) {
             Ok(c) => {
                 note.set(c.note.map(|n| (c.counts.clone(), n)));
-                edit(&d, move |e| e.clients = c.counts);
+                d.emit(ExpEdit::Clients(c.counts));
                 None
             }
             Err(m) => Some(m),
@@ -107,11 +106,11 @@ pub fn workload_form(p: &WorkloadProps) -> Html {
         Some((for_counts, n)) if *for_counts == e.clients => n.clone(),
         _ => format!("{} — separated by spaces", e.workload.clients_meaning()),
     };
-    let num = |label: &'static str, id: &'static str, value: u64, max: u64, set: fn(&mut Experiment, u64)| {
+    let num = |label: &'static str, id: &'static str, value: u64, max: u64, edit: fn(u64) -> ExpEdit| {
         let d = d.clone();
         let on_commit = Callback::from(move |s: String| match parse_count(&s, max) {
             Ok(v) => {
-                edit(&d, move |e| set(e, v));
+                d.emit(edit(v));
                 None
             }
             Err(m) => Some(m),
@@ -123,7 +122,7 @@ pub fn workload_form(p: &WorkloadProps) -> Html {
         let d = d.clone();
         Callback::from(move |s: String| match s.trim().parse::<u64>() {
             Ok(v) if v < duration => {
-                edit(&d, move |e| e.warmup_ms = v);
+                d.emit(ExpEdit::WarmupMs(v));
                 None
             }
             Ok(_) => Some(format!("must be shorter than the duration ({duration} ms)")),
@@ -134,7 +133,7 @@ pub fn workload_form(p: &WorkloadProps) -> Html {
         let d = d.clone();
         Callback::from(move |s: String| match s.trim().parse::<u64>() {
             Ok(v) => {
-                edit(&d, move |e| e.seed = v);
+                d.emit(ExpEdit::Seed(v));
                 None
             }
             Err(_) => Some(format!("a whole number from 0 to {}", u64::MAX)),
@@ -144,7 +143,7 @@ pub fn workload_form(p: &WorkloadProps) -> Html {
         let d = d.clone();
         Callback::from(move |_| {
             let s = crate::web::dom::random_seed();
-            edit(&d, move |e| e.seed = s);
+            d.emit(ExpEdit::Seed(s));
         })
     };
     let on_name = {
@@ -153,7 +152,7 @@ pub fn workload_form(p: &WorkloadProps) -> Html {
             if s.chars().count() > 80 {
                 return Some("at most 80 characters".to_string());
             }
-            edit(&d, move |e| e.name = s);
+            d.emit(ExpEdit::Name(s));
             None
         })
     };
@@ -161,7 +160,7 @@ pub fn workload_form(p: &WorkloadProps) -> Html {
         let d = d.clone();
         Callback::from(move |s: String| match crate::wasted::parse_threshold_us(&s) {
             Ok(ns) => {
-                edit(&d, move |e| e.wasted_core_threshold_ns = ns);
+                d.emit(ExpEdit::WastedCoreThresholdNs(ns));
                 None
             }
             Err(m) => Some(m),
@@ -185,13 +184,13 @@ pub fn workload_form(p: &WorkloadProps) -> Html {
             <div class="row">
                 <Field label="client counts" value={clients_text} on_commit={on_clients} id="clients" wide=true
                     hint={clients_hint} />
-                { num("iterations", "iterations", e.iterations as u64, ITERATIONS_MAX as u64, |e, v| e.iterations = v as u32) }
-                { num("duration_ms", "duration", e.duration_ms, DURATION_MS_MAX, |e, v| e.duration_ms = v) }
+                { num("iterations", "iterations", e.iterations as u64, ITERATIONS_MAX as u64, |v| ExpEdit::Iterations(v as u32)) }
+                { num("duration_ms", "duration", e.duration_ms, DURATION_MS_MAX, ExpEdit::DurationMs) }
                 <Field label="warmup_ms" value={e.warmup_ms.to_string()} on_commit={on_warmup} id="warmup" />
                 <Field label="seed" value={e.seed.to_string()} on_commit={on_seed} id="seed" />
                 <button type="button" class="tool" onclick={on_random} title="A new seed from the browser's random source">{ "random seed" }</button>
                 if shared_runq {
-                    { num("shard_size", "shard", e.shard_size as u64, 1024, |e, v| e.shard_size = v as u32) }
+                    { num("shard_size", "shard", e.shard_size as u64, 1024, |v| ExpEdit::ShardSize(v as u32)) }
                 }
             </div>
             <div class="row">

@@ -164,7 +164,7 @@ impl Sim {
         let exit = c.cstates.iter().map(|s| s.exit_latency_ns.max(s.wake_ns.unwrap_or(0))).max().unwrap_or(0);
         let watchdog = 2 * c.tick_ns
             + 4 * (c.ipi_send_ns + c.ipi_delivery_ns + c.irq_entry_exit_ns + c.irq_handler_ns + exit)
-            + 4 * (c.context_switch_ns + c.ttwu_base_ns + c.enqueue_hold_ns);
+            + 4 * (c.context_switch_ns + c.ttwu_base_ns + c.enqueue_hold_ns + c.schedule_hold_ns);
         for (ci, cpu) in self.cpus.iter().enumerate() {
             if cpu.phase == Phase::Idle && !cpu.queue.is_empty() {
                 let since = cpu.queue.iter().map(|&t| self.tasks[t as usize].queued_at).min().unwrap_or(self.now);

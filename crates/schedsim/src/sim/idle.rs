@@ -130,8 +130,8 @@ impl Sim {
         let irqs = std::mem::take(&mut self.cpus[c as usize].pending_irqs);
         let handled_irqs = !irqs.is_empty();
         let mut cost = self.cost.irq_entry_exit_ns;
-        for (token, timer) in irqs {
-            cost += self.handle_irq(c, token, timer);
+        for irq in irqs {
+            cost += self.handle_irq(c, irq);
         }
         if self.cpus[c as usize].ttwu_pending {
             cost += self.drain_cost(c);

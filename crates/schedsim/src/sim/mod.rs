@@ -22,7 +22,7 @@ use crate::metrics::{Counters, Histogram};
 use crate::rng::Pcg64;
 use crate::topology::CpuMap;
 use crate::trace::{TraceWindow, WakeupTrace};
-use crate::workload::{TaskInit, WorkloadState};
+use crate::workload::{IrqToken, Measured, Sample, TaskInit, WorkloadState};
 use pelt::Signal;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -63,9 +63,9 @@ pub(crate) struct Task {
     /// Runnable load (`se.avg.load_avg`, 0..1024).
     pub load: Signal,
     /// User work left from a preempted `Run`, at full speed.
-    pub pending_run: u64,
+    pub pending_run_ns: u64,
     /// Cache refill and data transfer to pay at the next run, ns.
-    pub penalty: u64,
+    pub penalty_ns: u64,
     /// Data handed over by the waker: (waker CPU, bytes).
     pub wake_data: (u32, u64),
     /// When the last wakeup began (for wakeup latency), if not yet running.
@@ -161,7 +161,7 @@ pub(crate) struct Cpu {
     pub seg_start: Time,
     pub seg_end: Time,
     /// User work left in the current User segment at `seg_start`, at full speed.
-    pub work_left: u64,
+    pub work_left_ns: u64,
     pub slow_pct: u64,
     pub need_resched: bool,
     pub mode: Mode,
@@ -182,7 +182,7 @@ pub(crate) struct Cpu {
     pub ready_at: Time,
     pub wake_signal_at: Time,
     /// Work waiting for the CPU to come out of idle: interrupts to handle.
-    pub pending_irqs: Vec<(u32, bool)>,
+    pub pending_irqs: Vec<Irq>,
     pub avg_idle: u64,
     pub idle_stamp: Time,
     pub max_idle_balance_cost: u64,
@@ -215,10 +215,10 @@ pub(crate) enum Ev {
     Resched {
         cpu: u32,
     },
-    /// Workload interrupt (token) on a CPU.
+    /// Workload interrupt on a CPU.
     Irq {
         cpu: u32,
-        token: u32,
+        token: IrqToken,
     },
     Timer {
         task: u32,
@@ -305,6 +305,24 @@ pub struct SimOptions {
     pub wasted_threshold_ns: u64,
 }
 
+/// What one simulation run produced.
+pub(crate) struct RunOutcome {
+    pub sample: Sample,
+    pub counters: Counters,
+    pub wake_latency: Histogram,
+    pub request_latency: Histogram,
+    pub elapsed_ns: u64,
+    pub wasted_moments: Vec<wasted::WastedMoment>,
+}
+
+/// An interrupt: a device's, carrying the workload's token, or a task's sleep timer
+/// expiring.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Irq {
+    Device(IrqToken),
+    Timer { task: u32 },
+}
+
 /// The simulator. A clone is an independent copy of the whole state: the A/B diff
 /// ([`crate::diff`]) asks another kernel's decision code on one, so that nothing it
 /// changes reaches the run it copies.
@@ -375,7 +393,7 @@ impl Sim {
                 phase: Phase::Idle,
                 seg_start: 0,
                 seg_end: 0,
-                work_left: 0,
+                work_left_ns: 0,
                 slow_pct: 0,
                 need_resched: false,
                 mode: Mode::Idle,
@@ -443,8 +461,8 @@ impl Sim {
                 recent_used_cpu: 0,
                 load: Signal::default(),
 
-                pending_run: 0,
-                penalty: 0,
+                pending_run_ns: 0,
+                penalty_ns: 0,
                 wake_data: (NONE, 0),
                 woken_at: None,
                 last_ran_cpu: NONE,
@@ -553,8 +571,8 @@ impl Sim {
     pub(crate) fn start(&mut self) {
         self.start_tasks();
         self.wasted_start();
-        for (t, cpu, token) in self.wl.initial_irqs(&mut self.rng) {
-            self.push(t, Ev::Irq { cpu, token });
+        for irq in self.wl.initial_irqs(&mut self.rng) {
+            self.push(irq.at_ns, Ev::Irq { cpu: irq.cpu, token: irq.token });
         }
     }
 
@@ -656,9 +674,9 @@ impl Sim {
         }
     }
 
-    /// The run's result: the workload's metric and the counters.
-    pub(crate) fn outcome(&mut self) -> crate::experiment::RunOutcome {
-        use crate::workload::Workload as W;
+    /// The run's counters and latencies; the workload's metric is read from them
+    /// with [`WorkloadState::sample`].
+    pub(crate) fn outcome(&mut self) -> RunOutcome {
         let mut m = self.m.clone();
         m.events = self.events_done;
         for cpu in &self.cpus {
@@ -667,25 +685,15 @@ impl Sim {
             m.idle_ns += cpu.idle_ns;
         }
         let measured = self.now.saturating_sub(self.measure_start).max(1);
-        let secs = measured as f64 / 1e9;
-        let wl = &self.wl;
-        let (sample, finished) = match &wl.spec {
-            W::Tbench { .. } | W::Dbench { .. } => (wl.bytes as f64 / 1e6 / secs, true),
-            W::Hackbench { .. } => (self.now as f64 / 1e9, wl.finished_at.is_some()),
-            W::Pipe { .. } => {
-                let pairs = (self.wl.app_tasks() / 2).max(1) as f64;
-                let per_pair = wl.ops as f64 / pairs;
-                (if per_pair > 0.0 { measured as f64 / 1e3 / per_pair } else { 0.0 }, true)
-            }
-            W::Schbench { .. } => (self.wake_latency.percentile(99) as f64 / 1e3, true),
-            W::Memcache { .. } => (wl.req_latency.percentile(99) as f64 / 1e3, true),
-        };
-        crate::experiment::RunOutcome {
-            sample,
-            finished,
+        RunOutcome {
+            sample: self.wl.sample(&Measured {
+                end_ns: self.now,
+                window_ns: measured,
+                wake_latency: &self.wake_latency,
+            }),
             counters: m,
             wake_latency: self.wake_latency.clone(),
-            request_latency: self.wl.req_latency.clone(),
+            request_latency: self.wl.request_latency(),
             elapsed_ns: measured,
             wasted_moments: std::mem::take(&mut self.wasted_moments),
         }
@@ -717,10 +725,10 @@ impl Sim {
             Ev::Enqueue { cpu, task } => self.enqueue_wakee(cpu, task),
             Ev::WakeIpi { cpu } => self.wake_ipi(cpu),
             Ev::Resched { cpu } => self.resched_ipi(cpu),
-            Ev::Irq { cpu, token } => self.raise_irq(cpu, token, false),
+            Ev::Irq { cpu, token } => self.raise_irq(cpu, Irq::Device(token)),
             Ev::Timer { task } => {
                 let cpu = self.tasks[task as usize].cpu;
-                self.raise_irq(cpu, task, true);
+                self.raise_irq(cpu, Irq::Timer { task });
             }
             Ev::Tick { cpu } => self.tick(cpu),
             Ev::Sample => self.wasted_sample(),
@@ -801,6 +809,18 @@ impl Sim {
         self.acquire(LockId::Rq(owner), at, by, hold)
     }
 
+    /// `c`'s own runqueue lock, taken by `__schedule()`, stays held until `until`:
+    /// through `pick_next_task()` and `context_switch()`, released only in
+    /// `finish_task_switch()` (`finish_lock_switch()`), so a waker enqueueing on `c` or
+    /// a CPU pulling from it meanwhile waits.
+    pub(crate) fn hold_own_rq(&mut self, c: u32, until: Time) {
+        let lk = &mut self.cpus[c as usize].lock;
+        if lk.free_at < until {
+            lk.free_at = until;
+            lk.holder = c;
+        }
+    }
+
     /// Takes a SHARED_RUNQ shard lock for one list operation.
     pub(crate) fn lock_shard(&mut self, llc: u32, shard: u32, at: Time, by: u32) -> u64 {
         let hold = self.cost.shard_lock_hold_ns;
@@ -866,7 +886,7 @@ impl Sim {
     #[inline]
     pub(crate) fn probe(&mut self, this: u32, c: u32) -> u64 {
         if let Some(tb) = &mut self.trace {
-            if tb.probed.len() < 1024 {
+            if tb.probed.len() < crate::trace::PROBED_MAX {
                 tb.probed.push(c);
             }
         }

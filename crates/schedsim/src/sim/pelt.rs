@@ -6,6 +6,16 @@
 //! the rest. For a constant input this equals the kernel's series; the fractional period
 //! is interpolated linearly.
 
+/// `SCHED_CAPACITY_SCALE` (`include/linux/sched.h`: `1L << SCHED_CAPACITY_SHIFT`,
+/// 10): the capacity of one CPU at full speed, and the full scale of a utilisation
+/// signal (`util_avg`).
+pub(crate) const SCHED_CAPACITY_SCALE: u64 = 1024;
+
+/// The load weight of a nice-0 task as PELT averages it: `scale_load_down(NICE_0_LOAD)`,
+/// which is `sched_prio_to_weight[20]` = 1024 (`kernel/sched/sched.h`, `core.c`). Every
+/// modelled task is nice 0, so a runqueue's load is this times its runnable tasks.
+pub(crate) const NICE_0_LOAD: u64 = 1024;
+
 /// PELT period: 1024 µs in ns (the kernel shifts ns by 10 twice).
 pub const PERIOD_NS: u64 = 1 << 20;
 
@@ -16,7 +26,7 @@ const Y_INV: [u64; 32] = [
     2908241642, 2845924021, 2784941738, 2725266179, 2666869345, 2609723834, 2553802834, 2499080105, 2445529972,
     2393127307, 2341847524, 2291666561, 2242560872, 2194507417,
 ];
-/// (1 - y) in Q32.
+/// (1 - y) in Q32, y = 2^(-1/32) ~ 0.97857 (PELT's decay per period, y^32 = 1/2).
 const ONE_MINUS_Y: u64 = 92_032_293;
 
 /// y^(delta / PERIOD) in Q32.

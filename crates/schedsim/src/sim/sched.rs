@@ -3,6 +3,7 @@
 //! (`kernel/sched/core.c`, `fair.c`) unless a comment says otherwise; idle is in
 //! `idle.rs`.
 
+use super::pelt::{NICE_0_LOAD, SCHED_CAPACITY_SCALE};
 use super::*;
 use crate::workload::Action;
 
@@ -68,8 +69,8 @@ impl Sim {
                 if !g.iter().any(|&c| self.allowed(t, c)) {
                     continue;
                 }
-                let load: u64 =
-                    g.iter().map(|&c| self.cpus[c as usize].nr_running as u64).sum::<u64>() * 1024 / g.len() as u64;
+                let load: u64 = g.iter().map(|&c| self.cpus[c as usize].nr_running as u64).sum::<u64>() * NICE_0_LOAD
+                    / g.len() as u64;
                 if best.is_none_or(|(b, _)| load < b) {
                     best = Some((load, gi));
                 }
@@ -114,7 +115,7 @@ impl Sim {
         let cpu = &mut self.cpus[c as usize];
         cpu.phase = Phase::User;
         cpu.seg_start = now;
-        cpu.work_left = work;
+        cpu.work_left_ns = work;
         cpu.slow_pct = slow;
         cpu.seg_end = now.saturating_add(work.saturating_mul(100 + slow) / 100);
         let end = cpu.seg_end;
@@ -142,7 +143,7 @@ impl Sim {
     fn user_progress(&self, c: u32) -> u64 {
         let cpu = &self.cpus[c as usize];
         let done = (self.now - cpu.seg_start) * 100 / (100 + cpu.slow_pct);
-        done.min(cpu.work_left)
+        done.min(cpu.work_left_ns)
     }
 
     /// Re-times user segments of `c`'s siblings after `c` changed busy state.
@@ -170,10 +171,10 @@ impl Sim {
             let done = self.user_progress(s);
             let now = self.now;
             let cpu = &mut self.cpus[s as usize];
-            cpu.work_left -= done;
+            cpu.work_left_ns -= done;
             cpu.seg_start = now;
             cpu.slow_pct = slow;
-            cpu.seg_end = now.saturating_add(cpu.work_left.saturating_mul(100 + slow) / 100);
+            cpu.seg_end = now.saturating_add(cpu.work_left_ns.saturating_mul(100 + slow) / 100);
             let end = cpu.seg_end;
             self.set_seg(s, end);
         }
@@ -184,9 +185,9 @@ impl Sim {
         let done = self.user_progress(c);
         self.clear_seg(c);
         let cpu = &self.cpus[c as usize];
-        let left = cpu.work_left - done;
+        let left = cpu.work_left_ns - done;
         if let Some(t) = cpu.curr {
-            self.tasks[t as usize].pending_run = left;
+            self.tasks[t as usize].pending_run_ns = left;
         }
     }
 
@@ -194,7 +195,7 @@ impl Sim {
         match self.cpus[c as usize].phase {
             Phase::User => {
                 if let Some(t) = self.cpus[c as usize].curr {
-                    self.tasks[t as usize].pending_run = 0;
+                    self.tasks[t as usize].pending_run_ns = 0;
                 }
                 self.continue_task(c);
             }
@@ -227,9 +228,9 @@ impl Sim {
         }
         self.cpus[c as usize].need_resched = false;
         let task = &mut self.tasks[t as usize];
-        if task.pending_run > 0 {
-            let w = task.pending_run + std::mem::take(&mut task.penalty);
-            task.pending_run = 0;
+        if task.pending_run_ns > 0 {
+            let w = task.pending_run_ns + std::mem::take(&mut task.penalty_ns);
+            task.pending_run_ns = 0;
             return self.user(c, w);
         }
         self.run_program(c, t);
@@ -240,7 +241,7 @@ impl Sim {
             let a = self.wl.step(t, self.now, &mut self.rng);
             match a {
                 Action::Run(ns) => {
-                    let w = ns + std::mem::take(&mut self.tasks[t as usize].penalty);
+                    let w = ns + std::mem::take(&mut self.tasks[t as usize].penalty_ns);
                     return self.user(c, w.max(1));
                 }
                 Action::Wake { task, sync, bytes } => {
@@ -309,7 +310,7 @@ impl Sim {
         let now = self.now;
         let task = &mut self.tasks[t as usize];
         task.state = state;
-        task.load.update(now, 1024);
+        task.load.update(now, NICE_0_LOAD);
         self.cpus[c as usize].nr_running -= 1;
     }
 
@@ -333,7 +334,7 @@ impl Sim {
     pub(crate) fn schedule(&mut self, c: u32) {
         self.cpus[c as usize].need_resched = false;
         let carry = std::mem::take(&mut self.cpus[c as usize].carry_ns);
-        let lock = self.lock_rq(c, self.now + carry, c, 100) + carry;
+        let lock = self.lock_rq(c, self.now + carry, c, self.cost.schedule_hold_ns) + carry;
         if let Some(next) = self.pick_next(c) {
             let same = self.cpus[c as usize].curr == Some(next);
             if same {
@@ -376,6 +377,7 @@ impl Sim {
         self.tasks[next as usize].on_cpu = Some(c);
         let half = self.cost.context_switch_ns / 2;
         let out = if self.cpus[c as usize].curr.is_some() { half } else { 0 };
+        self.hold_own_rq(c, self.now + out + half + extra);
         self.kernel(c, out + half + extra, Cont::Switch(next));
     }
 
@@ -384,6 +386,7 @@ impl Sim {
         // Staying in the idle task (nothing was switched out) costs no switch.
         let half = if self.cpus[c as usize].curr.is_some() { self.cost.context_switch_ns / 2 } else { 0 };
         let cost = half + extra;
+        self.hold_own_rq(c, self.now + cost);
         self.kernel(c, cost, Cont::Switch(NONE));
     }
 
@@ -451,7 +454,9 @@ impl Sim {
         let cost = &self.cost;
         let task = &self.tasks[t as usize];
         let ws = task.ws_bytes;
-        let frac = |filled: u64, size: u64| -> u64 { (filled * 1024 / size.max(1)).min(1024) }; // /1024
+        // Shares of a cache evicted, in 1/ONE.
+        const ONE: u64 = 1024;
+        let frac = |filled: u64, size: u64| -> u64 { (filled * ONE / size.max(1)).min(ONE) };
         let mut pen = 0;
         if task.last_ran_cpu != NONE {
             let d = self.map.distance(task.last_ran_cpu, c);
@@ -461,12 +466,12 @@ impl Sim {
                 crate::topology::Distance::SameCpu | crate::topology::Distance::SmtSibling => {
                     let l2_evicted =
                         frac(self.core_fill[place.core as usize].saturating_sub(task.core_mark), cost.l2_bytes);
-                    let from_llc = ws * l2_evicted / 1024;
-                    cost.transfer_ns(from_llc * (1024 - llc_evicted) / 1024, crate::topology::Distance::SameLlc)
-                        + dram(cost, from_llc * llc_evicted / 1024)
+                    let from_llc = ws * l2_evicted / ONE;
+                    cost.transfer_ns(from_llc * (ONE - llc_evicted) / ONE, crate::topology::Distance::SameLlc)
+                        + dram(cost, from_llc * llc_evicted / ONE)
                 }
                 crate::topology::Distance::SameLlc => {
-                    cost.transfer_ns(ws * (1024 - llc_evicted) / 1024, d) + dram(cost, ws * llc_evicted / 1024)
+                    cost.transfer_ns(ws * (ONE - llc_evicted) / ONE, d) + dram(cost, ws * llc_evicted / ONE)
                 }
                 _ => cost.transfer_ns(ws, d),
             };
@@ -479,32 +484,32 @@ impl Sim {
         self.llc_fill[place.llc as usize] += ws;
         let task = &mut self.tasks[t as usize];
         task.wake_data = (NONE, 0);
-        task.penalty += pen;
+        task.penalty_ns += pen;
     }
 
     // ---- interrupts -----------------------------------------------------------------
 
     /// A device or timer interrupt on `c`.
-    pub(crate) fn raise_irq(&mut self, c: u32, token: u32, timer: bool) {
-        if !timer {
-            if let Some((t, cpu, tok)) = self.wl.on_raise(token, self.now, &mut self.rng) {
-                self.push(t.max(self.now + 1), Ev::Irq { cpu, token: tok });
+    pub(crate) fn raise_irq(&mut self, c: u32, irq: Irq) {
+        if let Irq::Device(token) = irq {
+            if let Some(next) = self.wl.on_raise(token, self.now, &mut self.rng) {
+                self.push(next.at_ns.max(self.now + 1), Ev::Irq { cpu: next.cpu, token: next.token });
             }
         }
         match self.cpus[c as usize].phase {
             Phase::Idle => {
-                self.cpus[c as usize].pending_irqs.push((token, timer));
+                self.cpus[c as usize].pending_irqs.push(irq);
                 self.kick(c, self.now, false);
             }
-            Phase::Waking => self.cpus[c as usize].pending_irqs.push((token, timer)),
+            Phase::Waking => self.cpus[c as usize].pending_irqs.push(irq),
             Phase::User => {
                 self.pause_user(c);
                 self.kernel(c, 0, Cont::Irq);
-                let cost = self.cost.irq_entry_exit_ns + self.handle_irq(c, token, timer);
+                let cost = self.cost.irq_entry_exit_ns + self.handle_irq(c, irq);
                 self.extend_kernel(c, cost);
             }
             Phase::Kernel(_) => {
-                let cost = self.cost.irq_entry_exit_ns + self.handle_irq(c, token, timer);
+                let cost = self.cost.irq_entry_exit_ns + self.handle_irq(c, irq);
                 self.extend_kernel(c, cost);
             }
         }
@@ -512,13 +517,16 @@ impl Sim {
 
     /// Runs the handler: the workload's reaction and the wakeups it issues from
     /// interrupt context. Returns the CPU time spent.
-    pub(crate) fn handle_irq(&mut self, c: u32, token: u32, timer: bool) -> u64 {
+    pub(crate) fn handle_irq(&mut self, c: u32, irq: Irq) -> u64 {
         let mut cost = self.cost.irq_handler_ns;
-        if timer {
-            cost += self.try_to_wake_up(c, None, token, false, 0);
-            return cost;
-        }
-        let out = self.wl.irq(token, c, self.now, &mut self.rng);
+        let token = match irq {
+            Irq::Timer { task } => {
+                cost += self.try_to_wake_up(c, None, task, false, 0);
+                return cost;
+            }
+            Irq::Device(token) => token,
+        };
+        let out = self.wl.irq(token, c, self.now);
         for w in out.wakes {
             cost += self.try_to_wake_up(c, None, w, false, 0);
         }
@@ -697,8 +705,8 @@ impl Sim {
         let now = self.now;
         let cpu = &mut self.cpus[c as usize];
         let running = cpu.curr.is_some() as u64;
-        cpu.load.update(now, 1024 * cpu.nr_running as u64);
-        cpu.util.update(now, 1024 * running);
+        cpu.load.update(now, NICE_0_LOAD * cpu.nr_running as u64);
+        cpu.util.update(now, SCHED_CAPACITY_SCALE * running);
     }
 
     // ---- tick -----------------------------------------------------------------------

@@ -5,8 +5,14 @@
 
 use serde::{Deserialize, Serialize};
 
-mod state;
-pub(crate) use state::{Action, TaskInit, WorkloadState};
+mod dbench;
+mod hackbench;
+mod memcache;
+mod pipe;
+mod run;
+mod schbench;
+mod tbench;
+pub(crate) use run::{Action, IrqToken, Measured, Sample, TaskInit, WorkloadState};
 
 /// Which benchmark, with its parameters. `clients` comes from the experiment's sweep.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
