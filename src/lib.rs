@@ -16,6 +16,7 @@
 
 pub mod charts;
 pub mod compare;
+pub mod diff_page;
 pub mod form;
 pub mod gallery;
 pub mod import_text;

@@ -32,6 +32,8 @@ pub enum Tab {
     Sweep,
     Live,
     Classroom,
+    /// Kernel A's run with kernel B asked at every wakeup: where they differ.
+    Diff,
 }
 
 /// Colour theme. `Auto` follows the system's preference.

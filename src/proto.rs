@@ -20,6 +20,8 @@ pub enum Request {
     Perfetto { id: u32, experiment_json: String, ask: crate::perfetto::PerfettoAsk },
     /// Record one run's window for the timeline (`Experiment::record`).
     Timeline { id: u32, experiment_json: String, ask: crate::perfetto::PerfettoAsk },
+    /// Kernel A's run with kernel B asked at every wakeup (`Experiment::diff`).
+    Diff { id: u32, experiment_json: String, ask: schedsim::diff::DiffAsk },
 }
 
 /// Worker → page.
@@ -50,6 +52,11 @@ pub enum Response {
     Timeline {
         id: u32,
         recording_json: String,
+    },
+    /// A `schedsim::diff::DiffReport`, as JSON.
+    Diff {
+        id: u32,
+        report_json: String,
     },
     Failed {
         id: u32,

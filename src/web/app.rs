@@ -1,11 +1,12 @@
 //! The root component: header (tabs, theme, presenter mode, Copy link), banners, and
-//! the three views — Sweep (machine, kernels, workload, run, results), Live and
-//! Classroom.
+//! the views — Sweep (machine, kernels, workload, run, results), Live, Classroom and
+//! Diff.
 
 use crate::charts::ChartTheme;
 use crate::perfetto::{self, PerfettoAsk};
 use crate::permalink::{self, Tab, Theme, View};
 use crate::proto::{Request, Response};
+use crate::web::components::diff::DiffView;
 use crate::web::components::fields::{Field, FieldErrorSink, FieldErrors};
 use crate::web::components::gallery::Gallery;
 use crate::web::components::import::ImportBox;
@@ -237,6 +238,7 @@ pub fn app() -> Html {
             "1" => d.emit(Action::SetTab(Tab::Sweep)),
             "2" => d.emit(Action::SetTab(Tab::Live)),
             "3" => d.emit(Action::SetTab(Tab::Classroom)),
+            "4" => d.emit(Action::SetTab(Tab::Diff)),
             "f" | "F" => d.emit(Action::TogglePresenter),
             "t" | "T" => d.emit(Action::SetTheme(if is_dark(view.theme) { Theme::Light } else { Theme::Dark })),
             " " | "p" | "P" if view.tab != Tab::Live => {
@@ -337,6 +339,7 @@ pub fn app() -> Html {
             let d = dispatch.clone();
             html! { <Gallery on_load={Callback::from(move |(name, run)| d.emit(Action::LoadPreset { name, run }))} /> }
         }
+        Tab::Diff => html! { <DiffView exp={state.exp.clone()} /> },
     };
 
     html! {
@@ -347,6 +350,7 @@ pub fn app() -> Html {
                     { tab_button(Tab::Sweep, "Sweep", "1") }
                     { tab_button(Tab::Live, "Live", "2") }
                     { tab_button(Tab::Classroom, "Classroom", "3") }
+                    { tab_button(Tab::Diff, "Diff", "4") }
                 </nav>
                 <div class="top-tools">
                     <label class="inline">{ "theme " }
@@ -391,7 +395,8 @@ pub fn app() -> Html {
                         <dt><kbd>{ "space" }</kbd></dt><dd>{ "live mode: step one wakeup" }</dd>
                         <dt><kbd>{ "p" }</kbd></dt><dd>{ "live mode: play / pause" }</dd>
                         <dt><kbd>{ "r" }</kbd></dt><dd>{ "live mode: reset" }</dd>
-                        <dt><kbd>{ "1" }</kbd>{ " " }<kbd>{ "2" }</kbd>{ " " }<kbd>{ "3" }</kbd></dt><dd>{ "Sweep, Live, Classroom" }</dd>
+                        <dt><kbd>{ "1" }</kbd>{ " " }<kbd>{ "2" }</kbd>{ " " }<kbd>{ "3" }</kbd>{ " " }<kbd>{ "4" }</kbd></dt><dd>{ "Sweep, Live, Classroom, Diff" }</dd>
+                        <dt><kbd>{ "←" }</kbd>{ " " }<kbd>{ "→" }</kbd></dt><dd>{ "Diff: previous, next difference" }</dd>
                         <dt><kbd>{ "f" }</kbd></dt><dd>{ "presenter mode (large type, high contrast)" }</dd>
                         <dt><kbd>{ "t" }</kbd></dt><dd>{ "light or dark theme" }</dd>
                         <dt><kbd>{ "?" }</kbd></dt><dd>{ "this help; Esc closes it" }</dd>

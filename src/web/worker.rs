@@ -91,6 +91,15 @@ fn handle(req: Request) {
                 Err(e) => Response::Failed { id, message: e.to_string() },
             });
         }
+        Request::Diff { id, experiment_json, ask } => {
+            CURRENT.with(|c| c.set(id));
+            let r = Experiment::from_json(&experiment_json).and_then(|e| e.diff(&ask));
+            post(&match r.map(|d| serde_json::to_string(&d)) {
+                Ok(Ok(report_json)) => Response::Diff { id, report_json },
+                Ok(Err(e)) => Response::Failed { id, message: format!("cannot encode the diff: {e}") },
+                Err(e) => Response::Failed { id, message: e.to_string() },
+            });
+        }
     }
 }
 

@@ -68,6 +68,34 @@ pub fn perfetto_flags() -> Vec<Flag> {
     f
 }
 
+pub fn diff_flags() -> Vec<Flag> {
+    let mut f: Vec<Flag> = trace_flags()
+        .into_iter()
+        .filter(|f| !["kernel-index", "from", "count", "json", "out"].contains(&f.name))
+        .map(|f| {
+            if f.name == "clients" {
+                Flag::value("clients", "N", "the one client count (default: the experiment's first)")
+            } else {
+                f
+            }
+        })
+        .collect();
+    f.extend([
+        Flag::repeated(
+            "kernel-index",
+            "K",
+            "give it twice: kernel A (which runs) then kernel B (which is asked),\nfrom 0 (default 0 then 1)",
+        ),
+        Flag::value("from", "W", "first wakeup to compare, counted from 0 after the warm-up (default 0)"),
+        Flag::value("count", "C", "how many wakeups to compare (default 1000, at most 10000)"),
+        Flag::value("list", "N", "list at most N differences, one line each (default 20)"),
+        Flag::value("details", "N", "show the first N differences with both traces (default 3)"),
+        Flag::switch("json", "print the whole diff as JSON (every difference listed, the first\n--details in full)"),
+        Flag::value("out", "FILE", "write the output to FILE instead of standard output"),
+    ]);
+    f
+}
+
 pub const BENCH_FLAGS: &[Flag] = &[
     Flag::value("repeat", "N", "runs per case; the median is printed (default 5)"),
     Flag::repeated("case", "NAME", "only this case: tbench-8, hackbench-10 or tbench-128 (repeatable)"),
@@ -85,6 +113,8 @@ Usage:
                                           run an experiment given by flags alone
   schedsim show FILE|PRESET [OPTIONS]     print an experiment as JSON (to edit and run)
   schedsim trace FILE|PRESET [OPTIONS]    print the decision trace of chosen wakeups
+  schedsim diff FILE|PRESET [OPTIONS]     run kernel A; list the wakeups where kernel B,
+                                          asked in the same state, would choose another CPU
   schedsim perfetto FILE|PRESET --out F   write a run as a Perfetto (Chrome JSON) trace
   schedsim bench [--repeat N]             measure simulated wakeups per wall-clock second
   schedsim help COMMAND                   options of a command (or COMMAND --help)
@@ -97,6 +127,7 @@ Examples:
   schedsim show demo > exp.json; schedsim run exp.json
   lscpu -p > mybox.txt; schedsim run demo --topology-file mybox.txt
   schedsim trace demo --kernel-index 1 --clients 2 --from 100 --count 3
+  schedsim diff seed001 --kernel-index 0 --kernel-index 1 --count 200
   schedsim perfetto seed001 --kernel-index 1 --to-ms 60 --out seed001.json
 
 Exit status: 0 success, 2 bad input (one line on stderr names the file or option,
@@ -166,6 +197,25 @@ returned and why, the CPUs probed, and where the task went.
 Options:
 {}",
             options_help(&trace_flags())
+        ),
+        "diff" => format!(
+            "Usage: schedsim diff FILE|PRESET [--kernel-index A --kernel-index B] [OPTIONS]
+
+Runs kernel A at one client count (one iteration). At every wakeup A decides, kernel
+B's decision code (select_task_rq_fair and what it calls) is asked what it would
+choose in exactly the same state, on a copy of the simulation: B's answer changes
+nothing, and A's run is the one 'schedsim trace' shows. Prints how many of the
+wakeups differ, how far B's CPU is from A's (same CPU, SMT sibling, same LLC,
+cross-LLC, cross-node), a line per difference, and the first differences with both
+decision traces.
+
+B reads A's state as it is, also state only B's kernel keeps up (with A = v3.8,
+B = v5.15 reads a recent_used_cpu A never set). A wakee still on its CPU is queued
+or waited for without choosing a CPU: such wakeups are counted, not compared.
+
+Options:
+{}",
+            options_help(&diff_flags())
         ),
         "perfetto" => format!(
             "Usage: schedsim perfetto FILE|PRESET [OPTIONS]

@@ -6,6 +6,7 @@
 mod args;
 mod bench;
 mod commands;
+mod diff;
 mod error;
 mod experiment_args;
 mod help;
@@ -69,6 +70,7 @@ fn dispatch(argv: &[String]) -> Result<(), CliError> {
         "run" => commands::run(rest),
         "show" => commands::show(rest),
         "trace" => commands::trace(rest),
+        "diff" => diff::diff(rest),
         "bench" => bench::bench(rest),
         "perfetto" => perfetto::perfetto(rest),
         other => Err(unknown_command(other)),
@@ -77,6 +79,6 @@ fn dispatch(argv: &[String]) -> Result<(), CliError> {
 
 fn unknown_command(c: &str) -> CliError {
     CliError::input(format!(
-        "unknown command {c:?}; commands are presets, run, show, trace, perfetto, bench, help (try 'schedsim --help')"
+        "unknown command {c:?}; commands are presets, run, show, trace, diff, perfetto, bench, help (try 'schedsim --help')"
     ))
 }

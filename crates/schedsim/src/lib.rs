@@ -15,6 +15,7 @@
 //! ```
 
 pub mod cost;
+pub mod diff;
 pub mod domains;
 pub mod estimate;
 pub mod experiment;

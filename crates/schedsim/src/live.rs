@@ -178,7 +178,14 @@ impl Live {
 
     /// Every CPU's state now.
     pub fn cpus(&self) -> Vec<CpuView> {
-        let s = &self.sim;
+        self.sim.cpu_views()
+    }
+}
+
+impl Sim {
+    /// Every CPU's state now, as live mode and the A/B diff show it.
+    pub(crate) fn cpu_views(&self) -> Vec<CpuView> {
+        let s = self;
         s.cpus
             .iter()
             .enumerate()

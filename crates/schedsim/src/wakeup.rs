@@ -117,6 +117,10 @@ impl Sim {
         prev: u32,
         cost: u64,
     ) -> u64 {
+        if self.diff.is_some() && self.tracing() {
+            // The A/B diff: kernel B's choice in this very state, on a copy.
+            self.diff_counterfactual(this, waker, p, sync, prev, cost);
+        }
         let now = self.now;
         let mut cost = cost;
         let cpu = self.select_task_rq(p, prev, this, sync, waker, &mut cost);

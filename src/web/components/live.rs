@@ -347,8 +347,15 @@ pub fn live_view(p: &LiveProps) -> Html {
     let session = h.session.as_ref();
     let wasted_now = session.and_then(|s| s.wasted_now());
     let moments = session.map(|s| s.wasted_moments()).unwrap_or_default();
-    let frame = session
-        .map(|s| Rc::new(LiveFrame { cpus: s.cpus(), trace: s.last().cloned(), cstates, wasted: wasted_now.clone() }));
+    let frame = session.map(|s| {
+        Rc::new(LiveFrame {
+            cpus: s.cpus(),
+            trace: s.last().cloned(),
+            cstates,
+            wasted: wasted_now.clone(),
+            counterfactual: None,
+        })
+    });
     let jumped = p
         .jump
         .as_ref()

@@ -1,6 +1,7 @@
 //! The page's components, one file each.
 
 pub mod chart;
+pub mod diff;
 pub mod fields;
 pub mod gallery;
 pub mod import;

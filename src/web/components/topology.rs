@@ -18,6 +18,8 @@ pub struct LiveFrame {
     pub cstates: Vec<String>,
     /// The wasted-core invariant broken right now: its idle and busy CPU are marked.
     pub wasted: Option<schedsim::WastedMoment>,
+    /// The A/B diff: the CPU kernel B would have chosen for `trace`'s wakeup.
+    pub counterfactual: Option<u32>,
 }
 
 #[derive(Properties, PartialEq)]
@@ -161,8 +163,8 @@ pub fn topology_view(p: &TopologyProps) -> Html {
             if t.nodes.len() > 1 {
                 { distance_matrix(t, edit, ed, &p.refusal) }
             }
-            if live.is_some() {
-                { legend() }
+            if let Some(f) = live {
+                { legend(f.counterfactual.is_some()) }
             }
         </div>
     }
@@ -266,6 +268,9 @@ fn cpu_cell(cpu: u32, live: Option<&LiveFrame>) -> Html {
             roles.push("chosen");
         }
     }
+    if f.counterfactual == Some(cpu) {
+        roles.push("chosen-b");
+    }
     if !roles.is_empty() {
         title += &format!(" — {}", roles.join(", "));
     }
@@ -275,6 +280,7 @@ fn cpu_cell(cpu: u32, live: Option<&LiveFrame>) -> Html {
             "waker" => "W",
             "prev" => "P",
             "chosen" => "★",
+            "chosen-b" => "◆",
             "target" => "T",
             "wasted-idle" => "⚠",
             "wasted-busy" => "Q",
@@ -300,7 +306,8 @@ fn cpu_cell(cpu: u32, live: Option<&LiveFrame>) -> Html {
     }
 }
 
-fn legend() -> Html {
+/// With `diff`, ★ is kernel A's choice and ◆ kernel B's.
+fn legend(diff: bool) -> Html {
     html! {
         <div class="topo-legend" aria-label="legend">
             <span class="cpu ph-user">{ "user" }</span>
@@ -312,9 +319,16 @@ fn legend() -> Html {
             <span class="cpu prev">{ "P prev" }</span>
             <span class="cpu target">{ "T target" }</span>
             <span class="cpu probed">{ "probed" }</span>
-            <span class="cpu chosen">{ "★ chosen" }</span>
-            <span class="cpu wasted-idle">{ "⚠ wasted: idle CPU" }</span>
-            <span class="cpu wasted-busy">{ "Q wasted: its task waits here" }</span>
+            if diff {
+                <span class="cpu chosen">{ "★ A chose" }</span>
+                <span class="cpu chosen-b">{ "◆ B would choose" }</span>
+            } else {
+                <span class="cpu chosen">{ "★ chosen" }</span>
+            }
+            if !diff {
+                <span class="cpu wasted-idle">{ "⚠ wasted: idle CPU" }</span>
+                <span class="cpu wasted-busy">{ "Q wasted: its task waits here" }</span>
+            }
             <span class="cpu"><span class="cpu-q">{ "2" }</span>{ " runnable" }</span>
         </div>
     }

@@ -45,7 +45,7 @@ pub(crate) enum TState {
     Exited,
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Task {
     pub name: String,
     pub state: TState,
@@ -150,7 +150,7 @@ impl Default for WakeeFlips {
     }
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Cpu {
     pub curr: Option<u32>,
     /// `record_wakee()`'s state of this CPU's idle task (`swapper/N`), which is
@@ -292,6 +292,7 @@ impl PartialOrd for Event {
 }
 
 /// Per-LLC shared state: `sd_llc_shared` and the SHARED_RUNQ shards.
+#[derive(Clone)]
 pub(crate) struct Llc {
     pub has_idle_cores: bool,
     pub avg_scan_cost: u64,
@@ -300,6 +301,7 @@ pub(crate) struct Llc {
     pub shards: Vec<Shard>,
 }
 
+#[derive(Clone)]
 pub(crate) struct Shard {
     pub list: std::collections::VecDeque<u32>,
     pub lock: Lock,
@@ -356,7 +358,10 @@ pub(crate) enum Irq {
     Timer { task: u32 },
 }
 
-/// The simulator.
+/// The simulator. A clone is an independent copy of the whole state: the A/B diff
+/// ([`crate::diff`]) asks another kernel's decision code on one, so that nothing it
+/// changes reaches the run it copies.
+#[derive(Clone)]
 pub struct Sim {
     pub(crate) now: Time,
     seq: u64,
@@ -397,6 +402,8 @@ pub struct Sim {
     pub(crate) wasted_episode: bool,
     pub(crate) wasted_moments: Vec<wasted::WastedMoment>,
     pub(crate) rec: Option<record::Recorder>,
+    /// The A/B diff: kernel B's decision is asked at every traced wakeup.
+    pub(crate) diff: Option<Box<crate::diff::Counterfactual>>,
 }
 
 impl Sim {
@@ -473,6 +480,7 @@ impl Sim {
             wasted_episode: false,
             wasted_moments: Vec::new(),
             rec: None,
+            diff: None,
             map,
         }
     }

@@ -20,6 +20,7 @@ pub const RECORD_EVENTS_MAX: usize = 500_000;
 /// export leaves them out).
 pub const WASTED_SPANS_MAX: usize = 10_000;
 
+#[derive(Clone)]
 pub(crate) enum Rec {
     Run { cpu: u32, task: u32, start: Time, end: Time, flow: Option<u64> },
     Idle { cpu: u32, state: u8, start: Time, end: Time },
@@ -97,6 +98,7 @@ pub struct Recording {
     pub wakeups: Vec<WakeupTrace>,
 }
 
+#[derive(Clone)]
 pub(crate) struct Recorder {
     pub from: Time,
     pub to: Time,

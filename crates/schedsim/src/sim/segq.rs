@@ -19,6 +19,7 @@ fn cpu_of(e: u128) -> usize {
     (e as usize) & CPU_MASK
 }
 
+#[derive(Clone)]
 pub(crate) struct SegQueue {
     /// Entries, a binary min-heap.
     heap: Vec<u128>,

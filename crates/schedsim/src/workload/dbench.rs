@@ -18,6 +18,7 @@ const COMMIT_PER_WAITER_NS: u64 = 1_000;
 const KWORKER_NS: u64 = 3_000;
 
 /// `Workload::Dbench`'s parameters.
+#[derive(Clone)]
 pub(super) struct Params {
     pub work_ns: u64,
     pub op_bytes: u64,
@@ -29,6 +30,7 @@ pub(super) struct Params {
     pub rq_affinity: u8,
 }
 
+#[derive(Clone)]
 pub(super) struct Dbench {
     p: Params,
     /// Tasks below this id are the clients; then jbd2, then one kworker per CPU.

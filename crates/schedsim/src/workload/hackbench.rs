@@ -17,6 +17,7 @@ const PIPE_BUF_BYTES: u64 = 65_536;
 /// the low bits are the index of the next receiver.
 const WRITE_DONE: u32 = 0x1_0000;
 
+#[derive(Clone)]
 pub(super) struct Hackbench {
     fds: u32,
     datasize: u64,

@@ -18,6 +18,7 @@ const SYS_PCT: u8 = 40;
 const SERVICE_MIN_NS: u64 = 1_000;
 
 /// `Workload::Memcache`'s parameters.
+#[derive(Clone)]
 pub(super) struct Params {
     pub rps_per_worker: u64,
     pub service_ns: u64,
@@ -28,6 +29,7 @@ pub(super) struct Params {
     pub background_cpus: u32,
 }
 
+#[derive(Clone)]
 pub(super) struct Memcache {
     /// Requests per second, all workers together.
     rate: u64,

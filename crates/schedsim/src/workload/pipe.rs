@@ -9,6 +9,7 @@ use crate::rng::Pcg64;
 /// spend nearly all their time in syscalls, as the seeds' User and System rows show).
 pub(super) const SYS_PCT_IPC: u8 = 90;
 
+#[derive(Clone)]
 pub(super) struct Pipe {
     loops: u64,
     work_ns: u64,

@@ -70,6 +70,7 @@ pub(crate) struct IrqOut {
 
 /// The state every workload program shares: per task a program counter and a count
 /// of undelivered messages, and the tallies a metric reads.
+#[derive(Clone)]
 pub(crate) struct Shared {
     pub(super) pc: Vec<u32>,
     pub(super) inbox: Vec<u32>,
@@ -141,6 +142,7 @@ pub(crate) struct Sample {
 }
 
 /// Each workload's own run-time state.
+#[derive(Clone)]
 enum Program {
     Tbench(tbench::Tbench),
     Dbench(dbench::Dbench),
@@ -151,6 +153,7 @@ enum Program {
 }
 
 /// Runtime state of a workload.
+#[derive(Clone)]
 pub(crate) struct WorkloadState {
     program: Program,
     pub shared: Shared,

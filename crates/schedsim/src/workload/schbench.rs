@@ -9,6 +9,7 @@ const WAKE_HANDLING_NS: u64 = 2_000;
 /// wakes); the workers' burn loop is all user time.
 const SYS_PCT_MESSAGE: u8 = 50;
 
+#[derive(Clone)]
 pub(super) struct Schbench {
     workers: u32,
     sleep_ns: u64,

@@ -9,6 +9,7 @@ use crate::rng::Pcg64;
 /// mostly the loopback TCP stack).
 const SYS_PCT: u8 = 80;
 
+#[derive(Clone)]
 pub(super) struct Tbench {
     msg_bytes: u64,
     work_ns: u64,

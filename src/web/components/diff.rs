@@ -1,0 +1,357 @@
+//! The Diff view: kernel A runs, and at every wakeup kernel B's decision code is asked
+//! in the same state (`Experiment::diff`, in a web worker so the page stays
+//! responsive). Lists where they differ, steps from one difference to the next (buttons
+//! or ← →), shows both decision traces side by side and both choices on one drawing
+//! of the machine (★ A chose, ◆ B would choose), with the counts by distance.
+
+use crate::diff_page::{self, COUNTS, COUNT_DEFAULT};
+use crate::kernel_names::letter;
+use crate::proto::{Request, Response};
+use crate::web::components::topology::{LiveFrame, TopologyView};
+use crate::web::dom;
+use crate::web::state::machine_topology;
+use crate::web::worker::SweepRunner;
+use schedsim::diff::{distance_words, reason, DiffReport, WakeupDiff};
+use schedsim::trace::WakeupTrace;
+use schedsim::Experiment;
+use std::rc::Rc;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlSelectElement, KeyboardEvent};
+use yew::prelude::*;
+
+#[derive(Clone, Debug, PartialEq)]
+enum Status {
+    Idle,
+    Running(u32),
+    Done(Rc<DiffReport>),
+    Failed(String),
+}
+
+#[derive(Properties, PartialEq)]
+pub struct DiffProps {
+    pub exp: Experiment,
+}
+
+#[function_component(DiffView)]
+pub fn diff_view(p: &DiffProps) -> Html {
+    let a = use_state(|| 0u32);
+    let b = use_state(|| 1u32);
+    let clients = use_state(|| p.exp.clients.first().copied().unwrap_or(1));
+    let count = use_state(|| COUNT_DEFAULT);
+    let status = use_state(|| Status::Idle);
+    let at = use_state(|| 0usize);
+    let seq = use_mut_ref(|| 0u32);
+    let runner = {
+        let status = status.clone();
+        let at = at.clone();
+        let seq = seq.clone();
+        use_memo((), move |_| {
+            SweepRunner::new(move |r| {
+                let current = *seq.borrow();
+                match r {
+                    Response::Diff { id, report_json } if id == current => {
+                        match serde_json::from_str::<DiffReport>(&report_json) {
+                            Ok(rep) => {
+                                at.set(0);
+                                status.set(Status::Done(Rc::new(rep)));
+                            }
+                            Err(e) => status.set(Status::Failed(format!("cannot read the diff: {e}"))),
+                        }
+                    }
+                    Response::Failed { id, message } if id == current => status.set(Status::Failed(message)),
+                    _ => {}
+                }
+            })
+        })
+    };
+    let ask = diff_page::ask(&p.exp, *a, *b, *clients, *count);
+    {
+        // Ask again whenever the question changes (the tab opening included).
+        let runner = runner.clone();
+        let status = status.clone();
+        let seq = seq.clone();
+        let exp = p.exp.clone();
+        use_effect_with((ask.clone(), exp), move |(ask, exp)| {
+            if let Some(ask) = ask.clone() {
+                let id = {
+                    let mut s = seq.borrow_mut();
+                    *s += 1;
+                    *s
+                };
+                runner.cancel();
+                status.set(Status::Running(id));
+                if let Err(e) = runner.request(id, Request::Diff { id, experiment_json: exp.to_json(), ask }) {
+                    status.set(Status::Failed(e));
+                }
+            }
+            let runner = runner.clone();
+            move || runner.cancel()
+        });
+    }
+    let len = match &*status {
+        Status::Done(r) => r.details.len(),
+        _ => 0,
+    };
+    let go = {
+        let at = at.clone();
+        move |delta: i64| {
+            let at = at.clone();
+            Callback::from(move |_: MouseEvent| at.set(diff_page::step(*at, delta, len)))
+        }
+    };
+    {
+        // ← and → step, when not typing.
+        let at = at.clone();
+        use_effect_with((len, *at), move |(len, i)| {
+            let (len, i) = (*len, *i);
+            let cb = Closure::<dyn FnMut(KeyboardEvent)>::new(move |e: KeyboardEvent| {
+                if e.ctrl_key() || e.meta_key() || e.alt_key() || typing(&e) {
+                    return;
+                }
+                let delta = match e.key().as_str() {
+                    "ArrowLeft" => -1,
+                    "ArrowRight" => 1,
+                    _ => return,
+                };
+                e.prevent_default();
+                at.set(diff_page::step(i, delta, len));
+            });
+            let doc = dom::document();
+            if let Some(d) = &doc {
+                let _ = d.add_event_listener_with_callback("keydown", cb.as_ref().unchecked_ref());
+            }
+            move || {
+                if let Some(d) = doc {
+                    let _ = d.remove_event_listener_with_callback("keydown", cb.as_ref().unchecked_ref());
+                }
+            }
+        });
+    }
+    let select_u32 = |h: &UseStateHandle<u32>| {
+        let h = h.clone();
+        Callback::from(move |e: Event| {
+            if let Ok(v) = e.target_unchecked_into::<HtmlSelectElement>().value().parse::<u32>() {
+                h.set(v);
+            }
+        })
+    };
+    let exp = &p.exp;
+    let Some(ask) = ask else {
+        return html! {
+            <section class="diff-view" aria-labelledby="diff-h">
+                <h2 id="diff-h">{ "Diff: where kernel B would place a wakeup differently" }</h2>
+                <p class="refusal" id="diff-one-kernel" role="status">{
+                    "The experiment has one kernel. Add a second one under Sweep → Kernels to compare their decisions wakeup by wakeup."
+                }</p>
+            </section>
+        };
+    };
+    let kernel_options = |chosen: u32, not: Option<u32>| {
+        exp.kernels
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| Some(*i as u32) != not)
+            .map(|(i, k)| {
+                html! {
+                    <option value={i.to_string()} selected={i as u32 == chosen}>{ format!("{}: {} ({})", letter(i), k.name, k.label()) }</option>
+                }
+            })
+            .collect::<Html>()
+    };
+    let name_a = exp.kernels[ask.a as usize].name.clone();
+    let name_b = exp.kernels[ask.b as usize].name.clone();
+    let running = matches!(*status, Status::Running(_));
+    let body = match &*status {
+        Status::Idle | Status::Running(_) => html! {},
+        Status::Failed(m) => {
+            html! { <p class="refusal" role="alert" id="diff-error">{ format!("The diff failed: {m}") }</p> }
+        }
+        Status::Done(r) => {
+            let i = (*at).min(r.details.len().saturating_sub(1));
+            let d = r.details.get(i);
+            let topo = machine_topology(&exp.machine).ok();
+            let cstates = exp
+                .machine
+                .resolve()
+                .map(|r| r.costs.cstates.iter().map(|c| c.name.clone()).collect())
+                .unwrap_or_default();
+            let frame = d.map(|d| {
+                Rc::new(LiveFrame {
+                    cpus: d.cpus.clone(),
+                    trace: Some(d.a.clone()),
+                    cstates,
+                    wasted: None,
+                    counterfactual: Some(d.b_cpu()),
+                })
+            });
+            let pick = {
+                let at = at.clone();
+                move |k: usize| {
+                    let at = at.clone();
+                    Callback::from(move |_: MouseEvent| at.set(k))
+                }
+            };
+            html! {
+                <>
+                    <p class="diff-summary" id="diff-summary" role="status">{ diff_page::summary(r) }</p>
+                    <table class="diff-counts" id="diff-counts">
+                        <caption>{ format!("Where B's CPU is, seen from A's, over the {} compared wakeups", r.compared) }</caption>
+                        <tr><th scope="col">{ "B's CPU" }</th><th scope="col">{ "wakeups" }</th><th scope="col">{ "share" }</th></tr>
+                        { for diff_page::relation_rows(r).into_iter().map(|(w, n, pct)| html! {
+                            <tr class={classes!((n == 0).then_some("zero"))}><th scope="row">{ w }</th><td>{ n }</td><td>{ format!("{pct:.1}%") }</td></tr>
+                        }) }
+                    </table>
+                    if let Some(d) = d {
+                        <div class="diff-nav" role="toolbar" aria-label="step through the differences">
+                            <button type="button" id="diff-prev" onclick={go(-1)} disabled={i == 0} title="Previous difference (←)">{ "← Prev" }</button>
+                            <span id="diff-pos" class="status">{ diff_page::position(r, i) }</span>
+                            <button type="button" id="diff-next" class="primary" onclick={go(1)} disabled={i + 1 >= r.details.len()} title="Next difference (→)">{ "Next →" }</button>
+                        </div>
+                        <p class="diff-sentence" id="diff-sentence">{ sentence(d, &name_a, &name_b) }</p>
+                        <div class="live-grid diff-grid">
+                            <div class="live-topo">
+                                if let Some(t) = topo {
+                                    <TopologyView topo={Rc::new(t)} live={frame} />
+                                }
+                                { facts(d) }
+                            </div>
+                            <div class="diff-traces">
+                                { trace_column("a", &format!("A: {name_a}"), "what happened", &d.a) }
+                                { trace_column("b", &format!("B: {name_b}"), "asked in the same state; changes nothing", &d.b) }
+                            </div>
+                        </div>
+                    } else {
+                        <p class="muted" id="diff-none">{ "No difference in these wakeups: B would have chosen the same CPU every time." }</p>
+                    }
+                    if !r.list.is_empty() {
+                        <h3 class="diff-list-h">{ format!("All {} differences", r.list.len()) }</h3>
+                        <ol class="diff-list" id="diff-list">
+                            { for r.list.iter().enumerate().map(|(k, x)| {
+                                let full = k < r.details.len();
+                                let text = format!("#{} {:.3} ms {}: prev {} → A {} / B {} ({})",
+                                    x.index, x.time_ns as f64 / 1e6, x.wakee, x.prev_cpu, x.a_cpu, x.b_cpu, distance_words(x.relation));
+                                html! {
+                                    <li class={classes!((full && k == i).then_some("current"))}>
+                                        if full {
+                                            <button type="button" class="tool linkish" onclick={pick(k)}>{ text }</button>
+                                        } else {
+                                            <span>{ text }</span>
+                                        }
+                                    </li>
+                                }
+                            }) }
+                        </ol>
+                    }
+                </>
+            }
+        }
+    };
+    html! {
+        <section class="diff-view" aria-labelledby="diff-h">
+            <h2 id="diff-h">{ "Diff: where kernel B would place a wakeup differently" }</h2>
+            <p class="lead">{ "Kernel A runs. At every wakeup, kernel B's decision code is asked what it would choose in exactly the same state, on a copy of the simulation: its answer changes nothing. B reads A's state as it is, also state only B's kernel would keep up." }</p>
+            <div class="live-controls" role="toolbar" aria-label="diff controls">
+                <label class="inline">{ "A runs " }
+                    <select id="diff-a" onchange={select_u32(&a)}>{ kernel_options(ask.a, None) }</select>
+                </label>
+                <label class="inline">{ "B is asked " }
+                    <select id="diff-b" onchange={select_u32(&b)}>{ kernel_options(ask.b, Some(ask.a)) }</select>
+                </label>
+                <label class="inline">{ format!("{} ", exp.workload.clients_meaning()) }
+                    <select id="diff-clients" onchange={select_u32(&clients)}>
+                        { for exp.clients.iter().map(|&n| html! { <option value={n.to_string()} selected={n == ask.clients}>{ n }</option> }) }
+                    </select>
+                </label>
+                <label class="inline">{ "wakeups " }
+                    <select id="diff-count" onchange={select_u32(&count)}>
+                        { for COUNTS.iter().map(|&n| html! { <option value={n.to_string()} selected={n == ask.count}>{ n }</option> }) }
+                    </select>
+                </label>
+                <span class="status muted" id="diff-status" role="status">{
+                    if running {
+                        format!("Running {} with {} asked at each of {} wakeups after the warm-up, in a worker…", name_a, name_b, ask.count)
+                    } else {
+                        format!("wakeups 0 to {} after {} ms of warm-up, iteration 0", ask.count - 1, exp.effective_warmup_ms())
+                    }
+                }</span>
+            </div>
+            { body }
+        </section>
+    }
+}
+
+fn sentence(d: &WakeupDiff, a: &str, b: &str) -> Html {
+    html! {
+        <>
+            { format!("{} woken by {} on CPU {} (prev CPU {}): ", d.a.wakee, d.a.waker, d.a.waker_cpu, d.a.prev_cpu) }
+            <span class="who-a">{ format!("A ({a}) chose CPU {}", d.a_cpu()) }</span>
+            { format!(" because {}; ", reason(&d.a)) }
+            <span class="who-b">{ format!("B ({b}) would choose CPU {}", d.b_cpu()) }</span>
+            { format!(" because {}. B's CPU is {}.", reason(&d.b), schedsim::diff::relation_words(d.relation)) }
+        </>
+    }
+}
+
+fn facts(d: &WakeupDiff) -> Html {
+    let delivery = |t: &WakeupTrace| {
+        t.outcome
+            .as_ref()
+            .map(|o| {
+                format!(
+                    "CPU {}{}{}{}, waker cost {} ns",
+                    o.chosen_cpu,
+                    if o.queued { ", wake list" } else { "" },
+                    if o.ipi { ", IPI" } else { "" },
+                    o.idle_exit.as_ref().map(|x| format!(", leaves {x}")).unwrap_or_default(),
+                    o.cost_ns
+                )
+            })
+            .unwrap_or_default()
+    };
+    html! {
+        <dl class="wakeup-summary" id="diff-facts">
+            <dt>{ "wakeup" }</dt><dd>{ format!("#{} at {:.3} ms, {}", d.a.index, d.a.time_ns as f64 / 1e6, if d.a.sync { "sync" } else { "not sync" }) }</dd>
+            <dt>{ "wakee" }</dt><dd>{ d.a.wakee.clone() }</dd>
+            <dt>{ "waker" }</dt><dd>{ format!("{} on CPU {}", d.a.waker, d.a.waker_cpu) }</dd>
+            <dt>{ "prev" }</dt><dd>{ format!("CPU {}", d.a.prev_cpu) }</dd>
+            <dt class="who-a">{ "★ A" }</dt><dd>{ delivery(&d.a) }</dd>
+            <dt class="who-b">{ "◆ B" }</dt><dd>{ delivery(&d.b) }</dd>
+        </dl>
+    }
+}
+
+fn trace_column(which: &'static str, title: &str, note: &'static str, t: &WakeupTrace) -> Html {
+    let probed = if t.probed.is_empty() {
+        "none".to_string()
+    } else {
+        t.probed.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ")
+    };
+    html! {
+        <aside class={classes!("trace", format!("trace-{which}"))} id={format!("diff-trace-{which}")}>
+            <h3>{ title.to_string() }</h3>
+            <p class="muted small">{ note }</p>
+            <ol class="steps">
+                { for t.steps.iter().map(|s| html! {
+                    <li class="step">
+                        <div class="step-head"><code class="fn">{ s.function.clone() }</code>{ " → " }<strong class="result">{ s.result.clone() }</strong></div>
+                        if !s.read.is_empty() {
+                            <div class="reads">{ for s.read.iter().map(|r| html! { <code class="read">{ r.clone() }</code> }) }</div>
+                        }
+                        if !s.why.is_empty() {
+                            <div class="why">{ s.why.clone() }</div>
+                        }
+                    </li>
+                }) }
+            </ol>
+            <p class="probed small">{ format!("CPUs probed: {probed}") }</p>
+        </aside>
+    }
+}
+
+fn typing(e: &KeyboardEvent) -> bool {
+    e.target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .map(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"))
+        .unwrap_or(false)
+}
