@@ -89,7 +89,7 @@ pub fn guides() -> Vec<Guide> {
             title: "recent_used_cpu keeps prev (tbench)",
             byline: "Mel Gorman, August 2021 (v5.15)",
             switch: Switch::RecentUsedPrev,
-            changes: "The same patch under tbench's client/server pairs from 1 to 80 pairs on 80 CPUs.",
+            changes: "The same patch under tbench's client/server pairs from 1 to 320 pairs on 80 CPUs, mmtests' series for this machine.",
             look_for: "SISRecnt% in the table and the throughput curve as the machine fills.",
             reported: "recent_used_cpu hit rate, tbench: about 0% to 25.42%",
         },

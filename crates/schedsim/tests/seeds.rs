@@ -4,11 +4,18 @@
 //! size is `#[ignore]`d with what the model lacks (see docs/seeds.md); run them with
 //! `cargo test -p schedsim --test seeds -- --ignored`.
 
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
 use schedsim::metrics::Counters;
 use schedsim::report::Report;
 
-fn run(name: &str) -> Report {
-    schedsim::presets::experiment(name).unwrap().run(&mut |_| true).unwrap()
+/// The preset's report, run once per test binary: several tests read the same
+/// preset (seed003-tbench alone is half a minute of simulation).
+fn run(name: &str) -> Arc<Report> {
+    static CACHE: Mutex<BTreeMap<String, Arc<OnceLock<Arc<Report>>>>> = Mutex::new(BTreeMap::new());
+    let cell = CACHE.lock().unwrap().entry(name.to_string()).or_default().clone();
+    cell.get_or_init(|| Arc::new(schedsim::presets::experiment(name).unwrap().run(&mut |_| true).unwrap())).clone()
 }
 
 fn summary(r: &Report, k: usize, clients: u32) -> f64 {
@@ -160,18 +167,27 @@ fn seed003_tbench_hit_rate_shape() {
     assert!(last < 5.0, "near zero at saturation: {per:?}");
 }
 
-/// Seed 003's rates within a factor of two: pipe 57 -> 85%, hackbench 0.21 -> 6.64%,
-/// tbench ~0 -> 25.42%.
+/// Seed 003, with the patch: pipe 85.32%, hackbench 6.64%, tbench 25.42%, each within a
+/// factor of two. tbench runs mmtests' client series for 80 CPUs (1 to 320 pairs): the
+/// seed's rate is the counters' total over that series.
 #[test]
-#[ignore = "model gap: pipe n/a (no attempt) -> 100%, hackbench 1.94 -> 10.79%, tbench n/a -> 53.1%: the kernel's counters are system-wide and count the background wakeups of a benchmark box, which the model lacks; see docs/seeds.md"]
-fn seed003_hit_rates_within_a_factor_of_two() {
+fn seed003_patched_hit_rates_within_a_factor_of_two() {
     let within = |x: f64, seed: f64| x >= seed / 2.0 && x <= seed * 2.0;
-    for (preset, seed_off, seed_on) in
-        [("seed003-pipe", 57.14, 85.32), ("seed003-hackbench", 0.21, 6.64), ("seed003-tbench", 0.5, 25.42)]
-    {
+    for (preset, seed_on) in [("seed003-pipe", 85.32), ("seed003-hackbench", 6.64), ("seed003-tbench", 25.42)] {
+        let on = recent_pct(&run(preset), 1);
+        assert!(within(on, seed_on), "{preset}: patched hit rate {on:.2}%, seed {seed_on}%");
+    }
+}
+
+/// Seed 003 without the patch: pipe 57.14%, hackbench 0.21%, tbench "almost 0%".
+#[test]
+#[ignore = "model gap: pipe n/a (no attempt), hackbench 1.94% (1.13% over mmtests' group series), tbench 31.4% of 105 attempts in 6.6M wakeups; the seed's 57.14% is 4 of 7 attempts, wakeups that are not the benchmark's; see docs/seeds.md"]
+fn seed003_unpatched_hit_rates_within_a_factor_of_two() {
+    let within = |x: f64, seed: f64| x >= seed / 2.0 && x <= seed * 2.0;
+    for (preset, seed_off) in [("seed003-pipe", 57.14), ("seed003-hackbench", 0.21), ("seed003-tbench", 0.5)] {
         let r = run(preset);
-        let (off, on) = (recent_pct(&r, 0), recent_pct(&r, 1));
-        assert!(within(off, seed_off) && within(on, seed_on), "{preset}: {off:.2}% -> {on:.2}%");
+        let off = recent_pct(&r, 0);
+        assert!(total(&r, 0).sis_recent_attempts > 0 && within(off, seed_off), "{preset}: unpatched hit rate {off:.2}%");
     }
 }
 
