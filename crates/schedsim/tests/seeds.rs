@@ -187,7 +187,10 @@ fn seed003_unpatched_hit_rates_within_a_factor_of_two() {
     for (preset, seed_off) in [("seed003-pipe", 57.14), ("seed003-hackbench", 0.21), ("seed003-tbench", 0.5)] {
         let r = run(preset);
         let off = recent_pct(&r, 0);
-        assert!(total(&r, 0).sis_recent_attempts > 0 && within(off, seed_off), "{preset}: unpatched hit rate {off:.2}%");
+        assert!(
+            total(&r, 0).sis_recent_attempts > 0 && within(off, seed_off),
+            "{preset}: unpatched hit rate {off:.2}%"
+        );
     }
 }
 
