@@ -270,9 +270,9 @@ pub fn diff_view(p: &DiffProps) -> Html {
                 </label>
                 <span class="status muted" id="diff-status" role="status">{
                     if running {
-                        format!("Running {} with {} asked at each of {} wakeups after the warm-up, in a worker…", name_a, name_b, ask.count)
+                        format!("Running {} with {} asked at each of the first {} wakeups, in a worker…", name_a, name_b, ask.count)
                     } else {
-                        format!("wakeups 0 to {} after {} ms of warm-up, iteration 0", ask.count - 1, exp.effective_warmup_ms())
+                        format!("wakeups 0 to {} from the start of the run ({} ms of warm-up), iteration 0", ask.count - 1, exp.effective_warmup_ms())
                     }
                 }</span>
             </div>
