@@ -154,7 +154,7 @@ pub fn diff_view(p: &DiffProps) -> Html {
             .filter(|(i, _)| Some(*i as u32) != not)
             .map(|(i, k)| {
                 html! {
-                    <option value={i.to_string()} selected={i as u32 == chosen}>{ format!("{}: {} ({})", letter(i), k.name, k.label()) }</option>
+                    <option value={i.to_string()} selected={i as u32 == chosen}>{ format!("{}: {}", letter(i), k.name_with_label()) }</option>
                 }
             })
             .collect::<Html>()
