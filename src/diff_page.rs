@@ -14,7 +14,7 @@ pub const DETAILS: u32 = 300;
 
 /// What the view asks: kernels `a` and `b` clamped to the experiment (B defaults to
 /// the kernel after A), the client count if it is one of the experiment's (else its
-/// first), wakeups from 0 after the warm-up. `None` when the experiment has fewer than
+/// first), wakeups from 0 at the start of the run (warm-up included). `None` when the experiment has fewer than
 /// two kernels.
 pub fn ask(exp: &Experiment, a: u32, b: u32, clients: u32, count: u32) -> Option<DiffAsk> {
     let n = exp.kernels.len() as u32;

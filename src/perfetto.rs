@@ -46,16 +46,18 @@ pub fn parse_window(from_ms: &str, to_ms: &str, duration_ms: u64) -> Result<(u64
     Ok((f, t))
 }
 
-/// The downloaded file's name.
+/// The downloaded file's name; an iteration other than 0 is named in it.
 pub fn file_name(stem: &str, kernel_name: &str, a: &PerfettoAsk) -> String {
     let clean = |s: &str| {
         s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect::<String>()
     };
+    let iteration = if a.iteration == 0 { String::new() } else { format!("-i{}", a.iteration) };
     format!(
-        "{}-{}-c{}-{}-{}us.perfetto.json",
+        "{}-{}-c{}{}-{}-{}us.perfetto.json",
         clean(stem),
         clean(kernel_name),
         a.clients,
+        iteration,
         a.from_ns / 1000,
         a.to_ns / 1000
     )
@@ -78,6 +80,8 @@ mod tests {
         assert!(parse_window("1", "200", 100).unwrap_err().contains("100 ms"));
         let a = PerfettoAsk { kernel: 0, clients: 4, iteration: 0, from_ns: 1_000_000, to_ns: 6_000_000 };
         assert_eq!(file_name("schedsim-demo", "v4.15 a/b", &a), "schedsim-demo-v4_15_a_b-c4-1000-6000us.perfetto.json");
+        let a = PerfettoAsk { iteration: 2, ..a };
+        assert_eq!(file_name("schedsim-demo", "v4.15", &a), "schedsim-demo-v4_15-c4-i2-1000-6000us.perfetto.json");
     }
 
     /// The library's export for the default window parses and has events.

@@ -56,7 +56,7 @@ pub fn draw<DB: DrawingBackend>(
                 Rectangle::new([(x0 + bw * 0.08, 0.0), (x0 + bw * 0.92, y)], color.filled())
             }))
             .map_err(e2s)?
-            .label(format!("{} ({})", c.name, c.label))
+            .label(schedsim::kernel::name_with_label(&c.name, &c.label))
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
     }
     // A window in which nothing completed still has wakeups; say so rather than let the

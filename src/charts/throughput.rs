@@ -281,7 +281,7 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, th: &
                     .map_err(e2s)?;
             }
         }
-        let label = format!("{} {} ({})", letter(ci), c.name, c.label);
+        let label = format!("{} {}", letter(ci), schedsim::kernel::name_with_label(&c.name, &c.label));
         draw_markers(&mut chart, &measured, shape, color, th, false, Some(label))?;
         // An empty window: a cross on the axis in the kernel's colour.
         let empty: Vec<(f64, f64)> = pts.iter().filter(|p| p.3).map(|p| (p.0, 0.0)).collect();

@@ -328,6 +328,14 @@ test("wasted cores: the sweep lists moments; jump opens live mode there; Perfett
   assert.ok(Array.isArray(JSON.parse(pr.text).traceEvents) && JSON.parse(pr.text).traceEvents.length > 0, "traceEvents");
   await page.waitForSelector("#results-perfetto .pf-status");
   assert.match(await page.textContent("#results-perfetto .pf-status"), /Downloaded/);
+  // The iteration asked is the one exported (the demo runs 2), named in the file.
+  await page.fill("#results-perfetto .pf-iteration", "1");
+  const pr1 = await download(page, "#results-perfetto .pf-export");
+  assert.match(pr1.name, /-i1-/);
+  assert.notEqual(pr1.text, pr.text, "iteration 1 is another run than iteration 0");
+  await page.fill("#results-perfetto .pf-iteration", "2");
+  await page.click("#results-perfetto .pf-export");
+  assert.match(await page.textContent("#results-perfetto .pf-error"), /iteration: a whole number from 0 to 1/);
   await first.click();
   await page.waitForSelector("#live-jumped");
   const status = await page.textContent("#live-status");

@@ -64,6 +64,38 @@ impl Parsed {
                 .ok_or_else(|| CliError::input(format!("--{name}: {}", number_problem::<T>(v)))),
         }
     }
+
+    /// A whole number flag whose values lie in `lo..=hi`: a negative or over-long value
+    /// is said to be out of that range (not "from 0" or "at most 2^64 - 1"). The caller
+    /// still checks the range of a value that parses.
+    pub fn number_in<T: std::str::FromStr + Bounded>(
+        &self,
+        name: &str,
+        lo: u64,
+        hi: u64,
+    ) -> Result<Option<T>, CliError> {
+        self.number::<T>(name).map_err(|e| match self.get(name) {
+            Some(v) if out_of_any_range(v) => {
+                let shown = schedsim::input::clip(v);
+                if v.starts_with('-') {
+                    CliError::input(format!(
+                        "--{name}: {shown:?} is negative; expected a whole number from {lo} to {hi}"
+                    ))
+                } else {
+                    CliError::input(format!("--{name}: {shown:?} is out of range {lo} to {hi}"))
+                }
+            }
+            _ => e,
+        })
+    }
+}
+
+/// A negative or too-large whole number, as opposed to text that is no number at all.
+fn out_of_any_range(v: &str) -> bool {
+    let digits = v.strip_prefix('-').unwrap_or(v);
+    !digits.is_empty()
+        && digits.chars().any(|c| c.is_ascii_digit())
+        && digits.chars().all(|c| c.is_ascii_digit() || c == '_')
 }
 
 /// The largest value of the unsigned types the CLI reads.
@@ -225,6 +257,19 @@ mod tests {
         assert!(p(&["--json=yes"]).unwrap_err().msg.contains("takes no value"));
         assert!(p(&["--help"]).unwrap().help);
         assert_eq!(p(&["--", "--json"]).unwrap().positionals, ["--json"]);
+    }
+
+    #[test]
+    fn a_number_with_a_range_says_the_range() {
+        let r = p(&["--seed", "-1", "--json"]).unwrap();
+        let e = r.number_in::<u32>("seed", 1, 1024).unwrap_err();
+        assert_eq!(e.msg, "--seed: \"-1\" is negative; expected a whole number from 1 to 1024");
+        let r = p(&["--seed", "99999999999999999999"]).unwrap();
+        assert!(r.number_in::<u64>("seed", 1, 600000).unwrap_err().msg.ends_with("is out of range 1 to 600000"));
+        let r = p(&["--seed", "x1"]).unwrap();
+        assert!(r.number_in::<u32>("seed", 1, 9).unwrap_err().msg.contains("not a whole number"));
+        let r = p(&["--seed", "7"]).unwrap();
+        assert_eq!(r.number_in::<u32>("seed", 1, 9).unwrap(), Some(7));
     }
 
     #[test]

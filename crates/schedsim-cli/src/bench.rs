@@ -104,7 +104,7 @@ pub fn bench(args: &[String]) -> Result<(), CliError> {
     if let Some(extra) = p.positionals.first() {
         return Err(CliError::input(format!("bench: unexpected argument {extra:?}")));
     }
-    let repeat = p.number::<u32>("repeat")?.unwrap_or(5);
+    let repeat = p.number_in::<u32>("repeat", 1, 1000)?.unwrap_or(5);
     if repeat == 0 || repeat > 1000 {
         return Err(CliError::input(format!("--repeat: {repeat} is out of range 1 to 1000")));
     }

@@ -209,7 +209,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     if p.has("progress") && p.has("no-progress") {
         return Err(CliError::input("run: --progress and --no-progress contradict each other"));
     }
-    let jobs = match p.number::<u32>("jobs")? {
+    let jobs = match p.number_in::<u32>("jobs", 1, crate::pool::JOBS_MAX as u64)? {
         None => crate::pool::default_jobs(),
         Some(n) if n == 0 || n as usize > crate::pool::JOBS_MAX => {
             return Err(CliError::input(format!("--jobs: {n} is out of range 1 to {}", crate::pool::JOBS_MAX)))
@@ -300,7 +300,7 @@ pub fn trace(args: &[String]) -> Result<(), CliError> {
     let kernel = p.number::<usize>("kernel-index")?.unwrap_or(0);
     let iteration = p.number::<u32>("iteration")?.unwrap_or(0);
     let from = p.number::<u64>("from")?.unwrap_or(0);
-    let count = p.number::<u32>("count")?.unwrap_or(5);
+    let count = p.number_in::<u32>("count", 1, TRACE_WAKEUPS_MAX as u64)?.unwrap_or(5);
     if count == 0 || count > TRACE_WAKEUPS_MAX {
         return Err(CliError::input(format!("--count: {count} is out of range 1 to {TRACE_WAKEUPS_MAX}")));
     }
@@ -323,7 +323,7 @@ pub fn trace(args: &[String]) -> Result<(), CliError> {
     } else {
         let k = &exp.kernels[kernel];
         let mut s = format!(
-            "{}: kernel {} ({}), {} {}, iteration {}, wakeups {} to {} after {} ms of warm-up\n",
+            "{}: kernel {} ({}), {} {}, iteration {}, wakeups {} to {} from the start of the run ({} ms of warm-up)\n",
             if exp.name.is_empty() { "experiment" } else { &exp.name },
             k.name,
             k.label(),

@@ -60,7 +60,7 @@ pub fn diff(args: &[String]) -> Result<(), CliError> {
     }
     let iteration = p.number::<u32>("iteration")?.unwrap_or(0);
     let from = p.number::<u64>("from")?.unwrap_or(0);
-    let count = p.number::<u32>("count")?.unwrap_or(COUNT_DEFAULT);
+    let count = p.number_in::<u32>("count", 1, TRACE_WAKEUPS_MAX as u64)?.unwrap_or(COUNT_DEFAULT);
     if count == 0 || count > TRACE_WAKEUPS_MAX {
         return Err(CliError::input(format!("--count: {count} is out of range 1 to {TRACE_WAKEUPS_MAX}")));
     }

@@ -195,10 +195,10 @@ pub fn apply_flags(exp: &mut Experiment, p: &Parsed) -> Result<Vec<String>, CliE
     if let Some(c) = p.get("clients") {
         exp.clients = parse_clients(c)?;
     }
-    if let Some(n) = p.number::<u32>("iterations")? {
+    if let Some(n) = p.number_in::<u32>("iterations", 1, schedsim::experiment::ITERATIONS_MAX as u64)? {
         exp.iterations = n;
     }
-    if let Some(d) = p.number::<u64>("duration-ms")? {
+    if let Some(d) = p.number_in::<u64>("duration-ms", 1, schedsim::experiment::DURATION_MS_MAX)? {
         exp.duration_ms = d;
         if !p.has("warmup-ms") {
             exp.warmup_ms = d / 10;
@@ -217,7 +217,7 @@ pub fn apply_flags(exp: &mut Experiment, p: &Parsed) -> Result<Vec<String>, CliE
             .map(|k| KernelSpec::parse(k).map_err(|e| CliError::input(format!("--kernel: {e}"))))
             .collect::<Result<_, _>>()?;
     }
-    if let Some(s) = p.number::<u32>("shard-size")? {
+    if let Some(s) = p.number_in::<u32>("shard-size", 1, schedsim::experiment::SHARD_SIZE_MAX as u64)? {
         exp.shard_size = s;
     }
     if let Some(n) = p.get("name") {

@@ -51,7 +51,11 @@ pub fn trace_flags() -> Vec<Flag> {
     f.extend([
         Flag::value("kernel-index", "K", "which kernel column to trace, from 0 (default 0)"),
         Flag::value("iteration", "I", "which iteration's random stream, from 0 (default 0)"),
-        Flag::value("from", "W", "first wakeup to show, counted from 0 after the warm-up (default 0)"),
+        Flag::value(
+            "from",
+            "W",
+            "first wakeup to show, counted from 0 at the start of the run,\nwarm-up included (default 0)",
+        ),
         Flag::value("count", "C", "how many wakeups to show (default 5)"),
         Flag::switch("json", "print the traces as JSON"),
         Flag::value("out", "FILE", "write the output to FILE instead of standard output"),
@@ -86,7 +90,11 @@ pub fn diff_flags() -> Vec<Flag> {
             "K",
             "give it twice: kernel A (which runs) then kernel B (which is asked),\nfrom 0 (default 0 then 1)",
         ),
-        Flag::value("from", "W", "first wakeup to compare, counted from 0 after the warm-up (default 0)"),
+        Flag::value(
+            "from",
+            "W",
+            "first wakeup to compare, counted from 0 at the start of the run,\nwarm-up included (default 0)",
+        ),
         Flag::value("count", "C", "how many wakeups to compare (default 1000, at most 10000)"),
         Flag::value("list", "N", "list at most N differences, one line each (default 20)"),
         Flag::value("details", "N", "show the first N differences with both traces (default 3)"),

@@ -26,8 +26,21 @@ pub fn perfetto(args: &[String]) -> Result<(), CliError> {
     let dest = Destination::open(p.get("out"))?;
     let Loaded { exp, .. } = load(target, &p)?;
     let to_ms = p.number::<u64>("to-ms")?.unwrap_or(exp.duration_ms);
-    if from_ms > to_ms {
-        return Err(CliError::input(format!("--from-ms: {from_ms} is after --to-ms {to_ms}")));
+    if from_ms >= exp.duration_ms {
+        return Err(CliError::input(format!(
+            "--from-ms: {from_ms} is at or past the end of the run, which lasts {} ms (--duration-ms)",
+            exp.duration_ms
+        )));
+    }
+    if to_ms > exp.duration_ms {
+        return Err(CliError::input(format!(
+            "--to-ms: {to_ms} is past the end of the run, which lasts {} ms (--duration-ms)",
+            exp.duration_ms
+        )));
+    }
+    if from_ms >= to_ms {
+        let what = if from_ms == to_ms { "is --to-ms too: the window is empty" } else { "is after --to-ms" };
+        return Err(CliError::input(format!("--from-ms: {from_ms} {what} {to_ms}")));
     }
     crate::commands::check_run_choice(&exp, kernel, iteration)?;
     let t = exp

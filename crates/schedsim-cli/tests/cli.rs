@@ -310,6 +310,21 @@ fn bad_input_exits_2_with_one_line() {
         (vec!["run", "demo", "--iterations", "_"], vec!["--iterations", "no digits"]),
         (vec!["run", "demo", "--clients", "1,1"], vec!["--clients", "1 is listed twice"]),
         (vec!["bench", "--case", "tbench-9"], vec!["--case", "tbench-8"]),
+        // A range known to the flag is the one said, not "from 0" nor 2^64 - 1.
+        (
+            vec!["run", "demo", "--jobs", "-1"],
+            vec!["--jobs", "\"-1\" is negative; expected a whole number from 1 to 1024"],
+        ),
+        (
+            vec!["run", "demo", "--duration-ms", "99999999999999999999"],
+            vec!["--duration-ms", "out of range 1 to 600000"],
+        ),
+        (vec!["run", "demo", "--iterations", "-2"], vec!["--iterations", "from 1 to 100"]),
+        (vec!["trace", "demo", "--count", "-1"], vec!["--count", "from 1 to 10000"]),
+        // A Perfetto window past the run's end, or empty, is refused (it was written).
+        (vec!["perfetto", "demo", "--to-ms", "999999"], vec!["--to-ms", "999999", "lasts 100 ms"]),
+        (vec!["perfetto", "demo", "--from-ms", "5", "--to-ms", "5"], vec!["--from-ms", "the window is empty"]),
+        (vec!["perfetto", "demo", "--from-ms", "200"], vec!["--from-ms", "200", "lasts 100 ms"]),
     ];
     for (args, words) in cases {
         let o = schedsim(&args);

@@ -40,11 +40,12 @@ fn seed001_lists_where_the_patch_changes_the_choice() {
     assert_eq!(out, ok(&["diff", "seed001", "--count", "200", "--details", "2"]));
 }
 
-/// A's traces in the diff are `schedsim trace`'s, byte for byte.
+/// A's traces in the diff are `schedsim trace`'s, byte for byte (wakeup 1: at wakeup 0,
+/// the run's first, B agrees with A).
 #[test]
 fn a_traces_are_the_trace_commands() {
-    let d = ok(&["diff", "seed001", "--count", "1", "--details", "1"]);
-    let t = ok(&["trace", "seed001", "--kernel-index", "0", "--count", "1"]);
+    let d = ok(&["diff", "seed001", "--from", "1", "--count", "1", "--details", "1"]);
+    let t = ok(&["trace", "seed001", "--kernel-index", "0", "--from", "1", "--count", "1"]);
     let a_trace = t.split_once("\n\n").map(|(_, body)| body).unwrap();
     let a_part = d.split_once("--- A: v3.8 (v3.8)\n").unwrap().1.split_once("--- B:").unwrap().0;
     let unindented: String = a_part.lines().map(|l| format!("{}\n", l.strip_prefix("  ").unwrap_or(l))).collect();

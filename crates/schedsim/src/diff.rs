@@ -27,8 +27,8 @@ use std::fmt::Write;
 pub const DIFF_DETAILS_MAX: u32 = 1000;
 
 /// What to compare: kernels `a` and `b` (indices into the experiment's kernels) at one
-/// client count and iteration, over wakeups `from..from + count` of the measured run
-/// (counted from 0 after the warm-up, as `schedsim trace` counts them).
+/// client count and iteration, over wakeups `from..from + count` of the run (counted
+/// from 0 at its start, warm-up included, as `schedsim trace` counts them).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DiffAsk {
     pub a: u32,
@@ -380,7 +380,7 @@ impl DiffReport {
         let last = self.ask.from.saturating_add(self.ask.count as u64).saturating_sub(1);
         let _ = writeln!(
             s,
-            "{}: A = kernel {} {} ({}), B = kernel {} {} ({}), {} {}, iteration {}, wakeups {} to {} after {} ms of warm-up",
+            "{}: A = kernel {} {} ({}), B = kernel {} {} ({}), {} {}, iteration {}, wakeups {} to {} from the start of the run ({} ms of warm-up)",
             if self.experiment_name.is_empty() { "experiment" } else { &self.experiment_name },
             self.ask.a,
             a.name,

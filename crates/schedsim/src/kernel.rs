@@ -268,6 +268,16 @@ pub struct KernelSpec {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KernelSpecError(pub String);
 
+/// A kernel for people: "mine (v5.15+sis-prev-idle)", or "v4.15" alone when its name
+/// is its label, not "v4.15 (v4.15)".
+pub fn name_with_label(name: &str, label: &str) -> String {
+    if name == label {
+        name.to_string()
+    } else {
+        format!("{name} ({label})")
+    }
+}
+
 impl fmt::Display for KernelSpecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
@@ -341,6 +351,12 @@ impl KernelSpec {
         Ok(spec)
     }
 
+    /// The name with the label in parentheses, or the name alone when it is the label
+    /// (see [`name_with_label`]).
+    pub fn name_with_label(&self) -> String {
+        name_with_label(&self.name, &self.label())
+    }
+
     /// The `PRESET+A-B` form (without the name).
     pub fn label(&self) -> String {
         let mut s = self.preset.name().to_string();
@@ -410,6 +426,14 @@ impl KernelConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_equal_to_its_label_is_said_once() {
+        assert_eq!(KernelSpec::new("v4.15", KernelVersion::V4_15).name_with_label(), "v4.15");
+        assert_eq!(KernelSpec::new("old", KernelVersion::V4_15).name_with_label(), "old (v4.15)");
+        assert_eq!(name_with_label("mine", "v5.15+sis-prev-idle"), "mine (v5.15+sis-prev-idle)");
+        assert_eq!(name_with_label("v5.15 (2)", "v5.15"), "v5.15 (2) (v5.15)");
+    }
 
     #[test]
     fn patches_default_off_on_their_version_and_on_after() {

@@ -41,6 +41,12 @@ impl PointResult {
     pub fn stddev(&self) -> f64 {
         stddev(&self.samples)
     }
+
+    /// False when an iteration measured nothing (a sample of 0: no request completed
+    /// in the window) or there are no samples: the Hmean/Amean is then no measurement.
+    pub fn measured(&self) -> bool {
+        !self.samples.is_empty() && self.samples.iter().all(|v| v.is_finite() && *v > 0.0)
+    }
 }
 
 /// One kernel configuration's results.
@@ -82,14 +88,36 @@ pub struct Report {
     pub configs: Vec<ConfigResult>,
 }
 
-fn gain(base: f64, v: f64, higher_is_better: bool) -> f64 {
-    if base == 0.0 {
-        return 0.0;
+/// The change against the base in percent, + is better; `None` when there is none to
+/// give (a base of 0 with another value: mmtests' `pdiff` prints 100% or 0% there).
+fn gain(base: f64, v: f64, higher_is_better: bool) -> Option<f64> {
+    if base == v {
+        return Some(0.0);
     }
-    if higher_is_better {
-        (v - base) / base * 100.0
-    } else {
-        (base - v) / base * 100.0
+    if base == 0.0 {
+        return None;
+    }
+    Some(if higher_is_better { (v - base) / base * 100.0 } else { (base - v) / base * 100.0 })
+}
+
+/// One cell of the Hmean/Stddev rows: the value and its change, or "n/a" for what was
+/// not measured, never a made-up "0.00 (0.00%)".
+fn cell(s: &mut String, v: Option<f64>, change: Option<f64>, d: usize) {
+    match v {
+        Some(v) => {
+            let _ = write!(s, "{v:>12.d$}");
+        }
+        None => {
+            let _ = write!(s, "{:>12}", "n/a");
+        }
+    }
+    match change {
+        Some(g) => {
+            let _ = write!(s, " ({g:>7.2}%)");
+        }
+        None => {
+            let _ = write!(s, " ({:>8})", "n/a");
+        }
     }
 }
 
@@ -140,37 +168,38 @@ impl Report {
         // Two decimals as mmtests prints, more for sub-unit values (hackbench seconds).
         let big = self.configs.iter().flat_map(|c| &c.points).map(|p| p.summary(m)).fold(0.0, f64::max);
         let d = if big < 1.0 { 4 } else { 2 };
-        for (pi, bp) in base_points.iter().enumerate() {
-            let base = bp.summary(m);
-            let _ = write!(s, "{:<10}{:<3}{:>12.d$} ({:>7.2}%)", label, bp.clients, base, 0.0);
-            for c in &self.configs[1..] {
-                // A report cut short by a failure may lack a column's later points.
-                match c.points.get(pi) {
-                    Some(p) => {
-                        let v = p.summary(m);
-                        let _ = write!(s, "{:>12.d$} ({:>7.2}%)", v, gain(base, v, m.higher_is_better));
+        // A point where an iteration measured nothing has no mean, stddev or change.
+        let summary = |p: &PointResult| p.measured().then(|| p.summary(m));
+        let spread = |p: &PointResult| p.measured().then(|| p.stddev());
+        let mut unmeasured = false;
+        for (rows, value, higher) in
+            [(label, &summary as &dyn Fn(&PointResult) -> Option<f64>, m.higher_is_better), ("Stddev", &spread, false)]
+        {
+            for (pi, bp) in base_points.iter().enumerate() {
+                let base = value(bp);
+                unmeasured |= base.is_none();
+                let _ = write!(s, "{:<10}{:<3}", rows, bp.clients);
+                cell(&mut s, base, base.map(|_| 0.0), d);
+                for c in &self.configs[1..] {
+                    // A report cut short by a failure may lack a column's later points.
+                    match c.points.get(pi) {
+                        Some(p) => {
+                            let v = value(p);
+                            unmeasured |= v.is_none();
+                            let change = base.zip(v).and_then(|(b, v)| gain(b, v, higher));
+                            cell(&mut s, v, change, d);
+                        }
+                        None => s.push_str(&format!("{:>12} {:>10}", "-", "")),
                     }
-                    None => s.push_str(&format!("{:>12} {:>10}", "-", "")),
                 }
+                s.push('\n');
             }
-            s.push('\n');
-        }
-        for (pi, bp) in base_points.iter().enumerate() {
-            let base = bp.stddev();
-            let _ = write!(s, "{:<10}{:<3}{:>12.d$} ({:>7.2}%)", "Stddev", bp.clients, base, 0.0);
-            for c in &self.configs[1..] {
-                match c.points.get(pi) {
-                    Some(p) => {
-                        let v = p.stddev();
-                        let _ = write!(s, "{:>12.d$} ({:>7.2}%)", v, gain(base, v, false));
-                    }
-                    None => s.push_str(&format!("{:>12} {:>10}", "-", "")),
-                }
-            }
-            s.push('\n');
         }
         if base_points.iter().any(|p| !p.finished) {
             let _ = writeln!(s, "(some iterations hit the duration before the work was done)");
+        }
+        if unmeasured {
+            let _ = writeln!(s, "(n/a: an iteration measured nothing there, so there is no mean to compare)");
         }
         s.push('\n');
         let (mut h1, mut h2) = (String::new(), String::new());

@@ -12,7 +12,7 @@ pub const TRACE_STEPS_MAX: usize = 64;
 pub const PROBED_MAX: usize = crate::topology::CPUS_MAX as usize;
 
 /// Which wakeups to record: `count` wakeups starting at the `from`-th (0-based) of the
-/// measured run of one client count.
+/// run of one client count, counted from its start (warm-up included).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TraceWindow {
     pub from: u64,
@@ -50,7 +50,7 @@ pub struct Outcome {
 /// One traced wakeup.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WakeupTrace {
-    /// Index among the run's wakeups.
+    /// Index among the run's wakeups, from 0 at its start (warm-up included).
     pub index: u64,
     pub time_ns: u64,
     pub wakee: String,

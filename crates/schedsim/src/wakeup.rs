@@ -50,10 +50,9 @@ impl Sim {
             };
             self.trace_begin(p, waker_name, this, sync);
         }
-        if self.measuring {
-            // Trace windows count wakeups from the end of the warm-up.
-            self.wake_index += 1;
-        }
+        // Every wakeup of the run, warm-up included, has its own index: trace windows,
+        // recordings and Perfetto flow ids count from the start of the run.
+        self.wake_index += 1;
         self.m.wakeups += 1;
         self.m.wakeups_sync += sync as u64;
         self.m.wakeups_from_irq += waker.is_none() as u64;

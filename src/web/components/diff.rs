@@ -154,7 +154,7 @@ pub fn diff_view(p: &DiffProps) -> Html {
             .filter(|(i, _)| Some(*i as u32) != not)
             .map(|(i, k)| {
                 html! {
-                    <option value={i.to_string()} selected={i as u32 == chosen}>{ format!("{}: {} ({})", letter(i), k.name, k.label()) }</option>
+                    <option value={i.to_string()} selected={i as u32 == chosen}>{ format!("{}: {}", letter(i), k.name_with_label()) }</option>
                 }
             })
             .collect::<Html>()
@@ -270,9 +270,9 @@ pub fn diff_view(p: &DiffProps) -> Html {
                 </label>
                 <span class="status muted" id="diff-status" role="status">{
                     if running {
-                        format!("Running {} with {} asked at each of {} wakeups after the warm-up, in a worker…", name_a, name_b, ask.count)
+                        format!("Running {} with {} asked at each of the first {} wakeups, in a worker…", name_a, name_b, ask.count)
                     } else {
-                        format!("wakeups 0 to {} after {} ms of warm-up, iteration 0", ask.count - 1, exp.effective_warmup_ms())
+                        format!("wakeups 0 to {} from the start of the run ({} ms of warm-up), iteration 0", ask.count - 1, exp.effective_warmup_ms())
                     }
                 }</span>
             </div>

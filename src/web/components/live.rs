@@ -381,7 +381,7 @@ pub fn live_view(p: &LiveProps) -> Html {
                 <label class="inline">{ "kernel " }
                     <select id="live-kernel" onchange={on_kernel}>
                         { for p.exp.kernels.iter().enumerate().map(|(i, k)| html! {
-                            <option value={i.to_string()} selected={i as u32 == kernel}>{ format!("{}: {} ({})", letter(i), k.name, k.label()) }</option>
+                            <option value={i.to_string()} selected={i as u32 == kernel}>{ format!("{}: {}", letter(i), k.name_with_label()) }</option>
                         }) }
                     </select>
                 </label>

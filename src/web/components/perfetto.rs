@@ -28,21 +28,28 @@ pub fn perfetto_export(p: &PerfettoProps) -> Html {
     let to = use_state(String::new);
     let kernel = use_state(|| p.kernel);
     let clients = use_state(|| p.clients);
+    let iteration = use_state(|| "0".to_string());
     let error = use_state(|| None::<String>);
     let (k, c) = if p.fixed_run { (p.kernel, p.clients) } else { (*kernel, *clients) };
     let fmt_ms = |ns: u64| format!("{}", ns as f64 / 1e6);
     let on_click = {
-        let (from, to, error) = (from.clone(), to.clone(), error.clone());
+        let (from, to, it, error) = (from.clone(), to.clone(), iteration.clone(), error.clone());
         let (dflt, dur, cb) = (p.window, p.exp.duration_ms, p.on_export.clone());
+        // Live mode runs iteration 0; a sweep's export asks the iteration typed.
+        let (fixed, iterations) = (p.fixed_run, p.exp.iterations);
         Callback::from(move |_| {
             let f = if from.trim().is_empty() { fmt_ms(dflt.0) } else { (*from).clone() };
             let t = if to.trim().is_empty() { fmt_ms(dflt.1) } else { (*to).clone() };
-            match parse_window(&f, &t, dur) {
-                Ok((from_ns, to_ns)) => {
-                    error.set(None);
-                    cb.emit(PerfettoAsk { kernel: k, clients: c, iteration: 0, from_ns, to_ns });
+            let iter = if fixed { Some(0) } else { it.trim().parse::<u32>().ok().filter(|i| *i < iterations) };
+            match (parse_window(&f, &t, dur), iter) {
+                (Err(e), _) => error.set(Some(e)),
+                (_, None) => {
+                    error.set(Some(format!("iteration: a whole number from 0 to {}", iterations.saturating_sub(1))))
                 }
-                Err(e) => error.set(Some(e)),
+                (Ok((from_ns, to_ns)), Some(iteration)) => {
+                    error.set(None);
+                    cb.emit(PerfettoAsk { kernel: k, clients: c, iteration, from_ns, to_ns });
+                }
             }
         })
     };
@@ -80,6 +87,9 @@ pub fn perfetto_export(p: &PerfettoProps) -> Html {
                     <select class="pf-clients" onchange={on_clients} aria-label="client count of the Perfetto trace">
                         { for p.exp.clients.iter().map(|n| html! { <option value={n.to_string()} selected={*n == c}>{ *n }</option> }) }
                     </select>
+                </label>
+                <label class="inline">{ "iteration " }
+                    <input class="pf-iteration" type="text" inputmode="numeric" size="3" value={(*iteration).clone()} oninput={text_in(&iteration)} aria-label="iteration of the Perfetto trace" />
                 </label>
             }
             <label class="inline">{ "from ms " }

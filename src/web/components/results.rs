@@ -174,7 +174,7 @@ fn wasted_section(r: &SweepResult, on_jump: &Callback<JumpPlan>) -> Html {
                     { if w.wasted_ns == 0 { "0".to_string() } else { format!("{} ({}×)", wasted::fmt_ns(w.wasted_ns), w.episodes) } }
                 </td>
             }).collect::<Html>();
-            html! { <tr><th scope="row">{ format!("{} ({})", c.name, c.label) }</th>{ cells }</tr> }
+            html! { <tr><th scope="row">{ schedsim::kernel::name_with_label(&c.name, &c.label) }</th>{ cells }</tr> }
         }).collect::<Html>();
         let with_moments: Vec<_> = rows.iter().filter(|w| !w.moments.is_empty()).collect();
         let moments = if with_moments.is_empty() {

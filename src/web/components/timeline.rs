@@ -7,7 +7,9 @@
 
 use crate::perfetto::{parse_window, PerfettoAsk};
 use crate::proto::{Request, Response};
-use crate::timeline::{fmt_ms, layout_lane, task_colour, ticks, Kind, Timeline, ViewWindow};
+use crate::timeline::{
+    fmt_duration, fmt_ms, fmt_ms_within, layout_lane, task_colour, ticks, Kind, Timeline, ViewWindow,
+};
 use crate::web::dom;
 use crate::web::worker::SweepRunner;
 use schedsim::trace::WakeupTrace;
@@ -475,10 +477,10 @@ pub fn timeline_view(p: &TimelineProps) -> Html {
     };
     let status = format!(
         "{} to {} ({} of {} shown){}",
-        fmt_ms(v.start_ns),
-        fmt_ms(v.end_ns),
-        fmt_ms(v.span()),
-        fmt_ms(hi - lo),
+        fmt_ms_within(v.start_ns, v.span()),
+        fmt_ms_within(v.end_ns, v.span()),
+        fmt_duration(v.span()),
+        fmt_duration(hi - lo),
         match &arrows {
             Some(a) => format!(" · {} wakeup{} in view", a.len(), if a.len() == 1 { "" } else { "s" }),
             None => format!(" · over {ARROWS_MAX} wakeups in view: zoom in to see them"),

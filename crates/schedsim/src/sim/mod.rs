@@ -698,7 +698,6 @@ impl Sim {
     fn reset_counters(&mut self) {
         self.m = Counters::default();
         self.wake_latency = Histogram::default();
-        self.wake_index = 0;
         self.wasted_moments.clear();
         self.wasted_episode = false;
     }
@@ -831,9 +830,10 @@ impl Sim {
 
     /// Starts tracing the current wakeup if it is in the window.
     pub(crate) fn trace_begin(&mut self, wakee: u32, waker: String, this: u32, sync: bool) {
-        let in_window = self.opts.trace.is_some_and(|w| {
-            self.measuring && self.wake_index >= w.from && self.wake_index < w.from.saturating_add(w.count as u64)
-        });
+        let in_window = self
+            .opts
+            .trace
+            .is_some_and(|w| self.wake_index >= w.from && self.wake_index < w.from.saturating_add(w.count as u64));
         if !in_window && !self.rec_wants_trace() {
             return;
         }

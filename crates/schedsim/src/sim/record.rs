@@ -479,6 +479,21 @@ mod tests {
         assert_eq!(t[0].render(), first.render());
     }
 
+    /// Wakeups inside the warm-up have their own indices too (counted from the start
+    /// of the run): a recording of the warm-up numbers them apart, so its Perfetto
+    /// flow ids never collide, and `Experiment::trace` reaches each one by its index.
+    #[test]
+    fn warm_up_wakeups_have_unique_indices() {
+        let e = crate::presets::experiment("demo").unwrap();
+        assert!(e.warmup_ms >= 2);
+        let r = e.record(1, 2, 0, 0, 1_000_000).unwrap();
+        assert!(r.wakeups.len() > 3, "{}", r.wakeups.len());
+        assert!(r.wakeups.windows(2).all(|w| w[0].index < w[1].index), "indices increase inside the warm-up");
+        let w = &r.wakeups[3];
+        let t = e.trace(1, 2, 0, crate::trace::TraceWindow { from: w.index, count: 1 }).unwrap();
+        assert_eq!(t[0].render(), w.render());
+    }
+
     /// Recording a live run changes nothing in it, and the pieces taken add up to
     /// non-overlapping slices per CPU; wasted-core spans appear where the alarm rings.
     #[test]
