@@ -278,7 +278,7 @@ impl Experiment {
     /// from its start, as the real tool is, so it has none.
     pub fn effective_warmup_ms(&self) -> u64 {
         match self.workload {
-            Workload::Hackbench { .. } => 0,
+            Workload::Hackbench(_) => 0,
             _ => self.warmup_ms,
         }
     }

@@ -226,8 +226,8 @@ impl Report {
     /// workloads whose logs mmtests parses differently.
     pub fn mmtests_logs(&self) -> Option<Vec<(String, String, String)>> {
         let prefix = match self.experiment.workload {
-            crate::workload::Workload::Tbench { .. } => "tbench",
-            crate::workload::Workload::Dbench { .. } => "dbench",
+            crate::workload::Workload::Tbench(_) => "tbench",
+            crate::workload::Workload::Dbench(_) => "dbench",
             _ => return None,
         };
         let secs = self.experiment.duration_ms.saturating_sub(self.experiment.warmup_ms).div_ceil(1000).max(1);
