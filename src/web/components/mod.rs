@@ -13,4 +13,5 @@ pub mod results;
 pub mod sweep;
 pub mod timeline;
 pub mod topology;
+pub mod wakeup;
 pub mod workload;
