@@ -8,7 +8,7 @@
 
 use proptest::prelude::*;
 use schedsim::cost::CostModel;
-use schedsim::experiment::{Experiment, MachineSpec, TopologyInput, EXPERIMENT_VERSION};
+use schedsim::experiment::{Checks, Experiment, MachineSpec, TopologyInput, EXPERIMENT_VERSION};
 use schedsim::kernel::{KernelSpec, KernelVersion, Switch};
 use schedsim::topology::{CoreDesc, LlcDesc, NodeDesc, Topology};
 use schedsim::workload::{Workload, WORKLOAD_NAMES};
@@ -131,7 +131,7 @@ proptest! {
 
     #[test]
     fn invariants_hold_after_every_event(exp in experiment()) {
-        let r = exp.run_with(&mut |_| true, true);
+        let r = exp.run_with(&mut |_| true, Checks::Invariants);
         prop_assert!(r.is_ok(), "{}\nreplay: {}", r.unwrap_err(), exp.to_json());
         let r = r.unwrap();
         let p = &r.configs[0].points[0];
