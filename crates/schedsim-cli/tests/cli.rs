@@ -116,6 +116,45 @@ fn csv_and_counters_csv() {
     let out = ok(&small(&["--counters-csv"]));
     assert!(out.starts_with("kernel,clients,summary"), "{out}");
     assert_eq!(out.lines().count(), 1 + 2 * 2);
+    // The recent_used_cpu rate is empty where nothing was tried, and otherwise its
+    // hits over attempts, both of which are columns too.
+    let head: Vec<&str> = out.lines().next().unwrap().split(',').collect();
+    let col = |name: &str| head.iter().position(|h| *h == name).unwrap();
+    let (rate, hits, attempts) = (col("recent_hit_pct"), col("recent_hits"), col("recent_attempts"));
+    let mut seen = [false; 2];
+    let hackbench = [
+        "run",
+        "--topology",
+        "1x1x2x2",
+        "--workload",
+        "hackbench",
+        "--clients",
+        "2",
+        "--iterations",
+        "1",
+        "--duration-ms",
+        "20",
+        "--kernel",
+        "a=v5.14",
+        "--kernel",
+        "b=v5.14+recent-used-prev",
+        "--counters-csv",
+    ];
+    for args in [small(&["--counters-csv"]), hackbench.to_vec()] {
+        for row in ok(&args).lines().skip(1) {
+            let f: Vec<&str> = row.split(',').collect();
+            assert_eq!(f.len(), head.len(), "{row}");
+            let (h, a): (u64, u64) = (f[hits].parse().unwrap(), f[attempts].parse().unwrap());
+            if a == 0 {
+                assert_eq!(f[rate], "", "{row}");
+                seen[0] = true;
+            } else {
+                assert_eq!(f[rate], format!("{:.2}", 100.0 * h as f64 / a as f64), "{row}");
+                seen[1] = true;
+            }
+        }
+    }
+    assert_eq!(seen, [true, true], "rows without and with recent_used_cpu attempts: {seen:?}");
 }
 
 #[test]

@@ -604,6 +604,9 @@ impl Sim {
             if moved == 0 {
                 cost += self.lock_rq(src, at + cost, c, self.cost.lb_move_task_ns);
             } else {
+                // detach_tasks() detaches every task under one hold of the busiest
+                // runqueue's lock: each further task keeps it held longer.
+                self.extend_rq_hold(src, c, self.cost.lb_move_task_ns);
                 cost += self.cost.lb_move_task_ns;
             }
             cost += self.pull_task(src, t, c, kind, at + cost);

@@ -269,17 +269,20 @@ impl Report {
         s
     }
 
-    /// Summary counters per kernel and client count as CSV.
+    /// Summary counters per kernel and client count as CSV. `recent_hit_pct` is empty
+    /// where no `recent_used_cpu` candidate was tried (a rate of nothing, not 0%);
+    /// `recent_hits` and `recent_attempts` let a rate over several client counts be
+    /// summed as the kernel's counters are (hits over attempts, not a mean of rates).
     pub fn counters_csv(&self) -> String {
         let mut s = String::from(
-            "kernel,clients,summary,stddev,user_s,system_s,idle_s,wakeups,migrations,mig_smt,mig_llc,mig_cross_llc,mig_cross_node,affine_moves,sis_probed,recent_hit_pct,ipis,wakeup_p99_ns,request_p99_ns\n",
+            "kernel,clients,summary,stddev,user_s,system_s,idle_s,wakeups,migrations,mig_smt,mig_llc,mig_cross_llc,mig_cross_node,affine_moves,sis_probed,recent_hit_pct,ipis,wakeup_p99_ns,request_p99_ns,recent_hits,recent_attempts\n",
         );
         for c in &self.configs {
             for p in &c.points {
                 let t = &p.counters;
                 let _ = writeln!(
                     s,
-                    "{},{},{:.4},{:.4},{:.6},{:.6},{:.6},{},{},{},{},{},{},{},{},{:.2},{},{},{}",
+                    "{},{},{:.4},{:.4},{:.6},{:.6},{:.6},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                     c.name,
                     p.clients,
                     p.summary(&self.metric),
@@ -295,10 +298,16 @@ impl Report {
                     t.migrations_cross_node,
                     t.affine_moves,
                     t.sis_probed,
-                    pct(t.sis_recent_hits, t.sis_recent_attempts),
+                    if t.sis_recent_attempts == 0 {
+                        String::new()
+                    } else {
+                        format!("{:.2}", pct(t.sis_recent_hits, t.sis_recent_attempts))
+                    },
                     t.ipis,
                     p.wakeup_latency.p99_ns,
-                    p.request_latency.p99_ns
+                    p.request_latency.p99_ns,
+                    t.sis_recent_hits,
+                    t.sis_recent_attempts
                 );
             }
         }

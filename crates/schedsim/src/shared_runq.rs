@@ -97,12 +97,16 @@ impl Sim {
             self.shared_runq_unlink(head);
             self.m.shared_runq_pops += 1;
             let src = self.tasks[head as usize].cpu;
-            cost += self.lock_rq(src, at + cost, c, self.cost.enqueue_hold_ns);
-            if self.tasks[head as usize].state == TState::Runnable
+            let pullable = self.tasks[head as usize].state == TState::Runnable
                 && self.tasks[head as usize].on_cpu.is_none()
-                && src != c
-            {
-                cost += self.cost.lb_move_task_ns;
+                && src != c;
+            // task_rq_lock(p), then the test; a pullable task is moved by
+            // move_queued_task(), whose deactivate_task() and set_task_cpu() run under
+            // that same lock, so the source runqueue stays locked for the move (as the
+            // balancer's detach does), not only for the test.
+            let hold = if pullable { self.cost.lb_move_task_ns } else { self.cost.enqueue_hold_ns };
+            cost += self.lock_rq(src, at + cost, c, hold);
+            if pullable {
                 cost += self.detach(src, head, at + cost, c);
                 cost += self.attach(c, head, src, at + cost);
                 self.m.shared_runq_pulled += 1;

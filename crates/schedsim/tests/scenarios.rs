@@ -2326,7 +2326,7 @@ fn newidle_shared_runq_pop() {
             newidle on CPU 2 (v6.5+SHARED_RUNQ): avg_idle=300000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[400000]
               shards before (! = overload): 0.0![cpu0.q1] 0.1[]
               counters: migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 shared_runq_pops=1 shared_runq_pulled=1
-              => switches to cpu0.q1 at +3070 ns
+              => switches to cpu0.q1 at +2820 ns
               after: idle_stamp=0 max_newidle_lb_cost=[400000] nr_running=[1, 0, 1, 0]
               shards after: 0.0![] 0.1[]
         "#]],
@@ -2438,7 +2438,7 @@ fn newidle_shared_runq_pop_overload_flag() {
             newidle on CPU 2 (v6.5+SHARED_RUNQ+shared-runq-overload): avg_idle=300000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[400000]
               shards before (! = overload): 0.0![cpu0.q1] 0.1![]
               counters: migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 shared_runq_pops=1 shared_runq_pulled=1
-              => switches to cpu0.q1 at +3070 ns
+              => switches to cpu0.q1 at +2820 ns
               after: idle_stamp=0 max_newidle_lb_cost=[400000] nr_running=[1, 0, 1, 0]
               shards after: 0.0![] 0.1[]
         "#]],
@@ -2821,7 +2821,7 @@ fn switch_shared_runq() {
             newidle on CPU 2 (v6.5+SHARED_RUNQ): avg_idle=300000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[400000]
               shards before (! = overload): 0.0![cpu0.q1]
               counters: migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 shared_runq_pops=1 shared_runq_pulled=1
-              => switches to cpu0.q1 at +3030 ns
+              => switches to cpu0.q1 at +2780 ns
               after: idle_stamp=0 max_newidle_lb_cost=[400000] nr_running=[1, 0, 1, 0]
               shards after: 0.0![]
         "#]],
@@ -3223,7 +3223,7 @@ fn switch_shared_runq_overload() {
             newidle on CPU 2 (v6.5+SHARED_RUNQ-shared-runq-overload): avg_idle=300000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[400000]
               shards before (! = overload): 0.0[cpu0.q1] 0.1[]
               counters: migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 shared_runq_pops=1 shared_runq_pulled=1
-              => switches to cpu0.q1 at +3070 ns
+              => switches to cpu0.q1 at +2820 ns
               after: idle_stamp=0 max_newidle_lb_cost=[400000] nr_running=[1, 0, 1, 0]
               shards after: 0.0[] 0.1[]
         "#]],

@@ -798,6 +798,14 @@ impl Sim {
         }
     }
 
+    /// Keeps runqueue `owner`'s lock, which `by` holds, held `ns` longer.
+    pub(crate) fn extend_rq_hold(&mut self, owner: u32, by: u32, ns: u64) {
+        let lk = &mut self.cpus[owner as usize].lock;
+        if lk.holder == by {
+            lk.free_at = lk.free_at.saturating_add(ns);
+        }
+    }
+
     /// Takes a SHARED_RUNQ shard lock for one list operation.
     pub(crate) fn lock_shard(&mut self, llc: u32, shard: u32, at: Time, by: u32) -> u64 {
         let hold = self.cost.shard_lock_hold_ns;
