@@ -57,7 +57,7 @@ impl Sim {
         let n = cpu.idle_hist_len.min(8) as usize;
         let mut predicted = cpu.idle_ema;
         if n >= 6 {
-            if let Some(avg) = typical_interval(&cpu.idle_sorted[..n]) {
+            if let Some(avg) = typical_interval(&cpu.idle_sorted[..n], cpu.idle_sum, cpu.idle_sq) {
                 predicted = predicted.min(avg);
             }
         }
@@ -117,7 +117,11 @@ impl Sim {
             let oldest = std::mem::replace(&mut cpu.idle_hist[h], interval);
             cpu.idle_hist_head = ((h + 1) % 8) as u8;
             sorted_replace(&mut cpu.idle_sorted, Some(oldest), interval);
+            cpu.idle_sum -= oldest;
+            cpu.idle_sq -= oldest as u128 * oldest as u128;
         }
+        cpu.idle_sum += interval;
+        cpu.idle_sq += interval as u128 * interval as u128;
         cpu.idle_hist_len = cpu.idle_hist_len.saturating_add(1).min(8);
         cpu.idle_ema = cpu.idle_ema - cpu.idle_ema / 8 + interval.min(IDLE_HORIZON_NS) / 8;
         cpu.phase = Phase::Kernel(Cont::Irq);
@@ -161,13 +165,14 @@ impl Sim {
     }
 }
 
-/// `get_typical_interval()` on the ascending intervals `v`: drop the largest until the
-/// spread is small (variance <= 400 us^2 or average > 6 standard deviations), keeping
-/// at least six; the average then, if any. The sum and sum of squares of the kept ones
-/// give the variance exactly: sum (x - avg)^2 = sum x^2 - 2 avg sum x + len avg^2.
-fn typical_interval(v: &[u64]) -> Option<u64> {
-    let mut sum: u64 = v.iter().sum();
-    let mut sq: u128 = v.iter().map(|&x| x as u128 * x as u128).sum();
+/// `get_typical_interval()` on the ascending intervals `v`, whose sum and sum of
+/// squares are `sum` and `sq` (kept by the caller as intervals come and go): drop the
+/// largest until the spread is small (variance <= 400 us^2 or average > 6 standard
+/// deviations), keeping at least six; the average then, if any. The sum and sum of
+/// squares of the kept ones give the variance exactly:
+/// sum (x - avg)^2 = sum x^2 - 2 avg sum x + len avg^2.
+fn typical_interval(v: &[u64], mut sum: u64, mut sq: u128) -> Option<u64> {
+    debug_assert_eq!(sum, v.iter().sum::<u64>());
     let mut len = v.len();
     while len >= 6 {
         let cnt = len as u64;
@@ -237,7 +242,9 @@ mod tests {
                 .collect();
             let mut sorted = v.clone();
             sorted.sort_unstable();
-            assert_eq!(typical_interval(&sorted), typical_direct(&v), "{v:?}");
+            let sum = v.iter().sum();
+            let sq = v.iter().map(|&x| x as u128 * x as u128).sum();
+            assert_eq!(typical_interval(&sorted, sum, sq), typical_direct(&v), "{v:?}");
         }
     }
 

@@ -181,6 +181,10 @@ pub(crate) struct Cpu {
     pub idle_hist_head: u8,
     pub idle_sorted: [u64; 8],
     pub idle_hist_len: u8,
+    /// The sum and the sum of squares of the intervals in `idle_hist`, kept as they
+    /// enter and leave it, for the governor's typical interval.
+    pub idle_sum: u64,
+    pub idle_sq: u128,
     /// menu's correction-factor average of measured idle intervals, ns.
     pub idle_ema: u64,
     pub ready_at: Time,
