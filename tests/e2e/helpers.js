@@ -7,7 +7,7 @@
 //   SCHEDSIM_CLI     the schedsim command line, if built
 //   SCHEDSIM_NATIVE  the native twin of the page (schedsim-native), if built
 //   CHROMIUM         the browser (default Debian's /usr/bin/chromium)
-import { before, after } from "node:test";
+import { after } from "node:test";
 import fs from "node:fs";
 import path from "node:path";
 import { chromium } from "playwright-core";
@@ -25,17 +25,20 @@ export const origin = new URL(BASE).origin;
 // CSP violations: each test file checks at its end that there were none.
 export const problems = [];
 
+// Launched by the first page a file asks for (node:test runs a file's top-level
+// `before` hooks as they are registered, so a file's own hook cannot wait for one here).
 let browser;
-before(async () => {
-  browser = await chromium.launch({
+function launched() {
+  browser ??= chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
       "--disable-component-update", "--disable-sync", "--disable-default-apps", "--disable-extensions"],
   });
-});
+  return browser;
+}
 after(async () => {
-  await browser?.close();
+  if (browser) await (await browser).close();
 });
 
 // Records `page`'s errors in `problems`, each line starting with `label`; `foreign`
@@ -58,7 +61,7 @@ export function watch(page, label, { foreign = false } = {}) {
 // A page in a browser context of its own (its own storage), watched, not yet opened.
 // `clipboard` grants the page's origin the clipboard (Copy link).
 export async function newPage(label, { viewport = { width: 1366, height: 768 }, clipboard = false, foreign = false } = {}) {
-  const ctx = await browser.newContext({ acceptDownloads: true, viewport });
+  const ctx = await (await launched()).newContext({ acceptDownloads: true, viewport });
   if (clipboard) await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
   const page = await ctx.newPage();
   watch(page, label, { foreign });

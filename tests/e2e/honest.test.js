@@ -11,14 +11,14 @@ import { OUT, problems, download, newPage, openPage } from "./helpers.js";
 
 const VIEWPORTS = [[1366, 768], [1920, 1080], [390, 844]];
 
+const fresh = (label, viewport) => newPage(label, { viewport, clipboard: true });
+
 let page;
 
 before(async () => {
   page = await fresh("honest");
   await openPage(page);
 });
-
-const fresh = (label, viewport) => newPage(label, { viewport, clipboard: true });
 
 // The same scene at the three sizes; `prepare` brings the part to look at into view.
 async function shots(p, name, prepare) {
