@@ -34,12 +34,12 @@ pub struct Empty {
 /// What a run that measured nothing means for `w`, as a phrase.
 pub fn nothing_measured(w: &Workload) -> &'static str {
     match w {
-        Workload::Tbench { .. } | Workload::Dbench { .. } | Workload::Memcache { .. } => {
+        Workload::Tbench(_) | Workload::Dbench(_) | Workload::Memcache(_) => {
             "no request completed in the measured window"
         }
-        Workload::Pipe { .. } => "no pipe round trip completed in the measured window",
-        Workload::Schbench { .. } => "no wakeup was measured in the window",
-        Workload::Hackbench { .. } => "the work did not finish within the duration",
+        Workload::Pipe(_) => "no pipe round trip completed in the measured window",
+        Workload::Schbench(_) => "no wakeup was measured in the window",
+        Workload::Hackbench(_) => "the work did not finish within the duration",
     }
 }
 
@@ -47,7 +47,7 @@ pub fn nothing_measured(w: &Workload) -> &'static str {
 /// empty window), or for a fixed amount of work (hackbench), a run that hit the duration.
 pub fn empty_points(r: &Report) -> Vec<Empty> {
     let mut out = Vec::new();
-    let fixed_work = matches!(r.experiment.workload, Workload::Hackbench { .. });
+    let fixed_work = matches!(r.experiment.workload, Workload::Hackbench(_));
     for (k, c) in r.configs.iter().enumerate() {
         for p in &c.points {
             let count = if fixed_work {
@@ -70,7 +70,7 @@ pub fn empty_points(r: &Report) -> Vec<Empty> {
 /// True if kernel `k`'s point `pi` has an iteration that measured nothing.
 pub fn is_empty_point(r: &Report, k: usize, pi: usize) -> bool {
     let Some(p) = r.configs.get(k).and_then(|c| c.points.get(pi)) else { return false };
-    if matches!(r.experiment.workload, Workload::Hackbench { .. }) {
+    if matches!(r.experiment.workload, Workload::Hackbench(_)) {
         !p.finished
     } else {
         p.samples.iter().any(|v| *v <= 0.0 || !v.is_finite())
@@ -148,7 +148,7 @@ pub fn notes(r: &Report) -> Vec<String> {
         } else {
             format!("in {} of {} iterations", e.count, e.of)
         };
-        out.push(if matches!(r.experiment.workload, Workload::Hackbench { .. }) {
+        out.push(if matches!(r.experiment.workload, Workload::Hackbench(_)) {
             format!(
                 "{} at {} {meaning}: {nothing} ({} ms) {iters}, so the {summary} there is the duration, not the time the work took.",
                 c.name, e.clients, r.experiment.duration_ms

@@ -173,7 +173,7 @@ mod tests {
     /// Runs `run` as a worker would and returns its result JSON.
     fn work(job: &SweepJob, run: RunId) -> String {
         let s = Sweep::new(job.experiment()).unwrap();
-        serde_json::to_string(&s.run(run, &mut |_| true, false).unwrap()).unwrap()
+        serde_json::to_string(&s.run(run, &mut |_| true, schedsim::experiment::Checks::Off).unwrap()).unwrap()
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //!
 //! Every `draw` fills its area, so a chart exported as PNG or SVG carries its background.
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use schedsim::Report;
@@ -141,6 +142,53 @@ pub(crate) fn legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTran
         .label_font(th.text(0.9))
         .draw()
         .map_err(e2s)
+}
+
+/// [`grouped_bars`]' chart.
+pub(crate) type GroupedBars<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// A chart of four categories with one bar per kernel in each: the caption, the category
+/// names under the x axis, `y_desc` beside the y axis, which reaches 15% above the
+/// largest value (1 when all are 0), and the bars of `values[kernel]` labelled for the
+/// legend. Returns the chart, to add to and finish with its legend, and the y axis' top.
+pub(crate) fn grouped_bars<'a, DB: DrawingBackend>(
+    root: &'a DrawingArea<DB, Shift>,
+    r: &Report,
+    th: &ChartTheme,
+    caption: String,
+    names: [&str; 4],
+    y_desc: &str,
+    values: &[[f64; 4]],
+) -> Result<(GroupedBars<'a, DB>, f64), String> {
+    let top = values.iter().flatten().copied().fold(0f64, f64::max);
+    let top = if top > 0.0 { top * 1.15 } else { 1.0 };
+    let names: Vec<String> = names.iter().map(|s| s.to_string()).collect();
+    let n = names.len();
+    let mut chart = ChartBuilder::on(root)
+        .caption(caption, th.text(1.1))
+        .margin(th.px(10.0))
+        .x_label_area_size(th.px(44.0))
+        .y_label_area_size(th.px(70.0))
+        .build_cartesian_2d(-0.5f64..3.5, 0f64..top)
+        .map_err(e2s)?;
+    let fmt = |x: &f64| category_label(*x, &names);
+    let mut mesh = chart.configure_mesh();
+    style_mesh(&mut mesh, th);
+    mesh.disable_x_mesh().x_labels(2 * n + 2).x_label_formatter(&fmt).y_desc(y_desc).draw().map_err(e2s)?;
+    let k = values.len().max(1) as f64;
+    let bw = 0.8 / k;
+    for (ci, (c, v)) in r.configs.iter().zip(values).enumerate() {
+        let color = th.color(ci);
+        chart
+            .draw_series(v.iter().enumerate().map(|(i, &y)| {
+                let x0 = i as f64 - 0.4 + ci as f64 * bw;
+                Rectangle::new([(x0 + bw * 0.08, 0.0), (x0 + bw * 0.92, y)], color.filled())
+            }))
+            .map_err(e2s)?
+            .label(schedsim::kernel::name_with_label(&c.name, &c.label))
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
+    }
+    Ok((chart, top))
 }
 
 /// The label of a 0-based category tick: the category's name at whole positions.

@@ -505,9 +505,9 @@ impl yew::Reducible for State {
 /// shrinks below it rather than making the experiment invalid.
 fn clamp_irq_cpu(e: &mut Experiment) {
     let n = machine_topology(&e.machine).map(|t| t.cpu_count()).unwrap_or(1);
-    if let Workload::Dbench { irq_cpu, .. } = &mut e.workload {
-        if *irq_cpu as u64 >= n {
-            *irq_cpu = 0;
+    if let Workload::Dbench(p) = &mut e.workload {
+        if p.irq_cpu as u64 >= n {
+            p.irq_cpu = 0;
         }
     }
 }
@@ -586,11 +586,11 @@ mod tests {
     fn a_smaller_machine_moves_dbench_interrupts_to_cpu_0() {
         let mut s = state();
         s.exp.workload = Workload::by_name("dbench").unwrap();
-        if let Workload::Dbench { irq_cpu, .. } = &mut s.exp.workload {
-            *irq_cpu = 7;
+        if let Workload::Dbench(p) = &mut s.exp.workload {
+            p.irq_cpu = 7;
         }
         let s = s.reduce(Action::SetTopology(Topology::parse_spec("1x1x2x1").unwrap()));
-        assert!(matches!(s.exp.workload, Workload::Dbench { irq_cpu: 0, .. }), "{:?}", s.exp.workload);
+        assert!(matches!(&s.exp.workload, Workload::Dbench(p) if p.irq_cpu == 0), "{:?}", s.exp.workload);
         assert_eq!(s.exp.machine.topology, Some(TopologyInput::Spec("1x1x2x1".into())));
     }
 

@@ -128,7 +128,7 @@ fn run_one(id: u32, json: &str, run: RunId) -> Response {
         }
         true
     };
-    match sweep.run(run, &mut progress, false) {
+    match sweep.run(run, &mut progress, schedsim::experiment::Checks::Off) {
         Ok(r) => match serde_json::to_string(&r) {
             Ok(result_json) => Response::RunDone { id, result_json },
             Err(e) => Response::Failed { id, message: format!("cannot encode a run's result: {e}") },

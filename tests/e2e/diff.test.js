@@ -4,47 +4,13 @@
 // are shown and both choices are marked on the drawing. Screenshots at 1366x768 and
 // 390x844 go to SCHEDSIM_OUT. Run by scripts/test-web.sh (see playground.test.js for
 // the environment).
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
-import { chromium } from "playwright-core";
+import { CLI, OUT, problems, freshPage } from "./helpers.js";
 
-const BASE = process.env.SCHEDSIM_URL;
-const OUT = process.env.SCHEDSIM_OUT || "target/e2e";
-const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
-const CLI = process.env.SCHEDSIM_CLI;
-if (!BASE) throw new Error("set SCHEDSIM_URL (scripts/test-web.sh does)");
-fs.mkdirSync(OUT, { recursive: true });
-
-let browser;
-const problems = [];
-
-before(async () => {
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync", "--disable-default-apps", "--disable-extensions"],
-  });
-});
-
-after(async () => {
-  await browser?.close();
-});
-
-async function fresh(viewport) {
-  const ctx = await browser.newContext({ viewport });
-  const p = await ctx.newPage();
-  p.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-  p.on("console", (m) => {
-    if (m.type() === "error" && !/favicon/.test(m.text())) problems.push(`console error: ${m.text()}`);
-  });
-  await p.goto(BASE);
-  await p.waitForSelector(".topo .cpu");
-  return p;
-}
+const fresh = (viewport) => freshPage("diff", { viewport });
 
 async function openSeed001Diff(p) {
   await p.selectOption("#preset", "seed001");

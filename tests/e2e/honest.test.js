@@ -4,50 +4,21 @@
 // user looks, broken links are explained. Run by scripts/test-web.sh (see
 // playground.test.js for the environment). Screenshots at 1366x768, 1920x1080 and
 // 390x844 go to SCHEDSIM_OUT.
-import { test, before, after } from "node:test";
+import { test, before } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
 import path from "node:path";
-import { chromium } from "playwright-core";
+import { OUT, problems, download, newPage, openPage } from "./helpers.js";
 
-const BASE = process.env.SCHEDSIM_URL;
-const OUT = process.env.SCHEDSIM_OUT || "target/e2e";
-const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
-if (!BASE) throw new Error("set SCHEDSIM_URL (scripts/test-web.sh does)");
-fs.mkdirSync(OUT, { recursive: true });
-const origin = new URL(BASE).origin;
 const VIEWPORTS = [[1366, 768], [1920, 1080], [390, 844]];
 
-let browser;
+const fresh = (label, viewport) => newPage(label, { viewport, clipboard: true });
+
 let page;
-const problems = [];
 
 before(async () => {
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync", "--disable-default-apps", "--disable-extensions"],
-  });
   page = await fresh("honest");
-  await page.goto(BASE);
-  await page.waitForSelector(".topo .cpu");
+  await openPage(page);
 });
-
-after(async () => {
-  await browser?.close();
-});
-
-async function fresh(label, viewport = { width: 1366, height: 768 }) {
-  const ctx = await browser.newContext({ acceptDownloads: true, viewport });
-  await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
-  const p = await ctx.newPage();
-  p.on("pageerror", (e) => problems.push(`${label}: page error: ${e.message}`));
-  p.on("console", (m) => {
-    if (m.type() === "error" && !/favicon/.test(m.text())) problems.push(`${label}: console error: ${m.text()}`);
-  });
-  return p;
-}
 
 // The same scene at the three sizes; `prepare` brings the part to look at into view.
 async function shots(p, name, prepare) {
@@ -59,14 +30,6 @@ async function shots(p, name, prepare) {
     await p.screenshot({ path: path.join(OUT, `${name}-${w}x${h}.png`) });
   }
   await p.setViewportSize(size);
-}
-
-async function download(p, selector) {
-  const [d] = await Promise.all([p.waitForEvent("download"), p.click(selector)]);
-  const file = path.join(OUT, "downloads", d.suggestedFilename());
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  await d.saveAs(file);
-  return fs.readFileSync(file, "utf8");
 }
 
 async function runSweep(p, timeoutMs = 240_000) {
@@ -102,9 +65,9 @@ test("a kernel's name follows its version; identical kernels and no-op switches 
   assert.doesNotMatch(table, /v4\.15/, "no column is called v4.15 any more");
   assert.match(await page.textContent("#result-notes"), /v5\.15 \(2\) and v5\.15 are the same configuration/);
   assert.match(await page.textContent("#result-notes"), /no difference beyond noise at every count/);
-  const csv = await download(page, "#export-samples");
+  const { text: csv } = await download(page, "#export-samples");
   assert.match(csv, /^v5\.15 \(2\),v5\.15,1,1,/m);
-  const svg = await download(page, '[aria-label="Export the throughput chart as SVG"]');
+  const { text: svg } = await download(page, '[aria-label="Export the throughput chart as SVG"]');
   assert.match(svg, /A v5\.15 \(2\) \(v5\.15\)/, "legend");
   assert.match(svg, /no difference beyond noise/);
   assert.match(svg, /bars ±1 stddev of 3 iterations/);
@@ -140,7 +103,7 @@ test("the Hmean chart draws each kernel at the true client count with a % vs A p
   await page.selectOption("#preset", "demo");
   await page.fill("#iterations", "3");
   await runSweep(page);
-  const svg = await download(page, '[aria-label="Export the throughput chart as SVG"]');
+  const { text: svg } = await download(page, '[aria-label="Export the throughput chart as SVG"]');
   assert.match(svg, /% vs A \(v4\.15\)/);
   assert.match(svg, /client\/server pairs \(log scale\)/);
   // A's rings and B's dots sit on the same x positions (one per client count, plus the
@@ -171,7 +134,7 @@ test("a window in which nothing completed is said in the notes, above the table 
   assert.match(await page.textContent("#table-notes"),
     /v4\.15 at 8192 client\/server pairs: no request completed in the measured window \(18 ms after warm-up\) in its only iteration, so the Hmean there is not a measurement/);
   assert.match(await page.textContent("#result-notes"), /One iteration per point/);
-  const svg = await download(page, '[aria-label="Export the throughput chart as SVG"]');
+  const { text: svg } = await download(page, '[aria-label="Export the throughput chart as SVG"]');
   assert.match(svg, /× on the axis: no request completed in the measured window/);
   await shots(page, "24-nothing-completed", (p) => p.locator("#result-notes").scrollIntoViewIfNeeded());
   await shots(page, "25-nothing-completed-table", (p) => p.locator("#table-notes").scrollIntoViewIfNeeded());

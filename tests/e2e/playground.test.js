@@ -2,60 +2,24 @@
 // driven in Debian's Chromium through playwright-core. Run by scripts/test-web.sh, which
 // sets SCHEDSIM_URL (the page), SCHEDSIM_NATIVE (the native twin binary) and
 // SCHEDSIM_OUT (where screenshots, downloads and budgets go).
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
-import { chromium } from "playwright-core";
+import { BASE, CLI, NATIVE, OUT, problems, download, newPage } from "./helpers.js";
 
-const BASE = process.env.SCHEDSIM_URL;
-const NATIVE = process.env.SCHEDSIM_NATIVE;
-const CLI = process.env.SCHEDSIM_CLI; // the schedsim command line, if built
-const OUT = process.env.SCHEDSIM_OUT || "target/e2e";
 const BUDGETS = process.env.SCHEDSIM_BUDGETS !== "0";
-const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
-if (!BASE || !NATIVE) throw new Error("set SCHEDSIM_URL and SCHEDSIM_NATIVE (scripts/test-web.sh does)");
-fs.mkdirSync(OUT, { recursive: true });
-const origin = new URL(BASE).origin;
+if (!NATIVE) throw new Error("set SCHEDSIM_NATIVE (scripts/test-web.sh does)");
 
-let browser;
-const problems = []; // foreign requests, page errors, CSP violations: checked at the end
-
-function watch(page, label) {
-  page.on("request", (r) => {
-    const u = r.url();
-    if (!(u.startsWith(origin + "/") || u.startsWith("data:") || u.startsWith("blob:"))) problems.push(`${label}: request to another origin: ${u}`);
-  });
-  page.on("pageerror", (e) => problems.push(`${label}: page error: ${e.message}`));
-  page.on("console", (m) => {
-    const t = m.text();
-    if (m.type() === "error" && !/favicon/.test(t)) problems.push(`${label}: console error: ${t}`);
-    if (/Content.Security.Policy/i.test(t)) problems.push(`${label}: CSP: ${t}`);
-  });
-}
-
-async function fresh(label) {
-  const ctx = await browser.newContext({ acceptDownloads: true, viewport: { width: 1360, height: 900 } });
-  await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
-  const page = await ctx.newPage();
-  watch(page, label);
-  return page;
-}
+// Also asks that the page reach no other origin and break no CSP rule.
+const fresh = (label) => newPage(label, { viewport: { width: 1360, height: 900 }, clipboard: true, foreign: true });
 
 async function shot(page, name) {
   const file = path.join(OUT, `${name}.png`);
   await page.screenshot({ path: file, fullPage: false });
   return file;
-}
-
-async function download(page, selector) {
-  const [d] = await Promise.all([page.waitForEvent("download"), page.click(selector)]);
-  const file = path.join(OUT, "downloads", d.suggestedFilename());
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  await d.saveAs(file);
-  return { name: d.suggestedFilename(), text: fs.readFileSync(file, "utf8") };
 }
 
 async function runSweep(page, timeoutMs = 240_000) {
@@ -88,19 +52,6 @@ function link(shared) {
   const z = zlib.deflateSync(Buffer.from(JSON.stringify(shared)), { level: 9 });
   return "#v1." + z.toString("base64url");
 }
-
-before(async () => {
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync", "--disable-default-apps", "--disable-extensions"],
-  });
-});
-
-after(async () => {
-  await browser?.close();
-});
 
 let page;
 let firstReport; // exported JSON of the seed001 sweep

@@ -2,39 +2,16 @@
 // sweep's run. Zoom (button, key, Ctrl+wheel), pan (button, key, drag), a wakeup clicked
 // opens its decision trace, which must be `schedsim trace`'s text for that wakeup.
 // Screenshots at 1366x768, 1920x1080 and 390x844 go to SCHEDSIM_OUT.
-import { test, before, after } from "node:test";
+import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import fs from "node:fs";
 import path from "node:path";
-import { chromium } from "playwright-core";
+import { BASE, CLI, OUT, problems, newPage } from "./helpers.js";
 
-const BASE = process.env.SCHEDSIM_URL;
-const CLI = process.env.SCHEDSIM_CLI; // the schedsim command line, if built
-const OUT = process.env.SCHEDSIM_OUT || "target/e2e";
-const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
-if (!BASE) throw new Error("set SCHEDSIM_URL (scripts/test-web.sh does)");
-fs.mkdirSync(OUT, { recursive: true });
-
-let browser;
 let page;
-const problems = [];
 
 before(async () => {
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync", "--disable-default-apps", "--disable-extensions"],
-  });
-  const ctx = await browser.newContext({ viewport: { width: 1366, height: 768 } });
-  page = await ctx.newPage();
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-  page.on("console", (m) => { if (m.type() === "error" && !/favicon/.test(m.text())) problems.push(`console error: ${m.text()}`); });
-});
-
-after(async () => {
-  await browser?.close();
+  page = await newPage("timeline");
 });
 
 const view = async (sel) => {

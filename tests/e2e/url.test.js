@@ -4,43 +4,12 @@
 // for the next visit; presenter mode scales what a room reads and uses a projector's
 // width. Run by scripts/test-web.sh (see playground.test.js for the environment).
 // Screenshots at 1920x1080 (presenter), 1366x768 and 390x844 go to SCHEDSIM_OUT.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
 import path from "node:path";
-import { chromium } from "playwright-core";
+import { BASE, OUT, problems, newPage, openPage } from "./helpers.js";
 
-const BASE = process.env.SCHEDSIM_URL;
-const OUT = process.env.SCHEDSIM_OUT || "target/e2e";
-const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
-if (!BASE) throw new Error("set SCHEDSIM_URL (scripts/test-web.sh does)");
-fs.mkdirSync(OUT, { recursive: true });
-
-let browser;
-const problems = [];
-
-before(async () => {
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync", "--disable-default-apps", "--disable-extensions"],
-  });
-});
-
-after(async () => {
-  await browser?.close();
-});
-
-async function fresh(label, viewport = { width: 1366, height: 768 }) {
-  const ctx = await browser.newContext({ viewport });
-  const p = await ctx.newPage();
-  p.on("pageerror", (e) => problems.push(`${label}: page error: ${e.message}`));
-  p.on("console", (m) => {
-    if (m.type() === "error" && !/favicon/.test(m.text())) problems.push(`${label}: console error: ${m.text()}`);
-  });
-  return p;
-}
+const fresh = (label, viewport) => newPage(label, { viewport });
 
 const hash = (p) => p.evaluate(() => location.hash);
 const activeTab = (p) => p.getAttribute('[role="tab"][aria-selected="true"]', "id");
@@ -61,8 +30,7 @@ async function urlSettles(p, old) {
 
 test("the URL follows the page: reload keeps edits, tabs are history entries, a live link restores its steps", async () => {
   const p = await fresh("url");
-  await p.goto(BASE);
-  await p.waitForSelector(".topo .cpu");
+  await openPage(p);
   // The address bar gets the page's state by itself.
   const h0 = await urlSettles(p, "");
   const len0 = await p.evaluate(() => history.length);
@@ -140,15 +108,13 @@ test("the URL follows the page: reload keeps edits, tabs are history entries, a 
 
 test("theme and presenter mode persist for the next visit; a link's do not overwrite them", async () => {
   const p = await fresh("prefs");
-  await p.goto(BASE);
-  await p.waitForSelector(".topo .cpu");
+  await openPage(p);
   await p.selectOption("#theme", "dark");
   await p.keyboard.press("f");
   await p.waitForFunction(() => document.documentElement.dataset.presenter === "on" && document.documentElement.dataset.theme === "dark");
   // A new visit without a link, in the same browser profile.
   const q = await p.context().newPage();
-  await q.goto(BASE);
-  await q.waitForSelector(".topo .cpu");
+  await openPage(q);
   assert.equal(await q.evaluate(() => document.documentElement.dataset.theme), "dark");
   assert.equal(await q.evaluate(() => document.documentElement.dataset.presenter), "on");
   assert.equal(await q.inputValue("#theme"), "dark");
@@ -190,8 +156,7 @@ async function smallText(p, minPx) {
 
 test("presenter mode: a room reads every label at 1920x1080, the page uses the width, phones still fit", async () => {
   const p = await fresh("presenter", { width: 1920, height: 1080 });
-  await p.goto(BASE);
-  await p.waitForSelector(".topo .cpu");
+  await openPage(p);
   const before = await p.evaluate(() => document.querySelector("main").getBoundingClientRect().width);
   await p.keyboard.press("f");
   await p.waitForFunction(() => document.documentElement.dataset.presenter === "on");

@@ -219,7 +219,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     let t = target(&p, "run")?;
     let dest = Destination::open(p.get("out"))?;
     let Loaded { exp, source } = load(t, &p)?;
-    if p.get("mmtests-dir").is_some() && !matches!(exp.workload, Workload::Tbench { .. } | Workload::Dbench { .. }) {
+    if p.get("mmtests-dir").is_some() && !matches!(exp.workload, Workload::Tbench(_) | Workload::Dbench(_)) {
         return Err(CliError::input(format!(
             "--mmtests-dir: mmtests logs are written for tbench and dbench, not {}",
             exp.workload.name()

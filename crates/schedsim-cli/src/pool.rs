@@ -4,6 +4,7 @@
 //! arrival, so the report is the same bytes for every N) and keeps the progress line.
 
 use crate::progress::ProgressLine;
+use schedsim::experiment::Checks;
 use schedsim::{Error, Experiment, Report, RunId, RunResult, Sweep};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -22,7 +23,7 @@ pub const JOBS_MAX: usize = 1024;
 /// the error.
 pub fn run(exp: &Experiment, jobs: usize, line: &mut ProgressLine) -> (Option<Report>, Option<Error>) {
     if jobs <= 1 {
-        return exp.run_keeping(&mut |p| line.update(p), false);
+        return exp.run_keeping(&mut |p| line.update(p), Checks::Off);
     }
     let sweep = match Sweep::new(exp) {
         Ok(s) => s,
@@ -53,7 +54,7 @@ pub fn run(exp: &Experiment, jobs: usize, line: &mut ProgressLine) -> (Option<Re
                         slot.store(t, Ordering::Relaxed);
                         !stop.load(Ordering::Relaxed)
                     },
-                    false,
+                    Checks::Off,
                 );
                 slot.store(0, Ordering::Relaxed);
                 if tx.send((id, r)).is_err() {

@@ -12,9 +12,10 @@ fn main() {
             }
         }
     };
-    let check = std::env::var("CHECK").is_ok();
+    use schedsim::experiment::Checks;
+    let checks = if std::env::var("CHECK").is_ok() { Checks::Invariants } else { Checks::Off };
     let t = std::time::Instant::now();
-    match exp.run_with(&mut |_| true, check) {
+    match exp.run_with(&mut |_| true, checks) {
         Ok(r) => {
             println!("{}", r.mmtests_table());
             for c in &r.configs {

@@ -98,7 +98,7 @@ pub struct CostModel {
     pub idle_probe_base_ns: u64,
     /// Fixed part of one `load_balance()` at one domain (group walk, stats). The
     /// per-CPU part is a line transfer for each runqueue cache line read, per CPU in
-    /// the span (`lb_lines_per_cpu` in balance.rs: two to four lines, by version and
+    /// the span (`lb_lines_per_cpu` in balance/load_balance.rs: two to four lines, by version and
     /// whether the CPU runs anything). Default 600 ns (estimate).
     pub lb_domain_base_ns: u64,
     /// Detach and attach of one task by the balancer, under both runqueue locks.

@@ -13,7 +13,7 @@
 //! A wakee still on its CPU (`p->on_cpu`) is queued there, or waited for, without
 //! choosing a CPU; such wakeups are counted but not compared.
 
-use crate::experiment::{Error, Experiment};
+use crate::experiment::{Checks, Error, Experiment};
 use crate::kernel::{KernelConfig, KernelSpec};
 use crate::live::CpuView;
 use crate::sim::Sim;
@@ -233,17 +233,27 @@ impl Pairing {
     }
 }
 
+/// Where [`Experiment::diff_run`] stops kernel A's run.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Until {
+    /// After the compared window: all a diff needs.
+    WindowEnd,
+    /// At the run's end (the test that the diff leaves A's run unchanged).
+    #[cfg_attr(not(test), allow(dead_code))]
+    RunEnd,
+}
+
 impl Experiment {
     /// Runs kernel `ask.a` and compares, at every wakeup of the window, its choice of
     /// CPU with the one kernel `ask.b` would make in the same state (see the module
     /// documentation). The run stops after the window.
     pub fn diff(&self, ask: &DiffAsk) -> Result<DiffReport, Error> {
-        self.diff_run(ask, false).map(|(r, _)| r)
+        self.diff_run(ask, Until::WindowEnd).map(|(r, _)| r)
     }
 
-    /// [`Experiment::diff`]; with `to_end`, A's run goes on to its end after the window
+    /// [`Experiment::diff`]; with [`Until::RunEnd`], A's run goes on to its end after the window
     /// (for the test that the diff leaves A's run unchanged). Returns A's simulation.
-    pub(crate) fn diff_run(&self, ask: &DiffAsk, to_end: bool) -> Result<(DiffReport, Sim), Error> {
+    pub(crate) fn diff_run(&self, ask: &DiffAsk, until: Until) -> Result<(DiffReport, Sim), Error> {
         let r = self.validate()?;
         let n = self.kernels.len();
         for (which, k) in [("a", ask.a), ("b", ask.b)] {
@@ -266,7 +276,7 @@ impl Experiment {
             return Err(Error(format!("diff: from {} is too large", ask.from)));
         };
         let window = TraceWindow { from: ask.from, count: ask.count };
-        let mut sim = self.make_sim(&r, ask.a as usize, ask.clients, ask.iteration, Some(window), false);
+        let mut sim = self.make_sim(&r, ask.a as usize, ask.clients, ask.iteration, Some(window), Checks::Off);
         let cfg = self.kernels[ask.b as usize].resolve();
         let doms = r.domains(Sim::domain_params(&cfg, &r.costs));
         sim.diff = Some(Box::new(Counterfactual { cfg, doms, pending: VecDeque::new() }));
@@ -292,7 +302,7 @@ impl Experiment {
                     sim.opts.max_events
                 )));
             }
-            if !to_end && sim.wake_index >= end && sim.trace.is_none() {
+            if until == Until::WindowEnd && sim.wake_index >= end && sim.trace.is_none() {
                 break;
             }
         }
@@ -484,10 +494,10 @@ mod tests {
             e.warmup_ms = 10;
             let window = TraceWindow { from: 0, count: 400 };
             let plain_traces = e.trace(a as usize, clients, 0, window).unwrap();
-            let (rep, mut sim) = e.diff_run(&ask(a, b, clients, 400), true).unwrap();
+            let (rep, mut sim) = e.diff_run(&ask(a, b, clients, 400), Until::RunEnd).unwrap();
             assert!(rep.compared >= 50, "{preset}: {} compared", rep.compared);
             let r = e.validate().unwrap();
-            let mut plain = e.make_sim(&r, a as usize, clients, 0, None, false);
+            let mut plain = e.make_sim(&r, a as usize, clients, 0, None, Checks::Off);
             plain.run(&mut |_| true).unwrap();
             let (x, y) = (sim.outcome(), plain.outcome());
             assert_eq!(x.counters, y.counters, "{preset} {a}/{b}");

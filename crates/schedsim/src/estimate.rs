@@ -11,7 +11,9 @@
 
 use crate::cost::CostModel;
 use crate::experiment::Experiment;
-use crate::workload::Workload;
+use crate::workload::{
+    DbenchParams, HackbenchParams, MemcacheParams, PipeParams, SchbenchParams, TbenchParams, Workload,
+};
 
 /// Most events one run may process (`SimOptions::max_events`).
 pub const RUN_EVENTS_MAX: u64 = 2_000_000_000;
@@ -35,13 +37,23 @@ pub fn run_events(exp: &Experiment, clients: u32, nr_cpus: u32, costs: &CostMode
     let c = clients as u128;
     let mut per_op = EVENTS_PER_OP as u128;
     let ops: u128 = match &exp.workload {
-        Workload::Tbench { work_ns, .. } | Workload::Pipe { work_ns, .. } => 2 * c * ops_per_sec(*work_ns, costs),
-        Workload::Dbench { work_ns, .. } => (c + 1) * ops_per_sec(*work_ns, costs),
-        Workload::Hackbench { fds, work_ns, .. } => c * 2 * *fds as u128 * ops_per_sec(*work_ns, costs),
-        Workload::Schbench { workers, sleep_ns, cpu_ns, .. } => {
+        Workload::Tbench(TbenchParams { work_ns, .. }) | Workload::Pipe(PipeParams { work_ns, .. }) => {
+            2 * c * ops_per_sec(*work_ns, costs)
+        }
+        Workload::Dbench(DbenchParams { work_ns, .. }) => (c + 1) * ops_per_sec(*work_ns, costs),
+        Workload::Hackbench(HackbenchParams { fds, work_ns, .. }) => {
+            c * 2 * *fds as u128 * ops_per_sec(*work_ns, costs)
+        }
+        Workload::Schbench(SchbenchParams { workers, sleep_ns, cpu_ns, .. }) => {
             c * ops_per_sec(*sleep_ns, costs) + c * *workers as u128 * ops_per_sec(*cpu_ns, costs)
         }
-        Workload::Memcache { rps_per_worker, service_ns, background_threads, background_run_ns, .. } => {
+        Workload::Memcache(MemcacheParams {
+            rps_per_worker,
+            service_ns,
+            background_threads,
+            background_run_ns,
+            ..
+        }) => {
             per_op = EVENTS_PER_REQUEST as u128;
             c * (*rps_per_worker as u128).min(ops_per_sec(*service_ns, costs))
                 + *background_threads as u128 * ops_per_sec(*background_run_ns, costs)
@@ -61,11 +73,11 @@ pub fn run_events(exp: &Experiment, clients: u32, nr_cpus: u32, costs: &CostMode
     let secs_ms = exp.duration_ms as u128;
     let mut op_events = ops * per_op * secs_ms / 1000;
     match &exp.workload {
-        Workload::Hackbench { fds, loops, .. } => {
+        Workload::Hackbench(HackbenchParams { fds, loops, .. }) => {
             let total = c * (*fds as u128).pow(2) * *loops as u128 * 2;
             op_events = op_events.min(total * per_op);
         }
-        Workload::Pipe { loops, .. } => op_events = op_events.min(c * 2 * *loops as u128 * per_op),
+        Workload::Pipe(PipeParams { loops, .. }) => op_events = op_events.min(c * 2 * *loops as u128 * per_op),
         _ => {}
     }
     let events = op_events + (cpus + sampler) * secs_ms / 1000;

@@ -170,6 +170,14 @@ impl MachineSpec {
     }
 }
 
+/// Whether a run checks the simulator's invariants (`sim/check.rs`) after every event:
+/// tests and `CHECK=1` examples do, at a cost in speed; a violation fails the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Checks {
+    Off,
+    Invariants,
+}
+
 impl Experiment {
     /// Parses and validates experiment JSON; errors name the field path and the
     /// problem.
@@ -278,7 +286,7 @@ impl Experiment {
     /// from its start, as the real tool is, so it has none.
     pub fn effective_warmup_ms(&self) -> u64 {
         match self.workload {
-            Workload::Hackbench { .. } => 0,
+            Workload::Hackbench(_) => 0,
             _ => self.warmup_ms,
         }
     }
@@ -301,7 +309,7 @@ impl Experiment {
         clients: u32,
         iteration: u32,
         trace: Option<TraceWindow>,
-        check: bool,
+        checks: Checks,
     ) -> Sim {
         let (wl, inits) = WorkloadState::new(&self.workload, clients, r.map.nr_cpus(), &self.housekeeping);
         let mut wl = wl;
@@ -312,7 +320,7 @@ impl Experiment {
             end_ns: self.duration_ms * 1_000_000,
             warmup_ns,
             trace,
-            check_invariants: check,
+            check_invariants: checks == Checks::Invariants,
             shard_size: self.shard_size,
             max_events: crate::estimate::RUN_EVENTS_MAX,
             wasted_threshold_ns: self.wasted_core_threshold_ns,
@@ -324,15 +332,16 @@ impl Experiment {
 
     /// Runs everything. `progress` is called now and then; returning false cancels.
     pub fn run(&self, progress: &mut dyn FnMut(Progress) -> bool) -> Result<Report, Error> {
-        self.run_with(progress, false)
+        self.run_with(progress, Checks::Off)
     }
 
-    /// As [`Experiment::run`], optionally checking invariants after every event. The
+    /// As [`Experiment::run`], with the invariants checked after every event if `checks`
+    /// says so. The
     /// runs go one after the other through [`crate::sweep::Sweep`], as a parallel
     /// caller would run them, and the same [`crate::sweep::ReportBuilder`] assembles
     /// the report.
-    pub fn run_with(&self, progress: &mut dyn FnMut(Progress) -> bool, check: bool) -> Result<Report, Error> {
-        match self.run_keeping(progress, check) {
+    pub fn run_with(&self, progress: &mut dyn FnMut(Progress) -> bool, checks: Checks) -> Result<Report, Error> {
+        match self.run_keeping(progress, checks) {
             (Some(rep), None) => Ok(rep),
             (_, Some(e)) => Err(e),
             (None, None) => Err(Error("no report".into())),
@@ -344,7 +353,7 @@ impl Experiment {
     pub fn run_keeping(
         &self,
         progress: &mut dyn FnMut(Progress) -> bool,
-        check: bool,
+        checks: Checks,
     ) -> (Option<Report>, Option<Error>) {
         let sweep = match crate::sweep::Sweep::new(self) {
             Ok(s) => s,
@@ -356,7 +365,7 @@ impl Experiment {
         for id in sweep.runs() {
             let done = builder.runs_done();
             let mut cb = |t: u64| progress(Progress { runs_done: done, runs_total: total, sim_ns: t, run_ns });
-            let result = match sweep.run(id, &mut cb, check) {
+            let result = match sweep.run(id, &mut cb, checks) {
                 Ok(r) => r,
                 Err(e) => {
                     let kept = builder.kept_report();
@@ -399,7 +408,7 @@ impl Experiment {
         if window.count > crate::trace::TRACE_WAKEUPS_MAX {
             return Err(Error(format!("trace: at most {} wakeups", crate::trace::TRACE_WAKEUPS_MAX)));
         }
-        let mut sim = self.make_sim(&r, kernel, clients, iteration, Some(window), false);
+        let mut sim = self.make_sim(&r, kernel, clients, iteration, Some(window), Checks::Off);
         sim.stop_after_trace = true;
         sim.run(&mut |_| true).map_err(Error)?;
         Ok(std::mem::take(&mut sim.traces))
@@ -478,7 +487,7 @@ impl Experiment {
         if from_ns > to_ns {
             return Err(Error(format!("{what} window: from {from_ns} ns is after to {to_ns} ns")));
         }
-        let mut sim = e.make_sim(&r, kernel, clients, iteration, None, false);
+        let mut sim = e.make_sim(&r, kernel, clients, iteration, None, Checks::Off);
         sim.rec = Some(crate::sim::record::Recorder::new(from_ns, to_ns, sim.cpus.len(), sim.tasks.len()));
         sim.run(&mut |_| true).map_err(Error)?;
         Ok(sim)

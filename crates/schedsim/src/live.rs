@@ -61,7 +61,7 @@ impl Live {
         }
         let r = e.validate()?;
         let window = TraceWindow { from: 0, count: u32::MAX };
-        let mut sim = e.make_sim(&r, kernel, clients, iteration, Some(window), false);
+        let mut sim = e.make_sim(&r, kernel, clients, iteration, Some(window), crate::experiment::Checks::Off);
         sim.start();
         Ok(Live { sim, ended: false })
     }

@@ -211,32 +211,38 @@ impl Report {
         }
         let _ = writeln!(s, "{h1}\n{h2}");
         let totals: Vec<Counters> = self.configs.iter().map(|c| c.total()).collect();
-        type Row = (&'static str, fn(&Counters, &ConfigResult) -> f64, bool);
+        /// How a counter row prints: seconds and percentages with two decimals, counts whole.
+        enum Shown {
+            TwoDecimals,
+            Whole,
+        }
+        use Shown::{TwoDecimals, Whole};
+        type Row = (&'static str, fn(&Counters, &ConfigResult) -> f64, Shown);
         let rows: [Row; 15] = [
-            ("User", |t, _| secs(t.user_ns), true),
-            ("System", |t, _| secs(t.system_ns), true),
-            ("Elapsed", |_, c| secs(c.elapsed_ns()), true),
-            ("Wakeups", |t, _| t.wakeups as f64, false),
-            ("Migrate", |t, _| t.migrations as f64, false),
-            ("MigSMT", |t, _| t.migrations_smt as f64, false),
-            ("MigLLC", |t, _| t.migrations_llc as f64, false),
-            ("MigXLLC", |t, _| t.migrations_cross_llc as f64, false),
-            ("MigXNode", |t, _| t.migrations_cross_node as f64, false),
-            ("AffMove", |t, _| t.affine_moves as f64, false),
-            ("SISProbe", |t, _| t.sis_probed as f64, false),
+            ("User", |t, _| secs(t.user_ns), TwoDecimals),
+            ("System", |t, _| secs(t.system_ns), TwoDecimals),
+            ("Elapsed", |_, c| secs(c.elapsed_ns()), TwoDecimals),
+            ("Wakeups", |t, _| t.wakeups as f64, Whole),
+            ("Migrate", |t, _| t.migrations as f64, Whole),
+            ("MigSMT", |t, _| t.migrations_smt as f64, Whole),
+            ("MigLLC", |t, _| t.migrations_llc as f64, Whole),
+            ("MigXLLC", |t, _| t.migrations_cross_llc as f64, Whole),
+            ("MigXNode", |t, _| t.migrations_cross_node as f64, Whole),
+            ("AffMove", |t, _| t.affine_moves as f64, Whole),
+            ("SISProbe", |t, _| t.sis_probed as f64, Whole),
             // No attempt at all is "n/a", not a 0% hit rate.
-            ("SISRecnt%", |t, _| if t.sis_recent_attempts == 0 { f64::NAN } else { t.recent_hit_pct() }, true),
-            ("IPIs", |t, _| t.ipis as f64, false),
-            ("Spin(s)", |t, _| secs(t.lock_spin_ns), true),
-            ("Wasted(s)", |t, _| secs(t.wasted_core_ns), true),
+            ("SISRecnt%", |t, _| if t.sis_recent_attempts == 0 { f64::NAN } else { t.recent_hit_pct() }, TwoDecimals),
+            ("IPIs", |t, _| t.ipis as f64, Whole),
+            ("Spin(s)", |t, _| secs(t.lock_spin_ns), TwoDecimals),
+            ("Wasted(s)", |t, _| secs(t.wasted_core_ns), TwoDecimals),
         ];
-        for (name, f, float) in rows {
+        for (name, f, shown) in rows {
             let _ = write!(s, "{name:<8}");
             for (t, c) in totals.iter().zip(&self.configs) {
                 let v = f(t, c);
                 if v.is_nan() {
                     let _ = write!(s, "{:>12}", "n/a");
-                } else if float {
+                } else if let TwoDecimals = shown {
                     let _ = write!(s, "{v:>12.2}");
                 } else {
                     let _ = write!(s, "{v:>12.0}");
@@ -255,8 +261,8 @@ impl Report {
     /// workloads whose logs mmtests parses differently.
     pub fn mmtests_logs(&self) -> Option<Vec<(String, String, String)>> {
         let prefix = match self.experiment.workload {
-            crate::workload::Workload::Tbench { .. } => "tbench",
-            crate::workload::Workload::Dbench { .. } => "dbench",
+            crate::workload::Workload::Tbench(_) => "tbench",
+            crate::workload::Workload::Dbench(_) => "dbench",
             _ => return None,
         };
         let secs = self.experiment.duration_ms.saturating_sub(self.experiment.warmup_ms).div_ceil(1000).max(1);

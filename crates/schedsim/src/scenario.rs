@@ -37,7 +37,7 @@ use crate::sim::pelt::{Signal, NICE_0_LOAD, SCHED_CAPACITY_SCALE};
 use crate::sim::{Cont, Phase, Sim, SimOptions, TState, NONE};
 use crate::topology::Topology;
 use crate::trace::TraceWindow;
-use crate::workload::{Housekeeping, TaskInit, Workload, WorkloadState};
+use crate::workload::{Housekeeping, PipeParams, TaskInit, Workload, WorkloadState};
 use std::fmt::Write;
 
 const NOW: u64 = 1_000_000_000;
@@ -326,7 +326,7 @@ pub fn run(text: &str) -> Result<String, String> {
         inits.push(task("late".into()));
         inits.len() as u32 - 1
     });
-    let workload = Workload::Pipe { loops: 1, work_ns: 1_000, ws_bytes: 16 << 10 };
+    let workload = Workload::Pipe(PipeParams { loops: 1, work_ns: 1_000, ws_bytes: 16 << 10 });
     let hk = Housekeeping { enabled: false, ..Housekeeping::default() };
     let (wl, _) = WorkloadState::new(&workload, (inits.len() as u32).div_ceil(2).max(1), n, &hk);
     let opts = SimOptions {

@@ -1,6 +1,6 @@
 //! The SHARED_RUNQ shared runqueue (David Vernet's v3 RFC, 2023, on v6.5/6.6 tip):
 //! per-LLC sharded FIFO lists with their enqueue and dequeue hooks, and the pop that
-//! newidle balancing (`balance.rs`) tries first, gated by K Prateek Nayak's per-shard
+//! newidle balancing (`balance/mod.rs`) tries first, gated by K Prateek Nayak's per-shard
 //! overload flag (seed 004).
 
 use crate::kernel::Switch;

@@ -9,7 +9,7 @@
 //! arrival, so the report is byte-identical to [`Experiment::run`]'s whatever the order.
 //! Nothing here uses threads, I/O or a clock.
 
-use crate::experiment::{Error, Experiment, Resolved};
+use crate::experiment::{Checks, Error, Experiment, Resolved};
 use crate::metrics::{Counters, Histogram, Percentiles};
 use crate::report::{ConfigResult, PointResult, Report, REPORT_VERSION};
 use crate::sim::wasted::WastedMoment;
@@ -99,14 +99,14 @@ impl Sweep {
 
     /// Runs one (kernel, client count, iteration). `progress` gets the simulated time
     /// reached now and then; returning false cancels.
-    pub fn run(&self, id: RunId, progress: &mut dyn FnMut(u64) -> bool, check: bool) -> Result<RunResult, Error> {
+    pub fn run(&self, id: RunId, progress: &mut dyn FnMut(u64) -> bool, checks: Checks) -> Result<RunResult, Error> {
         let exp = &self.exp;
         let (k, p) = (id.kernel as usize, id.point as usize);
         if k >= exp.kernels.len() || p >= exp.clients.len() || id.iteration >= exp.iterations {
             return Err(out_of_range(exp, id));
         }
         let clients = exp.clients[p];
-        let mut sim = exp.make_sim(&self.resolved, k, clients, id.iteration, None, check);
+        let mut sim = exp.make_sim(&self.resolved, k, clients, id.iteration, None, checks);
         sim.run(progress).map_err(|e| {
             Error(format!("kernel {} with {clients} {}: {e}", exp.kernels[k].name, exp.workload.clients_meaning()))
         })?;

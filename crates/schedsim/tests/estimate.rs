@@ -3,6 +3,7 @@
 //! late is refused while validating.
 
 use schedsim::estimate::run_events;
+use schedsim::experiment::Checks;
 
 #[test]
 fn presets_stay_under_the_estimate() {
@@ -50,7 +51,7 @@ fn a_late_failure_keeps_the_finished_runs() {
     let clients = e.clients.clone();
     assert!(clients.len() >= 2 && e.kernels.len() >= 2);
     // Fail inside the first kernel's second client count.
-    let (rep, err) = e.run_keeping(&mut |p| !(p.runs_done == 1 && p.run_ns > 0), false);
+    let (rep, err) = e.run_keeping(&mut |p| !(p.runs_done == 1 && p.run_ns > 0), Checks::Off);
     let err = err.expect("the second run fails");
     assert!(err.0.contains("cancelled") && err.0.contains(&format!("with {} ", clients[1])), "{err}");
     let rep = rep.expect("the first run is kept");
@@ -59,7 +60,7 @@ fn a_late_failure_keeps_the_finished_runs() {
     assert_eq!(rep.configs[0].points[0].clients, clients[0]);
     // Fail in the second kernel: the first kernel's column is whole, the table renders.
     let n = clients.len() as u32;
-    let (rep, err) = e.run_keeping(&mut |p| !(p.runs_done == n + 1 && p.run_ns > 0), false);
+    let (rep, err) = e.run_keeping(&mut |p| !(p.runs_done == n + 1 && p.run_ns > 0), Checks::Off);
     assert!(err.is_some());
     let rep = rep.unwrap();
     assert_eq!(rep.configs.len(), 2);

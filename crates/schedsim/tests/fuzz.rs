@@ -6,6 +6,7 @@
 //! 2 ms, one point) with the invariant checker after every event.
 
 use proptest::prelude::*;
+use schedsim::experiment::Checks;
 use schedsim::Experiment;
 use serde_json::{json, Value};
 use std::sync::Mutex;
@@ -70,7 +71,7 @@ fn check_experiment_text(text: &str) {
             exp.iterations = 1;
             exp.clients.truncate(1);
             exp.kernels.truncate(1);
-            match exp.run_with(&mut |_| true, true) {
+            match exp.run_with(&mut |_| true, Checks::Invariants) {
                 Ok(r) => assert_eq!(r.configs.len(), 1),
                 Err(e) => panic!("an accepted experiment failed to run: {e}\n{}", exp.to_json()),
             }

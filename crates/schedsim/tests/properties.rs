@@ -8,7 +8,7 @@
 
 use proptest::prelude::*;
 use schedsim::cost::CostModel;
-use schedsim::experiment::{Experiment, MachineSpec, TopologyInput, EXPERIMENT_VERSION};
+use schedsim::experiment::{Checks, Experiment, MachineSpec, TopologyInput, EXPERIMENT_VERSION};
 use schedsim::kernel::{KernelSpec, KernelVersion, Switch};
 use schedsim::topology::{CoreDesc, LlcDesc, NodeDesc, Topology};
 use schedsim::workload::{Workload, WORKLOAD_NAMES};
@@ -97,14 +97,14 @@ fn experiment() -> impl Strategy<Value = Experiment> {
             let mut workload = Workload::by_name(WORKLOAD_NAMES[w]).unwrap();
             // Keep the slow-moving workloads moving inside a few milliseconds.
             match &mut workload {
-                Workload::Schbench { sleep_ns, cpu_ns, .. } => {
-                    *sleep_ns = 200_000;
-                    *cpu_ns = 100_000;
+                Workload::Schbench(p) => {
+                    p.sleep_ns = 200_000;
+                    p.cpu_ns = 100_000;
                 }
-                Workload::Hackbench { loops, .. } => *loops = 5,
-                Workload::Memcache { rps_per_worker, background_threads, .. } => {
-                    *rps_per_worker = 50_000;
-                    *background_threads = 2;
+                Workload::Hackbench(p) => p.loops = 5,
+                Workload::Memcache(p) => {
+                    p.rps_per_worker = 50_000;
+                    p.background_threads = 2;
                 }
                 _ => {}
             }
@@ -131,7 +131,7 @@ proptest! {
 
     #[test]
     fn invariants_hold_after_every_event(exp in experiment()) {
-        let r = exp.run_with(&mut |_| true, true);
+        let r = exp.run_with(&mut |_| true, Checks::Invariants);
         prop_assert!(r.is_ok(), "{}\nreplay: {}", r.unwrap_err(), exp.to_json());
         let r = r.unwrap();
         let p = &r.configs[0].points[0];

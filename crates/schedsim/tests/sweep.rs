@@ -1,6 +1,7 @@
 //! A sweep run one run at a time, in any order, assembles the report `Experiment::run`
 //! makes, byte for byte; partial reports show what is in so far.
 
+use schedsim::experiment::Checks;
 use schedsim::{presets, Experiment, RunResult, Sweep};
 
 fn small(name: &str) -> Experiment {
@@ -25,7 +26,7 @@ fn scramble<T>(mut v: Vec<T>) -> Vec<T> {
 }
 
 fn all_results(s: &Sweep) -> Vec<RunResult> {
-    s.runs().into_iter().map(|id| s.run(id, &mut |_| true, false).unwrap()).collect()
+    s.runs().into_iter().map(|id| s.run(id, &mut |_| true, Checks::Off).unwrap()).collect()
 }
 
 #[test]
@@ -65,7 +66,7 @@ fn partial_reports_grow_by_client_count_with_every_kernel() {
     assert_eq!(b.partial_report().configs.len(), nk);
     assert!(b.partial_report().configs.iter().all(|c| c.points.is_empty()));
     for (i, id) in order.iter().enumerate() {
-        b.add(s.run(*id, &mut |_| true, false).unwrap()).unwrap();
+        b.add(s.run(*id, &mut |_| true, Checks::Off).unwrap()).unwrap();
         let p = b.partial_report();
         let shown = b.points_shown() as usize;
         assert_eq!(p.configs.iter().map(|c| c.points.len()).sum::<usize>(), shown);
@@ -93,7 +94,7 @@ fn builder_refuses_duplicates_strangers_and_early_reports() {
     let e = small("demo");
     let s = Sweep::new(&e).unwrap();
     let mut b = s.builder();
-    let r = s.run(s.runs()[0], &mut |_| true, false).unwrap();
+    let r = s.run(s.runs()[0], &mut |_| true, Checks::Off).unwrap();
     b.add(r.clone()).unwrap();
     assert!(b.add(r.clone()).unwrap_err().0.contains("given twice"));
     assert!(b.report().unwrap_err().0.contains("1 of"));
@@ -107,7 +108,7 @@ fn builder_refuses_duplicates_strangers_and_early_reports() {
     assert_eq!(b.runs_done(), 1);
     let mut id = s.runs()[0];
     id.kernel = 99;
-    assert!(s.run(id, &mut |_| true, false).unwrap_err().0.contains("outside the sweep"));
+    assert!(s.run(id, &mut |_| true, Checks::Off).unwrap_err().0.contains("outside the sweep"));
 }
 
 #[test]
@@ -121,7 +122,7 @@ fn a_run_result_is_small() {
     e.iterations = 1;
     let s = Sweep::new(&e).unwrap();
     for id in s.runs() {
-        let r = s.run(id, &mut |_| true, false).unwrap();
+        let r = s.run(id, &mut |_| true, Checks::Off).unwrap();
         assert!(r.counters.wakeups > 1000);
         let bytes = serde_json::to_string(&r).unwrap().len();
         assert!(bytes < 32 * 1024, "{id:?}: {bytes} bytes");
@@ -132,6 +133,6 @@ fn a_run_result_is_small() {
 fn cancelling_a_run_says_so() {
     let e = small("demo");
     let s = Sweep::new(&e).unwrap();
-    let err = s.run(s.runs()[0], &mut |_| false, false).unwrap_err();
+    let err = s.run(s.runs()[0], &mut |_| false, Checks::Off).unwrap_err();
     assert!(err.0.contains("cancelled"), "{err}");
 }

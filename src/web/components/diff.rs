@@ -8,7 +8,9 @@ use crate::diff_page::{self, COUNTS, COUNT_DEFAULT};
 use crate::kernel_names::letter;
 use crate::proto::{Request, Response};
 use crate::web::components::topology::{LiveFrame, TopologyView};
+use crate::web::components::wakeup::{probed, wakeup_facts, TraceSteps};
 use crate::web::dom;
+use crate::web::hooks::typing;
 use crate::web::state::machine_topology;
 use crate::web::worker::SweepRunner;
 use schedsim::diff::{distance_words, reason, DiffReport, WakeupDiff};
@@ -311,10 +313,7 @@ fn facts(d: &WakeupDiff) -> Html {
     };
     html! {
         <dl class="wakeup-summary" id="diff-facts">
-            <dt>{ "wakeup" }</dt><dd>{ format!("#{} at {:.3} ms, {}", d.a.index, d.a.time_ns as f64 / 1e6, if d.a.sync { "sync" } else { "not sync" }) }</dd>
-            <dt>{ "wakee" }</dt><dd>{ d.a.wakee.clone() }</dd>
-            <dt>{ "waker" }</dt><dd>{ format!("{} on CPU {}", d.a.waker, d.a.waker_cpu) }</dd>
-            <dt>{ "prev" }</dt><dd>{ format!("CPU {}", d.a.prev_cpu) }</dd>
+            { wakeup_facts(&d.a) }
             <dt class="who-a">{ "★ A" }</dt><dd>{ delivery(&d.a) }</dd>
             <dt class="who-b">{ "◆ B" }</dt><dd>{ delivery(&d.b) }</dd>
         </dl>
@@ -322,36 +321,13 @@ fn facts(d: &WakeupDiff) -> Html {
 }
 
 fn trace_column(which: &'static str, title: &str, note: &'static str, t: &WakeupTrace) -> Html {
-    let probed = if t.probed.is_empty() {
-        "none".to_string()
-    } else {
-        t.probed.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ")
-    };
+    let probed = probed(t);
     html! {
         <aside class={classes!("trace", format!("trace-{which}"))} id={format!("diff-trace-{which}")}>
             <h3>{ title.to_string() }</h3>
             <p class="muted small">{ note }</p>
-            <ol class="steps">
-                { for t.steps.iter().map(|s| html! {
-                    <li class="step">
-                        <div class="step-head"><code class="fn">{ s.function.clone() }</code>{ " → " }<strong class="result">{ s.result.clone() }</strong></div>
-                        if !s.read.is_empty() {
-                            <div class="reads">{ for s.read.iter().map(|r| html! { <code class="read">{ r.clone() }</code> }) }</div>
-                        }
-                        if !s.why.is_empty() {
-                            <div class="why">{ s.why.clone() }</div>
-                        }
-                    </li>
-                }) }
-            </ol>
+            <TraceSteps steps={t.steps.clone()} />
             <p class="probed small">{ format!("CPUs probed: {probed}") }</p>
         </aside>
     }
-}
-
-fn typing(e: &KeyboardEvent) -> bool {
-    e.target()
-        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-        .map(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"))
-        .unwrap_or(false)
 }

@@ -13,6 +13,7 @@ use crate::web::components::kernels::letter;
 use crate::web::components::perfetto::PerfettoExport;
 use crate::web::components::timeline::{TimelineData, TimelineView};
 use crate::web::components::topology::{LiveFrame, TopologyView};
+use crate::web::components::wakeup::{probed, wakeup_facts, TraceSteps};
 use crate::web::dom;
 use crate::web::hooks::use_keydown;
 use crate::web::state::{machine_topology, PerfettoStatus};
@@ -492,17 +493,10 @@ fn wakeup_summary(t: Option<&WakeupTrace>) -> Html {
     let Some(t) = t else {
         return html! { <p class="wakeup-summary muted">{ "Press Step (or space) to run to the next wakeup." }</p> };
     };
-    let probed = if t.probed.is_empty() {
-        "none".to_string()
-    } else {
-        t.probed.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ")
-    };
+    let probed = probed(t);
     html! {
         <dl class="wakeup-summary" id="wakeup-summary">
-            <dt>{ "wakeup" }</dt><dd>{ format!("#{} at {:.3} ms, {}", t.index, t.time_ns as f64 / 1e6, if t.sync { "sync" } else { "not sync" }) }</dd>
-            <dt>{ "wakee" }</dt><dd>{ t.wakee.clone() }</dd>
-            <dt>{ "waker" }</dt><dd>{ format!("{} on CPU {}", t.waker, t.waker_cpu) }</dd>
-            <dt>{ "prev" }</dt><dd>{ format!("CPU {}", t.prev_cpu) }</dd>
+            { wakeup_facts(t) }
             if let Some(c) = t.target_cpu {
                 <dt>{ "target" }</dt><dd>{ format!("CPU {c} (from wake_affine)") }</dd>
             }
@@ -527,19 +521,7 @@ fn trace_view(t: Option<&WakeupTrace>) -> Html {
     html! {
         <>
             <p class="trace-head">{ format!("{} woken by {} on CPU {} (prev CPU {})", t.wakee, t.waker, t.waker_cpu, t.prev_cpu) }</p>
-            <ol class="steps" id="trace-steps">
-                { for t.steps.iter().map(|s| html! {
-                    <li class="step">
-                        <div class="step-head"><code class="fn">{ s.function.clone() }</code>{ " → " }<strong class="result">{ s.result.clone() }</strong></div>
-                        if !s.read.is_empty() {
-                            <div class="reads">{ for s.read.iter().map(|r| html! { <code class="read">{ r.clone() }</code> }) }</div>
-                        }
-                        if !s.why.is_empty() {
-                            <div class="why">{ s.why.clone() }</div>
-                        }
-                    </li>
-                }) }
-            </ol>
+            <TraceSteps steps={t.steps.clone()} id="trace-steps" />
         </>
     }
 }

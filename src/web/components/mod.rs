@@ -1,6 +1,7 @@
 //! The page's components, one file each.
 
 pub mod chart;
+pub mod copy_link;
 pub mod diff;
 pub mod fields;
 pub mod gallery;
@@ -9,6 +10,8 @@ pub mod kernels;
 pub mod live;
 pub mod perfetto;
 pub mod results;
+pub mod sweep;
 pub mod timeline;
 pub mod topology;
+pub mod wakeup;
 pub mod workload;

@@ -1,10 +1,15 @@
 //! The page's own Yew hooks: DOM event listeners that are removed when their component
-//! goes, the page-wide keyboard, the theme, and the page's state in its URL.
+//! goes, the page-wide keyboard, the theme, the page's state in its URL, the sweep's
+//! worker pool and the Perfetto export's worker.
 
 mod events;
+mod perfetto;
+mod sweep;
 mod theme;
 mod url;
 
 pub use events::{typing, use_event_listener, use_keydown, ListenOn};
+pub use perfetto::use_perfetto_export;
+pub use sweep::use_sweep_runner;
 pub use theme::{is_dark, use_theme};
 pub use url::{use_url_state, URL_DEBOUNCE_MS};

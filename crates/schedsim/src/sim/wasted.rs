@@ -119,7 +119,7 @@ mod tests {
         )
         .unwrap();
         let r = e.validate().unwrap();
-        e.make_sim(&r, 0, 1, 0, None, false)
+        e.make_sim(&r, 0, 1, 0, None, crate::experiment::Checks::Off)
     }
 
     /// Both tasks queued on CPU 0 for 5 ms while CPU 1 idles: a violation; the same

@@ -5,7 +5,9 @@
 //! write's is finished by that CPU's kworker, which wakes jbd2. Metric: MB/sec.
 
 use super::run::{Action, IrqOut, IrqToken, Measured, Sample, Shared, TaskInit};
+use super::{check_range, SEC, WS_MAX};
 use crate::rng::Pcg64;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// Share of a client's work done in the kernel, percent (estimate: dbench spends
@@ -17,22 +19,92 @@ const COMMIT_PER_WAITER_NS: u64 = 1_000;
 /// CPU time of a kworker finishing a completion (estimate).
 const KWORKER_NS: u64 = 3_000;
 
-/// `Workload::Dbench`'s parameters.
-#[derive(Clone)]
-pub(super) struct Params {
+/// dbench's parameters: `clients` processes replaying filesystem ops; fsync goes
+/// through the jbd2 journal thread, and completions arrive as interrupts on `irq_cpu`
+/// and wake waiters directly or through that CPU's kworker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DbenchParams {
+    /// CPU time of one filesystem op. Default 5 µs (estimate).
+    #[serde(default = "d_work")]
     pub work_ns: u64,
+    /// Bytes accounted per op. Default 4096.
+    #[serde(default = "d_bytes")]
     pub op_bytes: u64,
+    /// One op in this many is an fsync waiting on a journal commit. Default 40.
+    #[serde(default = "d_fsync")]
     pub fsync_every: u64,
+    /// One op in this many misses the page cache and waits for a read. Default 20.
+    #[serde(default = "d_read")]
     pub read_miss_every: u64,
+    /// Device latency of a read or a journal write+flush. Default 100 µs (SSD).
+    #[serde(default = "d_io")]
     pub io_ns: u64,
+    /// CPU that takes the storage interrupt. Default 0 (one IRQ line, as a SATA or
+    /// SAS controller has).
+    #[serde(default)]
     pub irq_cpu: u32,
+    #[serde(default = "d_ws")]
     pub ws_bytes: u64,
+    /// The block queue's `rq_affinity` (sysfs `queue/rq_affinity`): 0 completes a
+    /// request on the CPU that took the interrupt; 1, the default of every modelled
+    /// kernel, on the submitting CPU when the interrupt CPU does not share its
+    /// cache (v4.15 `__blk_complete_request()`, QUEUE_FLAG_SAME_COMP; an IPI raises
+    /// the completion there); 2 always on the submitting CPU (QUEUE_FLAG_SAME_FORCE,
+    /// 5757a6d76cdf, v3.1).
+    #[serde(default = "d_rq_affinity")]
     pub rq_affinity: u8,
+}
+
+fn d_work() -> u64 {
+    5_000
+}
+fn d_bytes() -> u64 {
+    4096
+}
+fn d_fsync() -> u64 {
+    40
+}
+fn d_read() -> u64 {
+    20
+}
+fn d_io() -> u64 {
+    100_000
+}
+fn d_ws() -> u64 {
+    256 << 10
+}
+fn d_rq_affinity() -> u8 {
+    1
+}
+
+impl DbenchParams {
+    /// Checks the parameters against a machine of `nr_cpus` CPUs; names the bad one.
+    pub(super) fn validate(&self, nr_cpus: u32) -> Result<(), String> {
+        let pos = |name, v, max| check_range("dbench", name, v, max);
+        if self.rq_affinity > 2 {
+            return Err(format!("workload dbench: rq_affinity = {}, expected 0, 1 or 2", self.rq_affinity));
+        }
+        pos("work_ns", self.work_ns, SEC)?;
+        pos("op_bytes", self.op_bytes, 1 << 30)?;
+        pos("fsync_every", self.fsync_every, 1 << 30)?;
+        pos("read_miss_every", self.read_miss_every, 1 << 30)?;
+        pos("io_ns", self.io_ns, SEC)?;
+        pos("ws_bytes", self.ws_bytes, WS_MAX)?;
+        if self.irq_cpu >= nr_cpus {
+            return Err(format!(
+                "workload dbench: irq_cpu = {}, the machine has CPUs 0 to {}",
+                self.irq_cpu,
+                nr_cpus - 1
+            ));
+        }
+        Ok(())
+    }
 }
 
 #[derive(Clone)]
 pub(super) struct Dbench {
-    p: Params,
+    p: DbenchParams,
     /// Tasks below this id are the clients; then jbd2, then one kworker per CPU.
     clients: u32,
     /// Clients waiting for the next journal commit.
@@ -45,7 +117,7 @@ pub(super) struct Dbench {
 
 impl Dbench {
     /// The clients, jbd2, and a kworker pinned to each CPU.
-    pub(super) fn new(p: Params, clients: u32, nr_cpus: u32, tasks: &mut Vec<TaskInit>) -> Self {
+    pub(super) fn new(p: DbenchParams, clients: u32, nr_cpus: u32, tasks: &mut Vec<TaskInit>) -> Self {
         for i in 0..clients {
             tasks.push(TaskInit::app(format!("dbench/{i}"), p.ws_bytes, SYS_PCT));
         }

@@ -5,7 +5,62 @@
 
 use super::pipe::SYS_PCT_IPC;
 use super::run::{Action, Measured, Sample, Shared, TaskInit};
+use super::{check_range, SEC, WS_MAX};
 use crate::rng::Pcg64;
+use serde::{Deserialize, Serialize};
+
+/// hackbench's parameters: `clients` groups of `fds` senders and `fds` receivers; each
+/// sender writes `loops` messages of `datasize` bytes to every receiver of its group.
+/// The result is the time until all messages are read.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HackbenchParams {
+    /// `-f`, default 20.
+    #[serde(default = "d_fds")]
+    pub fds: u32,
+    /// `-l`, default 100 (perf bench sched messaging's default).
+    #[serde(default = "d_loops")]
+    pub loops: u32,
+    /// `-s`, default 100 bytes.
+    #[serde(default = "d_datasize")]
+    pub datasize: u64,
+    /// `-p`: pipes instead of AF_UNIX sockets. Default false.
+    #[serde(default)]
+    pub pipe: bool,
+    /// CPU cost of one write or one read syscall. Default 1.5 µs (estimate).
+    #[serde(default = "d_work")]
+    pub work_ns: u64,
+    #[serde(default = "d_ws")]
+    pub ws_bytes: u64,
+}
+
+fn d_fds() -> u32 {
+    20
+}
+fn d_loops() -> u32 {
+    100
+}
+fn d_datasize() -> u64 {
+    100
+}
+fn d_work() -> u64 {
+    1_500
+}
+fn d_ws() -> u64 {
+    64 << 10
+}
+
+impl HackbenchParams {
+    /// Checks the parameters; names the bad one.
+    pub(super) fn validate(&self) -> Result<(), String> {
+        let pos = |name, v, max| check_range("hackbench", name, v, max);
+        pos("fds", self.fds as u64, 1000)?;
+        pos("loops", self.loops as u64, 1 << 30)?;
+        pos("datasize", self.datasize, 1 << 20)?;
+        pos("work_ns", self.work_ns, SEC)?;
+        pos("ws_bytes", self.ws_bytes, WS_MAX)
+    }
+}
 
 /// The default socket send buffer, `net.core.wmem_default`, bytes.
 const WMEM_DEFAULT: u64 = 212_992;
@@ -32,17 +87,8 @@ pub(super) struct Hackbench {
 
 impl Hackbench {
     /// Group g's senders, then its receivers, group after group.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn new(
-        fds: u32,
-        loops: u32,
-        datasize: u64,
-        pipe: bool,
-        work_ns: u64,
-        ws_bytes: u64,
-        clients: u32,
-        tasks: &mut Vec<TaskInit>,
-    ) -> Self {
+    pub(super) fn new(p: &HackbenchParams, clients: u32, tasks: &mut Vec<TaskInit>) -> Self {
+        let HackbenchParams { fds, loops, datasize, pipe, work_ns, ws_bytes } = *p;
         for g in 0..clients {
             for s in 0..fds {
                 tasks.push(TaskInit::app(format!("sender/{g}.{s}"), ws_bytes, SYS_PCT_IPC));

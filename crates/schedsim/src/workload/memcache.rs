@@ -5,8 +5,10 @@
 //! response time, from the interrupt's arrival to the end of the service.
 
 use super::run::{Action, IrqOut, IrqToken, RaisedIrq, Sample, Shared, TaskInit};
+use super::{check_range, SEC, WS_MAX};
 use crate::metrics::Histogram;
 use crate::rng::Pcg64;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// The token of a request arrival interrupt.
@@ -17,16 +19,69 @@ const SYS_PCT: u8 = 40;
 /// Shortest service time, ns (the exponential draw is cut here).
 const SERVICE_MIN_NS: u64 = 1_000;
 
-/// `Workload::Memcache`'s parameters.
-#[derive(Clone)]
-pub(super) struct Params {
+/// The memcache-like service's parameters: requests arrive as NIC interrupts spread
+/// over all CPUs (RSS) at `rps_per_worker` x `clients` per second (Poisson); softirq
+/// wakes the most recently idle of `clients` workers (epoll exclusive wakeups are
+/// LIFO). The result is the p99 response time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MemcacheParams {
+    #[serde(default = "d_rps")]
     pub rps_per_worker: u64,
+    /// CPU time per request. Default 20 µs (Rik van Riel's test: tens of µs).
+    #[serde(default = "d_service")]
     pub service_ns: u64,
+    #[serde(default = "d_ws")]
     pub ws_bytes: u64,
+    /// Other threads sharing the host (agents, logging, batch): each runs
+    /// `background_run_ns`, then sleeps `background_sleep_ns` (timer). Default 0.
+    #[serde(default)]
     pub background_threads: u32,
+    #[serde(default = "d_bg_run")]
     pub background_run_ns: u64,
+    #[serde(default = "d_bg_sleep")]
     pub background_sleep_ns: u64,
+    /// Confine the background threads to the last N CPUs (a cpuset, as a
+    /// co-located batch job has), round-robin; 0 leaves them free. Default 0.
+    #[serde(default)]
     pub background_cpus: u32,
+}
+
+fn d_rps() -> u64 {
+    10_000
+}
+fn d_service() -> u64 {
+    20_000
+}
+fn d_ws() -> u64 {
+    128 << 10
+}
+fn d_bg_run() -> u64 {
+    200_000
+}
+fn d_bg_sleep() -> u64 {
+    2_000_000
+}
+
+impl MemcacheParams {
+    /// Checks the parameters against a machine of `nr_cpus` CPUs; names the bad one.
+    pub(super) fn validate(&self, nr_cpus: u32) -> Result<(), String> {
+        let pos = |name, v, max| check_range("memcache", name, v, max);
+        if self.background_cpus > nr_cpus {
+            return Err(format!(
+                "workload memcache: background_cpus = {}, the machine has {nr_cpus} CPUs",
+                self.background_cpus
+            ));
+        }
+        pos("rps_per_worker", self.rps_per_worker, 10_000_000)?;
+        pos("service_ns", self.service_ns, SEC)?;
+        pos("ws_bytes", self.ws_bytes, WS_MAX)?;
+        if self.background_threads > 10_000 {
+            return Err(format!("workload memcache: background_threads = {}, at most 10000", self.background_threads));
+        }
+        pos("background_run_ns", self.background_run_ns, SEC)?;
+        pos("background_sleep_ns", self.background_sleep_ns, 100 * SEC)
+    }
 }
 
 #[derive(Clone)]
@@ -54,7 +109,7 @@ pub(super) struct Memcache {
 impl Memcache {
     /// The workers, then the background threads (confined round-robin to the last
     /// `background_cpus` CPUs if that is set).
-    pub(super) fn new(p: Params, clients: u32, nr_cpus: u32, tasks: &mut Vec<TaskInit>) -> Self {
+    pub(super) fn new(p: &MemcacheParams, clients: u32, nr_cpus: u32, tasks: &mut Vec<TaskInit>) -> Self {
         for w in 0..clients {
             tasks.push(TaskInit::app(format!("worker/{w}"), p.ws_bytes, SYS_PCT));
         }

@@ -3,7 +3,44 @@
 //! as perf prints usecs/op.
 
 use super::run::{Action, Measured, Sample, Shared, TaskInit};
+use super::{check_range, SEC, WS_MAX};
 use crate::rng::Pcg64;
+use serde::{Deserialize, Serialize};
+
+/// perf bench sched pipe's parameters: `clients` independent pairs ping-ponging over
+/// two pipes. Result in µs per round trip, per pair, as perf prints usecs/op.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PipeParams {
+    /// `-l`, default 1,000,000; the run stops at the experiment duration first.
+    #[serde(default = "d_loops")]
+    pub loops: u64,
+    /// CPU cost of one write + read pair. Default 1 µs (estimate).
+    #[serde(default = "d_work")]
+    pub work_ns: u64,
+    #[serde(default = "d_ws")]
+    pub ws_bytes: u64,
+}
+
+fn d_loops() -> u64 {
+    1_000_000
+}
+fn d_work() -> u64 {
+    1_000
+}
+fn d_ws() -> u64 {
+    16 << 10
+}
+
+impl PipeParams {
+    /// Checks the parameters; names the bad one.
+    pub(super) fn validate(&self) -> Result<(), String> {
+        let pos = |name, v, max| check_range("pipe", name, v, max);
+        pos("loops", self.loops, 1 << 40)?;
+        pos("work_ns", self.work_ns, SEC)?;
+        pos("ws_bytes", self.ws_bytes, WS_MAX)
+    }
+}
 
 /// Share of a task's work done in the kernel, percent (estimate: the IPC benchmarks
 /// spend nearly all their time in syscalls, as the seeds' User and System rows show).
@@ -19,7 +56,8 @@ pub(super) struct Pipe {
 
 impl Pipe {
     /// Task 2i is pair i's first side, 2i + 1 its second.
-    pub(super) fn new(loops: u64, work_ns: u64, ws_bytes: u64, clients: u32, tasks: &mut Vec<TaskInit>) -> Self {
+    pub(super) fn new(p: &PipeParams, clients: u32, tasks: &mut Vec<TaskInit>) -> Self {
+        let PipeParams { loops, work_ns, ws_bytes } = *p;
         for i in 0..clients {
             tasks.push(TaskInit::app(format!("pipe-a/{i}"), ws_bytes, SYS_PCT_IPC));
             tasks.push(TaskInit::app(format!("pipe-b/{i}"), ws_bytes, SYS_PCT_IPC));

@@ -170,64 +170,12 @@ impl WorkloadState {
     ) -> (WorkloadState, Vec<TaskInit>) {
         let mut tasks = Vec::new();
         let program = match spec {
-            Workload::Tbench { msg_bytes, work_ns, ws_bytes } => {
-                Program::Tbench(tbench::Tbench::new(*msg_bytes, *work_ns, *ws_bytes, clients, &mut tasks))
-            }
-            Workload::Dbench {
-                work_ns,
-                op_bytes,
-                fsync_every,
-                read_miss_every,
-                io_ns,
-                irq_cpu,
-                ws_bytes,
-                rq_affinity,
-            } => Program::Dbench(dbench::Dbench::new(
-                dbench::Params {
-                    work_ns: *work_ns,
-                    op_bytes: *op_bytes,
-                    fsync_every: *fsync_every,
-                    read_miss_every: *read_miss_every,
-                    io_ns: *io_ns,
-                    irq_cpu: *irq_cpu,
-                    ws_bytes: *ws_bytes,
-                    rq_affinity: *rq_affinity,
-                },
-                clients,
-                nr_cpus,
-                &mut tasks,
-            )),
-            Workload::Hackbench { fds, loops, datasize, pipe, work_ns, ws_bytes } => Program::Hackbench(
-                hackbench::Hackbench::new(*fds, *loops, *datasize, *pipe, *work_ns, *ws_bytes, clients, &mut tasks),
-            ),
-            Workload::Pipe { loops, work_ns, ws_bytes } => {
-                Program::Pipe(pipe::Pipe::new(*loops, *work_ns, *ws_bytes, clients, &mut tasks))
-            }
-            Workload::Schbench { workers, sleep_ns, cpu_ns, ws_bytes } => {
-                Program::Schbench(schbench::Schbench::new(*workers, *sleep_ns, *cpu_ns, *ws_bytes, clients, &mut tasks))
-            }
-            Workload::Memcache {
-                rps_per_worker,
-                service_ns,
-                ws_bytes,
-                background_threads,
-                background_run_ns,
-                background_sleep_ns,
-                background_cpus,
-            } => Program::Memcache(memcache::Memcache::new(
-                memcache::Params {
-                    rps_per_worker: *rps_per_worker,
-                    service_ns: *service_ns,
-                    ws_bytes: *ws_bytes,
-                    background_threads: *background_threads,
-                    background_run_ns: *background_run_ns,
-                    background_sleep_ns: *background_sleep_ns,
-                    background_cpus: *background_cpus,
-                },
-                clients,
-                nr_cpus,
-                &mut tasks,
-            )),
+            Workload::Tbench(p) => Program::Tbench(tbench::Tbench::new(p, clients, &mut tasks)),
+            Workload::Dbench(p) => Program::Dbench(dbench::Dbench::new(p.clone(), clients, nr_cpus, &mut tasks)),
+            Workload::Hackbench(p) => Program::Hackbench(hackbench::Hackbench::new(p, clients, &mut tasks)),
+            Workload::Pipe(p) => Program::Pipe(pipe::Pipe::new(p, clients, &mut tasks)),
+            Workload::Schbench(p) => Program::Schbench(schbench::Schbench::new(p, clients, &mut tasks)),
+            Workload::Memcache(p) => Program::Memcache(memcache::Memcache::new(p, clients, nr_cpus, &mut tasks)),
         };
         let app_tasks = tasks.len() as u32;
         if hk.enabled {

@@ -2,6 +2,51 @@
 //! every `sleep_ns`; each worker burns `cpu_ns`. Metric: the p99 wakeup latency.
 
 use super::run::{Action, Measured, Sample, Shared, TaskInit};
+use super::{check_range, SEC, WS_MAX};
+use serde::{Deserialize, Serialize};
+
+/// schbench's parameters: `clients` message threads each wake `workers` workers
+/// (futex, not sync) every `sleep_ns`; each worker burns `cpu_ns`. The result is the
+/// p99 wakeup latency.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SchbenchParams {
+    /// `-t`, default 16.
+    #[serde(default = "d_workers")]
+    pub workers: u32,
+    /// `-s` sleeptime, default 10,000 µs.
+    #[serde(default = "d_sleep")]
+    pub sleep_ns: u64,
+    /// `-c` cputime, default 10,000 µs.
+    #[serde(default = "d_cpu")]
+    pub cpu_ns: u64,
+    #[serde(default = "d_ws")]
+    pub ws_bytes: u64,
+}
+
+fn d_workers() -> u32 {
+    16
+}
+fn d_sleep() -> u64 {
+    10_000_000
+}
+fn d_cpu() -> u64 {
+    10_000_000
+}
+fn d_ws() -> u64 {
+    256 << 10
+}
+
+impl SchbenchParams {
+    /// Checks the parameters; names the bad one.
+    pub(super) fn validate(&self) -> Result<(), String> {
+        let pos = |name, v, max| check_range("schbench", name, v, max);
+        pos("workers", self.workers as u64, 10_000)?;
+        pos("sleep_ns", self.sleep_ns, 100 * SEC)?;
+        pos("cpu_ns", self.cpu_ns, 100 * SEC)?;
+        pos("ws_bytes", self.ws_bytes, WS_MAX)
+    }
+}
 
 /// CPU time a worker spends taking a message before its work (estimate).
 const WAKE_HANDLING_NS: u64 = 2_000;
@@ -18,14 +63,8 @@ pub(super) struct Schbench {
 
 impl Schbench {
     /// Message thread m, then its workers, for each m.
-    pub(super) fn new(
-        workers: u32,
-        sleep_ns: u64,
-        cpu_ns: u64,
-        ws_bytes: u64,
-        clients: u32,
-        tasks: &mut Vec<TaskInit>,
-    ) -> Self {
+    pub(super) fn new(p: &SchbenchParams, clients: u32, tasks: &mut Vec<TaskInit>) -> Self {
+        let SchbenchParams { workers, sleep_ns, cpu_ns, ws_bytes } = *p;
         for m in 0..clients {
             tasks.push(TaskInit::app(format!("message/{m}"), 32 << 10, SYS_PCT_MESSAGE));
             for w in 0..workers {

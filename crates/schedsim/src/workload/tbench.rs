@@ -3,7 +3,46 @@
 //! (`sock_def_readable`). Metric: MB/sec of the clients' round trips.
 
 use super::run::{Action, Measured, Sample, Shared, TaskInit};
+use super::{check_range, SEC, WS_MAX};
 use crate::rng::Pcg64;
+use serde::{Deserialize, Serialize};
+
+/// tbench's parameters: `clients` client/server pairs over loopback TCP, strictly
+/// alternating request and reply with sync wakeups (sock_def_readable).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TbenchParams {
+    /// Request + reply payload per round trip. Default 4096 (model estimate for an
+    /// average NBENCH op).
+    #[serde(default = "d_msg")]
+    pub msg_bytes: u64,
+    /// CPU work per half round trip incl. the TCP stack. Default 6 µs (estimate).
+    #[serde(default = "d_work")]
+    pub work_ns: u64,
+    /// Working set per process. Default 128 KiB (estimate).
+    #[serde(default = "d_ws")]
+    pub ws_bytes: u64,
+}
+
+fn d_msg() -> u64 {
+    4096
+}
+fn d_work() -> u64 {
+    6_000
+}
+fn d_ws() -> u64 {
+    128 << 10
+}
+
+impl TbenchParams {
+    /// Checks the parameters; names the bad one.
+    pub(super) fn validate(&self) -> Result<(), String> {
+        let pos = |name, v, max| check_range("tbench", name, v, max);
+        pos("msg_bytes", self.msg_bytes, 1 << 30)?;
+        pos("work_ns", self.work_ns, SEC)?;
+        pos("ws_bytes", self.ws_bytes, WS_MAX)
+    }
+}
 
 /// Share of a task's work done in the kernel, percent (estimate: tbench's work is
 /// mostly the loopback TCP stack).
@@ -17,7 +56,8 @@ pub(super) struct Tbench {
 
 impl Tbench {
     /// Task 2i is client i, task 2i + 1 its server.
-    pub(super) fn new(msg_bytes: u64, work_ns: u64, ws_bytes: u64, clients: u32, tasks: &mut Vec<TaskInit>) -> Self {
+    pub(super) fn new(p: &TbenchParams, clients: u32, tasks: &mut Vec<TaskInit>) -> Self {
+        let TbenchParams { msg_bytes, work_ns, ws_bytes } = *p;
         for i in 0..clients {
             tasks.push(TaskInit::app(format!("tbench/{i}"), ws_bytes, SYS_PCT));
             tasks.push(TaskInit::app(format!("tbench_srv/{i}"), ws_bytes, SYS_PCT));

@@ -1,0 +1,304 @@
+//! Load balancing: `newidle_balance()` (each version's entry gates, from v3.8's
+//! `idle_balance()` to v6.5; seed 002's pending-wakeup skip; Nayak's RFC patch 2
+//! placement of the SHARED_RUNQ pop, which lives in `shared_runq.rs`), `load_balance()` (v5.10+ and older forms, active
+//! balancing: `load_balance.rs`), periodic `rebalance_domains()`, the nohz idle-balance kick, and the
+//! SIS_UTIL producer (`update_idle_cpu_scan`, v6.0).
+
+use crate::domains::SD_SHARE_PKG_RESOURCES;
+use crate::kernel::Switch;
+use crate::shared_runq::Pop;
+use crate::sim::pelt::SCHED_CAPACITY_SCALE;
+use crate::sim::{Cont, Sim, MIGRATION_COST_NS};
+
+/// `sd->max_newidle_lb_cost` decays by 253/256, "~1% per second", once a second:
+/// `rebalance_domains()` from f48627e686a6 (v3.13) to v5.15, `update_newidle_cost()`
+/// from e60b56e46b38 (v5.16).
+const NEWIDLE_COST_DECAY: (u64, u64) = (253, 256);
+
+mod load_balance;
+use load_balance::LbKind;
+
+impl Sim {
+    /// `newidle_balance()` (v3.8: `idle_balance()`): `curr` of `c` blocked and nothing
+    /// is queued. `extra` is kernel time already spent in `schedule()`.
+    pub(crate) fn newidle_balance(&mut self, c: u32, extra: u64) {
+        self.newidle_balance_pass(c, extra, false)
+    }
+
+    /// One `newidle_balance()` call; `retried` when it is the second, from
+    /// `balance_fair()` after a RETRY_TASK.
+    fn newidle_balance_pass(&mut self, c: u32, extra: u64, retried: bool) {
+        let skip = self.cfg.on(Switch::NewidleSkipPending);
+        self.m.newidle_calls += 1;
+        if skip && self.cpus[c as usize].ttwu_pending {
+            // Seed 002: a wakeup is queued for this CPU; it runs when we switch to idle.
+            self.m.newidle_skipped_pending += 1;
+            return self.switch_to_idle(c, extra);
+        }
+        self.cpus[c as usize].idle_stamp = self.now.max(1);
+        let cost = extra;
+        let avg_idle = self.cpus[c as usize].avg_idle;
+        // `sd = this_rq->sd`, the lowest domain (none on a 1-CPU machine).
+        let lowest_cost = (!self.doms.chain[c as usize].is_empty()).then(|| self.dom(c, 0).max_newidle_lb_cost);
+        if self.cfg.on(Switch::SharedRunq) {
+            // Nayak's RFC patch 2 ("sched/fair: Improve integration of SHARED_RUNQ
+            // feature within newidle_balance", on Vernet's v3): rd->overload first but no
+            // avg_idle gate; pop from the shared runqueue, its time charged to sd_llc's
+            // max_newidle_lb_cost and to curr_cost; a popped task returns at once (1
+            // pulled, -1 not pullable: RETRY_TASK, and balance_fair() calls
+            // newidle_balance() once more); return on a pending wakeup; then the usual
+            // walk from the lowest domain, whose budget test runs before the domains
+            // within the LLC are skipped.
+            if !self.rd_overload {
+                return self.switch_to_idle(c, cost);
+            }
+            let (pc, pop) = self.shared_runq_pop(c, self.now + cost);
+            if let Some(d) = self.doms.llc_depth[c as usize] {
+                let ds = self.dom(c, d as usize);
+                ds.max_newidle_lb_cost = ds.max_newidle_lb_cost.max(pc);
+            }
+            match pop {
+                Pop::Pulled => return self.newidle_finish(c, pc, cost + pc),
+                Pop::Failed if !retried => {
+                    self.m.shared_runq_retries += 1;
+                    let cpu = &mut self.cpus[c as usize];
+                    cpu.max_idle_balance_cost = cpu.max_idle_balance_cost.max(pc);
+                    cpu.idle_stamp = 0;
+                    return self.newidle_balance_pass(c, cost + pc, true);
+                }
+                Pop::Failed => return self.newidle_finish(c, pc, cost + pc),
+                Pop::Empty => {}
+            }
+            if self.cpus[c as usize].ttwu_pending {
+                return self.switch_to_idle(c, cost + pc);
+            }
+            return self.newidle_domain(c, 0, pc, cost + pc);
+        }
+        // v5.16 (Vincent Guittot's series, merged together: "Skip update_blocked_averages
+        // if we are defering load balance", "Remove sysctl_sched_migration_cost
+        // condition") moved the lowest domain's max_newidle_lb_cost test up into the
+        // entry gate and dropped the 500 us; before, the same test is the first
+        // domain's break in the loop below.
+        // v3.8's idle_balance() has only the 500 us test: rd->overload came with Tim
+        // Chen's "Implement fast idling of CPUs when the system is partially loaded"
+        // (v3.16).
+        let migration_gate = !self.cfg.since(5, 16) && avg_idle < MIGRATION_COST_NS;
+        let overload_gate = self.cfg.since(3, 16) && !self.rd_overload;
+        let lb_gate = self.cfg.since(5, 16) && lowest_cost.is_some_and(|m| avg_idle < m);
+        if migration_gate || overload_gate || lb_gate {
+            // In the kernel's order: avg_idle (before v5.16), rd->overload, cost.
+            if migration_gate {
+                self.m.newidle_gate_avg_idle += 1;
+            } else if overload_gate {
+                self.m.newidle_gate_overload += 1;
+            } else {
+                self.m.newidle_gate_cost += 1;
+            }
+            return self.switch_to_idle(c, cost);
+        }
+        self.newidle_domain(c, 0, 0, cost);
+    }
+
+    /// Balances at domain `depth` as one kernel segment, if the time budget allows.
+    fn newidle_domain(&mut self, c: u32, depth: usize, curr_cost: u64, extra: u64) {
+        let chain_len = self.doms.chain[c as usize].len();
+        let mut depth = depth;
+        loop {
+            if depth >= chain_len {
+                return self.newidle_finish(c, curr_cost, extra);
+            }
+            // The budget test came with Jason Low's "Consider the time spent on idle
+            // balancing" (v3.13); v3.8 walks every domain until it pulls.
+            let max_cost = self.dom(c, depth).max_newidle_lb_cost;
+            if self.cfg.since(3, 13) && self.cpus[c as usize].avg_idle < curr_cost + max_cost {
+                if depth == 0 {
+                    self.m.newidle_gate_cost += 1;
+                }
+                return self.newidle_finish(c, curr_cost, extra);
+            }
+            // SHARED_RUNQ (Nayak's patch 2): domains within the LLC are skipped after
+            // their budget test, the shared runqueue having stood for them.
+            let did = self.doms.chain[c as usize][depth] as usize;
+            if self.cfg.on(Switch::SharedRunq) && self.doms.domains[did].has(SD_SHARE_PKG_RESOURCES) {
+                depth += 1;
+                continue;
+            }
+            break;
+        }
+        let did = self.doms.chain[c as usize][depth] as usize;
+        match self.doms.domains[did].level {
+            crate::domains::Level::Smt => self.m.newidle_lb_smt += 1,
+            crate::domains::Level::Mc => self.m.newidle_lb_mc += 1,
+            crate::domains::Level::Pkg => self.m.newidle_lb_pkg += 1,
+            crate::domains::Level::Numa(_) => self.m.newidle_lb_numa += 1,
+        }
+        let (cost, _pulled) = self.load_balance(c, depth, LbKind::NewlyIdle, self.now + extra);
+        let ds = self.dom(c, depth);
+        ds.max_newidle_lb_cost = ds.max_newidle_lb_cost.max(cost);
+        self.kernel(c, extra + cost, Cont::Newidle { depth: depth as u8, curr_cost: curr_cost + cost });
+    }
+
+    /// After one domain: stop when something is runnable here (or, with seed 002, a
+    /// wakeup is pending), else go on up.
+    pub(crate) fn newidle_step_done(&mut self, c: u32, depth: u8, curr_cost: u64) {
+        let pending = self.cfg.on(Switch::NewidleSkipPending) && self.cpus[c as usize].ttwu_pending;
+        if self.cpus[c as usize].nr_running > 0 || pending {
+            if pending && self.cpus[c as usize].nr_running == 0 {
+                self.m.newidle_bailed_pending += 1;
+            }
+            return self.newidle_finish(c, curr_cost, 0);
+        }
+        self.newidle_domain(c, depth as usize + 1, curr_cost, 0);
+    }
+
+    fn newidle_finish(&mut self, c: u32, curr_cost: u64, extra: u64) {
+        // Balancing ran without this runqueue's lock (raw_spin_rq_unlock() before the
+        // pop or the domain walk); `raw_spin_rq_lock(this_rq)` takes it back.
+        let extra = extra + self.lock_rq(c, self.now + extra, c, 0);
+        let skip = self.cfg.on(Switch::NewidleSkipPending);
+        let cpu = &mut self.cpus[c as usize];
+        cpu.max_idle_balance_cost = cpu.max_idle_balance_cost.max(curr_cost);
+        if cpu.nr_running > 0 || (skip && cpu.ttwu_pending) {
+            cpu.idle_stamp = 0;
+        }
+        match self.pick_next(c) {
+            Some(next) => self.start_switch(c, next, extra),
+            None => self.switch_to_idle(c, extra),
+        }
+    }
+
+    /// One domain of `rebalance_domains()` for `c` (busy or idle): if it is due, mark
+    /// it balanced now and, when `should_we_balance()` picks `c`, run `load_balance()`.
+    /// Returns its (cost, pulled), or None when nothing was due.
+    fn rebalance_domain(&mut self, c: u32, depth: usize, busy: bool, at: u64) -> Option<(u64, bool)> {
+        if !self.balance_due(c, depth, busy) {
+            return None;
+        }
+        self.dom(c, depth).last_balance = self.now;
+        let kind = if busy { LbKind::Busy } else { LbKind::Idle };
+        if !self.should_we_balance(c, depth) {
+            // load_balance() goes to out_balanced without looking.
+            self.lb_outcome(c, depth, kind, false);
+            return Some((0, false));
+        }
+        Some(self.load_balance(c, depth, kind, at))
+    }
+
+    /// `rebalance_domains()`'s test: `sd->last_balance` plus `get_sd_balance_interval()`
+    /// (`sd->balance_interval` ms, times `busy_factor` on a busy CPU, at least a jiffy)
+    /// has passed. The busy factor applies to the CPU's state now, as in the kernel.
+    fn balance_due(&mut self, c: u32, depth: usize, busy: bool) -> bool {
+        // 6e7499135db7 (v5.10) halved the busy factor.
+        let busy_factor: u64 = if self.cfg.since(5, 10) { 16 } else { 32 };
+        let ds = *self.dom(c, depth);
+        let ms = ds.balance_interval_ms.max(1) * if busy { busy_factor } else { 1 };
+        let interval = (ms * 1_000_000).max(self.cost.tick_ns);
+        self.now >= ds.last_balance.saturating_add(interval) || ds.last_balance == 0
+    }
+
+    /// `should_we_balance()` for periodic and idle balancing: only the first idle CPU
+    /// of our group, else the group's first CPU, balances this domain.
+    fn should_we_balance(&self, c: u32, depth: usize) -> bool {
+        let did = self.doms.chain[c as usize][depth] as usize;
+        let g = self.doms.domains[did].group_of(c);
+        let grp = &self.doms.domains[did].groups[g];
+        grp.iter().copied().find(|&x| self.idle_cpu(x)).unwrap_or(grp[0]) == c
+    }
+
+    /// The end of a periodic or idle `load_balance()`: an imbalance found resets
+    /// `sd->balance_interval` to `min_interval`; a balanced domain doubles it, up to
+    /// `max_interval` (twice the span weight, ms). Newidle balancing leaves it alone.
+    /// A balanced domain also clears `sd->nr_balance_failed` (`out_balanced`).
+    fn lb_outcome(&mut self, c: u32, depth: usize, kind: LbKind, unbalanced: bool) {
+        let did = self.doms.chain[c as usize][depth] as usize;
+        let min = self.doms.domains[did].min_interval_ms as u64;
+        let d = self.dom(c, depth);
+        if !unbalanced {
+            d.nr_balance_failed = 0;
+        }
+        if kind == LbKind::NewlyIdle {
+            return;
+        }
+        d.balance_interval_ms = if unbalanced { min } else { (d.balance_interval_ms.max(1) * 2).min(2 * min) };
+    }
+
+    /// `rebalance_domains()` from the tick of busy CPU `c`, the nohz kick, the SIS_UTIL
+    /// producer and the `max_newidle_lb_cost` decay. Returns softirq time spent.
+    pub(crate) fn periodic_balance(&mut self, c: u32) -> u64 {
+        let now = self.now;
+        let jiffy = now / self.cost.tick_ns;
+        let mut cost = 0;
+        let depth_n = self.doms.chain[c as usize].len();
+        for depth in 0..depth_n {
+            let ds = *self.dom(c, depth);
+            if now >= ds.next_decay {
+                let d = self.dom(c, depth);
+                d.max_newidle_lb_cost = d.max_newidle_lb_cost * NEWIDLE_COST_DECAY.0 / NEWIDLE_COST_DECAY.1;
+                d.next_decay = now + 1_000_000_000;
+            }
+            let busy = self.cpus[c as usize].curr.is_some();
+            if let Some((lc, _)) = self.rebalance_domain(c, depth, busy, now + cost) {
+                cost += lc;
+            }
+        }
+        // SIS_UTIL: refresh the LLC's scan depth from its utilisation, once a jiffy.
+        if self.cfg.on(Switch::SisUtil) {
+            let llc = self.map.places[c as usize].llc as usize;
+            if self.llcs[llc].nr_idle_scan_jiffy != jiffy + 1 {
+                self.llcs[llc].nr_idle_scan_jiffy = jiffy + 1;
+                let span = self.map.llc_cpus[llc].clone();
+                let w = span.len() as u64;
+                let util: u64 = span
+                    .iter()
+                    .map(|&x| {
+                        let cpu = &self.cpus[x as usize];
+                        cpu.util.peek(now, SCHED_CAPACITY_SCALE * cpu.curr.is_some() as u64)
+                    })
+                    .sum();
+                const SCALE: u64 = SCHED_CAPACITY_SCALE;
+                let x = (util / w).min(SCALE);
+                // `env->sd->imbalance_pct` of the domain spanning the LLC: sd_llc.
+                let pct = self.doms.sd_llc(c).map_or(0, |sd| sd.imbalance_pct as u64);
+                let y = SCALE - (x * x * pct * pct / (10_000 * SCALE)).min(SCALE);
+                self.llcs[llc].nr_idle_scan = (y * w / SCALE) as u32;
+            }
+        }
+        // nohz_balancer_kick(): a CPU with two runnable tasks, or in an LLC with more
+        // than one busy CPU, kicks the first idle CPU to balance for all idle ones,
+        // at most once a jiffy.
+        let llc_busy = || self.map.llc_span(c).iter().filter(|&&x| !self.idle_cpu(x)).count();
+        if now >= self.nohz_next && (self.cpus[c as usize].nr_running >= 2 || llc_busy() > 1) {
+            self.nohz_next = now + self.cost.tick_ns;
+            if let Some(ilb) = (0..self.cpus.len() as u32).find(|&x| self.idle_cpu(x)) {
+                self.cpus[ilb as usize].nohz_kick = true;
+                cost += self.cost.ipi_send_ns;
+                self.m.ipis += 1;
+                self.kick(ilb, now, true);
+            }
+        }
+        cost
+    }
+
+    /// `_nohz_idle_balance()`: the kicked CPU runs `rebalance_domains()` for every
+    /// idle CPU whose domains are due (no busy factor), pulling tasks to those CPUs;
+    /// the time is spent on the kicked CPU.
+    pub(crate) fn nohz_balance(&mut self, c: u32) -> u64 {
+        self.cpus[c as usize].nohz_kick = false;
+        let now = self.now;
+        let mut cost = 0;
+        for i in 0..self.cpus.len() as u32 {
+            if i != c && !self.idle_cpu(i) {
+                continue;
+            }
+            for depth in 0..self.doms.chain[i as usize].len() {
+                if let Some((lc, pulled)) = self.rebalance_domain(i, depth, false, now + cost) {
+                    cost += lc;
+                    if pulled {
+                        break;
+                    }
+                }
+            }
+        }
+        cost
+    }
+}

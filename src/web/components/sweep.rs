@@ -1,0 +1,265 @@
+//! The Sweep view: the built-in experiment, the machine (preset, topology spec, editor,
+//! importer), the kernels, the workload, the run bar (run, cancel, workers, progress,
+//! fields to fix) and the results.
+
+use crate::charts::ChartTheme;
+use crate::perfetto::PerfettoAsk;
+use crate::topo_edit::{Refusal, TopoEdit};
+use crate::wasted::JumpPlan;
+use crate::web::components::fields::{Field, FieldErrors};
+use crate::web::components::import::ImportBox;
+use crate::web::components::kernels::KernelPanel;
+use crate::web::components::results::Results;
+use crate::web::components::topology::TopologyView;
+use crate::web::components::workload::WorkloadForm;
+use crate::web::dom;
+use crate::web::state::{machine_topology, ExpEdit, PerfettoStatus, Sweep, SweepResult};
+use schedsim::experiment::MachineSpec;
+use schedsim::topology::Topology;
+use schedsim::{Experiment, KernelSpec, Workload};
+use std::rc::Rc;
+use web_sys::HtmlSelectElement;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct SweepProps {
+    pub exp: Experiment,
+    /// Why the last topology edit was refused, shown at its spot.
+    pub refusal: Option<Refusal>,
+    /// Size of the pool of simulation workers.
+    pub workers: u32,
+    pub sweep: Sweep,
+    /// The last result, kept while a new sweep runs.
+    pub result: Option<Rc<SweepResult>>,
+    pub theme: ChartTheme,
+    pub latency_point: u32,
+    pub perfetto: Option<PerfettoStatus>,
+    /// Fields whose text is refused: listed beside Run, which they block.
+    pub field_errors: FieldErrors,
+    pub on_run: Callback<MouseEvent>,
+    pub on_cancel: Callback<MouseEvent>,
+    /// A built-in experiment chosen by name.
+    pub on_preset: Callback<String>,
+    /// A machine preset chosen by name.
+    pub on_machine_preset: Callback<String>,
+    /// An imported machine.
+    pub on_machine: Callback<MachineSpec>,
+    /// A topology typed as a spec.
+    pub on_topology: Callback<Topology>,
+    pub on_topology_edit: Callback<TopoEdit>,
+    /// Kernel `i` changed.
+    pub on_kernel: Callback<(usize, KernelSpec)>,
+    pub on_remove_kernel: Callback<usize>,
+    pub on_add_kernel: Callback<()>,
+    pub on_workload: Callback<Workload>,
+    pub on_edit: Callback<ExpEdit>,
+    pub on_workers: Callback<u32>,
+    pub on_latency_point: Callback<u32>,
+    /// Live mode at a wasted-core moment.
+    pub on_jump: Callback<JumpPlan>,
+    pub on_perfetto: Callback<PerfettoAsk>,
+}
+
+#[function_component(SweepView)]
+pub fn sweep_view(p: &SweepProps) -> Html {
+    let exp = &p.exp;
+    let topo = machine_topology(&exp.machine);
+    let resolved = exp.machine.resolve();
+    let nr_cpus = topo.as_ref().map(|t| t.cpu_count()).unwrap_or(0);
+    let on_machine = {
+        let on = p.on_machine_preset.clone();
+        Callback::from(move |e: Event| on.emit(e.target_unchecked_into::<HtmlSelectElement>().value()))
+    };
+    let on_spec = {
+        let on = p.on_topology.clone();
+        Callback::from(move |s: String| match Topology::parse_spec(&s) {
+            Ok(t) => {
+                on.emit(t);
+                None
+            }
+            Err(e) => Some(e.0.trim_start_matches("topology spec ").to_string()),
+        })
+    };
+    let on_edit = p.on_topology_edit.clone();
+    let spec_text = topo.as_ref().ok().and_then(|t| t.spec()).unwrap_or_default();
+    let preset = exp.machine.preset.clone().unwrap_or_default();
+    let machines = schedsim::machine::machines();
+    let kernels = exp
+        .kernels
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let others: Vec<String> =
+                exp.kernels.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, o)| o.name.clone()).collect();
+            let (on_kernel, on_remove_kernel) = (p.on_kernel.clone(), p.on_remove_kernel.clone());
+            html! {
+                <KernelPanel index={i} spec={k.clone()} {others} can_remove={exp.kernels.len() > 1}
+                    warnings={crate::kernel_names::warnings(&exp.kernels, i)}
+                    on_change={Callback::from(move |k| on_kernel.emit((i, k)))}
+                    on_remove={Callback::from(move |_| on_remove_kernel.emit(i))} />
+            }
+        })
+        .collect::<Html>();
+    let validation = exp.validate().err().map(|e| e.to_string());
+    let on_workers = {
+        let on = p.on_workers.clone();
+        Callback::from(move |e: Event| {
+            if let Ok(n) = e.target_unchecked_into::<web_sys::HtmlInputElement>().value().trim().parse::<u32>() {
+                on.emit(n);
+            }
+        })
+    };
+    let running = matches!(p.sweep, Sweep::Running { .. });
+    let progress = match &p.sweep {
+        Sweep::Running { progress, started_ms, .. } => {
+            let elapsed = (dom::now_ms() - started_ms) / 1e3;
+            let value = progress.map(|p| p.fraction()).unwrap_or(0.0);
+            let text = match progress {
+                Some(p) => {
+                    let left = match p.left_s {
+                        Some(l) => format!(" · about {} left", fmt_secs(l)),
+                        None => String::new(),
+                    };
+                    format!(
+                        "{} of {} runs done · {} running · {:.0}% · {:.1} s{left}",
+                        p.runs_done,
+                        p.runs_total,
+                        p.running,
+                        value * 100.0,
+                        elapsed
+                    )
+                }
+                None => format!("starting {} worker{}…", p.workers, if p.workers == 1 { "" } else { "s" }),
+            };
+            html! {
+                <div class="progress" role="status" id="sweep-progress">
+                    <progress max="1" value={format!("{value:.4}")} aria-label="sweep progress"></progress>
+                    <span>{ text }</span>
+                </div>
+            }
+        }
+        Sweep::Failed(m) => {
+            html! { <p class="refusal" role="alert" id="sweep-error">{ format!("The sweep failed: {m}") }</p> }
+        }
+        Sweep::Cancelled => html! { <p class="status" role="status" id="sweep-cancelled">{ "Sweep cancelled." }</p> },
+        _ => html! {},
+    };
+    let results = match &p.result {
+        Some(r) => {
+            let stale = r.report.experiment != *exp;
+            html! { <Results result={r.clone()} {stale} theme={p.theme.clone()} latency_point={p.latency_point}
+            on_latency_point={p.on_latency_point.clone()} on_jump={p.on_jump.clone()}
+            on_perfetto={p.on_perfetto.clone()} perfetto={p.perfetto.clone()} /> }
+        }
+        None => html! {},
+    };
+    // A finished sweep's results are far below the form: the bar says they are ready.
+    let results_ready = match (&p.sweep, &p.result) {
+        (Sweep::Done(_), Some(r)) if r.report.experiment == *exp => html! {
+            <button type="button" class="tool" id="results-ready"
+                onclick={Callback::from(|_| dom::scroll_to("section.results"))}>{ "Results ready ↓" }</button>
+        },
+        _ => html! {},
+    };
+    let presets_list = schedsim::presets::presets();
+    let on_preset = {
+        let on = p.on_preset.clone();
+        Callback::from(move |e: Event| {
+            let v = e.target_unchecked_into::<HtmlSelectElement>().value();
+            if !v.is_empty() {
+                on.emit(v);
+            }
+        })
+    };
+    html! {
+        <>
+            <section class="panel experiment-bar">
+                <label class="inline">{ "built-in experiment " }
+                    <select id="preset" onchange={on_preset}>
+                        <option value="" selected={!presets_list.iter().any(|p| p.experiment == *exp)}>{ "custom (edited)" }</option>
+                        { for presets_list.iter().map(|p| html! {
+                            <option value={p.name} selected={p.experiment == *exp}>{ format!("{} — {}", p.name, p.description) }</option>
+                        }) }
+                    </select>
+                </label>
+            </section>
+            <section class="panel machine" aria-labelledby="machine-h">
+                <h2 id="machine-h">{ "Machine" }</h2>
+                <div class="row">
+                    <label class="field">
+                        <span class="field-label">{ "machine preset (costs, C-states)" }</span>
+                        <select id="machine-preset" onchange={on_machine}>
+                            { for machines.iter().map(|m| html! { <option value={m.name} selected={m.name == preset}>{ format!("{} — {}", m.name, m.description) }</option> }) }
+                        </select>
+                    </label>
+                    <Field label="topology spec" value={spec_text} on_commit={on_spec} id="topo-spec" hint="NODESxLLCSxCORESxTHREADS, e.g. 2x1x20x2" />
+                    <p class="machine-desc" id="machine-desc">{
+                        match &resolved {
+                            Ok(r) => format!("{} · {} CPUs", r.description, r.map.nr_cpus()),
+                            Err(e) => e.to_string(),
+                        }
+                    }</p>
+                </div>
+                {
+                    match &topo {
+                        Ok(t) => html! { <TopologyView topo={Rc::new(t.clone())} editable=true refusal={p.refusal.clone()} {on_edit} /> },
+                        Err(e) => html! { <p class="refusal" role="alert">{ e.clone() }</p> },
+                    }
+                }
+                <ImportBox machine={exp.machine.clone()} on_machine={p.on_machine.clone()} />
+            </section>
+            <section class="panel" aria-labelledby="kernels-h">
+                <div class="section-head">
+                    <h2 id="kernels-h">{ "Kernels" }</h2>
+                    if exp.kernels.len() < schedsim::experiment::KERNELS_MAX {
+                        <button type="button" class="tool" onclick={p.on_add_kernel.reform(|_| ())}>{ "+ kernel" }</button>
+                    }
+                </div>
+                <div class="kernels">{ kernels }</div>
+            </section>
+            <section class="panel" aria-labelledby="workload-h">
+                <h2 id="workload-h">{ "Workload and sweep" }</h2>
+                <WorkloadForm exp={exp.clone()} nr_cpus={nr_cpus}
+                    on_workload={p.on_workload.clone()} on_edit={p.on_edit.clone()} />
+            </section>
+            <section class="panel runbar" aria-label="run">
+                <button type="button" id="run" class="primary big" onclick={p.on_run.clone()}
+                    disabled={validation.is_some() || !p.field_errors.0.is_empty()}>{ if running { "Restart sweep" } else { "Run sweep" } }</button>
+                if running {
+                    <button type="button" id="cancel" onclick={p.on_cancel.clone()}>{ "Cancel" }</button>
+                }
+                <label class="inline workers" title="Simulation workers: each runs one (kernel, client count, iteration) at a time; one per CPU is the fastest">
+                    { "workers " }
+                    <input type="number" id="workers" min="1" max={crate::sweep_job::WORKERS_MAX.to_string()} step="1"
+                        value={p.workers.to_string()} onchange={on_workers} aria-label="number of simulation workers" />
+                </label>
+                if !p.field_errors.0.is_empty() {
+                    <div class="field-errors" role="alert" id="field-errors">
+                        <span>{ if p.field_errors.0.len() == 1 { "Fix this field to run:" } else { "Fix these fields to run:" } }</span>
+                        <ul>
+                            { for p.field_errors.0.iter().map(|(id, (what, why))| {
+                                let id2 = id.clone();
+                                html! { <li><button type="button" class="tool linkish" onclick={Callback::from(move |_| dom::focus(&id2))}>{ what.clone() }</button>{ format!(": {why}") }</li> }
+                            }) }
+                        </ul>
+                    </div>
+                } else if let Some(v) = validation {
+                    <p class="refusal" role="alert" id="exp-invalid">{ v }</p>
+                }
+                { progress }
+                { results_ready }
+            </section>
+            { results }
+        </>
+    }
+}
+
+/// "12 s", "3 min 5 s".
+fn fmt_secs(s: f64) -> String {
+    let s = s.max(0.0).round() as u64;
+    if s < 60 {
+        format!("{s} s")
+    } else {
+        format!("{} min {} s", s / 60, s % 60)
+    }
+}

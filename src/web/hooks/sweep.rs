@@ -1,0 +1,103 @@
+//! The sweep's runner: the pool of simulation workers, sized as the page says, that
+//! runs the experiment when Run is pressed or the gallery asks for a one-click run
+//! (then the page scrolls to the run bar, and to the results when they are done).
+
+use crate::web::dom;
+use crate::web::state::{Action, State, SweepResult};
+use crate::web::worker::{PoolEvent, SweepPool};
+use std::rc::Rc;
+use yew::prelude::*;
+
+fn pool_event_to_action(e: PoolEvent) -> Action {
+    match e {
+        PoolEvent::Progress { id, progress } => Action::SweepProgress { id, progress },
+        PoolEvent::Partial { id, report, points, progress } => {
+            Action::SweepPartial(Rc::new(SweepResult::partial(id, report, points)), progress)
+        }
+        PoolEvent::Done { done, report, .. } => Action::SweepDone(Rc::new(SweepResult::finished(done, report))),
+        PoolEvent::Failed { id, message } => Action::SweepFailed { id, message },
+    }
+}
+
+/// Keeps the worker pool and returns the Run and Cancel buttons' callbacks. Pool events
+/// and the sweep's start, failure and cancelling reach the page as `Action`s through
+/// `dispatch`; `blocked` (fields whose text is refused) makes Run do nothing.
+#[hook]
+pub fn use_sweep_runner(
+    state: &UseReducerHandle<State>,
+    dispatch: Callback<Action>,
+    blocked: bool,
+) -> (Callback<MouseEvent>, Callback<MouseEvent>) {
+    let runner = {
+        let d = dispatch.clone();
+        let workers = state.workers;
+        use_memo((), move |_| SweepPool::new(workers, move |e| d.emit(pool_event_to_action(e))))
+    };
+    {
+        let runner = runner.clone();
+        use_effect_with(state.workers, move |n| runner.set_size(*n));
+    }
+    let start = {
+        let state = state.clone();
+        let runner = runner.clone();
+        let d = dispatch.clone();
+        move || {
+            if let Err(e) = state.exp.validate() {
+                d.emit(Action::Error(format!("cannot run: {e}")));
+                return;
+            }
+            let id = state.next_id;
+            if state.running() {
+                runner.cancel();
+            }
+            d.emit(Action::SweepStarted { id, at_ms: dom::now_ms() });
+            if let Err(e) = runner.start(id, state.exp.to_json()) {
+                d.emit(Action::SweepFailed { id, message: e });
+            }
+        }
+    };
+    let scroll_on_done = use_mut_ref(|| false);
+    {
+        // The gallery's one-click run: the experiment is loaded by the time this runs.
+        let start = start.clone();
+        let scroll = scroll_on_done.clone();
+        use_effect_with(state.run_request, move |n| {
+            if *n > 0 {
+                *scroll.borrow_mut() = true;
+                start();
+                if let Some(el) = dom::document().and_then(|d| d.query_selector(".runbar").ok().flatten()) {
+                    el.scroll_into_view();
+                }
+            }
+        });
+    }
+    {
+        // ...and when it is done, show its results.
+        let scroll = scroll_on_done.clone();
+        let done = state.result.as_ref().map(|r| r.done.id);
+        use_effect_with(done, move |_| {
+            if std::mem::take(&mut *scroll.borrow_mut()) {
+                if let Some(el) = dom::document().and_then(|d| d.query_selector("section.results").ok().flatten()) {
+                    el.scroll_into_view();
+                }
+            }
+        });
+    }
+    let on_run = {
+        let start = start.clone();
+        Callback::from(move |_| {
+            // The button is disabled then; a click that still arrives does nothing.
+            if !blocked {
+                start()
+            }
+        })
+    };
+    let on_cancel = {
+        let runner = runner.clone();
+        Callback::from(move |_| {
+            runner.cancel();
+            dispatch.emit(Action::SweepCancelled);
+        })
+    };
+    (on_run, on_cancel)
+}
