@@ -3,6 +3,13 @@
 use crate::topology::Distance;
 use serde::{Deserialize, Serialize};
 
+/// Who moved a task: its own wakeup (`select_task_rq()`), or a balancer.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum MigratedBy {
+    Wakeup,
+    Balancer,
+}
+
 /// A log-linear latency histogram: 128 sub-buckets per power of two (0.8% resolution,
 /// so that a patch's few-percent effect on a tail percentile is not lost in one
 /// bucket), fixed memory (64 KiB) whatever the run length.
@@ -214,7 +221,7 @@ pub struct Counters {
 }
 
 impl Counters {
-    pub fn count_migration(&mut self, d: Distance, balance: bool) {
+    pub fn count_migration(&mut self, d: Distance, by: MigratedBy) {
         match d {
             Distance::SameCpu => return,
             Distance::SmtSibling => self.migrations_smt += 1,
@@ -223,7 +230,7 @@ impl Counters {
             Distance::CrossNode => self.migrations_cross_node += 1,
         }
         self.migrations += 1;
-        if balance {
+        if by == MigratedBy::Balancer {
             self.migrations_balance += 1;
         }
     }

@@ -6,7 +6,9 @@
 
 use crate::domains::SD_WAKE_AFFINE;
 use crate::kernel::Switch;
+use crate::metrics::MigratedBy;
 use crate::sim::pelt::NICE_0_LOAD;
+use crate::sim::WakeSignal;
 use crate::sim::{Sim, TState, WakeeFlips, NONE};
 use crate::trace::{Outcome, Step};
 
@@ -125,7 +127,7 @@ impl Sim {
         let cpu = self.select_task_rq(p, prev, this, sync, waker, &mut cost);
         if cpu != prev {
             let d = self.map.distance(prev, cpu);
-            self.m.count_migration(d, false);
+            self.m.count_migration(d, MigratedBy::Wakeup);
             self.rec_migrate(p, prev, cpu, "wakeup");
         }
         self.tasks[p as usize].cpu = cpu;
@@ -198,7 +200,7 @@ impl Sim {
         let at = self.now + cost_so_far;
         if !self.needs_ipi(cpu) {
             // Polling idle: setting need_resched is enough.
-            self.kick(cpu, at, false);
+            self.kick(cpu, at, WakeSignal::NoIpi);
             return 0;
         }
         self.cpus[cpu as usize].ipi_inflight = true;

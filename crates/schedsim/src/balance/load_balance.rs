@@ -4,8 +4,10 @@
 //! v4.15, active balancing by the stopper, and the detach and attach of a migrated task.
 //! Its callers (newidle, periodic and nohz balancing) are in `balance/mod.rs`.
 
+use super::LbResult;
 use crate::domains::{SD_SHARE_CPUCAPACITY, SD_SHARE_PKG_RESOURCES};
 use crate::kernel::KernelVersion as V;
+use crate::metrics::MigratedBy;
 use crate::sim::pelt::{NICE_0_LOAD, SCHED_CAPACITY_SCALE};
 use crate::sim::{Sim, TState, MIGRATION_COST_NS};
 
@@ -135,7 +137,7 @@ impl Sim {
             self.rd_overload = any_overloaded;
         }
         let Some((bload, bg)) = busiest else {
-            self.lb_outcome(c, depth, kind, false);
+            self.lb_outcome(c, depth, kind, LbResult::Balanced);
             return (cost, false);
         };
         let pct = self.doms.domains[did].imbalance_pct as u64;
@@ -144,10 +146,10 @@ impl Sim {
             LbKind::Busy => bload * 100 > local_load * pct && bload > local_load + NICE_0_LOAD / 2,
         };
         if !worth {
-            self.lb_outcome(c, depth, kind, false);
+            self.lb_outcome(c, depth, kind, LbResult::Balanced);
             return (cost, false);
         }
-        self.lb_outcome(c, depth, kind, true);
+        self.lb_outcome(c, depth, kind, LbResult::Imbalanced);
         let src = {
             let grp = &self.doms.domains[did].groups[bg];
             let mut best = grp[0];
@@ -208,14 +210,14 @@ impl Sim {
         let did = self.doms.chain[c as usize][depth] as usize;
         let sds = self.update_sd_lb_stats(c, depth);
         let Some((bi, mig, imbalance)) = self.find_busiest_group(c, depth, kind, &sds) else {
-            self.lb_outcome(c, depth, kind, false);
+            self.lb_outcome(c, depth, kind, LbResult::Balanced);
             return (cost, false);
         };
         let Some(src) = self.find_busiest_queue(did, bi, mig) else {
-            self.lb_outcome(c, depth, kind, false);
+            self.lb_outcome(c, depth, kind, LbResult::Balanced);
             return (cost, false);
         };
-        self.lb_outcome(c, depth, kind, true);
+        self.lb_outcome(c, depth, kind, LbResult::Imbalanced);
         let tries = cache_nice_tries(&self.doms.domains[did]);
         let (spent, moved) = self.detach_tasks(c, depth, kind, src, mig, imbalance, at + cost);
         cost += spent;
@@ -542,7 +544,7 @@ impl Sim {
     /// Puts a detached task on `c` (a migration by a balancer) at time `at`; returns
     /// the time spent joining `c`'s SHARED_RUNQ shard (`__enqueue_entity`).
     pub(crate) fn attach(&mut self, c: u32, t: u32, src: u32, at: u64) -> u64 {
-        self.m.count_migration(self.map.distance(src, c), true);
+        self.m.count_migration(self.map.distance(src, c), MigratedBy::Balancer);
         self.rec_migrate(t, src, c, "balance");
         let cost = self.shared_runq_enqueue(c, t, at, c);
         self.activate(c, t);

@@ -16,18 +16,35 @@ use crate::sim::{Cont, Sim, MIGRATION_COST_NS};
 const NEWIDLE_COST_DECAY: (u64, u64) = (253, 256);
 
 mod load_balance;
+use crate::sim::WakeSignal;
 use load_balance::LbKind;
+
+/// Which `newidle_balance()` call this is: the first, or the second that
+/// `balance_fair()` makes after a RETRY_TASK.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Pass {
+    First,
+    AfterRetryTask,
+}
+
+/// What a `load_balance()` pass found: balanced (or nothing to do), or an imbalance
+/// worth acting on (it resets `sd->balance_interval` to its minimum).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum LbResult {
+    Balanced,
+    Imbalanced,
+}
 
 impl Sim {
     /// `newidle_balance()` (v3.8: `idle_balance()`): `curr` of `c` blocked and nothing
     /// is queued. `extra` is kernel time already spent in `schedule()`.
     pub(crate) fn newidle_balance(&mut self, c: u32, extra: u64) {
-        self.newidle_balance_pass(c, extra, false)
+        self.newidle_balance_pass(c, extra, Pass::First)
     }
 
-    /// One `newidle_balance()` call; `retried` when it is the second, from
+    /// One `newidle_balance()` call; [`Pass::AfterRetryTask`] when it is the second, from
     /// `balance_fair()` after a RETRY_TASK.
-    fn newidle_balance_pass(&mut self, c: u32, extra: u64, retried: bool) {
+    fn newidle_balance_pass(&mut self, c: u32, extra: u64, pass: Pass) {
         let skip = self.cfg.on(Switch::NewidleSkipPending);
         self.m.newidle_calls += 1;
         if skip && self.cpus[c as usize].ttwu_pending {
@@ -59,12 +76,12 @@ impl Sim {
             }
             match pop {
                 Pop::Pulled => return self.newidle_finish(c, pc, cost + pc),
-                Pop::Failed if !retried => {
+                Pop::Failed if pass == Pass::First => {
                     self.m.shared_runq_retries += 1;
                     let cpu = &mut self.cpus[c as usize];
                     cpu.max_idle_balance_cost = cpu.max_idle_balance_cost.max(pc);
                     cpu.idle_stamp = 0;
-                    return self.newidle_balance_pass(c, cost + pc, true);
+                    return self.newidle_balance_pass(c, cost + pc, Pass::AfterRetryTask);
                 }
                 Pop::Failed => return self.newidle_finish(c, pc, cost + pc),
                 Pop::Empty => {}
@@ -178,7 +195,7 @@ impl Sim {
         let kind = if busy { LbKind::Busy } else { LbKind::Idle };
         if !self.should_we_balance(c, depth) {
             // load_balance() goes to out_balanced without looking.
-            self.lb_outcome(c, depth, kind, false);
+            self.lb_outcome(c, depth, kind, LbResult::Balanced);
             return Some((0, false));
         }
         Some(self.load_balance(c, depth, kind, at))
@@ -209,17 +226,18 @@ impl Sim {
     /// `sd->balance_interval` to `min_interval`; a balanced domain doubles it, up to
     /// `max_interval` (twice the span weight, ms). Newidle balancing leaves it alone.
     /// A balanced domain also clears `sd->nr_balance_failed` (`out_balanced`).
-    fn lb_outcome(&mut self, c: u32, depth: usize, kind: LbKind, unbalanced: bool) {
+    fn lb_outcome(&mut self, c: u32, depth: usize, kind: LbKind, result: LbResult) {
         let did = self.doms.chain[c as usize][depth] as usize;
         let min = self.doms.domains[did].min_interval_ms as u64;
         let d = self.dom(c, depth);
-        if !unbalanced {
+        if result == LbResult::Balanced {
             d.nr_balance_failed = 0;
         }
         if kind == LbKind::NewlyIdle {
             return;
         }
-        d.balance_interval_ms = if unbalanced { min } else { (d.balance_interval_ms.max(1) * 2).min(2 * min) };
+        d.balance_interval_ms =
+            if result == LbResult::Imbalanced { min } else { (d.balance_interval_ms.max(1) * 2).min(2 * min) };
     }
 
     /// `rebalance_domains()` from the tick of busy CPU `c`, the nohz kick, the SIS_UTIL
@@ -273,7 +291,7 @@ impl Sim {
                 self.cpus[ilb as usize].nohz_kick = true;
                 cost += self.cost.ipi_send_ns;
                 self.m.ipis += 1;
-                self.kick(ilb, now, true);
+                self.kick(ilb, now, WakeSignal::Ipi);
             }
         }
         cost

@@ -5,6 +5,15 @@
 use super::sched::IDLE_HORIZON_NS;
 use super::*;
 
+/// How an idle CPU learns it has work: an IPI from another CPU (paid unless the idle
+/// state polls `need_resched`), or no IPI (its own interrupt, or a polling idle loop
+/// that sees the flag).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum WakeSignal {
+    Ipi,
+    NoIpi,
+}
+
 impl Sim {
     /// Enters idle: drain queued wakeups first (`flush_smp_call_function_from_idle`),
     /// else pick a C-state and sleep.
@@ -73,13 +82,13 @@ impl Sim {
     /// Starts waking `c` from idle: ready after the IPI (unless polling) and the state's
     /// wake time (its declared exit latency unless the machine gives its own).
     /// `signal_at` is when the wakeup signal was sent.
-    pub(crate) fn kick(&mut self, c: u32, signal_at: Time, needs_ipi: bool) {
+    pub(crate) fn kick(&mut self, c: u32, signal_at: Time, signal: WakeSignal) {
         let cpu = &self.cpus[c as usize];
         if cpu.phase != Phase::Idle {
             return;
         }
         let st = &self.cost.cstates[cpu.cstate as usize];
-        let ipi = if needs_ipi && !st.polling { self.cost.ipi_delivery_ns } else { 0 };
+        let ipi = if signal == WakeSignal::Ipi && !st.polling { self.cost.ipi_delivery_ns } else { 0 };
         let ready = signal_at.max(self.now) + ipi + st.wake_ns.unwrap_or(st.exit_latency_ns);
         let cpu = &mut self.cpus[c as usize];
         cpu.phase = Phase::Waking;

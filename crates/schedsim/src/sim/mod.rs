@@ -9,6 +9,7 @@
 
 mod check;
 mod idle;
+pub(crate) use idle::WakeSignal;
 pub(crate) mod pelt;
 pub(crate) mod record;
 mod sched;

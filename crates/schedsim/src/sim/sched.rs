@@ -3,6 +3,7 @@
 //! (`kernel/sched/core.c`, `fair.c`) unless a comment says otherwise; idle is in
 //! `idle.rs`.
 
+use super::idle::WakeSignal;
 use super::pelt::{NICE_0_LOAD, SCHED_CAPACITY_SCALE};
 use super::*;
 use crate::workload::Action;
@@ -497,7 +498,7 @@ impl Sim {
         match self.cpus[c as usize].phase {
             Phase::Idle => {
                 self.cpus[c as usize].pending_irqs.push(irq);
-                self.kick(c, self.now, false);
+                self.kick(c, self.now, WakeSignal::NoIpi);
             }
             Phase::Waking => self.cpus[c as usize].pending_irqs.push(irq),
             Phase::User => {
@@ -535,7 +536,7 @@ impl Sim {
     pub(crate) fn wake_ipi(&mut self, c: u32) {
         self.cpus[c as usize].ipi_inflight = false;
         match self.cpus[c as usize].phase {
-            Phase::Idle => self.kick(c, self.now, false),
+            Phase::Idle => self.kick(c, self.now, WakeSignal::NoIpi),
             Phase::Waking => {}
             Phase::User => {
                 if !self.cpus[c as usize].ttwu_pending {
@@ -669,7 +670,7 @@ impl Sim {
                 if ipi {
                     self.m.ipis += 1;
                 }
-                self.kick(c, self.now, ipi);
+                self.kick(c, self.now, if ipi { WakeSignal::Ipi } else { WakeSignal::NoIpi });
             }
             Phase::Waking => {}
             _ => {
