@@ -1,0 +1,69 @@
+//! Spinlocks as the model keeps them: runqueue locks and SHARED_RUNQ shard locks, each
+//! FIFO by arrival with its cache line handed from holder to holder. What a holder
+//! does under a lock is charged as its hold time (`CostModel`).
+
+use super::{Sim, Time};
+
+/// Which spinlock.
+#[derive(Clone, Copy, Debug)]
+enum LockId {
+    Rq(u32),
+    Shard(u32, u32),
+}
+
+/// A spinlock: FIFO by arrival, with the line handed over between holders.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Lock {
+    pub free_at: Time,
+    pub holder: u32,
+}
+
+impl Sim {
+    /// Acquires a spinlock at `at` for `hold` ns from CPU `by`: FIFO behind the
+    /// current holder, plus the cache-line handoff from the last holder's CPU. Returns
+    /// the time until the acquirer is done; the wait beyond the hold is spinning.
+    fn acquire(&mut self, lock: LockId, at: Time, by: u32, hold: u64) -> u64 {
+        let lk = match lock {
+            LockId::Rq(c) => &mut self.cpus[c as usize].lock,
+            LockId::Shard(l, s) => &mut self.llcs[l as usize].shards[s as usize].lock,
+        };
+        let handoff = self.cost.line_transfer_ns(self.map.distance(lk.holder, by));
+        let start = at.max(lk.free_at);
+        lk.free_at = start.saturating_add(handoff).saturating_add(hold);
+        lk.holder = by;
+        let spin = start - at;
+        self.m.lock_spin_ns = self.m.lock_spin_ns.saturating_add(spin);
+        spin.saturating_add(handoff).saturating_add(hold)
+    }
+
+    /// Takes runqueue `owner`'s lock (see [`Sim::acquire`]).
+    pub(crate) fn lock_rq(&mut self, owner: u32, at: Time, by: u32, hold: u64) -> u64 {
+        self.acquire(LockId::Rq(owner), at, by, hold)
+    }
+
+    /// `c`'s own runqueue lock, taken by `__schedule()`, stays held until `until`:
+    /// through `pick_next_task()` and `context_switch()`, released only in
+    /// `finish_task_switch()` (`finish_lock_switch()`), so a waker enqueueing on `c` or
+    /// a CPU pulling from it meanwhile waits.
+    pub(crate) fn hold_own_rq(&mut self, c: u32, until: Time) {
+        let lk = &mut self.cpus[c as usize].lock;
+        if lk.free_at < until {
+            lk.free_at = until;
+            lk.holder = c;
+        }
+    }
+
+    /// Keeps runqueue `owner`'s lock, which `by` holds, held `ns` longer.
+    pub(crate) fn extend_rq_hold(&mut self, owner: u32, by: u32, ns: u64) {
+        let lk = &mut self.cpus[owner as usize].lock;
+        if lk.holder == by {
+            lk.free_at = lk.free_at.saturating_add(ns);
+        }
+    }
+
+    /// Takes a SHARED_RUNQ shard lock for one list operation.
+    pub(crate) fn lock_shard(&mut self, llc: u32, shard: u32, at: Time, by: u32) -> u64 {
+        let hold = self.cost.shard_lock_hold_ns;
+        self.acquire(LockId::Shard(llc, shard), at, by, hold)
+    }
+}
