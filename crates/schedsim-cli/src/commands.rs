@@ -323,10 +323,9 @@ pub fn trace(args: &[String]) -> Result<(), CliError> {
     } else {
         let k = &exp.kernels[kernel];
         let mut s = format!(
-            "{}: kernel {} ({}), {} {}, iteration {}, wakeups {} to {} from the start of the run ({} ms of warm-up)\n",
+            "{}: kernel {}, {} {}, iteration {}, wakeups {} to {} from the start of the run ({} ms of warm-up)\n",
             if exp.name.is_empty() { "experiment" } else { &exp.name },
-            k.name,
-            k.label(),
+            k.name_with_label(),
             clients,
             exp.workload.clients_meaning(),
             iteration,

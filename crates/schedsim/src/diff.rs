@@ -390,14 +390,12 @@ impl DiffReport {
         let last = self.ask.from.saturating_add(self.ask.count as u64).saturating_sub(1);
         let _ = writeln!(
             s,
-            "{}: A = kernel {} {} ({}), B = kernel {} {} ({}), {} {}, iteration {}, wakeups {} to {} from the start of the run ({} ms of warm-up)",
+            "{}: A = kernel {} {}, B = kernel {} {}, {} {}, iteration {}, wakeups {} to {} from the start of the run ({} ms of warm-up)",
             if self.experiment_name.is_empty() { "experiment" } else { &self.experiment_name },
             self.ask.a,
-            a.name,
-            a.label(),
+            a.name_with_label(),
             self.ask.b,
-            b.name,
-            b.label(),
+            b.name_with_label(),
             self.ask.clients,
             self.clients_meaning,
             self.ask.iteration,
@@ -456,9 +454,9 @@ impl DiffReport {
             let _ = writeln!(s, "\n=== difference {} of {}: wakeup #{} ===", i + 1, self.differ, d.a.index);
             let _ = writeln!(s, "{}.", self.sentence(d));
             let _ = writeln!(s, "B's CPU is {}.", relation_words(d.relation));
-            let _ = writeln!(s, "\n--- A: {} ({})", a.name, a.label());
+            let _ = writeln!(s, "\n--- A: {}", a.name_with_label());
             s.push_str(&indent(&d.a.render(), "  "));
-            let _ = writeln!(s, "--- B: {} ({}), counterfactual", b.name, b.label());
+            let _ = writeln!(s, "--- B: {}, counterfactual", b.name_with_label());
             s.push_str(&indent(&d.b.render(), "  "));
         }
         s
