@@ -82,12 +82,17 @@ mod tests {
 
 /// A whole number from 1 to `max` (underscores allowed as separators), or why not.
 pub fn parse_count(s: &str, max: u64) -> Result<u64, String> {
+    parse_whole(s, 1, max)
+}
+
+/// A whole number from `lo` to `max`, or the message saying what was expected.
+pub fn parse_whole(s: &str, lo: u64, max: u64) -> Result<u64, String> {
     let t = s.trim().replace('_', "");
     match t.parse::<u64>() {
-        Ok(v) if (1..=max).contains(&v) => Ok(v),
-        Ok(v) => Err(format!("{v} is out of range 1 to {max}")),
-        Err(_) if t.parse::<i128>().is_ok() => Err(format!("{t} is out of range 1 to {max}")),
-        Err(_) => Err(format!("a whole number from 1 to {max}")),
+        Ok(v) if (lo..=max).contains(&v) => Ok(v),
+        Ok(v) => Err(format!("{v} is out of range {lo} to {max}")),
+        Err(_) if t.parse::<i128>().is_ok() => Err(format!("{t} is out of range {lo} to {max}")),
+        Err(_) => Err(format!("a whole number from {lo} to {max}")),
     }
 }
 

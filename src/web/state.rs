@@ -245,6 +245,7 @@ pub enum ExpEdit {
     WarmupMs(u64),
     Seed(u64),
     ShardSize(u32),
+    CgroupDepth(u32),
     Name(String),
     WastedCoreThresholdNs(u64),
 }
@@ -258,6 +259,7 @@ impl ExpEdit {
             ExpEdit::WarmupMs(n) => e.warmup_ms = n,
             ExpEdit::Seed(n) => e.seed = n,
             ExpEdit::ShardSize(n) => e.shard_size = n,
+            ExpEdit::CgroupDepth(n) => e.cgroup_depth = n,
             ExpEdit::Name(s) => e.name = s,
             ExpEdit::WastedCoreThresholdNs(n) => e.wasted_core_threshold_ns = n,
         }
@@ -550,6 +552,7 @@ mod tests {
             (ExpEdit::WarmupMs(11), |e| e.warmup_ms = 11),
             (ExpEdit::Seed(u64::MAX), |e| e.seed = u64::MAX),
             (ExpEdit::ShardSize(3), |e| e.shard_size = 3),
+            (ExpEdit::CgroupDepth(3), |e| e.cgroup_depth = 3),
             (ExpEdit::Name("x y".into()), |e| e.name = "x y".into()),
             (ExpEdit::WastedCoreThresholdNs(0), |e| e.wasted_core_threshold_ns = 0),
         ];

@@ -21,6 +21,7 @@ pub const EXPERIMENT_FLAGS: &[Flag] = &[
     Flag::value("seed", "N", "random seed (the same seed gives the same report)"),
     Flag::repeated("kernel", "SPEC", "kernel column NAME=VERSION[+SWITCH][-SWITCH]..., e.g.\nwakeprev=v4.15+wake-affine-prev; repeat for more columns\n(replaces the experiment's kernels)"),
     Flag::value("shard-size", "N", "SHARED_RUNQ shard size in CPUs"),
+    Flag::value("cgroup-depth", "N", "task-group levels the benchmark runs in (0 to 16; 0, the root\ngroup, by default): update_blocked_averages() walks one cfs_rq per level"),
     Flag::value("name", "NAME", "experiment name shown in the table header"),
 ];
 
@@ -138,6 +139,7 @@ fn from_flags_only(p: &Parsed) -> Result<Experiment, CliError> {
         seed: 1,
         kernels: vec![KernelSpec::new("v5.15", KernelVersion::V5_15)],
         shard_size: 6,
+        cgroup_depth: 0,
         housekeeping: Default::default(),
         wasted_core_threshold_ns: 1_000_000,
     })
@@ -220,6 +222,9 @@ pub fn apply_flags(exp: &mut Experiment, p: &Parsed) -> Result<Vec<String>, CliE
     if let Some(s) = p.number_in::<u32>("shard-size", 1, schedsim::experiment::SHARD_SIZE_MAX as u64)? {
         exp.shard_size = s;
     }
+    if let Some(d) = p.number_in::<u32>("cgroup-depth", 0, schedsim::experiment::CGROUP_DEPTH_MAX as u64)? {
+        exp.cgroup_depth = d;
+    }
     if let Some(n) = p.get("name") {
         exp.name = n.to_string();
     }
@@ -275,6 +280,7 @@ fn flag_of(field: &str, p: &Parsed) -> Option<&'static str> {
         "seed" => &["seed"],
         "kernels" => &["kernel"],
         "shard_size" => &["shard-size"],
+        "cgroup_depth" => &["cgroup-depth"],
         "name" => &["name"],
         _ => &[],
     };

@@ -104,6 +104,14 @@ pub struct CostModel {
     /// Detach and attach of one task by the balancer, under both runqueue locks.
     /// Default 800 ns (estimate).
     pub lb_move_task_ns: u64,
+    /// One PELT average brought up to date (`___update_load_sum()` and
+    /// `___update_load_avg()`: the decay arithmetic and three 64-bit divisions by the
+    /// divider). Default 80 ns: about 250 cycles at ~3 GHz, of which the divisions are
+    /// 35–88 cycles each on Skylake-SP (estimate from instruction latencies). Paid by
+    /// `update_blocked_averages()` per average it updates. Optional in JSON for files
+    /// written before the field existed.
+    #[serde(default = "d_pelt_update_ns")]
+    pub pelt_update_ns: u64,
     /// Hold time of a SHARED_RUNQ shard lock for one list operation. Default 100 ns:
     /// the v3 cover letter's 0.32–0.50 µs average hold was on Milan capped at 700 MHz;
     /// scaled to ~3 GHz that is ~75–115 ns.
@@ -130,6 +138,10 @@ fn d_schedule_hold_ns() -> u64 {
     100
 }
 
+fn d_pelt_update_ns() -> u64 {
+    80
+}
+
 impl Default for CostModel {
     fn default() -> Self {
         CostModel {
@@ -154,6 +166,7 @@ impl Default for CostModel {
             idle_probe_base_ns: 10,
             lb_domain_base_ns: 600,
             lb_move_task_ns: 800,
+            pelt_update_ns: d_pelt_update_ns(),
             shard_lock_hold_ns: 100,
             tick_ns: 4_000_000,
             irq_handler_ns: 1_000,
@@ -269,7 +282,7 @@ impl CostModel {
     }
 
     /// Every time field (ns) but the idle states', by name.
-    fn times(&self) -> [(&'static str, u64); 17] {
+    fn times(&self) -> [(&'static str, u64); 18] {
         [
             ("context_switch_ns", self.context_switch_ns),
             ("ttwu_base_ns", self.ttwu_base_ns),
@@ -286,6 +299,7 @@ impl CostModel {
             ("idle_probe_base_ns", self.idle_probe_base_ns),
             ("lb_domain_base_ns", self.lb_domain_base_ns),
             ("lb_move_task_ns", self.lb_move_task_ns),
+            ("pelt_update_ns", self.pelt_update_ns),
             ("shard_lock_hold_ns", self.shard_lock_hold_ns),
             ("irq_handler_ns", self.irq_handler_ns),
         ]

@@ -68,11 +68,26 @@ pub struct Experiment {
     /// Per-CPU kernel housekeeping running beside the benchmark.
     #[serde(default)]
     pub housekeeping: Housekeeping,
+    /// How many task-group levels below the root the benchmark's tasks run in (a
+    /// systemd login session under cgroup v2 is three: `user.slice`,
+    /// `user-UID.slice`, `session-N.scope`). Each level is a group `cfs_rq` on the
+    /// leaf list of every CPU the tasks ran on, which `update_blocked_averages()`
+    /// walks. Only that walk is modelled: enqueue and dequeue still act on the root
+    /// `cfs_rq` alone. Default 0 (every task in the root group).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cgroup_depth: u32,
     /// Wasted-core alarm: a CPU idle this long while a task it could run waits
     /// elsewhere is a violation (0 turns the check off). Default 1 ms.
     #[serde(default = "default_wasted_threshold")]
     pub wasted_core_threshold_ns: u64,
 }
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
+}
+
+/// Deepest `cgroup_depth` accepted.
+pub const CGROUP_DEPTH_MAX: u32 = 16;
 
 fn default_wasted_threshold() -> u64 {
     1_000_000
@@ -261,6 +276,12 @@ impl Experiment {
                 self.wasted_core_threshold_ns
             )));
         }
+        if self.cgroup_depth > CGROUP_DEPTH_MAX {
+            return Err(Error(format!(
+                "field cgroup_depth: {} is out of range 0 to {CGROUP_DEPTH_MAX}",
+                self.cgroup_depth
+            )));
+        }
         if self.shard_size == 0 || self.shard_size > SHARD_SIZE_MAX {
             return Err(Error(format!("field shard_size: {} is out of range 1 to {SHARD_SIZE_MAX}", self.shard_size)));
         }
@@ -322,6 +343,7 @@ impl Experiment {
             trace,
             check_invariants: checks == Checks::Invariants,
             shard_size: self.shard_size,
+            cgroup_depth: self.cgroup_depth,
             max_events: crate::estimate::RUN_EVENTS_MAX,
             wasted_threshold_ns: self.wasted_core_threshold_ns,
         };

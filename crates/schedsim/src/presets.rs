@@ -32,6 +32,7 @@ fn exp(
         seed: 1,
         kernels,
         shard_size: 6,
+        cgroup_depth: 0,
         housekeeping: Default::default(),
         wasted_core_threshold_ns: 1_000_000,
     }

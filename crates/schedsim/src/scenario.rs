@@ -19,6 +19,7 @@
 //! llc 0 has_idle_cores=0 avg_scan_cost=100 nr_idle_scan=2 overload=1,0   # per shard
 //! rd_overload 1             # override rd->overload (queued tasks set it)
 //! shard_size 2              # SHARED_RUNQ_SHARD_SZ (default 6)
+//! cgroup_depth 3             # task-group levels update_blocked_averages() walks (default 0)
 //! wakee prev=3 recent=5 flips=2 load=512 pinned=3 on_cpu
 //! waker task cpu=0 flips=4 load=1024 recent=2 new_partner kthread
 //! waker irq cpu=0 flips=3 recent=2 new_partner  # the interrupted task's fields
@@ -86,6 +87,7 @@ struct Spec {
     llcs: Vec<(u32, Vec<String>)>,
     rd_overload: Option<bool>,
     shard_size: u32,
+    cgroup_depth: u32,
     wakee: Option<WakeeSpec>,
     waker: Option<WakerSpec>,
     sync: bool,
@@ -133,6 +135,9 @@ fn parse(text: &str) -> Result<Spec, String> {
             "kernel" => s.kernel = words.get(1).ok_or("kernel: missing spec")?.to_string(),
             "sync" => s.sync = true,
             "shard_size" => s.shard_size = num(line, "shard_size", words.get(1).ok_or("shard_size: missing")?)? as u32,
+            "cgroup_depth" => {
+                s.cgroup_depth = num(line, "cgroup_depth", words.get(1).ok_or("cgroup_depth: missing")?)?.min(16) as u32
+            }
             "rd_overload" => s.rd_overload = Some(words.get(1) == Some(&"1")),
             "cpu" => {
                 let list = cpu_list(line, words.get(1).ok_or("cpu: missing CPU list")?)?;
@@ -336,6 +341,7 @@ pub fn run(text: &str) -> Result<String, String> {
         trace: Some(TraceWindow { from: 0, count: 1 }),
         check_invariants: false,
         shard_size: s.shard_size,
+        cgroup_depth: s.cgroup_depth,
         max_events: 100_000,
         wasted_threshold_ns: 0,
     };

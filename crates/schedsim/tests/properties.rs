@@ -45,7 +45,7 @@ fn time_ns() -> impl Strategy<Value = u64> {
 }
 
 fn costs() -> impl Strategy<Value = CostModel> {
-    (prop::collection::vec(time_ns(), 16), 100_000u64..=10_000_000, 1u64..=64, 0u64..=1000, 11u32..=254, 3u64..=12)
+    (prop::collection::vec(time_ns(), 17), 100_000u64..=10_000_000, 1u64..=64, 0u64..=1000, 11u32..=254, 3u64..=12)
         .prop_map(|(t, tick, mlp, smt, reclaim, line_shift)| CostModel {
             context_switch_ns: t[0],
             ttwu_base_ns: t[1],
@@ -63,6 +63,7 @@ fn costs() -> impl Strategy<Value = CostModel> {
             lb_move_task_ns: t[13],
             shard_lock_hold_ns: t[14],
             irq_handler_ns: t[15],
+            pelt_update_ns: t[16],
             tick_ns: tick,
             refill_mlp: mlp,
             smt_slowdown_pct: smt,
@@ -120,6 +121,8 @@ fn experiment() -> impl Strategy<Value = Experiment> {
                 seed,
                 kernels: vec![k],
                 shard_size: shard,
+                // Zero to three task-group levels, varied with the seed.
+                cgroup_depth: (seed % 4) as u32,
                 housekeeping: Default::default(),
                 wasted_core_threshold_ns: 1_000_000,
             }

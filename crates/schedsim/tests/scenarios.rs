@@ -2099,7 +2099,7 @@ fn newidle_v38_no_overload_gate() {
         expect![[r#"
             newidle on CPU 2 (v3.8): avg_idle=1000000 rd->overload=0 ttwu_pending=0 max_newidle_lb_cost=[5000000]
               counters: migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 newidle_lb_mc=1 newidle_pulled=1
-              => switches to cpu0.q1 at +3200 ns
+              => switches to cpu0.q1 at +3280 ns
               after: idle_stamp=0 max_newidle_lb_cost=[5000000] nr_running=[1, 0, 1, 0]
         "#]],
     );
@@ -2141,7 +2141,7 @@ fn newidle_v415_domain_budget() {
         expect![[r#"
             newidle on CPU 2 (v4.15): avg_idle=600000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[700000]
               counters: newidle_calls=1 newidle_gate_cost=1
-              => switches to idle at +870 ns
+              => switches to idle at +950 ns
               after: idle_stamp=1000000000 max_newidle_lb_cost=[700000] nr_running=[2, 0, 0, 0]
         "#]],
     );
@@ -2162,7 +2162,7 @@ fn newidle_v514_pulls() {
         expect![[r#"
             newidle on CPU 2 (v5.14): avg_idle=1000000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[0]
               counters: migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 newidle_lb_mc=1 newidle_pulled=1
-              => switches to cpu0.q1 at +3260 ns
+              => switches to cpu0.q1 at +3500 ns
               after: idle_stamp=0 max_newidle_lb_cost=[1640] nr_running=[1, 0, 1, 0]
         "#]],
     );
@@ -2183,20 +2183,20 @@ fn newidle_v514_budget_at_pkg() {
     check(
         &spec.replace("PKG", "999500"),
         expect![[r#"
-        newidle on CPU 2 (v5.14): avg_idle=1000000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[1000, 999500]
-          counters: newidle_calls=1 newidle_lb_mc=1
-          => switches to idle at +1620 ns
-          after: idle_stamp=1000000000 max_newidle_lb_cost=[1000, 999500] nr_running=[2, 0, 0, 0]
-    "#]],
+            newidle on CPU 2 (v5.14): avg_idle=1000000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[1000, 999500]
+              counters: newidle_calls=1 newidle_lb_mc=1
+              => switches to idle at +1860 ns
+              after: idle_stamp=1000000000 max_newidle_lb_cost=[1000, 999500] nr_running=[2, 0, 0, 0]
+        "#]],
     );
     check(
         &spec.replace("PKG", "1000"),
         expect![[r#"
-        newidle on CPU 2 (v5.14): avg_idle=1000000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[1000, 1000]
-          counters: migrations=1 migrations_balance=1 migrations_cross_llc=1 newidle_calls=1 newidle_lb_mc=1 newidle_lb_pkg=1 newidle_pulled=1
-          => switches to cpu0.q1 at +4570 ns
-          after: idle_stamp=0 max_newidle_lb_cost=[1000, 2200] nr_running=[1, 0, 1, 0]
-    "#]],
+            newidle on CPU 2 (v5.14): avg_idle=1000000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[1000, 1000]
+              counters: migrations=1 migrations_balance=1 migrations_cross_llc=1 newidle_calls=1 newidle_lb_mc=1 newidle_lb_pkg=1 newidle_pulled=1
+              => switches to cpu0.q1 at +4810 ns
+              after: idle_stamp=0 max_newidle_lb_cost=[1000, 2200] nr_running=[1, 0, 1, 0]
+        "#]],
     );
 }
 
@@ -2235,7 +2235,54 @@ fn newidle_v65_no_migration_cost_gate() {
         expect![[r#"
             newidle on CPU 2 (v6.5): avg_idle=300000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[1000]
               counters: migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 newidle_lb_mc=1 newidle_pulled=1
-              => switches to cpu0.q1 at +3260 ns
+              => switches to cpu0.q1 at +3500 ns
+              after: idle_stamp=0 max_newidle_lb_cost=[1880] nr_running=[1, 0, 1, 0]
+        "#]],
+    );
+}
+
+// v6.5 newidle_balance() with the tasks three task-group levels down: t0 is taken
+// before update_blocked_averages() (9d783c8dd112, v5.16), so the walk of the root,
+// rt, dl and three group cfs_rqs plus their group entities (9 PELT updates of 80 ns)
+// is in the first domain's measured cost: 1,880 ns without groups, 2,360 with them.
+#[test]
+fn newidle_v65_blocked_averages_in_first_domain_cost() {
+    check(
+        r#"
+        machine 1x1x4x1
+        kernel v6.5
+        cgroup_depth 3
+        cpu 0 busy queued=1
+        cpu 2 busy avg_idle=300000 max_newidle_lb_cost=1000
+        newidle cpu=2
+        "#,
+        expect![[r#"
+            newidle on CPU 2 (v6.5): avg_idle=300000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[1000]
+              counters: migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 newidle_lb_mc=1 newidle_pulled=1
+              => switches to cpu0.q1 at +3980 ns
+              after: idle_stamp=0 max_newidle_lb_cost=[2360] nr_running=[1, 0, 1, 0]
+        "#]],
+    );
+}
+
+// v5.13 idle balancing: update_blocked_averages() runs after the gates but before the
+// loop, whose t0 is taken per domain, so its time is spent (the switch comes later)
+// but not in any domain's max_newidle_lb_cost.
+#[test]
+fn newidle_v513_blocked_averages_outside_domain_cost() {
+    check(
+        r#"
+        machine 1x1x4x1
+        kernel v5.13
+        cgroup_depth 3
+        cpu 0 busy queued=1
+        cpu 2 busy avg_idle=600000 max_newidle_lb_cost=1000
+        newidle cpu=2
+        "#,
+        expect![[r#"
+            newidle on CPU 2 (v5.13): avg_idle=600000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[1000]
+              counters: migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 newidle_lb_mc=1 newidle_pulled=1
+              => switches to cpu0.q1 at +3980 ns
               after: idle_stamp=0 max_newidle_lb_cost=[1640] nr_running=[1, 0, 1, 0]
         "#]],
     );
@@ -2303,7 +2350,7 @@ fn newidle_v514_bail_on_pending() {
             newidle on CPU 2 (v5.14): avg_idle=1000000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[0, 0]
               (a wakeup of `late` is queued on CPU 2's wake list during the balance)
               counters: newidle_bailed_pending=1 newidle_calls=1 newidle_lb_mc=1
-              => switches to idle at +1620 ns
+              => switches to idle at +1860 ns
               after: idle_stamp=0 max_newidle_lb_cost=[680, 0] nr_running=[2, 0, 0, 0]
         "#]],
     );
@@ -2376,7 +2423,7 @@ fn newidle_shared_runq_llc_budget_skipped() {
             newidle on CPU 2 (v6.5+SHARED_RUNQ): avg_idle=300000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[400000, 1000]
               shards before (! = overload): 0.0![cpu0.q1] 1.0[]
               counters: newidle_calls=1 newidle_gate_cost=1
-              => switches to idle at +960 ns
+              => switches to idle at +1200 ns
               after: idle_stamp=1000000000 max_newidle_lb_cost=[400000, 1000] nr_running=[2, 0, 0, 0]
               shards after: 0.0![cpu0.q1] 1.0[]
         "#]],
@@ -2410,13 +2457,13 @@ fn newidle_shared_runq_pending_after_pop() {
     check(
         &spec.replace("PENDING", ""),
         expect![[r#"
-        newidle on CPU 2 (v6.5+SHARED_RUNQ-newidle-skip-pending): avg_idle=1000000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[0, 0]
-          shards before (! = overload): 0.0![cpu0.q1] 1.0[]
-          counters: migrations=1 migrations_balance=1 migrations_cross_llc=1 newidle_calls=1 newidle_lb_pkg=1 newidle_pulled=1
-          => switches to cpu0.q1 at +4390 ns
-          after: idle_stamp=0 max_newidle_lb_cost=[20, 2580] nr_running=[1, 0, 1, 0]
-          shards after: 0.0![] 1.0[]
-    "#]],
+            newidle on CPU 2 (v6.5+SHARED_RUNQ-newidle-skip-pending): avg_idle=1000000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[0, 0]
+              shards before (! = overload): 0.0![cpu0.q1] 1.0[]
+              counters: migrations=1 migrations_balance=1 migrations_cross_llc=1 newidle_calls=1 newidle_lb_pkg=1 newidle_pulled=1
+              => switches to cpu0.q1 at +4630 ns
+              after: idle_stamp=0 max_newidle_lb_cost=[20, 2820] nr_running=[1, 0, 1, 0]
+              shards after: 0.0![] 1.0[]
+        "#]],
     );
 }
 
@@ -3123,7 +3170,7 @@ fn switch_newidle_skip_pending() {
         expect![[r#"
             newidle on CPU 2 (v5.13-newidle-skip-pending): avg_idle=1000000 rd->overload=1 ttwu_pending=1 max_newidle_lb_cost=[0]
               counters: migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 newidle_lb_mc=1 newidle_pulled=1
-              => switches to cpu0.q1 at +3260 ns
+              => switches to cpu0.q1 at +3500 ns
               after: idle_stamp=0 max_newidle_lb_cost=[1640] nr_running=[1, 0, 1, 0]
         "#]],
         expect![[r#"
@@ -3231,7 +3278,7 @@ fn switch_shared_runq_overload() {
             newidle on CPU 2 (v6.5+SHARED_RUNQ+shared-runq-overload): avg_idle=300000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[400000]
               shards before (! = overload): 0.0[cpu0.q1] 0.1[]
               counters: newidle_calls=1 newidle_gate_cost=1
-              => switches to idle at +910 ns
+              => switches to idle at +1150 ns
               after: idle_stamp=1000000000 max_newidle_lb_cost=[400000] nr_running=[2, 0, 0, 0]
               shards after: 0.0[cpu0.q1] 0.1[]
         "#]],

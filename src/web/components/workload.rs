@@ -166,6 +166,18 @@ pub fn workload_form(p: &WorkloadProps) -> Html {
             Err(m) => Some(m),
         })
     };
+    let on_cgroups = {
+        let d = d.clone();
+        Callback::from(move |s: String| {
+            match crate::form::parse_whole(&s, 0, schedsim::experiment::CGROUP_DEPTH_MAX as u64) {
+                Ok(v) => {
+                    d.emit(ExpEdit::CgroupDepth(v as u32));
+                    None
+                }
+                Err(m) => Some(m),
+            }
+        })
+    };
     let shared_runq = e.kernels.iter().any(|k| k.resolve().on(schedsim::Switch::SharedRunq));
     let metric = e.workload.metric();
     html! {
@@ -196,6 +208,8 @@ pub fn workload_form(p: &WorkloadProps) -> Html {
             <div class="row">
                 <Field label="wasted-core threshold (µs)" value={(e.wasted_core_threshold_ns / 1_000).to_string()} on_commit={on_threshold} id="wasted-threshold"
                     hint="alarm when a CPU idles this long while a task it could run waits; 0 = off" />
+                <Field label="cgroup levels" value={e.cgroup_depth.to_string()} on_commit={on_cgroups} id="cgroup-depth"
+                    hint="task-group levels the benchmark runs in (0: root group); update_blocked_averages() walks one cfs_rq per level" />
                 <Field label="experiment name" value={e.name.clone()} on_commit={on_name} id="exp-name" wide=true />
             </div>
         </div>

@@ -89,7 +89,10 @@ impl Sim {
             if self.cpus[c as usize].ttwu_pending {
                 return self.switch_to_idle(c, cost + pc);
             }
-            return self.newidle_domain(c, 0, pc, cost + pc);
+            // The walk begins as in v6.5: t0, update_blocked_averages(), then the
+            // domains; the LLC domains skipped, its time goes to the first that balances.
+            let uba = self.update_blocked_averages(c, self.now + cost + pc);
+            return self.newidle_domain(c, 0, pc, cost + pc + uba, uba);
         }
         // v5.16 (Vincent Guittot's series, merged together: "Skip update_blocked_averages
         // if we are defering load balance", "Remove sysctl_sched_migration_cost
@@ -113,11 +116,19 @@ impl Sim {
             }
             return self.switch_to_idle(c, cost);
         }
-        self.newidle_domain(c, 0, 0, cost);
+        let uba = self.update_blocked_averages(c, self.now + cost);
+        // Vincent Guittot's 9d783c8dd112 (v5.16) takes t0 before
+        // update_blocked_averages(), so its time is part of the first balanced domain's
+        // cost (and so of the entry gate's max_newidle_lb_cost); before, each domain's
+        // t0 is taken in the loop and the update counts for none.
+        let first = if self.cfg.since(5, 16) { uba } else { 0 };
+        self.newidle_domain(c, 0, 0, cost + uba, first);
     }
 
     /// Balances at domain `depth` as one kernel segment, if the time budget allows.
-    fn newidle_domain(&mut self, c: u32, depth: usize, curr_cost: u64, extra: u64) {
+    /// `since_t0` is time already spent that the next balanced domain's measured cost
+    /// includes (the kernel's `t0` was taken before it).
+    fn newidle_domain(&mut self, c: u32, depth: usize, curr_cost: u64, extra: u64, since_t0: u64) {
         let chain_len = self.doms.chain[c as usize].len();
         let mut depth = depth;
         loop {
@@ -150,9 +161,10 @@ impl Sim {
             crate::domains::Level::Numa(_) => self.m.newidle_lb_numa += 1,
         }
         let (cost, _pulled) = self.load_balance(c, depth, LbKind::NewlyIdle, self.now + extra);
+        let domain_cost = since_t0 + cost;
         let ds = self.dom(c, depth);
-        ds.max_newidle_lb_cost = ds.max_newidle_lb_cost.max(cost);
-        self.kernel(c, extra + cost, Cont::Newidle { depth: depth as u8, curr_cost: curr_cost + cost });
+        ds.max_newidle_lb_cost = ds.max_newidle_lb_cost.max(domain_cost);
+        self.kernel(c, extra + cost, Cont::Newidle { depth: depth as u8, curr_cost: curr_cost + domain_cost });
     }
 
     /// After one domain: stop when something is runnable here (or, with seed 002, a
@@ -165,7 +177,7 @@ impl Sim {
             }
             return self.newidle_finish(c, curr_cost, 0);
         }
-        self.newidle_domain(c, depth as usize + 1, curr_cost, 0);
+        self.newidle_domain(c, depth as usize + 1, curr_cost, 0, 0);
     }
 
     fn newidle_finish(&mut self, c: u32, curr_cost: u64, extra: u64) {
@@ -240,6 +252,37 @@ impl Sim {
             if result == LbResult::Imbalanced { min } else { (d.balance_interval_ms.max(1) * 2).min(2 * min) };
     }
 
+    /// `update_blocked_averages()` of `c` at `at`, in every modelled version (the fair
+    /// part from Paul Turner's per-entity load tracking, v3.8): under `c`'s runqueue
+    /// lock (`rq_lock_irqsave()`), bring the PELT averages of what is not running up to
+    /// date: rt and dl (`__update_blocked_others()`, 371bf4273269 and 3727e0e16340,
+    /// v4.19; irq time, when configured, is not counted), then each `cfs_rq` on the
+    /// leaf list (`__update_blocked_fair()`): the root's, and one per task-group level
+    /// (`Experiment::cgroup_depth`), whose change goes into `tg->load_avg`
+    /// (`update_tg_load_avg()`: an atomic add on a line the last writer, any CPU,
+    /// holds) and into the group entity on the level above (`update_load_avg()`).
+    /// Every level is taken to have changed enough to be written (more than 1/64), as
+    /// it does on a CPU the benchmark keeps using. Returns its time on `c`, ns.
+    pub(crate) fn update_blocked_averages(&mut self, c: u32, at: u64) -> u64 {
+        let hold = self.blocked_averages_work(c);
+        self.lock_rq(c, at, c, hold)
+    }
+
+    /// The work of [`Sim::update_blocked_averages`] done by CPU `by`, without the lock.
+    fn blocked_averages_work(&mut self, by: u32) -> u64 {
+        let others: u64 = if self.cfg.since(4, 19) { 2 } else { 0 };
+        let levels = self.tg_load_writer.len();
+        let mut ns = (1 + others + 2 * levels as u64) * self.cost.pelt_update_ns;
+        for l in 0..levels {
+            let w = self.tg_load_writer[l];
+            if w != crate::sim::NONE {
+                ns += self.cost.line_transfer_ns(self.map.distance(w, by));
+            }
+            self.tg_load_writer[l] = by;
+        }
+        ns
+    }
+
     /// `rebalance_domains()` from the tick of busy CPU `c`, the nohz kick, the SIS_UTIL
     /// producer and the `max_newidle_lb_cost` decay. Returns softirq time spent.
     pub(crate) fn periodic_balance(&mut self, c: u32) -> u64 {
@@ -247,6 +290,13 @@ impl Sim {
         let jiffy = now / self.cost.tick_ns;
         let mut cost = 0;
         let depth_n = self.doms.chain[c as usize].len();
+        // SCHED_SOFTIRQ is raised when a domain is due (rq->next_balance), and
+        // run_rebalance_domains() (rebalance_domains() itself in older kernels) first
+        // brings the blocked averages up to date.
+        let busy = self.cpus[c as usize].curr.is_some();
+        if (0..depth_n).any(|d| self.balance_due(c, d, busy)) {
+            cost += self.update_blocked_averages(c, now);
+        }
         for depth in 0..depth_n {
             let ds = *self.dom(c, depth);
             if now >= ds.next_decay {
@@ -254,7 +304,6 @@ impl Sim {
                 d.max_newidle_lb_cost = d.max_newidle_lb_cost * NEWIDLE_COST_DECAY.0 / NEWIDLE_COST_DECAY.1;
                 d.next_decay = now + 1_000_000_000;
             }
-            let busy = self.cpus[c as usize].curr.is_some();
             if let Some((lc, _)) = self.rebalance_domain(c, depth, busy, now + cost) {
                 cost += lc;
             }
@@ -308,7 +357,17 @@ impl Sim {
             if i != c && !self.idle_cpu(i) {
                 continue;
             }
-            for depth in 0..self.doms.chain[i as usize].len() {
+            // Each idle CPU balanced on its behalf gets its blocked averages updated
+            // first (rebalance_domains(); update_nohz_stats() in later kernels, which
+            // also updates CPUs with no domain due: not modelled). Its runqueue lock is
+            // not taken here: this loop charges its time ahead of the events of the
+            // CPUs it visits, and a lock reserved that far ahead would stall their
+            // wakeups for the whole walk, where in the kernel each is held ~1 µs.
+            let depth_n = self.doms.chain[i as usize].len();
+            if (0..depth_n).any(|d| self.balance_due(i, d, false)) {
+                cost += self.blocked_averages_work(c);
+            }
+            for depth in 0..depth_n {
                 if let Some((lc, pulled)) = self.rebalance_domain(i, depth, false, now + cost) {
                     cost += lc;
                     if pulled {

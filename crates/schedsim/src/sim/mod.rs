@@ -327,6 +327,8 @@ pub struct SimOptions {
     pub check_invariants: bool,
     /// SHARED_RUNQ shard size (`SHARED_RUNQ_SHARD_SZ`, 6 in v3).
     pub shard_size: u32,
+    /// Task-group levels the benchmark runs in (`Experiment::cgroup_depth`).
+    pub cgroup_depth: u32,
     /// Hard cap on events processed, against runaway runs.
     pub max_events: u64,
     /// Wasted-core alarm threshold, ns (0: off).
@@ -377,6 +379,9 @@ pub struct Sim {
     pub(crate) core_busy: Vec<u8>,
     pub(crate) llc_fill: Vec<u64>,
     pub(crate) rd_overload: bool,
+    /// Per task-group level below the root, the CPU that last wrote its
+    /// `tg->load_avg` line (`NONE`: nobody yet).
+    pub(crate) tg_load_writer: Vec<u32>,
     pub(crate) nohz_next: Time,
     pub(crate) opts: SimOptions,
     pub(crate) measuring: bool,
@@ -456,6 +461,7 @@ impl Sim {
             core_busy: vec![0; cores],
             llc_fill: vec![0; nllc],
             rd_overload: false,
+            tg_load_writer: vec![NONE; opts.cgroup_depth as usize],
             nohz_next: 0,
             measuring: opts.warmup_ns == 0,
             opts,
