@@ -31,9 +31,7 @@ fn seed001_lists_where_the_patch_changes_the_choice() {
     assert!(out.contains("=== difference 1 of") && out.contains("=== difference 2 of"), "{out}");
     assert!(!out.contains("=== difference 3 of"), "{out}");
     assert!(out.contains("B (prev-idle) would choose CPU"), "{out}");
-    assert!(
-        out.contains("--- A: v3.8") && out.contains("--- B: prev-idle (v3.8+sis-prev-idle), counterfactual")
-    );
+    assert!(out.contains("--- A: v3.8") && out.contains("--- B: prev-idle (v3.8+sis-prev-idle), counterfactual"));
     assert!(out.contains("read: idle_cpu(prev="), "B's trace shows the patch's check of prev: {out}");
     assert_eq!(out, ok(&args), "deterministic");
     // The default pair is 0 then 1.
