@@ -382,20 +382,55 @@ test("classroom: presenter mode, dark theme, one-click guided run", async () => 
 });
 
 test("budgets: each seed's built-in sweep in the page against native", { skip: !BUDGETS }, async () => {
-  // One worker, so that the ratio compares WebAssembly with native code on one core
-  // (the native bench runs the sweep on one thread).
-  await page.click("#tab-sweep");
-  await page.fill("#workers", "1");
-  await page.press("#workers", "Enter");
-  await page.locator("#workers").blur();
+  // Per preset: the page on one worker against native code on one thread (the
+  // WebAssembly/native ratio), then the page on every core the browser reports, with
+  // the time from Run to the first chart (section.results appears with the first
+  // finished point), against the CLI with one thread per CPU.
+  const setWorkers = async (n) => {
+    await page.fill("#workers", String(n));
+    await page.press("#workers", "Enter");
+    await page.locator("#workers").blur();
+  };
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency || 1);
   const rows = [];
   for (const preset of ["seed001", "seed000", "seed002", "seed003-pipe", "seed003-hackbench", "seed003-tbench", "seed004"]) {
     await page.click("#tab-sweep");
     await page.selectOption("#preset", preset);
-    const pageMs = await runSweep(page, 600_000);
+    await setWorkers(1);
+    const page1 = await runSweep(page, 600_000);
     const nat = JSON.parse(execFileSync(NATIVE, ["bench", preset], { encoding: "utf8" }).trim());
-    rows.push({ preset, page_ms: pageMs, native_ms: nat.wall_ms, ratio: +(pageMs / nat.wall_ms).toFixed(2) });
-    console.log(`# ${preset}: page ${pageMs.toFixed(0)} ms, native ${nat.wall_ms.toFixed(0)} ms`);
+    await setWorkers(cores);
+    // The last run's results stay up until the new run's first point replaces them
+    // (that point has no data-wall-ms yet, or, if it finished at once, another one).
+    const before = await page.getAttribute("section.results", "data-wall-ms");
+    const t0 = Date.now();
+    await page.click("#run");
+    await page.waitForFunction((old) => {
+      const r = document.querySelector("section.results");
+      return r && (!r.hasAttribute("data-wall-ms") || r.getAttribute("data-wall-ms") !== old);
+    }, before, { timeout: 600_000, polling: "raf" });
+    const first = Date.now() - t0;
+    await page.waitForFunction(() => !document.querySelector("#cancel") && document.querySelector("section.results[data-wall-ms]"), null, { timeout: 600_000, polling: 100 });
+    const pageAll = Number(await page.getAttribute("section.results", "data-wall-ms"));
+    let cliAll = null;
+    if (CLI) {
+      const c0 = process.hrtime.bigint();
+      execFileSync(CLI, ["run", preset, "--json", "--jobs", String(cores)], { maxBuffer: 64 << 20, stdio: ["ignore", "ignore", "ignore"] });
+      cliAll = Number(process.hrtime.bigint() - c0) / 1e6;
+    }
+    const row = {
+      preset,
+      page_1_worker_ms: page1,
+      native_1_thread_ms: nat.wall_ms,
+      ratio: +(page1 / nat.wall_ms).toFixed(2),
+      workers: cores,
+      page_all_ms: pageAll,
+      first_chart_ms: first,
+      cli_all_ms: cliAll === null ? null : +cliAll.toFixed(1),
+    };
+    rows.push(row);
+    console.log(`# ${preset}: page ${page1.toFixed(0)} ms on 1 worker, native ${nat.wall_ms.toFixed(0)} ms on 1 thread; ` +
+      `page ${pageAll.toFixed(0)} ms on ${cores} workers (first chart ${first} ms), CLI ${cliAll === null ? "n/a" : cliAll.toFixed(0)} ms on ${cores} threads`);
   }
   fs.writeFileSync(path.join(OUT, "sweep-budgets.json"), JSON.stringify(rows, null, 1));
 });
