@@ -100,7 +100,7 @@ pub fn guides() -> Vec<Guide> {
             changes: "The same patch under tbench's client/server pairs from 1 to 320 pairs on 80 CPUs, mmtests' series for this machine.",
             look_for: "SISRecnt% in the table and the throughput curve as the machine fills. With the patch the \
                        model's overall rate is close to the mail's; without it the model tries the guess only \
-                       about a hundred times in millions of wakeups and hits a third of them, where the mail \
+                       a few dozen times in millions of wakeups and hits about 30% of them, where the mail \
                        reads about 0%.",
             reported: "recent_used_cpu hit rate, tbench: about 0% to 25.42%",
         },

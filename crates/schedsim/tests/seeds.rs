@@ -219,7 +219,7 @@ fn seed003_hackbench_steady_state_within_a_factor_of_two() {
 /// Seed 003 without the patch: pipe 57.14%, tbench "almost 0%" (hackbench: the
 /// steady-state test above).
 #[test]
-#[ignore = "model gap: pipe n/a (no attempt: the pair's recent_used_cpu is always prev; the seed's 57.14% is 4 of 7 attempts, wakeups that are not the benchmark's), tbench 34.0% of 103 attempts in 7.0M wakeups (attempts only after balancer moves, which hit); see docs/seeds.md"]
+#[ignore = "model gap: pipe n/a (no attempt: the pair's recent_used_cpu is always prev; the seed's 57.14% is 4 of 7 attempts, wakeups that are not the benchmark's), tbench 29.5% of 44 attempts in 7.0M wakeups (attempts only after balancer moves, which hit); see docs/seeds.md"]
 fn seed003_unpatched_hit_rates_within_a_factor_of_two() {
     for (preset, seed_off) in [("seed003-pipe", 57.14), ("seed003-tbench", 0.5)] {
         let r = run(preset);
@@ -251,7 +251,6 @@ fn seed004_shared_runq_loses_and_the_flag_wins_most_back() {
 }
 
 #[test]
-#[ignore = "model gap: the full series reaches 0.936 of tip (lock spinning 92 ms vs the kernel profile's 12.6% of cycles), the issue asks within 5%; see docs/seeds.md"]
 fn seed004_full_series_within_5pct_of_tip() {
     let r = run("seed004");
     let (tip, full) = (summary(&r, 0, 128), summary(&r, 2, 128));

@@ -1,6 +1,12 @@
 //! Spinlocks as the model keeps them: runqueue locks and SHARED_RUNQ shard locks, each
 //! FIFO by arrival with its cache line handed from holder to holder. What a holder
 //! does under a lock is charged as its hold time (`CostModel`).
+//!
+//! A lock is a reservation: a CPU whose kernel segment is charged ahead of the events
+//! of other CPUs takes a lock at a time later than theirs (a balance pass that reads
+//! every runqueue for tens of µs, then locks the busiest). A request that arrives
+//! before such a hold begins and is done by then takes the lock in that gap, as it
+//! would in the kernel, where the lock is free until the later taker reaches it.
 
 use super::{Sim, Time};
 
@@ -16,6 +22,8 @@ enum LockId {
 pub(crate) struct Lock {
     pub free_at: Time,
     pub holder: u32,
+    /// Start of the busy stretch that ends at `free_at`.
+    pub busy_from: Time,
 }
 
 impl Sim {
@@ -28,7 +36,14 @@ impl Sim {
             LockId::Shard(l, s) => &mut self.llcs[l as usize].shards[s as usize].lock,
         };
         let handoff = self.cost.line_transfer_ns(self.map.distance(lk.holder, by));
+        if at.saturating_add(handoff).saturating_add(hold) <= lk.busy_from {
+            // Done before a hold taken ahead of time begins: no wait.
+            return handoff.saturating_add(hold);
+        }
         let start = at.max(lk.free_at);
+        if start > lk.free_at {
+            lk.busy_from = start;
+        }
         lk.free_at = start.saturating_add(handoff).saturating_add(hold);
         lk.holder = by;
         let spin = start - at;
@@ -46,8 +61,12 @@ impl Sim {
     /// `finish_task_switch()` (`finish_lock_switch()`), so a waker enqueueing on `c` or
     /// a CPU pulling from it meanwhile waits.
     pub(crate) fn hold_own_rq(&mut self, c: u32, until: Time) {
+        let now = self.now;
         let lk = &mut self.cpus[c as usize].lock;
         if lk.free_at < until {
+            if lk.free_at < now {
+                lk.busy_from = now;
+            }
             lk.free_at = until;
             lk.holder = c;
         }
