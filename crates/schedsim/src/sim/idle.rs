@@ -84,7 +84,7 @@ impl Sim {
     /// `signal_at` is when the wakeup signal was sent.
     pub(crate) fn kick(&mut self, c: u32, signal_at: Time, signal: WakeSignal) {
         let cpu = &self.cpus[c as usize];
-        if cpu.phase != Phase::Idle {
+        if !matches!(cpu.phase, Phase::Idle) {
             return;
         }
         let st = &self.cost.cstates[cpu.cstate as usize];
@@ -101,7 +101,7 @@ impl Sim {
     /// Whether waking idle `c` needs an IPI (not when polling on need_resched).
     pub(crate) fn needs_ipi(&self, c: u32) -> bool {
         let cpu = &self.cpus[c as usize];
-        !(cpu.phase == Phase::Idle && self.cost.cstates[cpu.cstate as usize].polling)
+        !(matches!(cpu.phase, Phase::Idle) && self.cost.cstates[cpu.cstate as usize].polling)
     }
 
     /// The CPU is executing again: record the idle interval, handle what woke it.

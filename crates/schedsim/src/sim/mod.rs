@@ -218,6 +218,31 @@ impl Task {
 }
 
 impl Cpu {
+    /// Closes the accounting interval up to `now`.
+    #[inline]
+    pub(crate) fn account(&mut self, now: Time) {
+        let d = now.saturating_sub(self.mode_since);
+        match self.mode {
+            Mode::Task(sys_pct) => {
+                let sys = d * sys_pct as u64 / 100;
+                self.sys_ns += sys;
+                self.user_ns += d - sys;
+            }
+            Mode::Sys => self.sys_ns += d,
+            Mode::Idle => self.idle_ns += d,
+        }
+        self.mode_since = now;
+    }
+
+    /// Switches the accounting mode at `now`, closing the interval of the old one.
+    #[inline]
+    pub(crate) fn set_mode(&mut self, now: Time, m: Mode) {
+        if self.mode != m {
+            self.account(now);
+            self.mode = m;
+        }
+    }
+
     /// An idle CPU at boot: `sched_init()`'s `avg_idle` and `max_idle_balance_cost`, and
     /// the idle governor's prediction at its horizon; everything else zero or empty.
     fn new() -> Cpu {
@@ -711,34 +736,21 @@ impl Sim {
     #[inline]
     pub(crate) fn account(&mut self, c: u32) {
         let now = self.now;
-        let cpu = &mut self.cpus[c as usize];
-        let d = now.saturating_sub(cpu.mode_since);
-        match cpu.mode {
-            Mode::Task(sys_pct) => {
-                let sys = d * sys_pct as u64 / 100;
-                cpu.sys_ns += sys;
-                cpu.user_ns += d - sys;
-            }
-            Mode::Sys => cpu.sys_ns += d,
-            Mode::Idle => cpu.idle_ns += d,
-        }
-        cpu.mode_since = now;
+        self.cpus[c as usize].account(now);
     }
 
     #[inline]
     pub(crate) fn set_mode(&mut self, c: u32, m: Mode) {
-        if self.cpus[c as usize].mode != m {
-            self.account(c);
-            self.cpus[c as usize].mode = m;
-        }
+        let now = self.now;
+        self.cpus[c as usize].set_mode(now, m);
     }
 
     /// Starts a kernel segment of `ns` on `c`.
     pub(crate) fn kernel(&mut self, c: u32, ns: u64, cont: Cont) {
         debug_assert!(self.cpus[c as usize].phase != Phase::Waking, "a waking CPU's wake-up end replaced");
-        self.set_mode(c, Mode::Sys);
         let now = self.now;
         let cpu = &mut self.cpus[c as usize];
+        cpu.set_mode(now, Mode::Sys);
         cpu.phase = Phase::Kernel(cont);
         cpu.seg_start = now;
         // Saturating: each cost is at most 1 s (CostModel::validate), but a segment can

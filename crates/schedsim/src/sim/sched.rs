@@ -109,11 +109,11 @@ impl Sim {
     /// Runs `work` ns of user code of `curr` on `c`, slowed while an SMT sibling is busy.
     pub(crate) fn user(&mut self, c: u32, work: u64) {
         debug_assert!(self.cpus[c as usize].phase != Phase::Waking, "a waking CPU's wake-up end replaced");
-        let sys_pct = self.cpus[c as usize].curr.map_or(0, |t| self.tasks[t as usize].sys_pct);
-        self.set_mode(c, Mode::Task(sys_pct));
         let slow = self.smt_slow_pct(c);
         let now = self.now;
         let cpu = &mut self.cpus[c as usize];
+        let sys_pct = cpu.curr.map_or(0, |t| self.tasks[t as usize].sys_pct);
+        cpu.set_mode(now, Mode::Task(sys_pct));
         cpu.phase = Phase::User;
         cpu.seg_start = now;
         cpu.work_left_ns = work;
@@ -162,7 +162,7 @@ impl Sim {
         let slow = self.cost.smt_slowdown_pct * others / (threads as u64 - 1);
         for i in 0..threads {
             let s = self.map.core_cpus[core][i];
-            if s == c || self.cpus[s as usize].phase != Phase::User {
+            if s == c || !matches!(self.cpus[s as usize].phase, Phase::User) {
                 continue;
             }
             debug_assert_eq!(slow, self.smt_slow_pct(s));
@@ -218,17 +218,18 @@ impl Sim {
     /// `curr` of `c` continues: preempt if asked, else finish its work, else ask the
     /// workload what next.
     pub(crate) fn continue_task(&mut self, c: u32) {
-        let Some(t) = self.cpus[c as usize].curr else {
+        let cpu = &mut self.cpus[c as usize];
+        let Some(t) = cpu.curr else {
             return self.schedule(c);
         };
-        if self.tasks[t as usize].state != TState::Running {
+        let task = &mut self.tasks[t as usize];
+        if task.state != TState::Running {
             return self.schedule(c);
         }
-        if self.cpus[c as usize].need_resched && self.cpus[c as usize].nr_running > 1 {
+        if cpu.need_resched && cpu.nr_running > 1 {
             return self.preempt(c);
         }
-        self.cpus[c as usize].need_resched = false;
-        let task = &mut self.tasks[t as usize];
+        cpu.need_resched = false;
         if task.pending_run_ns > 0 {
             let w = task.pending_run_ns + std::mem::take(&mut task.penalty_ns);
             task.pending_run_ns = 0;
@@ -581,7 +582,7 @@ impl Sim {
 
     /// A reschedule IPI arrives: preempt if still wanted.
     pub(crate) fn resched_ipi(&mut self, c: u32) {
-        if self.cpus[c as usize].phase == Phase::User && self.cpus[c as usize].need_resched {
+        if matches!(self.cpus[c as usize].phase, Phase::User) && self.cpus[c as usize].need_resched {
             self.pause_user(c);
             let cost = self.cost.irq_entry_exit_ns;
             self.kernel(c, cost, Cont::Irq);
@@ -684,11 +685,11 @@ impl Sim {
                 let (cv, wv) = (self.tasks[curr as usize].vruntime, self.tasks[t as usize].vruntime);
                 if wv + self.wakeup_gran_ns < cv {
                     self.cpus[c as usize].need_resched = true;
-                    if from != c && self.cpus[c as usize].phase == Phase::User {
+                    if from != c && matches!(self.cpus[c as usize].phase, Phase::User) {
                         self.m.ipis += 1;
                         let at = self.now + self.cost.ipi_delivery_ns;
                         self.push(at, Ev::Resched { cpu: c });
-                    } else if self.cpus[c as usize].phase == Phase::User {
+                    } else if matches!(self.cpus[c as usize].phase, Phase::User) {
                         self.pause_user(c);
                         self.kernel(c, 0, Cont::TaskSys);
                     }
@@ -740,7 +741,7 @@ impl Sim {
                 let ran = self.tasks[t as usize].vruntime - self.tasks[t as usize].slice_start;
                 if ran >= slice {
                     self.cpus[c as usize].need_resched = true;
-                    if self.cpus[c as usize].phase == Phase::User {
+                    if matches!(self.cpus[c as usize].phase, Phase::User) {
                         self.pause_user(c);
                         self.kernel(c, 0, Cont::TaskSys);
                     }
