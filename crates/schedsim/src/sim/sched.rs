@@ -153,31 +153,33 @@ impl Sim {
             return;
         }
         let core = self.map.places[c as usize].core as usize;
-        let threads = self.map.core_cpus[core].len();
+        let siblings = &self.map.core_cpus[core];
+        let threads = siblings.len();
         if threads < 2 {
             return;
         }
         // smt_slow_pct() of a sibling running user code (itself busy): the same for each.
         let others = (self.core_busy[core] as u64).saturating_sub(1);
         let slow = self.cost.smt_slowdown_pct * others / (threads as u64 - 1);
-        for i in 0..threads {
-            let s = self.map.core_cpus[core][i];
-            if s == c || !matches!(self.cpus[s as usize].phase, Phase::User) {
-                continue;
-            }
-            debug_assert_eq!(slow, self.smt_slow_pct(s));
-            if slow == self.cpus[s as usize].slow_pct {
-                continue;
-            }
-            let done = self.user_progress(s);
-            let now = self.now;
+        debug_assert!(siblings
+            .iter()
+            .all(|&s| s == c || !matches!(self.cpus[s as usize].phase, Phase::User) || slow == self.smt_slow_pct(s)));
+        let now = self.now;
+        // Fields, not methods: the siblings stay borrowed from the map meanwhile.
+        for &s in siblings {
             let cpu = &mut self.cpus[s as usize];
+            if s == c || !matches!(cpu.phase, Phase::User) || slow == cpu.slow_pct {
+                continue;
+            }
+            // user_progress(s), then the rest of the work at the new speed.
+            let done = ((now - cpu.seg_start) * 100 / (100 + cpu.slow_pct)).min(cpu.work_left_ns);
             cpu.work_left_ns -= done;
             cpu.seg_start = now;
             cpu.slow_pct = slow;
             cpu.seg_end = now.saturating_add(cpu.work_left_ns.saturating_mul(100 + slow) / 100);
-            let end = cpu.seg_end;
-            self.set_seg(s, end);
+            // set_seg(s, seg_end).
+            self.seq += 1;
+            self.segs.set(s, (cpu.seg_end, self.seq));
         }
     }
 
