@@ -405,6 +405,9 @@ pub struct Sim {
     pub(crate) nohz_next: Time,
     pub(crate) opts: SimOptions,
     pub(crate) measuring: bool,
+    /// The earliest event time at which the loop must look at the run's end or the
+    /// warm-up's end: below it, neither can have come.
+    boundary: Time,
     pub(crate) wake_index: u64,
     /// The wakeup being traced right now.
     pub(crate) trace: Option<WakeupTrace>,
@@ -483,6 +486,7 @@ impl Sim {
             rd_overload: false,
             nohz_next: 0,
             measuring: opts.warmup_ns == 0,
+            boundary: Sim::boundary_of(opts.warmup_ns == 0, &opts),
             opts,
             wake_index: 0,
             trace: None,
@@ -580,13 +584,16 @@ impl Sim {
                 }
             }
         };
-        if time > self.opts.end_ns {
-            return false;
+        if time >= self.boundary {
+            if time > self.opts.end_ns {
+                return false;
+            }
+            if !self.measuring && time >= self.opts.warmup_ns {
+                self.begin_measuring(time);
+            }
+            self.boundary = Sim::boundary_of(self.measuring, &self.opts);
         }
         debug_assert!(time >= self.now, "time went backwards");
-        if !self.measuring && time >= self.opts.warmup_ns {
-            self.begin_measuring(time);
-        }
         self.now = time;
         let what = if from_seg {
             // Let seg_end move this CPU's entry (one sift) rather than pop and push;
@@ -616,10 +623,24 @@ impl Sim {
         !self.wl.done()
     }
 
+    /// See [`Sim::boundary`]: past the run's end, or at the warm-up's end while it
+    /// has not come.
+    fn boundary_of(measuring: bool, opts: &SimOptions) -> Time {
+        let past_end = opts.end_ns.saturating_add(1);
+        if measuring {
+            past_end
+        } else {
+            opts.warmup_ns.min(past_end)
+        }
+    }
+
     /// Runs to the end.
     pub(crate) fn run(&mut self, progress: &mut dyn FnMut(Time) -> bool) -> Result<(), String> {
         self.start();
         let mut next_progress = 0;
+        // A recording or a trace window can end the run early; neither comes or goes
+        // while it runs, so plain runs skip both tests.
+        let may_stop_early = self.rec.is_some() || self.stop_after_trace;
         while self.step_event_inline() {
             if self.events_done >= next_progress {
                 next_progress = self.events_done + 65_536;
@@ -632,6 +653,9 @@ impl Sim {
                         self.opts.max_events
                     ));
                 }
+            }
+            if !may_stop_early {
+                continue;
             }
             if self.rec_done() {
                 break;
