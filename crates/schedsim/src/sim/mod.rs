@@ -837,14 +837,20 @@ impl Sim {
     }
 
     /// Records a step; `f` runs only while tracing.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn step(&mut self, f: impl FnOnce(&Sim) -> crate::trace::Step) {
         if self.trace.is_some() {
-            let s = f(self);
-            if let Some(tb) = &mut self.trace {
-                if tb.steps.len() < crate::trace::TRACE_STEPS_MAX {
-                    tb.steps.push(s);
-                }
+            self.step_traced(f);
+        }
+    }
+
+    /// [`Sim::step`] while tracing.
+    #[cold]
+    fn step_traced(&mut self, f: impl FnOnce(&Sim) -> crate::trace::Step) {
+        let s = f(self);
+        if let Some(tb) = &mut self.trace {
+            if tb.steps.len() < crate::trace::TRACE_STEPS_MAX {
+                tb.steps.push(s);
             }
         }
     }

@@ -716,6 +716,7 @@ impl Sim {
 
     // ---- tick -----------------------------------------------------------------------
 
+    #[inline(always)]
     pub(crate) fn arm_tick(&mut self, c: u32) {
         let cpu = &mut self.cpus[c as usize];
         if cpu.tick_armed {
