@@ -740,6 +740,7 @@ impl Sim {
         self.wasted_episode = false;
     }
 
+    #[inline(always)]
     fn dispatch(&mut self, ev: Ev) {
         match ev {
             Ev::Enqueue { cpu, task } => self.enqueue_wakee(cpu, task),

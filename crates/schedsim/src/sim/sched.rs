@@ -219,6 +219,7 @@ impl Sim {
 
     /// `curr` of `c` continues: preempt if asked, else finish its work, else ask the
     /// workload what next.
+    #[inline(always)]
     pub(crate) fn continue_task(&mut self, c: u32) {
         let cpu = &mut self.cpus[c as usize];
         let Some(t) = cpu.curr else {
