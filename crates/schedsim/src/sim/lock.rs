@@ -38,6 +38,7 @@ impl Sim {
     }
 
     /// Takes runqueue `owner`'s lock (see [`Sim::acquire`]).
+    #[inline(always)]
     pub(crate) fn lock_rq(&mut self, owner: u32, at: Time, by: u32, hold: u64) -> u64 {
         self.acquire(LockId::Rq(owner), at, by, hold)
     }

@@ -107,6 +107,7 @@ impl Sim {
     // ---- segments -------------------------------------------------------------------
 
     /// Runs `work` ns of user code of `curr` on `c`, slowed while an SMT sibling is busy.
+    #[inline(always)]
     pub(crate) fn user(&mut self, c: u32, work: u64) {
         debug_assert!(self.cpus[c as usize].phase != Phase::Waking, "a waking CPU's wake-up end replaced");
         let slow = self.smt_slow_pct(c);
@@ -291,6 +292,7 @@ impl Sim {
     }
 
     /// `update_curr()`: charge runtime to `curr`'s vruntime (all tasks are nice 0).
+    #[inline(always)]
     pub(crate) fn update_curr(&mut self, c: u32) {
         if let Some(t) = self.cpus[c as usize].curr {
             let now = self.now;
@@ -309,6 +311,7 @@ impl Sim {
 
     /// `dequeue_task` for a task that blocks or exits on `c`: it stays `curr` (and
     /// `on_cpu`) until the switch away finishes.
+    #[inline(always)]
     pub(crate) fn block(&mut self, c: u32, t: u32, state: TState) {
         self.update_curr(c);
         self.update_load(c);
@@ -336,6 +339,7 @@ impl Sim {
 
     /// `__schedule()`: `curr` has blocked or been put back. Picks the next task, or
     /// balances (newidle) and then goes idle.
+    #[inline(always)]
     pub(crate) fn schedule(&mut self, c: u32) {
         self.cpus[c as usize].need_resched = false;
         let carry = std::mem::take(&mut self.cpus[c as usize].carry_ns);
@@ -374,6 +378,7 @@ impl Sim {
     /// Starts the context switch to `next` (out of the queue now, running at the end).
     /// Half of the context-switch cost is switching away from a task, half switching
     /// to one; the idle task costs nothing to enter or leave beyond that.
+    #[inline(always)]
     pub(crate) fn start_switch(&mut self, c: u32, next: u32, extra: u64) {
         let i = self.cpus[c as usize].queue.iter().position(|&q| q == next).unwrap_or(0);
         self.cpus[c as usize].queue.swap_remove(i);
@@ -387,6 +392,7 @@ impl Sim {
     }
 
     /// Switches from the blocked `curr` to the idle task.
+    #[inline(always)]
     pub(crate) fn switch_to_idle(&mut self, c: u32, extra: u64) {
         // Staying in the idle task (nothing was switched out) costs no switch.
         let half = if self.cpus[c as usize].curr.is_some() { self.cost.context_switch_ns / 2 } else { 0 };
@@ -605,6 +611,7 @@ impl Sim {
     }
 
     /// `activate_task()`: `t` joins `c`'s runqueue.
+    #[inline(always)]
     pub(crate) fn activate(&mut self, c: u32, t: u32) {
         self.update_load(c);
         let now = self.now;
@@ -640,6 +647,7 @@ impl Sim {
     /// `ttwu_do_wakeup()` feeds the CPU's idle time since `newidle_balance()` into
     /// `avg_idle`. Only a wakeup does: a task pulled by a balancer clears `idle_stamp`
     /// without a sample, and a fork has none.
+    #[inline(always)]
     pub(crate) fn ttwu_activate(&mut self, c: u32, t: u32) {
         self.activate(c, t);
         let now = self.now;
@@ -667,6 +675,7 @@ impl Sim {
 
     /// `check_preempt_curr` / `resched_curr`: wake an idle CPU, or preempt its task
     /// when the wakee is far enough behind in vruntime (`wakeup_preempt_entity`).
+    #[inline(always)]
     pub(crate) fn check_preempt(&mut self, c: u32, t: u32, from: u32) {
         match self.cpus[c as usize].phase {
             Phase::Idle => {
