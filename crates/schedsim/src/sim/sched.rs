@@ -149,6 +149,7 @@ impl Sim {
     }
 
     /// Re-times user segments of `c`'s siblings after `c` changed busy state.
+    #[inline(always)]
     pub(crate) fn siblings_changed(&mut self, c: u32) {
         if !self.map.smt {
             return;
