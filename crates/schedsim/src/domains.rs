@@ -56,6 +56,9 @@ pub struct SchedDomain {
     pub groups: Vec<Vec<u32>>,
     /// `sd->min_interval` in ms = span weight (`sd_init`).
     pub min_interval_ms: u32,
+    /// `span` as a bitmap (bit `c % 64` of word `c / 64`), for [`SchedDomain::contains`]
+    /// on the wakeup path.
+    span_mask: Vec<u64>,
 }
 
 impl SchedDomain {
@@ -66,7 +69,7 @@ impl SchedDomain {
 
     #[inline]
     pub fn contains(&self, cpu: u32) -> bool {
-        self.span.binary_search(&cpu).is_ok()
+        self.span_mask.get(cpu as usize / 64).is_some_and(|w| w >> (cpu % 64) & 1 != 0)
     }
 
     /// Index of the group containing `cpu`.
@@ -276,7 +279,11 @@ impl Domains {
                 };
                 let pct = sd_init.imbalance_pct(lvl);
                 let min_interval_ms = span.len() as u32;
-                SchedDomain { level: lvl, span, flags, imbalance_pct: pct, groups, min_interval_ms }
+                let mut span_mask = vec![0u64; span.last().map_or(0, |&c| c as usize / 64 + 1)];
+                for &c in &span {
+                    span_mask[c as usize / 64] |= 1 << (c % 64);
+                }
+                SchedDomain { level: lvl, span, flags, imbalance_pct: pct, groups, min_interval_ms, span_mask }
             })
             .collect();
         let llc_depth = chain
@@ -320,6 +327,20 @@ mod tests {
         assert_eq!(names(&d, 0), ["SMT:2:2", "MC:40:20", "NUMA21:80:2"]);
         assert_eq!(d.sd_llc(0).unwrap().span.len(), 40);
         assert!(d.of(0).last().unwrap().has(SD_WAKE_AFFINE));
+    }
+
+    /// The span bitmap answers as the span does, for every CPU of the machine and past it.
+    #[test]
+    fn contains_agrees_with_the_span() {
+        for spec in ["2x8x8x2", "1x1x10x2", "4x2x3x1"] {
+            let m = Topology::parse_spec(spec).unwrap().build().unwrap();
+            let d = Domains::build(&m, DomainParams { reclaim_distance: 30, sd_init: SdInit::V5_10 });
+            for sd in &d.domains {
+                for c in 0..m.nr_cpus() + 70 {
+                    assert_eq!(sd.contains(c), sd.span.binary_search(&c).is_ok(), "{spec} CPU {c}");
+                }
+            }
+        }
     }
 
     #[test]

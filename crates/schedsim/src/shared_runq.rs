@@ -30,11 +30,17 @@ impl Sim {
     /// Enqueue hook (v3 `shared_runq_enqueue_task`, called from `__enqueue_entity` for
     /// an unpinned task: a wakeup or migration enqueue, or a preempted `curr` put back
     /// into the tree): push on the tail of the CPU's shard. Returns the time spent.
+    #[inline(always)]
     pub(crate) fn shared_runq_enqueue(&mut self, c: u32, t: u32, at: u64, by: u32) -> u64 {
-        if !self.cfg.on(Switch::SharedRunq) || self.tasks[t as usize].pinned.is_some() {
+        if !self.cfg.on(Switch::SharedRunq) {
             return 0;
         }
-        if self.tasks[t as usize].in_shard.is_some() {
+        self.shared_runq_push(c, t, at, by)
+    }
+
+    /// [`Sim::shared_runq_enqueue`] with SHARED_RUNQ on.
+    fn shared_runq_push(&mut self, c: u32, t: u32, at: u64, by: u32) -> u64 {
+        if self.tasks[t as usize].pinned.is_some() || self.tasks[t as usize].in_shard.is_some() {
             return 0;
         }
         let llc = self.map.places[c as usize].llc;

@@ -51,7 +51,7 @@ impl Sim {
     }
 
     /// Checks `c` for idleness, charging a probe.
-    #[inline]
+    #[inline(always)]
     fn check_idle(&mut self, this: u32, c: u32, cost: &mut u64) -> bool {
         *cost += self.probe(this, c);
         self.idle_cpu(c)
@@ -141,6 +141,7 @@ impl Sim {
     }
 
     /// The prev check added by seed 001 (switchable on every version).
+    #[inline(always)]
     fn sis_prev(&mut self, prev: u32, target: u32, this: u32, cost: &mut u64) -> Option<u32> {
         if !self.cfg.on(Switch::SisPrevIdle) || prev == target || !self.map.share_cache(prev, target) {
             return None;

@@ -150,19 +150,25 @@ impl Sim {
         cost
     }
 
+    #[inline(always)]
     fn finish_trace(&mut self, cpu: u32, prev: u32, delivery: Delivery, cost: u64) {
         if self.tracing() {
-            let (queued, ipi) = match delivery {
-                Delivery::WakeList { ipi } => (true, ipi),
-                Delivery::Enqueue { ipi } => (false, ipi),
-                Delivery::AfterSwitch => (false, false),
-            };
-            let c = &self.cpus[cpu as usize];
-            let idle_exit =
-                (c.phase == crate::sim::Phase::Idle).then(|| self.cost.cstates[c.cstate as usize].name.clone());
-            let migration = self.map.distance(prev, cpu);
-            self.trace_end(Outcome { chosen_cpu: cpu, migration, queued, ipi, idle_exit, cost_ns: cost });
+            self.finish_traced(cpu, prev, delivery, cost);
         }
+    }
+
+    /// [`Sim::finish_trace`] of a traced wakeup: its outcome.
+    #[cold]
+    fn finish_traced(&mut self, cpu: u32, prev: u32, delivery: Delivery, cost: u64) {
+        let (queued, ipi) = match delivery {
+            Delivery::WakeList { ipi } => (true, ipi),
+            Delivery::Enqueue { ipi } => (false, ipi),
+            Delivery::AfterSwitch => (false, false),
+        };
+        let c = &self.cpus[cpu as usize];
+        let idle_exit = (c.phase == crate::sim::Phase::Idle).then(|| self.cost.cstates[c.cstate as usize].name.clone());
+        let migration = self.map.distance(prev, cpu);
+        self.trace_end(Outcome { chosen_cpu: cpu, migration, queued, ipi, idle_exit, cost_ns: cost });
     }
 
     /// `ttwu_queue_cond()` under TTWU_QUEUE: queue on the target's wake list instead

@@ -30,6 +30,7 @@ impl Sim {
     /// Acquires a spinlock at `at` for `hold` ns from CPU `by`: FIFO behind the
     /// current holder, plus the cache-line handoff from the last holder's CPU. Returns
     /// the time until the acquirer is done; the wait beyond the hold is spinning.
+    #[inline(always)]
     fn acquire(&mut self, lock: LockId, at: Time, by: u32, hold: u64) -> u64 {
         let lk = match lock {
             LockId::Rq(c) => &mut self.cpus[c as usize].lock,
@@ -52,6 +53,7 @@ impl Sim {
     }
 
     /// Takes runqueue `owner`'s lock (see [`Sim::acquire`]).
+    #[inline(always)]
     pub(crate) fn lock_rq(&mut self, owner: u32, at: Time, by: u32, hold: u64) -> u64 {
         self.acquire(LockId::Rq(owner), at, by, hold)
     }

@@ -218,6 +218,31 @@ impl Task {
 }
 
 impl Cpu {
+    /// Closes the accounting interval up to `now`.
+    #[inline]
+    pub(crate) fn account(&mut self, now: Time) {
+        let d = now.saturating_sub(self.mode_since);
+        match self.mode {
+            Mode::Task(sys_pct) => {
+                let sys = d * sys_pct as u64 / 100;
+                self.sys_ns += sys;
+                self.user_ns += d - sys;
+            }
+            Mode::Sys => self.sys_ns += d,
+            Mode::Idle => self.idle_ns += d,
+        }
+        self.mode_since = now;
+    }
+
+    /// Switches the accounting mode at `now`, closing the interval of the old one.
+    #[inline]
+    pub(crate) fn set_mode(&mut self, now: Time, m: Mode) {
+        if self.mode != m {
+            self.account(now);
+            self.mode = m;
+        }
+    }
+
     /// An idle CPU at boot: `sched_init()`'s `avg_idle` and `max_idle_balance_cost`, and
     /// the idle governor's prediction at its horizon; everything else zero or empty.
     fn new() -> Cpu {
@@ -385,6 +410,9 @@ pub struct Sim {
     pub(crate) nohz_next: Time,
     pub(crate) opts: SimOptions,
     pub(crate) measuring: bool,
+    /// The earliest event time at which the loop must look at the run's end or the
+    /// warm-up's end: below it, neither can have come.
+    boundary: Time,
     pub(crate) wake_index: u64,
     /// The wakeup being traced right now.
     pub(crate) trace: Option<WakeupTrace>,
@@ -464,6 +492,7 @@ impl Sim {
             tg_load_writer: vec![NONE; opts.cgroup_depth as usize],
             nohz_next: 0,
             measuring: opts.warmup_ns == 0,
+            boundary: Sim::boundary_of(opts.warmup_ns == 0, &opts),
             opts,
             wake_index: 0,
             trace: None,
@@ -561,13 +590,16 @@ impl Sim {
                 }
             }
         };
-        if time > self.opts.end_ns {
-            return false;
+        if time >= self.boundary {
+            if time > self.opts.end_ns {
+                return false;
+            }
+            if !self.measuring && time >= self.opts.warmup_ns {
+                self.begin_measuring(time);
+            }
+            self.boundary = Sim::boundary_of(self.measuring, &self.opts);
         }
         debug_assert!(time >= self.now, "time went backwards");
-        if !self.measuring && time >= self.opts.warmup_ns {
-            self.begin_measuring(time);
-        }
         self.now = time;
         let what = if from_seg {
             // Let seg_end move this CPU's entry (one sift) rather than pop and push;
@@ -597,10 +629,24 @@ impl Sim {
         !self.wl.done()
     }
 
+    /// See [`Sim::boundary`]: past the run's end, or at the warm-up's end while it
+    /// has not come.
+    fn boundary_of(measuring: bool, opts: &SimOptions) -> Time {
+        let past_end = opts.end_ns.saturating_add(1);
+        if measuring {
+            past_end
+        } else {
+            opts.warmup_ns.min(past_end)
+        }
+    }
+
     /// Runs to the end.
     pub(crate) fn run(&mut self, progress: &mut dyn FnMut(Time) -> bool) -> Result<(), String> {
         self.start();
         let mut next_progress = 0;
+        // A recording or a trace window can end the run early; neither comes or goes
+        // while it runs, so plain runs skip both tests.
+        let may_stop_early = self.rec.is_some() || self.stop_after_trace;
         while self.step_event_inline() {
             if self.events_done >= next_progress {
                 next_progress = self.events_done + 65_536;
@@ -613,6 +659,9 @@ impl Sim {
                         self.opts.max_events
                     ));
                 }
+            }
+            if !may_stop_early {
+                continue;
             }
             if self.rec_done() {
                 break;
@@ -697,6 +746,7 @@ impl Sim {
         self.wasted_episode = false;
     }
 
+    #[inline(always)]
     fn dispatch(&mut self, ev: Ev) {
         match ev {
             Ev::Enqueue { cpu, task } => self.enqueue_wakee(cpu, task),
@@ -717,34 +767,21 @@ impl Sim {
     #[inline]
     pub(crate) fn account(&mut self, c: u32) {
         let now = self.now;
-        let cpu = &mut self.cpus[c as usize];
-        let d = now.saturating_sub(cpu.mode_since);
-        match cpu.mode {
-            Mode::Task(sys_pct) => {
-                let sys = d * sys_pct as u64 / 100;
-                cpu.sys_ns += sys;
-                cpu.user_ns += d - sys;
-            }
-            Mode::Sys => cpu.sys_ns += d,
-            Mode::Idle => cpu.idle_ns += d,
-        }
-        cpu.mode_since = now;
+        self.cpus[c as usize].account(now);
     }
 
     #[inline]
     pub(crate) fn set_mode(&mut self, c: u32, m: Mode) {
-        if self.cpus[c as usize].mode != m {
-            self.account(c);
-            self.cpus[c as usize].mode = m;
-        }
+        let now = self.now;
+        self.cpus[c as usize].set_mode(now, m);
     }
 
     /// Starts a kernel segment of `ns` on `c`.
     pub(crate) fn kernel(&mut self, c: u32, ns: u64, cont: Cont) {
         debug_assert!(self.cpus[c as usize].phase != Phase::Waking, "a waking CPU's wake-up end replaced");
-        self.set_mode(c, Mode::Sys);
         let now = self.now;
         let cpu = &mut self.cpus[c as usize];
+        cpu.set_mode(now, Mode::Sys);
         cpu.phase = Phase::Kernel(cont);
         cpu.seg_start = now;
         // Saturating: each cost is at most 1 s (CostModel::validate), but a segment can
@@ -807,14 +844,20 @@ impl Sim {
     }
 
     /// Records a step; `f` runs only while tracing.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn step(&mut self, f: impl FnOnce(&Sim) -> crate::trace::Step) {
         if self.trace.is_some() {
-            let s = f(self);
-            if let Some(tb) = &mut self.trace {
-                if tb.steps.len() < crate::trace::TRACE_STEPS_MAX {
-                    tb.steps.push(s);
-                }
+            self.step_traced(f);
+        }
+    }
+
+    /// [`Sim::step`] while tracing.
+    #[cold]
+    fn step_traced(&mut self, f: impl FnOnce(&Sim) -> crate::trace::Step) {
+        let s = f(self);
+        if let Some(tb) = &mut self.trace {
+            if tb.steps.len() < crate::trace::TRACE_STEPS_MAX {
+                tb.steps.push(s);
             }
         }
     }

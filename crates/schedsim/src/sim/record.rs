@@ -157,15 +157,29 @@ impl Recorder {
 }
 
 impl Sim {
-    #[inline]
+    #[inline(always)]
     pub(crate) fn rec_run_begin(&mut self, c: u32, t: u32) {
+        if self.rec.is_some() {
+            self.rec_run_begin_on(c, t);
+        }
+    }
+
+    #[cold]
+    fn rec_run_begin_on(&mut self, c: u32, t: u32) {
         if let Some(r) = &mut self.rec {
             r.open_run[c as usize] = Some((self.now, t));
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn rec_run_end(&mut self, c: u32, t: u32) {
+        if self.rec.is_some() {
+            self.rec_run_end_on(c, t);
+        }
+    }
+
+    #[cold]
+    fn rec_run_end_on(&mut self, c: u32, t: u32) {
         let now = self.now;
         if let Some(r) = &mut self.rec {
             if let Some((start, task)) = r.open_run[c as usize].take() {
@@ -178,15 +192,29 @@ impl Sim {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn rec_idle_begin(&mut self, c: u32, state: u8) {
+        if self.rec.is_some() {
+            self.rec_idle_begin_on(c, state);
+        }
+    }
+
+    #[cold]
+    fn rec_idle_begin_on(&mut self, c: u32, state: u8) {
         if let Some(r) = &mut self.rec {
             r.open_idle[c as usize] = Some((self.now, state));
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn rec_idle_end(&mut self, c: u32) {
+        if self.rec.is_some() {
+            self.rec_idle_end_on(c);
+        }
+    }
+
+    #[cold]
+    fn rec_idle_end_on(&mut self, c: u32) {
         let now = self.now;
         if let Some(r) = &mut self.rec {
             if let Some((start, state)) = r.open_idle[c as usize].take() {
@@ -198,8 +226,15 @@ impl Sim {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn rec_migrate(&mut self, t: u32, from: u32, to: u32, by: &'static str) {
+        if self.rec.is_some() {
+            self.rec_migrate_on(t, from, to, by);
+        }
+    }
+
+    #[cold]
+    fn rec_migrate_on(&mut self, t: u32, from: u32, to: u32, by: &'static str) {
         let now = self.now;
         if let Some(r) = &mut self.rec {
             if r.active(now) {

@@ -107,13 +107,14 @@ impl Sim {
     // ---- segments -------------------------------------------------------------------
 
     /// Runs `work` ns of user code of `curr` on `c`, slowed while an SMT sibling is busy.
+    #[inline(always)]
     pub(crate) fn user(&mut self, c: u32, work: u64) {
         debug_assert!(self.cpus[c as usize].phase != Phase::Waking, "a waking CPU's wake-up end replaced");
-        let sys_pct = self.cpus[c as usize].curr.map_or(0, |t| self.tasks[t as usize].sys_pct);
-        self.set_mode(c, Mode::Task(sys_pct));
         let slow = self.smt_slow_pct(c);
         let now = self.now;
         let cpu = &mut self.cpus[c as usize];
+        let sys_pct = cpu.curr.map_or(0, |t| self.tasks[t as usize].sys_pct);
+        cpu.set_mode(now, Mode::Task(sys_pct));
         cpu.phase = Phase::User;
         cpu.seg_start = now;
         cpu.work_left_ns = work;
@@ -148,36 +149,39 @@ impl Sim {
     }
 
     /// Re-times user segments of `c`'s siblings after `c` changed busy state.
+    #[inline(always)]
     pub(crate) fn siblings_changed(&mut self, c: u32) {
         if !self.map.smt {
             return;
         }
         let core = self.map.places[c as usize].core as usize;
-        let threads = self.map.core_cpus[core].len();
+        let siblings = &self.map.core_cpus[core];
+        let threads = siblings.len();
         if threads < 2 {
             return;
         }
         // smt_slow_pct() of a sibling running user code (itself busy): the same for each.
         let others = (self.core_busy[core] as u64).saturating_sub(1);
         let slow = self.cost.smt_slowdown_pct * others / (threads as u64 - 1);
-        for i in 0..threads {
-            let s = self.map.core_cpus[core][i];
-            if s == c || self.cpus[s as usize].phase != Phase::User {
-                continue;
-            }
-            debug_assert_eq!(slow, self.smt_slow_pct(s));
-            if slow == self.cpus[s as usize].slow_pct {
-                continue;
-            }
-            let done = self.user_progress(s);
-            let now = self.now;
+        debug_assert!(siblings
+            .iter()
+            .all(|&s| s == c || !matches!(self.cpus[s as usize].phase, Phase::User) || slow == self.smt_slow_pct(s)));
+        let now = self.now;
+        // Fields, not methods: the siblings stay borrowed from the map meanwhile.
+        for &s in siblings {
             let cpu = &mut self.cpus[s as usize];
+            if s == c || !matches!(cpu.phase, Phase::User) || slow == cpu.slow_pct {
+                continue;
+            }
+            // user_progress(s), then the rest of the work at the new speed.
+            let done = ((now - cpu.seg_start) * 100 / (100 + cpu.slow_pct)).min(cpu.work_left_ns);
             cpu.work_left_ns -= done;
             cpu.seg_start = now;
             cpu.slow_pct = slow;
             cpu.seg_end = now.saturating_add(cpu.work_left_ns.saturating_mul(100 + slow) / 100);
-            let end = cpu.seg_end;
-            self.set_seg(s, end);
+            // set_seg(s, seg_end).
+            self.seq += 1;
+            self.segs.set(s, (cpu.seg_end, self.seq));
         }
     }
 
@@ -217,18 +221,20 @@ impl Sim {
 
     /// `curr` of `c` continues: preempt if asked, else finish its work, else ask the
     /// workload what next.
+    #[inline(always)]
     pub(crate) fn continue_task(&mut self, c: u32) {
-        let Some(t) = self.cpus[c as usize].curr else {
+        let cpu = &mut self.cpus[c as usize];
+        let Some(t) = cpu.curr else {
             return self.schedule(c);
         };
-        if self.tasks[t as usize].state != TState::Running {
+        let task = &mut self.tasks[t as usize];
+        if task.state != TState::Running {
             return self.schedule(c);
         }
-        if self.cpus[c as usize].need_resched && self.cpus[c as usize].nr_running > 1 {
+        if cpu.need_resched && cpu.nr_running > 1 {
             return self.preempt(c);
         }
-        self.cpus[c as usize].need_resched = false;
-        let task = &mut self.tasks[t as usize];
+        cpu.need_resched = false;
         if task.pending_run_ns > 0 {
             let w = task.pending_run_ns + std::mem::take(&mut task.penalty_ns);
             task.pending_run_ns = 0;
@@ -287,6 +293,7 @@ impl Sim {
     }
 
     /// `update_curr()`: charge runtime to `curr`'s vruntime (all tasks are nice 0).
+    #[inline(always)]
     pub(crate) fn update_curr(&mut self, c: u32) {
         if let Some(t) = self.cpus[c as usize].curr {
             let now = self.now;
@@ -305,6 +312,7 @@ impl Sim {
 
     /// `dequeue_task` for a task that blocks or exits on `c`: it stays `curr` (and
     /// `on_cpu`) until the switch away finishes.
+    #[inline(always)]
     pub(crate) fn block(&mut self, c: u32, t: u32, state: TState) {
         self.update_curr(c);
         self.update_load(c);
@@ -332,6 +340,7 @@ impl Sim {
 
     /// `__schedule()`: `curr` has blocked or been put back. Picks the next task, or
     /// balances (newidle) and then goes idle.
+    #[inline(always)]
     pub(crate) fn schedule(&mut self, c: u32) {
         self.cpus[c as usize].need_resched = false;
         let carry = std::mem::take(&mut self.cpus[c as usize].carry_ns);
@@ -370,6 +379,7 @@ impl Sim {
     /// Starts the context switch to `next` (out of the queue now, running at the end).
     /// Half of the context-switch cost is switching away from a task, half switching
     /// to one; the idle task costs nothing to enter or leave beyond that.
+    #[inline(always)]
     pub(crate) fn start_switch(&mut self, c: u32, next: u32, extra: u64) {
         let i = self.cpus[c as usize].queue.iter().position(|&q| q == next).unwrap_or(0);
         self.cpus[c as usize].queue.swap_remove(i);
@@ -383,6 +393,7 @@ impl Sim {
     }
 
     /// Switches from the blocked `curr` to the idle task.
+    #[inline(always)]
     pub(crate) fn switch_to_idle(&mut self, c: u32, extra: u64) {
         // Staying in the idle task (nothing was switched out) costs no switch.
         let half = if self.cpus[c as usize].curr.is_some() { self.cost.context_switch_ns / 2 } else { 0 };
@@ -581,7 +592,7 @@ impl Sim {
 
     /// A reschedule IPI arrives: preempt if still wanted.
     pub(crate) fn resched_ipi(&mut self, c: u32) {
-        if self.cpus[c as usize].phase == Phase::User && self.cpus[c as usize].need_resched {
+        if matches!(self.cpus[c as usize].phase, Phase::User) && self.cpus[c as usize].need_resched {
             self.pause_user(c);
             let cost = self.cost.irq_entry_exit_ns;
             self.kernel(c, cost, Cont::Irq);
@@ -601,6 +612,7 @@ impl Sim {
     }
 
     /// `activate_task()`: `t` joins `c`'s runqueue.
+    #[inline(always)]
     pub(crate) fn activate(&mut self, c: u32, t: u32) {
         self.update_load(c);
         let now = self.now;
@@ -636,6 +648,7 @@ impl Sim {
     /// `ttwu_do_wakeup()` feeds the CPU's idle time since `newidle_balance()` into
     /// `avg_idle`. Only a wakeup does: a task pulled by a balancer clears `idle_stamp`
     /// without a sample, and a fork has none.
+    #[inline(always)]
     pub(crate) fn ttwu_activate(&mut self, c: u32, t: u32) {
         self.activate(c, t);
         let now = self.now;
@@ -663,6 +676,7 @@ impl Sim {
 
     /// `check_preempt_curr` / `resched_curr`: wake an idle CPU, or preempt its task
     /// when the wakee is far enough behind in vruntime (`wakeup_preempt_entity`).
+    #[inline(always)]
     pub(crate) fn check_preempt(&mut self, c: u32, t: u32, from: u32) {
         match self.cpus[c as usize].phase {
             Phase::Idle => {
@@ -684,11 +698,11 @@ impl Sim {
                 let (cv, wv) = (self.tasks[curr as usize].vruntime, self.tasks[t as usize].vruntime);
                 if wv + self.wakeup_gran_ns < cv {
                     self.cpus[c as usize].need_resched = true;
-                    if from != c && self.cpus[c as usize].phase == Phase::User {
+                    if from != c && matches!(self.cpus[c as usize].phase, Phase::User) {
                         self.m.ipis += 1;
                         let at = self.now + self.cost.ipi_delivery_ns;
                         self.push(at, Ev::Resched { cpu: c });
-                    } else if self.cpus[c as usize].phase == Phase::User {
+                    } else if matches!(self.cpus[c as usize].phase, Phase::User) {
                         self.pause_user(c);
                         self.kernel(c, 0, Cont::TaskSys);
                     }
@@ -713,6 +727,7 @@ impl Sim {
 
     // ---- tick -----------------------------------------------------------------------
 
+    #[inline(always)]
     pub(crate) fn arm_tick(&mut self, c: u32) {
         let cpu = &mut self.cpus[c as usize];
         if cpu.tick_armed {
@@ -740,7 +755,7 @@ impl Sim {
                 let ran = self.tasks[t as usize].vruntime - self.tasks[t as usize].slice_start;
                 if ran >= slice {
                     self.cpus[c as usize].need_resched = true;
-                    if self.cpus[c as usize].phase == Phase::User {
+                    if matches!(self.cpus[c as usize].phase, Phase::User) {
                         self.pause_user(c);
                         self.kernel(c, 0, Cont::TaskSys);
                     }
