@@ -62,7 +62,9 @@ pub struct State {
     /// Errors from the page itself (charts, worker), newest last.
     pub errors: Vec<String>,
     pub sweep: Sweep,
-    /// Last result, kept while a new sweep runs.
+    /// Last result, kept while a new sweep of the same experiment runs (it gives the
+    /// same numbers); a sweep of an edited experiment drops it, so that no chart of the
+    /// old experiment stands under a running new one.
     pub result: Option<Rc<SweepResult>>,
     pub link: Option<String>,
     pub link_status: Option<String>,
@@ -436,6 +438,9 @@ impl State {
             Action::TogglePresenter => s.view.presenter = !s.view.presenter,
             Action::SweepStarted { id, at_ms } => {
                 s.sweep = Sweep::Running { id, started_ms: at_ms, progress: None };
+                if s.result.as_ref().is_some_and(|r| r.report.experiment != s.exp) {
+                    s.result = None;
+                }
                 s.next_id = id + 1;
             }
             Action::SweepProgress { id, progress: p } => {
@@ -638,15 +643,22 @@ mod tests {
         let d4 = done(4);
         let s = s.reduce(Action::SweepDone(d4.clone()));
         assert_eq!(s.sweep, Sweep::Done(d4.clone()));
-        assert_eq!(s.result, Some(d4));
+        assert_eq!(s.result, Some(d4.clone()));
         // Cancel and a late failure change nothing once it is done.
         let s2 = s.clone().reduce(Action::SweepCancelled).reduce(Action::SweepFailed { id: 4, message: "late".into() });
         assert_eq!(s2, s);
-        // A new sweep keeps the last result until its own lands; cancel ends it.
+        // A new sweep of the same experiment keeps the last result until its own lands
+        // (the numbers will be the same); cancel ends it.
+        let mut same = s.clone();
+        same.exp = d4.report.experiment.clone();
+        let same = same.reduce(Action::SweepStarted { id: 5, at_ms: 20.0 });
+        assert_eq!(same.result, Some(d4.clone()));
+        let same = same.reduce(Action::SweepCancelled);
+        assert_eq!(same.sweep, Sweep::Cancelled);
+        // A sweep of an edited experiment drops it: no old chart under a new run.
+        assert_ne!(s.exp, d4.report.experiment);
         let s = s.reduce(Action::SweepStarted { id: 5, at_ms: 20.0 });
-        assert!(s.result.is_some());
-        let s = s.reduce(Action::SweepCancelled);
-        assert_eq!(s.sweep, Sweep::Cancelled);
+        assert!(s.running() && s.result.is_none());
     }
 
     #[test]

@@ -205,10 +205,12 @@ test("a long sweep shows progress and its first points, keeps input responsive a
   await page.setViewportSize({ width: 1366, height: 768 });
   await page.click("#run");
   await page.waitForSelector("#sweep-progress progress");
+  // The seed001 results shown before are gone: no chart of another experiment stands
+  // under the running sweep.
+  assert.equal(await page.$('section.results:not([data-points-total="16"])'), null, "the seed001 results went when the seed000 sweep began");
   await page.waitForFunction(() => /\d+ of \d+ runs done/.test(document.querySelector("#sweep-progress").textContent), null, { timeout: 20_000 });
   // The results section comes with the first client count every kernel has a run at,
   // long before the sweep ends; the charts draw the partial report.
-  // (The seed001 results shown until then have 2 points in all.)
   await page.waitForSelector('section.results[data-points-total="16"]', { timeout: 120_000 });
   const done = Number(await page.getAttribute("section.results", "data-points-done"));
   const total = Number(await page.getAttribute("section.results", "data-points-total"));
@@ -231,6 +233,8 @@ test("a long sweep shows progress and its first points, keeps input responsive a
   await page.click("#cancel");
   await page.waitForSelector("#sweep-cancelled");
   assert.equal(await page.$("#sweep-progress"), null);
+  // The partial results stay, saying the sweep stopped rather than promising more.
+  assert.match(await page.textContent("section.results .result-meta"), /the sweep stopped with \d+ of 16 points begun/);
   await page.setViewportSize({ width: 1360, height: 900 });
 });
 

@@ -21,6 +21,8 @@ pub struct ResultsProps {
     pub result: Rc<SweepResult>,
     /// The experiment has changed since this sweep.
     pub stale: bool,
+    /// A partial result whose sweep was cancelled or failed: no more points will come.
+    pub stopped: bool,
     pub theme: ChartTheme,
     pub latency_point: u32,
     pub on_latency_point: Callback<u32>,
@@ -103,6 +105,9 @@ pub fn results(p: &ResultsProps) -> Html {
                     { format!("{} on {} ({} CPUs): {} runs in {:.2} s in the workers.",
                         rep.experiment.workload.name(), rep.machine, rep.nr_cpus,
                         rep.configs.len() as u32 * npts as u32 * rep.experiment.iterations, r.done.wall_ms / 1e3) }
+                } else if p.stopped {
+                    { format!("{} on {} ({} CPUs): the sweep stopped with {} of {} points begun, each over the iterations that had landed (up to {} per point); a partial sweep has no table or exports.",
+                        rep.experiment.workload.name(), rep.machine, rep.nr_cpus, r.points.0, r.points.1, rep.experiment.iterations) }
                 } else {
                     { format!("{} on {} ({} CPUs): {} of {} points so far, each over the iterations landed ({} per point when done); the table and exports come when the sweep ends.",
                         rep.experiment.workload.name(), rep.machine, rep.nr_cpus, r.points.0, r.points.1, rep.experiment.iterations) }

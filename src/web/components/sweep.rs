@@ -29,7 +29,7 @@ pub struct SweepProps {
     /// Size of the pool of simulation workers.
     pub workers: u32,
     pub sweep: Sweep,
-    /// The last result, kept while a new sweep runs.
+    /// The last result, kept while a new sweep of the same experiment runs.
     pub result: Option<Rc<SweepResult>>,
     pub theme: ChartTheme,
     pub latency_point: u32,
@@ -147,7 +147,9 @@ pub fn sweep_view(p: &SweepProps) -> Html {
     let results = match &p.result {
         Some(r) => {
             let stale = r.report.experiment != *exp;
-            html! { <Results result={r.clone()} {stale} theme={p.theme.clone()} latency_point={p.latency_point}
+            // A partial result whose sweep no longer runs was cancelled or failed.
+            let stopped = !r.complete && !running;
+            html! { <Results result={r.clone()} {stale} {stopped} theme={p.theme.clone()} latency_point={p.latency_point}
             on_latency_point={p.on_latency_point.clone()} on_jump={p.on_jump.clone()}
             on_perfetto={p.on_perfetto.clone()} perfetto={p.perfetto.clone()} /> }
         }
