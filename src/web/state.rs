@@ -248,6 +248,7 @@ pub enum ExpEdit {
     Seed(u64),
     ShardSize(u32),
     CgroupDepth(u32),
+    OtherCgroups(u32),
     Name(String),
     WastedCoreThresholdNs(u64),
 }
@@ -262,6 +263,7 @@ impl ExpEdit {
             ExpEdit::Seed(n) => e.seed = n,
             ExpEdit::ShardSize(n) => e.shard_size = n,
             ExpEdit::CgroupDepth(n) => e.cgroup_depth = n,
+            ExpEdit::OtherCgroups(n) => e.other_cgroups = n,
             ExpEdit::Name(s) => e.name = s,
             ExpEdit::WastedCoreThresholdNs(n) => e.wasted_core_threshold_ns = n,
         }
@@ -558,6 +560,7 @@ mod tests {
             (ExpEdit::Seed(u64::MAX), |e| e.seed = u64::MAX),
             (ExpEdit::ShardSize(3), |e| e.shard_size = 3),
             (ExpEdit::CgroupDepth(3), |e| e.cgroup_depth = 3),
+            (ExpEdit::OtherCgroups(40), |e| e.other_cgroups = 40),
             (ExpEdit::Name("x y".into()), |e| e.name = "x y".into()),
             (ExpEdit::WastedCoreThresholdNs(0), |e| e.wasted_core_threshold_ns = 0),
         ];

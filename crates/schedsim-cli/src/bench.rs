@@ -71,6 +71,7 @@ impl Case {
             kernels: vec![KernelSpec::new("v5.15", KernelVersion::V5_15)],
             shard_size: 6,
             cgroup_depth: 0,
+            other_cgroups: 0,
             housekeeping: Default::default(),
             wasted_core_threshold_ns: 1_000_000,
         }

@@ -22,6 +22,7 @@ pub const EXPERIMENT_FLAGS: &[Flag] = &[
     Flag::repeated("kernel", "SPEC", "kernel column NAME=VERSION[+SWITCH][-SWITCH]..., e.g.\nwakeprev=v4.15+wake-affine-prev; repeat for more columns\n(replaces the experiment's kernels)"),
     Flag::value("shard-size", "N", "SHARED_RUNQ shard size in CPUs"),
     Flag::value("cgroup-depth", "N", "task-group levels the benchmark runs in (0 to 16; 0, the root\ngroup, by default): update_blocked_averages() walks one cfs_rq per level"),
+    Flag::value("other-cgroups", "N", "other task groups with blocked load on every CPU (0 to 4096, 0 by\ndefault): each one more cfs_rq for update_blocked_averages() to walk"),
     Flag::value("name", "NAME", "experiment name shown in the table header"),
 ];
 
@@ -140,6 +141,7 @@ fn from_flags_only(p: &Parsed) -> Result<Experiment, CliError> {
         kernels: vec![KernelSpec::new("v5.15", KernelVersion::V5_15)],
         shard_size: 6,
         cgroup_depth: 0,
+        other_cgroups: 0,
         housekeeping: Default::default(),
         wasted_core_threshold_ns: 1_000_000,
     })
@@ -225,6 +227,9 @@ pub fn apply_flags(exp: &mut Experiment, p: &Parsed) -> Result<Vec<String>, CliE
     if let Some(d) = p.number_in::<u32>("cgroup-depth", 0, schedsim::experiment::CGROUP_DEPTH_MAX as u64)? {
         exp.cgroup_depth = d;
     }
+    if let Some(n) = p.number_in::<u32>("other-cgroups", 0, schedsim::experiment::OTHER_CGROUPS_MAX as u64)? {
+        exp.other_cgroups = n;
+    }
     if let Some(n) = p.get("name") {
         exp.name = n.to_string();
     }
@@ -281,6 +286,7 @@ fn flag_of(field: &str, p: &Parsed) -> Option<&'static str> {
         "kernels" => &["kernel"],
         "shard_size" => &["shard-size"],
         "cgroup_depth" => &["cgroup-depth"],
+        "other_cgroups" => &["other-cgroups"],
         "name" => &["name"],
         _ => &[],
     };

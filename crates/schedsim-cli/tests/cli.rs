@@ -286,6 +286,7 @@ fn bad_input_exits_2_with_one_line() {
         (vec!["run", "demo", "--clients", "1,x"], vec!["--clients", "\"1,x\" is not a list of whole numbers"]),
         (vec!["run", "demo", "--clients", "0"], vec!["--clients", "out of range"]),
         (vec!["run", "demo", "--cgroup-depth", "17"], vec!["--cgroup-depth", "out of range 0 to 16"]),
+        (vec!["run", "demo", "--other-cgroups", "5000"], vec!["--other-cgroups", "out of range 0 to 4096"]),
         (vec!["run", "demo", "--kernel", "a=v5.15+FOO"], vec!["--kernel", "unknown switch", "FOO"]),
         (vec!["run", "demo", "--kernel", "a=v9.9"], vec!["--kernel", "unknown preset", "v9.9"]),
         (vec!["run", "demo", "--kernel", "a=v5.15", "--kernel", "a=v4.15"], vec!["--kernel", "used twice"]),

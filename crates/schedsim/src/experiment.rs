@@ -76,6 +76,15 @@ pub struct Experiment {
     /// `cfs_rq` alone. Default 0 (every task in the root group).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub cgroup_depth: u32,
+    /// Other task groups on the box (services, containers, other sessions) whose
+    /// `cfs_rq` on each CPU still carries blocked load, so stays on the CPU's leaf list:
+    /// each is one more `cfs_rq`, group entity and `tg->load_avg` line that
+    /// `update_blocked_averages()` brings up to date. Their tasks are not simulated.
+    /// A group whose load has fully decayed leaves the list (`cfs_rq_is_decayed()`,
+    /// about a third of a second after its last run on that CPU), so count only groups
+    /// that run on every CPU at least that often. Default 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub other_cgroups: u32,
     /// Wasted-core alarm: a CPU idle this long while a task it could run waits
     /// elsewhere is a violation (0 turns the check off). Default 1 ms.
     #[serde(default = "default_wasted_threshold")]
@@ -88,6 +97,8 @@ fn is_zero(v: &u32) -> bool {
 
 /// Deepest `cgroup_depth` accepted.
 pub const CGROUP_DEPTH_MAX: u32 = 16;
+/// Most `other_cgroups` accepted.
+pub const OTHER_CGROUPS_MAX: u32 = 4096;
 
 fn default_wasted_threshold() -> u64 {
     1_000_000
@@ -282,6 +293,12 @@ impl Experiment {
                 self.cgroup_depth
             )));
         }
+        if self.other_cgroups > OTHER_CGROUPS_MAX {
+            return Err(Error(format!(
+                "field other_cgroups: {} is out of range 0 to {OTHER_CGROUPS_MAX}",
+                self.other_cgroups
+            )));
+        }
         if self.shard_size == 0 || self.shard_size > SHARD_SIZE_MAX {
             return Err(Error(format!("field shard_size: {} is out of range 1 to {SHARD_SIZE_MAX}", self.shard_size)));
         }
@@ -344,6 +361,7 @@ impl Experiment {
             check_invariants: checks == Checks::Invariants,
             shard_size: self.shard_size,
             cgroup_depth: self.cgroup_depth,
+            other_cgroups: self.other_cgroups,
             max_events: crate::estimate::RUN_EVENTS_MAX,
             wasted_threshold_ns: self.wasted_core_threshold_ns,
         };

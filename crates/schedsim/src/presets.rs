@@ -33,6 +33,7 @@ fn exp(
         kernels,
         shard_size: 6,
         cgroup_depth: 0,
+        other_cgroups: 0,
         housekeeping: Default::default(),
         wasted_core_threshold_ns: 1_000_000,
     }

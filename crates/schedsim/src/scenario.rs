@@ -20,6 +20,7 @@
 //! rd_overload 1             # override rd->overload (queued tasks set it)
 //! shard_size 2              # SHARED_RUNQ_SHARD_SZ (default 6)
 //! cgroup_depth 3             # task-group levels update_blocked_averages() walks (default 0)
+//! other_cgroups 20           # other task groups with blocked load on every CPU (default 0)
 //! wakee prev=3 recent=5 flips=2 load=512 pinned=3 on_cpu
 //! waker task cpu=0 flips=4 load=1024 recent=2 new_partner kthread
 //! waker irq cpu=0 flips=3 recent=2 new_partner  # the interrupted task's fields
@@ -88,6 +89,7 @@ struct Spec {
     rd_overload: Option<bool>,
     shard_size: u32,
     cgroup_depth: u32,
+    other_cgroups: u32,
     wakee: Option<WakeeSpec>,
     waker: Option<WakerSpec>,
     sync: bool,
@@ -137,6 +139,10 @@ fn parse(text: &str) -> Result<Spec, String> {
             "shard_size" => s.shard_size = num(line, "shard_size", words.get(1).ok_or("shard_size: missing")?)? as u32,
             "cgroup_depth" => {
                 s.cgroup_depth = num(line, "cgroup_depth", words.get(1).ok_or("cgroup_depth: missing")?)?.min(16) as u32
+            }
+            "other_cgroups" => {
+                s.other_cgroups =
+                    num(line, "other_cgroups", words.get(1).ok_or("other_cgroups: missing")?)?.min(4096) as u32
             }
             "rd_overload" => s.rd_overload = Some(words.get(1) == Some(&"1")),
             "cpu" => {
@@ -342,6 +348,7 @@ pub fn run(text: &str) -> Result<String, String> {
         check_invariants: false,
         shard_size: s.shard_size,
         cgroup_depth: s.cgroup_depth,
+        other_cgroups: s.other_cgroups,
         max_events: 100_000,
         wasted_threshold_ns: 0,
     };

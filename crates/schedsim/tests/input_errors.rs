@@ -31,6 +31,7 @@ fn each_problem_is_named() {
         ("\"seed\":1", "\"seed\":1,\"bogus\":2", "bogus"),
         ("\"name\":\"a\"", "\"name\":\"\"", "name"),
         ("\"seed\":1", "\"seed\":1,\"cgroup_depth\":17", "cgroup_depth: 17 is out of range 0 to 16"),
+        ("\"seed\":1", "\"seed\":1,\"other_cgroups\":4097", "other_cgroups: 4097 is out of range 0 to 4096"),
     ];
     for (from, to, want) in cases {
         let j = GOOD.replacen(from, to, 1);

@@ -123,6 +123,7 @@ fn experiment() -> impl Strategy<Value = Experiment> {
                 shard_size: shard,
                 // Zero to three task-group levels, varied with the seed.
                 cgroup_depth: (seed % 4) as u32,
+                other_cgroups: (seed % 3) as u32 * 5,
                 housekeeping: Default::default(),
                 wasted_core_threshold_ns: 1_000_000,
             }

@@ -2265,6 +2265,31 @@ fn newidle_v65_blocked_averages_in_first_domain_cost() {
     );
 }
 
+// The same pass on a box where 20 other task groups (services) keep blocked load on
+// every CPU: each is one more cfs_rq and group entity to decay (2 PELT updates of
+// 80 ns), so the first domain's measured cost grows by 20 x 160 ns, and the pass
+// ends later by as much.
+#[test]
+fn newidle_v65_other_cgroups_lengthen_the_walk() {
+    check(
+        r#"
+        machine 1x1x4x1
+        kernel v6.5
+        cgroup_depth 3
+        other_cgroups 20
+        cpu 0 busy queued=1
+        cpu 2 busy avg_idle=300000 max_newidle_lb_cost=1000
+        newidle cpu=2
+        "#,
+        expect![[r#"
+            newidle on CPU 2 (v6.5): avg_idle=300000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[1000]
+              counters: migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 newidle_lb_mc=1 newidle_pulled=1
+              => switches to cpu0.q1 at +7180 ns
+              after: idle_stamp=0 max_newidle_lb_cost=[5560] nr_running=[1, 0, 1, 0]
+        "#]],
+    );
+}
+
 // v5.13 idle balancing: update_blocked_averages() runs after the gates but before the
 // loop, whose t0 is taken per domain, so its time is spent (the switch comes later)
 // but not in any domain's max_newidle_lb_cost.

@@ -166,18 +166,19 @@ pub fn workload_form(p: &WorkloadProps) -> Html {
             Err(m) => Some(m),
         })
     };
-    let on_cgroups = {
+    // A whole number from 0 to `max` (the cgroup fields, where 0 means none).
+    let whole = |max: u32, edit: fn(u32) -> ExpEdit| {
         let d = d.clone();
-        Callback::from(move |s: String| {
-            match crate::form::parse_whole(&s, 0, schedsim::experiment::CGROUP_DEPTH_MAX as u64) {
-                Ok(v) => {
-                    d.emit(ExpEdit::CgroupDepth(v as u32));
-                    None
-                }
-                Err(m) => Some(m),
+        Callback::from(move |s: String| match crate::form::parse_whole(&s, 0, max as u64) {
+            Ok(v) => {
+                d.emit(edit(v as u32));
+                None
             }
+            Err(m) => Some(m),
         })
     };
+    let on_cgroups = whole(schedsim::experiment::CGROUP_DEPTH_MAX, ExpEdit::CgroupDepth);
+    let on_other_cgroups = whole(schedsim::experiment::OTHER_CGROUPS_MAX, ExpEdit::OtherCgroups);
     let shared_runq = e.kernels.iter().any(|k| k.resolve().on(schedsim::Switch::SharedRunq));
     let metric = e.workload.metric();
     html! {
@@ -210,6 +211,8 @@ pub fn workload_form(p: &WorkloadProps) -> Html {
                     hint="alarm when a CPU idles this long while a task it could run waits; 0 = off" />
                 <Field label="cgroup levels" value={e.cgroup_depth.to_string()} on_commit={on_cgroups} id="cgroup-depth"
                     hint="task-group levels the benchmark runs in (0: root group); update_blocked_averages() walks one cfs_rq per level" />
+                <Field label="other cgroups" value={e.other_cgroups.to_string()} on_commit={on_other_cgroups} id="other-cgroups"
+                    hint="other task groups (services) with blocked load on every CPU; each one more cfs_rq for update_blocked_averages() to walk" />
                 <Field label="experiment name" value={e.name.clone()} on_commit={on_name} id="exp-name" wide=true />
             </div>
         </div>

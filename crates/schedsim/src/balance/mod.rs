@@ -257,8 +257,9 @@ impl Sim {
     /// lock (`rq_lock_irqsave()`), bring the PELT averages of what is not running up to
     /// date: rt and dl (`__update_blocked_others()`, 371bf4273269 and 3727e0e16340,
     /// v4.19; irq time, when configured, is not counted), then each `cfs_rq` on the
-    /// leaf list (`__update_blocked_fair()`): the root's, and one per task-group level
-    /// (`Experiment::cgroup_depth`), whose change goes into `tg->load_avg`
+    /// leaf list (`__update_blocked_fair()`): the root's, one per task-group level
+    /// (`Experiment::cgroup_depth`) and one per other group with blocked load
+    /// (`Experiment::other_cgroups`), each of whose change goes into `tg->load_avg`
     /// (`update_tg_load_avg()`: an atomic add on a line the last writer, any CPU,
     /// holds) and into the group entity on the level above (`update_load_avg()`).
     /// Every level is taken to have changed enough to be written (more than 1/64), as

@@ -354,6 +354,8 @@ pub struct SimOptions {
     pub shard_size: u32,
     /// Task-group levels the benchmark runs in (`Experiment::cgroup_depth`).
     pub cgroup_depth: u32,
+    /// Other task groups with blocked load on every CPU (`Experiment::other_cgroups`).
+    pub other_cgroups: u32,
     /// Hard cap on events processed, against runaway runs.
     pub max_events: u64,
     /// Wasted-core alarm threshold, ns (0: off).
@@ -404,8 +406,9 @@ pub struct Sim {
     pub(crate) core_busy: Vec<u8>,
     pub(crate) llc_fill: Vec<u64>,
     pub(crate) rd_overload: bool,
-    /// Per task-group level below the root, the CPU that last wrote its
-    /// `tg->load_avg` line (`NONE`: nobody yet).
+    /// Per task group on the leaf lists (the benchmark's levels below the root, then
+    /// the other groups), the CPU that last wrote its `tg->load_avg` line (`NONE`:
+    /// nobody yet).
     pub(crate) tg_load_writer: Vec<u32>,
     pub(crate) nohz_next: Time,
     pub(crate) opts: SimOptions,
@@ -489,7 +492,7 @@ impl Sim {
             core_busy: vec![0; cores],
             llc_fill: vec![0; nllc],
             rd_overload: false,
-            tg_load_writer: vec![NONE; opts.cgroup_depth as usize],
+            tg_load_writer: vec![NONE; (opts.cgroup_depth + opts.other_cgroups) as usize],
             nohz_next: 0,
             measuring: opts.warmup_ns == 0,
             boundary: Sim::boundary_of(opts.warmup_ns == 0, &opts),
