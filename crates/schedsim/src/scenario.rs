@@ -553,6 +553,7 @@ pub fn run(text: &str) -> Result<String, String> {
                 sim.llcs[llc_this].avg_scan_cost,
                 sim.cpus[this].wake_avg_idle,
                 sim.llcs.iter().map(|l| l.has_idle_cores as u8).collect::<Vec<_>>(),
+                (sim.m.sis_recent_hits, sim.m.sis_recent_attempts),
             )
         };
         let before = snap(&sim);
@@ -584,6 +585,12 @@ pub fn run(text: &str) -> Result<String, String> {
         }
         if before.2 != after.2 {
             let _ = writeln!(out, "  after: has_idle_cores per LLC {:?} -> {:?}", before.2, after.2);
+        }
+        if before.3 != after.3 {
+            // Gorman's SIS statistics (July 2021 form): a hit, or a miss for every other
+            // candidate that is neither prev nor the target.
+            let (hits, tries) = (after.3 .0 - before.3 .0, after.3 .1 - before.3 .1);
+            let _ = writeln!(out, "  after: sis_recent_hit +{hits}, sis_recent_miss +{}", tries - hits);
         }
         let _ = write!(out, "  after: p->recent_used_cpu={}", sim.tasks[p as usize].recent_used_cpu);
         if let Some(wt) = waker {

@@ -196,11 +196,12 @@ impl Sim {
         }
         if recent != prev && recent != target && recent != NONE {
             let share = self.map.share_cache(recent, target);
-            // Gorman's SIS statistics (sis_recent_hit / sis_recent_miss, Dec 2020)
-            // count an attempt once the candidate shares the target's cache.
-            if share {
-                self.m.sis_recent_attempts += 1;
-            }
+            // Gorman's SIS statistics as he carried them when he measured seed 003
+            // ("[PATCH 2/9] sched/fair: Track efficiency of task recent_used_cpu",
+            // 26 Jul 2021, on v5.14-rc): every candidate that is neither prev nor the
+            // target is an attempt, and one that does not share the target's cache is
+            // a miss. (The Mar and Dec 2020 postings counted only cache-affine ones.)
+            self.m.sis_recent_attempts += 1;
             let ok = share && self.allowed(p, recent) && self.check_idle(this, recent, cost);
             self.step(|s| {
                 st(

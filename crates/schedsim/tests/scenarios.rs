@@ -1338,6 +1338,51 @@ fn sis_v515_recent_used_cpu_hit() {
                    why:  the CPU this task used recently is idle and cache-affine
               CPUs probed: 0 1 3
               => CPU 3 (SameLlc from prev), IPI, leaves C1, waker cost 1070 ns
+              after: sis_recent_hit +1, sis_recent_miss +0
+              after: p->recent_used_cpu=1, waker->recent_used_cpu=0, waker->wakee_flips=0
+        "#]],
+    );
+}
+
+// v5.15 select_idle_sibling(): a recent_used_cpu in another LLC than the target is no
+// candidate, but Gorman's SIS statistics as he measured seed 003 with ("[PATCH 2/9]
+// sched/fair: Track efficiency of task recent_used_cpu", 26 Jul 2021) count it as a
+// miss: the miss counter sits after the test of `recent != prev && recent != target`
+// alone.
+#[test]
+fn sis_v515_recent_used_cpu_other_llc_counts_a_miss() {
+    check(
+        r#"
+        machine 1x2x2x1
+        kernel v5.15
+        cpu 0,1 busy
+        waker task cpu=0
+        wakee prev=1 recent=3
+        sync
+        "#,
+        expect![[r#"
+            wakeup #0 at 1000.000 ms: wakee woken by waker on CPU 0 (prev CPU 1, sync)
+              1. wake_wide -> 0
+                   read: current (waker) flips=0, wakee flips=0, llc_size=2
+                   why:  few partners: an affine wakeup may pull the wakee to the waker
+              2. wake_affine_idle -> CPU 0
+                   read: idle_cpu(this=0)=0, cpus_share_cache(0,1)=1, idle_cpu(prev=1)=0, sync=1, nr_running(0)=1
+                   why:  sync wakeup and the waker is alone on this CPU: take its place
+              3. wake_affine -> CPU 0
+                   why:  target for select_idle_sibling
+              4. select_idle_sibling: recent_used_cpu -> no
+                   read: p->recent_used_cpu=3, cpus_share_cache(3,0)=0, idle_cpu(3)=1
+                   why:  recently used CPU not usable
+              5. select_idle_cpu: SIS_PROP -> nr=1000000
+                   read: avg_idle=500000, avg_scan_cost=0, llc_weight=2
+                   why:  scan depth proportional to expected idle time over scan cost
+              6. select_idle_cpu -> none
+                   why:  no idle CPU in the LLC
+              CPUs probed: 0 1 1 0
+              => CPU 0 (SameLlc from prev), waker cost 630 ns
+              after: this_sd->avg_scan_cost 0 -> 5
+              after: wake_avg_idle(0) 500000 -> 499960
+              after: sis_recent_hit +0, sis_recent_miss +1
               after: p->recent_used_cpu=1, waker->recent_used_cpu=0, waker->wakee_flips=0
         "#]],
     );
@@ -1378,6 +1423,7 @@ fn sis_v515_recent_used_cpu_busy() {
               => CPU 2 (SameLlc from prev), IPI, leaves C1, waker cost 1130 ns
               after: this_sd->avg_scan_cost 0 -> 7
               after: wake_avg_idle(0) 500000 -> 499940
+              after: sis_recent_hit +0, sis_recent_miss +1
               after: p->recent_used_cpu=1, waker->recent_used_cpu=0, waker->wakee_flips=0
         "#]],
     );
@@ -3246,6 +3292,7 @@ fn switch_recent_used_prev() {
               => CPU 2 (SameLlc from prev), IPI, leaves C1, waker cost 1140 ns
               after: this_sd->avg_scan_cost 0 -> 8
               after: wake_avg_idle(0) 500000 -> 499930
+              after: sis_recent_hit +0, sis_recent_miss +1
               after: p->recent_used_cpu=3, waker->recent_used_cpu=0, waker->wakee_flips=0
         "#]],
         expect![[r#"
@@ -3271,6 +3318,7 @@ fn switch_recent_used_prev() {
               => CPU 2 (SameLlc from prev), IPI, leaves C1, waker cost 1140 ns
               after: this_sd->avg_scan_cost 0 -> 8
               after: wake_avg_idle(0) 500000 -> 499930
+              after: sis_recent_hit +0, sis_recent_miss +1
               after: p->recent_used_cpu=1, waker->recent_used_cpu=2, waker->wakee_flips=0
         "#]],
     );

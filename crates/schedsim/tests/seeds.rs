@@ -187,7 +187,7 @@ fn seed003_patched_hit_rates_within_a_factor_of_two() {
 /// whole series (1 to 296 groups, 10,000 loops each), whose work-weighted median is 203
 /// groups. The preset's 100-loop runs are dominated by start-up and finish, when CPUs
 /// idle; here one run of 203 groups with 1,000 loops per kernel, each within a factor
-/// of two of the seed (measured 0.35% -> 4.76%).
+/// of two of the seed (measured 0.17% -> 4.51%).
 #[test]
 fn seed003_hackbench_steady_state_within_a_factor_of_two() {
     let mut e = schedsim::presets::experiment("seed003-hackbench").unwrap();
