@@ -157,6 +157,9 @@ pub struct Counters {
     pub sis_target_hits: u64,
     pub sis_prev_attempts: u64,
     pub sis_prev_hits: u64,
+    /// `recent_used_cpu` candidates neither prev nor the target, and those taken: Gorman's
+    /// `sis_recent_miss + sis_recent_hit` and `sis_recent_hit` as he counted them for
+    /// seed 003 (26 Jul 2021 posting; a candidate in another LLC is a miss).
     pub sis_recent_attempts: u64,
     pub sis_recent_hits: u64,
     pub sis_idle_core_hits: u64,
