@@ -18,6 +18,56 @@ pub fn default_workers(hardware_concurrency: f64) -> u32 {
     }
 }
 
+/// At most this often the page hears of a running sweep (a redraw of the progress line,
+/// or of the charts and table), except for its first result and its end: each redraw
+/// costs the main thread layout and paint, on the cores the workers run on.
+pub const TELL_INTERVAL_MS: f64 = 200.0;
+/// At most this often the charts are redrawn for more iterations of the points already
+/// shown; a new point is shown at the next telling.
+pub const REFINE_INTERVAL_MS: f64 = 300.0;
+
+/// What to tell the page now about a running sweep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tell {
+    Nothing,
+    /// The progress line.
+    Progress,
+    /// The results landed so far, and the progress line.
+    Partial,
+}
+
+/// When results and progress go to the page (see `TELL_INTERVAL_MS`).
+#[derive(Clone, Copy, Debug)]
+struct Pacer {
+    last_tell_ms: f64,
+    /// When the last partial results went out, and how many points they showed.
+    last_partial: (f64, u32),
+    /// A run landed since the last partial results.
+    unshown: bool,
+}
+
+impl Pacer {
+    fn new() -> Pacer {
+        Pacer { last_tell_ms: f64::MIN, last_partial: (f64::MIN, 0), unshown: false }
+    }
+
+    fn tell(&mut self, now_ms: f64, points_shown: u32) -> Tell {
+        let first = self.unshown && self.last_partial.1 == 0;
+        if !first && now_ms - self.last_tell_ms < TELL_INTERVAL_MS {
+            return Tell::Nothing;
+        }
+        self.last_tell_ms = now_ms;
+        let worth = first || points_shown > self.last_partial.1 || now_ms - self.last_partial.0 >= REFINE_INTERVAL_MS;
+        if self.unshown && worth {
+            self.unshown = false;
+            self.last_partial = (now_ms, points_shown);
+            Tell::Partial
+        } else {
+            Tell::Progress
+        }
+    }
+}
+
 /// Where a sweep is, for the progress line.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct JobProgress {
@@ -50,6 +100,7 @@ pub struct SweepJob {
     running: BTreeMap<u32, (RunId, f64)>,
     /// When the first run was handed to a worker (the sweep's wall time starts there).
     started_ms: Option<f64>,
+    pacer: Pacer,
 }
 
 impl SweepJob {
@@ -60,7 +111,16 @@ impl SweepJob {
         let sweep = Sweep::new(&exp).map_err(|e| e.to_string())?;
         let queue = sweep.runs_by_iteration().into();
         let builder = sweep.builder();
-        Ok(SweepJob { id, experiment_json, sweep, queue, builder, running: BTreeMap::new(), started_ms: None })
+        Ok(SweepJob {
+            id,
+            experiment_json,
+            sweep,
+            queue,
+            builder,
+            running: BTreeMap::new(),
+            started_ms: None,
+            pacer: Pacer::new(),
+        })
     }
 
     pub fn experiment(&self) -> &Experiment {
@@ -100,7 +160,15 @@ impl SweepJob {
             _ => return Err(format!("a worker sent the result of run {:?}, which it was not running", r.run)),
         }
         self.running.remove(&key);
+        self.pacer.unshown = true;
         self.builder.add(r).map_err(|e| e.to_string())
+    }
+
+    /// What the page should hear now, after a run landed or a worker's progress (the
+    /// first result at once, then at most every `TELL_INTERVAL_MS`).
+    pub fn tell(&mut self, now_ms: f64) -> Tell {
+        let shown = self.points().0;
+        self.pacer.tell(now_ms, shown)
     }
 
     pub fn is_complete(&self) -> bool {
@@ -231,6 +299,40 @@ mod tests {
         assert_eq!(job.next_run(2, 0.0), Some(a));
         assert!(job.finish(0.0).is_err());
         assert!(SweepJob::new(1, "{}".into()).is_err());
+    }
+
+    #[test]
+    fn the_page_hears_the_first_result_at_once_then_at_most_every_interval() {
+        let mut p = Pacer::new();
+        assert_eq!(p.tell(0.0, 0), Tell::Progress, "progress before any result");
+        // The first result, 10 ms later: at once, for the first chart.
+        p.unshown = true;
+        assert_eq!(p.tell(10.0, 1), Tell::Partial);
+        // A second point 50 ms later waits for the interval, and nothing is lost.
+        p.unshown = true;
+        assert_eq!(p.tell(60.0, 2), Tell::Nothing);
+        assert_eq!(p.tell(150.0, 2), Tell::Nothing);
+        assert_eq!(p.tell(10.0 + TELL_INTERVAL_MS, 2), Tell::Partial);
+        // More iterations of the points shown: the progress line at the interval, the
+        // charts only after REFINE_INTERVAL_MS.
+        p.unshown = true;
+        let t = 10.0 + 2.0 * TELL_INTERVAL_MS;
+        assert_eq!(p.tell(t, 2), Tell::Progress);
+        assert_eq!(p.tell(t + TELL_INTERVAL_MS / 2.0, 2), Tell::Nothing);
+        assert_eq!(p.tell(t + TELL_INTERVAL_MS, 2), Tell::Partial);
+        // Nothing new landed: progress only.
+        assert_eq!(p.tell(10_000.0, 2), Tell::Progress);
+    }
+
+    #[test]
+    fn a_landed_run_is_told_as_partial_results() {
+        let mut job = SweepJob::new(1, small().to_json()).unwrap();
+        let run = job.next_run(0, 0.0).unwrap();
+        assert_eq!(job.tell(0.0), Tell::Progress);
+        let json = work(&job, run);
+        job.land(0, &json).unwrap();
+        assert_eq!(job.tell(1.0), Tell::Partial);
+        assert_eq!(job.tell(2.0), Tell::Nothing);
     }
 
     #[test]

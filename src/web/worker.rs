@@ -7,7 +7,7 @@
 //! works on any static host, without cross-origin isolation headers.
 
 use crate::proto::{Request, Response, PROGRESS_INTERVAL_MS};
-use crate::sweep_job::{JobProgress, SweepJob};
+use crate::sweep_job::{JobProgress, SweepJob, Tell};
 use crate::web::dom::{self, js_err};
 use schedsim::{Experiment, Report, RunId, Sweep};
 use std::cell::{Cell, RefCell};
@@ -299,17 +299,11 @@ struct PoolInner {
     next_key: u32,
     job: Option<SweepJob>,
     on_event: Rc<dyn Fn(PoolEvent)>,
-    /// When the last partial report went out, and how many points it showed.
-    last_partial: (f64, u32),
     /// Message handlers of live and stopped workers: a stopped worker's may be the one
     /// running, so they are freed only when a sweep starts or is cancelled by the user.
     closures: Vec<Closure<dyn FnMut(JsValue)>>,
     retired: Vec<Closure<dyn FnMut(JsValue)>>,
 }
-
-/// At most this often a partial report (and so a redraw of the charts), unless it shows
-/// more points than the last one.
-const PARTIAL_INTERVAL_MS: f64 = 300.0;
 
 impl SweepPool {
     pub fn new(size: u32, on_event: impl Fn(PoolEvent) + 'static) -> SweepPool {
@@ -320,7 +314,6 @@ impl SweepPool {
                 next_key: 0,
                 job: None,
                 on_event: Rc::new(on_event),
-                last_partial: (f64::MIN, 0),
                 closures: Vec::new(),
                 retired: Vec::new(),
             })),
@@ -337,7 +330,6 @@ impl SweepPool {
             }
             inner.retired.clear();
             inner.job = Some(job);
-            inner.last_partial = (f64::MIN, 0);
         }
         pump(&self.inner)
     }
@@ -455,7 +447,7 @@ fn on_response(rc: &Rc<RefCell<PoolInner>>, key: u32, r: Response) {
             Response::Progress { id, run, sim_ns, run_ns } if Some(id) == current => {
                 let job = inner.job.as_mut().expect("current");
                 job.progress(key, run, sim_ns, run_ns);
-                Some(PoolEvent::Progress { id, progress: job.progress_now(dom::now_ms()) })
+                told(job, dom::now_ms())
             }
             Response::RunDone { id, result_json } if Some(id) == current => {
                 if let Some(s) = inner.slots.iter_mut().find(|s| s.key == key) {
@@ -473,16 +465,7 @@ fn on_response(rc: &Rc<RefCell<PoolInner>>, key: u32, r: Response) {
                         inner.job = None;
                         Some(ev)
                     }
-                    Ok(()) => {
-                        let points = job.points();
-                        let progress = job.progress_now(now);
-                        if points.0 > inner.last_partial.1 || now - inner.last_partial.0 >= PARTIAL_INTERVAL_MS {
-                            inner.last_partial = (now, points.0);
-                            Some(PoolEvent::Partial { id, report: job.partial_report(), points, progress })
-                        } else {
-                            Some(PoolEvent::Progress { id, progress })
-                        }
-                    }
+                    Ok(()) => told(job, now),
                 }
             }
             Response::Failed { id, message } if Some(id) == current => Some(PoolEvent::Failed { id, message }),
@@ -490,16 +473,32 @@ fn on_response(rc: &Rc<RefCell<PoolInner>>, key: u32, r: Response) {
             _ => None,
         }
     };
-    match event {
-        Some(PoolEvent::Failed { message, .. }) => fail(rc, message),
-        Some(ev) => {
-            let cb = rc.borrow().on_event.clone();
-            cb(ev);
-        }
-        None => {}
+    if let Some(PoolEvent::Failed { message, .. }) = event {
+        fail(rc, message);
+        return;
     }
+    // The next run goes to the worker that just finished before the page folds this
+    // result in and redraws its charts, so no worker waits for the main thread.
     if let Err(e) = pump(rc) {
         fail(rc, e);
+        return;
+    }
+    if let Some(ev) = event {
+        let cb = rc.borrow().on_event.clone();
+        cb(ev);
+    }
+}
+
+/// The event for the page, if it is to hear of `job` now (`SweepJob::tell`).
+fn told(job: &mut SweepJob, now: f64) -> Option<PoolEvent> {
+    let id = job.id;
+    match job.tell(now) {
+        Tell::Nothing => None,
+        Tell::Progress => Some(PoolEvent::Progress { id, progress: job.progress_now(now) }),
+        Tell::Partial => {
+            let (points, progress) = (job.points(), job.progress_now(now));
+            Some(PoolEvent::Partial { id, report: job.partial_report(), points, progress })
+        }
     }
 }
 
