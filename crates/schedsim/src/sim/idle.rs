@@ -133,7 +133,7 @@ impl Sim {
         cpu.idle_sq += interval as u128 * interval as u128;
         cpu.idle_hist_len = cpu.idle_hist_len.saturating_add(1).min(8);
         cpu.idle_ema = cpu.idle_ema - cpu.idle_ema / 8 + interval.min(IDLE_HORIZON_NS) / 8;
-        cpu.phase = Phase::Kernel(Cont::Irq);
+        cpu.phase = Phase::Irq;
         self.core_busy[self.map.places[c as usize].core as usize] += 1;
         self.set_mode(c, Mode::Sys);
         self.siblings_changed(c);

@@ -106,13 +106,39 @@ pub(crate) enum Cont {
     Newidle { depth: u8, curr_cost: u64 },
 }
 
+/// What a CPU is doing. The kernel-segment variants are [`Cont`]'s, flattened into
+/// this enum so that one discriminant tells every phase apart (`seg_end` dispatches on
+/// it at every segment end).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) enum Phase {
     #[default]
     Idle,
     Waking,
     User,
-    Kernel(Cont),
+    /// A kernel segment ending in [`Cont::TaskSys`].
+    TaskSys,
+    /// A kernel segment ending in [`Cont::Irq`].
+    Irq,
+    /// A kernel segment ending in [`Cont::Switch`].
+    Switch(u32),
+    /// A kernel segment ending in [`Cont::Newidle`].
+    Newidle {
+        depth: u8,
+        curr_cost: u64,
+    },
+}
+
+impl From<Cont> for Phase {
+    /// The phase of a kernel segment that continues with `cont`.
+    #[inline(always)]
+    fn from(cont: Cont) -> Phase {
+        match cont {
+            Cont::TaskSys => Phase::TaskSys,
+            Cont::Irq => Phase::Irq,
+            Cont::Switch(next) => Phase::Switch(next),
+            Cont::Newidle { depth, curr_cost } => Phase::Newidle { depth, curr_cost },
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -785,7 +811,7 @@ impl Sim {
         let now = self.now;
         let cpu = &mut self.cpus[c as usize];
         cpu.set_mode(now, Mode::Sys);
-        cpu.phase = Phase::Kernel(cont);
+        cpu.phase = cont.into();
         cpu.seg_start = now;
         // Saturating: each cost is at most 1 s (CostModel::validate), but a segment can
         // gather many of them.

@@ -138,7 +138,7 @@ impl Sim {
     /// Executing instructions (not idle, not waking up).
     #[inline]
     pub(crate) fn busy(&self, c: u32) -> bool {
-        matches!(self.cpus[c as usize].phase, Phase::User | Phase::Kernel(_))
+        !matches!(self.cpus[c as usize].phase, Phase::Idle | Phase::Waking)
     }
 
     /// Work done so far in the User segment of `c`.
@@ -204,10 +204,10 @@ impl Sim {
                 }
                 self.continue_task(c);
             }
-            Phase::Kernel(Cont::TaskSys) => self.continue_task(c),
-            Phase::Kernel(Cont::Irq) => self.after_irq(c),
-            Phase::Kernel(Cont::Switch(next)) => self.switch_done(c, next),
-            Phase::Kernel(Cont::Newidle { depth, curr_cost }) => self.newidle_step_done(c, depth, curr_cost),
+            Phase::TaskSys => self.continue_task(c),
+            Phase::Irq => self.after_irq(c),
+            Phase::Switch(next) => self.switch_done(c, next),
+            Phase::Newidle { depth, curr_cost } => self.newidle_step_done(c, depth, curr_cost),
             Phase::Waking => {
                 if self.cpus[c as usize].ready_at == self.now {
                     self.idle_exit_done(c);
@@ -518,7 +518,7 @@ impl Sim {
                 let cost = self.cost.irq_entry_exit_ns + self.handle_irq(c, irq);
                 self.extend_kernel(c, cost);
             }
-            Phase::Kernel(_) => {
+            Phase::TaskSys | Phase::Irq | Phase::Switch(_) | Phase::Newidle { .. } => {
                 let cost = self.cost.irq_entry_exit_ns + self.handle_irq(c, irq);
                 self.extend_kernel(c, cost);
             }
@@ -560,13 +560,13 @@ impl Sim {
             }
             // Interrupts are off in the scheduler; the list is drained on the way to
             // idle or when the next task runs with interrupts on.
-            Phase::Kernel(Cont::TaskSys) | Phase::Kernel(Cont::Irq) => {
+            Phase::TaskSys | Phase::Irq => {
                 if self.cpus[c as usize].ttwu_pending {
                     let cost = self.drain_cost(c);
                     self.extend_kernel(c, cost);
                 }
             }
-            Phase::Kernel(_) => {}
+            Phase::Switch(_) | Phase::Newidle { .. } => {}
         }
     }
 
@@ -769,7 +769,7 @@ impl Sim {
                     self.pause_user(c);
                     self.kernel(c, cost, Cont::TaskSys);
                 }
-                Phase::Kernel(_) => self.extend_kernel(c, cost),
+                Phase::TaskSys | Phase::Irq | Phase::Switch(_) | Phase::Newidle { .. } => self.extend_kernel(c, cost),
                 _ => {}
             }
         }
