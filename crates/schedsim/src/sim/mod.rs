@@ -8,6 +8,7 @@
 //! effects on other CPUs land as events after that cost (and any IPI latency).
 
 mod check;
+mod evq;
 mod idle;
 pub(crate) use idle::WakeSignal;
 mod lock;
@@ -26,9 +27,8 @@ use crate::rng::Pcg64;
 use crate::topology::CpuMap;
 use crate::trace::{TraceWindow, WakeupTrace};
 use crate::workload::{IrqToken, Measured, Sample, TaskInit, WorkloadState};
+use evq::{Event, EventQueue};
 use pelt::Signal;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 pub type Time = u64;
 pub(crate) const NONE: u32 = u32::MAX;
@@ -315,26 +315,6 @@ pub(crate) enum Ev {
     },
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Event {
-    /// `time << 64 | seq`: orders as (time, seq) in one comparison.
-    key: u128,
-    ev: Ev,
-}
-
-impl Ord for Event {
-    #[inline]
-    fn cmp(&self, o: &Self) -> Ordering {
-        // BinaryHeap is a max-heap: reverse for earliest (time, seq) first.
-        o.key.cmp(&self.key)
-    }
-}
-impl PartialOrd for Event {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-
 /// Per-LLC shared state: `sd_llc_shared` and the SHARED_RUNQ shards.
 #[derive(Clone)]
 pub(crate) struct Llc {
@@ -413,7 +393,7 @@ pub(crate) enum Irq {
 pub struct Sim {
     pub(crate) now: Time,
     seq: u64,
-    events: BinaryHeap<Event>,
+    events: EventQueue,
     pub(crate) map: CpuMap,
     pub(crate) doms: std::sync::Arc<Domains>,
     pub(crate) cost: CostModel,
@@ -501,7 +481,7 @@ impl Sim {
         Sim {
             now: 0,
             seq: 0,
-            events: BinaryHeap::new(),
+            events: EventQueue::default(),
             doms,
             cost,
             cfg,
@@ -606,7 +586,7 @@ impl Sim {
     fn step_event_inline(&mut self) -> bool {
         // The next event is the earlier of the main queue and the segment queue.
         let seg = self.segs.peek();
-        let ev = self.events.peek().map(|e| e.key);
+        let ev = self.events.peek();
         let (time, from_seg) = match (seg, ev) {
             (None, None) => return false,
             (Some((t, _, _)), None) => (t, true),
