@@ -786,6 +786,7 @@ impl Sim {
     }
 
     /// Starts a kernel segment of `ns` on `c`.
+    #[inline]
     pub(crate) fn kernel(&mut self, c: u32, ns: u64, cont: Cont) {
         debug_assert!(self.cpus[c as usize].phase != Phase::Waking, "a waking CPU's wake-up end replaced");
         let now = self.now;
