@@ -198,12 +198,7 @@ impl Sim {
 
     pub(crate) fn seg_end(&mut self, c: u32) {
         match self.cpus[c as usize].phase {
-            Phase::User => {
-                if let Some(t) = self.cpus[c as usize].curr {
-                    self.tasks[t as usize].pending_run_ns = 0;
-                }
-                self.continue_task(c);
-            }
+            Phase::User => self.continue_task_from(c, true),
             Phase::TaskSys => self.continue_task(c),
             Phase::Irq => self.after_irq(c),
             Phase::Switch(next) => self.switch_done(c, next),
@@ -223,11 +218,21 @@ impl Sim {
     /// workload what next.
     #[inline(always)]
     pub(crate) fn continue_task(&mut self, c: u32) {
+        self.continue_task_from(c, false)
+    }
+
+    /// [`Sim::continue_task`]; `user_done` when a User segment of `curr` just ran to
+    /// its end, so that none of its work is left.
+    #[inline(always)]
+    fn continue_task_from(&mut self, c: u32, user_done: bool) {
         let cpu = &mut self.cpus[c as usize];
         let Some(t) = cpu.curr else {
             return self.schedule(c);
         };
         let task = &mut self.tasks[t as usize];
+        if user_done {
+            task.pending_run_ns = 0;
+        }
         if task.state != TState::Running {
             return self.schedule(c);
         }
@@ -342,8 +347,9 @@ impl Sim {
     /// balances (newidle) and then goes idle.
     #[inline(always)]
     pub(crate) fn schedule(&mut self, c: u32) {
-        self.cpus[c as usize].need_resched = false;
-        let carry = std::mem::take(&mut self.cpus[c as usize].carry_ns);
+        let cpu = &mut self.cpus[c as usize];
+        cpu.need_resched = false;
+        let carry = std::mem::take(&mut cpu.carry_ns);
         let lock = self.lock_rq(c, self.now + carry, c, self.cost.schedule_hold_ns) + carry;
         if let Some(next) = self.pick_next(c) {
             let same = self.cpus[c as usize].curr == Some(next);
@@ -381,13 +387,15 @@ impl Sim {
     /// to one; the idle task costs nothing to enter or leave beyond that.
     #[inline(always)]
     pub(crate) fn start_switch(&mut self, c: u32, next: u32, extra: u64) {
-        let i = self.cpus[c as usize].queue.iter().position(|&q| q == next).unwrap_or(0);
-        self.cpus[c as usize].queue.swap_remove(i);
+        let cpu = &mut self.cpus[c as usize];
+        let i = cpu.queue.iter().position(|&q| q == next).unwrap_or(0);
+        cpu.queue.swap_remove(i);
+        let from_task = cpu.curr.is_some();
         // set_next_entity() -> __dequeue_entity(): out of the tree and the shard.
         let extra = extra + self.shared_runq_dequeue(next, self.now + extra, c);
         self.tasks[next as usize].on_cpu = Some(c);
         let half = self.cost.context_switch_ns / 2;
-        let out = if self.cpus[c as usize].curr.is_some() { half } else { 0 };
+        let out = if from_task { half } else { 0 };
         self.hold_own_rq(c, self.now + out + half + extra);
         self.kernel(c, out + half + extra, Cont::Switch(next));
     }
