@@ -132,7 +132,7 @@ impl Sim {
             return 0;
         }
         let others = (self.core_busy[core] as u64).saturating_sub(self.busy(c) as u64);
-        self.cost.smt_slowdown_pct * others / (threads - 1)
+        smt_share(self.cost.smt_slowdown_pct, others, threads)
     }
 
     /// Executing instructions (not idle, not waking up).
@@ -162,7 +162,7 @@ impl Sim {
         }
         // smt_slow_pct() of a sibling running user code (itself busy): the same for each.
         let others = (self.core_busy[core] as u64).saturating_sub(1);
-        let slow = self.cost.smt_slowdown_pct * others / (threads as u64 - 1);
+        let slow = smt_share(self.cost.smt_slowdown_pct, others, threads as u64);
         debug_assert!(siblings
             .iter()
             .all(|&s| s == c || !matches!(self.cpus[s as usize].phase, Phase::User) || slow == self.smt_slow_pct(s)));
@@ -782,6 +782,18 @@ impl Sim {
             }
         }
         self.arm_tick(c);
+    }
+}
+
+/// `pct * others / (threads - 1)`: the slowdown of a thread whose core has `others` of its
+/// `threads - 1` siblings busy. With two threads per core, the usual case, there is
+/// nothing to divide.
+#[inline(always)]
+fn smt_share(pct: u64, others: u64, threads: u64) -> u64 {
+    if threads == 2 {
+        pct * others
+    } else {
+        pct * others / (threads - 1)
     }
 }
 
