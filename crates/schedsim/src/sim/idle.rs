@@ -70,13 +70,8 @@ impl Sim {
                 predicted = predicted.min(avg);
             }
         }
-        let mut best = 0u8;
-        for (i, s) in self.cost.cstates.iter().enumerate() {
-            if s.target_residency_ns <= predicted {
-                best = i as u8;
-            }
-        }
-        best
+        // The last listed state whose target residency fits (the deepest), else state 0.
+        self.cost.cstates.iter().rposition(|s| s.target_residency_ns <= predicted).unwrap_or(0) as u8
     }
 
     /// Starts waking `c` from idle: ready after the IPI (unless polling) and the state's
