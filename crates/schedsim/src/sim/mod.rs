@@ -426,7 +426,9 @@ pub struct Sim {
     /// The wakeup being traced right now.
     pub(crate) trace: Option<WakeupTrace>,
     pub(crate) traces: Vec<WakeupTrace>,
-    pub(crate) error: Option<String>,
+    /// Why the run stopped, if it failed. Boxed: the loop tests it after every event,
+    /// and a test for a null pointer is shorter than one for the niche of a `String`.
+    pub(crate) error: Option<Box<str>>,
     pub(crate) events_done: u64,
     pub(crate) wakeup_gran_ns: u64,
     pub(crate) sched_latency_ns: u64,
@@ -631,7 +633,7 @@ impl Sim {
         if self.opts.check_invariants {
             if let Err(err) = self.check() {
                 let after = what.map_or_else(|| "a segment end".to_string(), |e| format!("{e:?}"));
-                self.error = Some(format!("invariant broken at {} ns after {after}: {err}", self.now));
+                self.error = Some(format!("invariant broken at {} ns after {after}: {err}", self.now).into());
                 return false;
             }
         }
@@ -684,7 +686,7 @@ impl Sim {
             }
         }
         if let Some(err) = self.error.take() {
-            return Err(err);
+            return Err(err.into());
         }
         self.finish();
         Ok(())
@@ -892,7 +894,7 @@ impl Sim {
 
     pub(crate) fn fail(&mut self, msg: String) {
         if self.error.is_none() {
-            self.error = Some(msg);
+            self.error = Some(msg.into());
         }
     }
 }
