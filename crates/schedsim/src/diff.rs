@@ -307,7 +307,7 @@ impl Experiment {
             }
         }
         if let Some(e) = sim.error.take() {
-            return Err(Error(e));
+            return Err(Error(e.into()));
         }
         sim.finish();
         pairing.take(&mut sim);

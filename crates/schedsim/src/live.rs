@@ -195,7 +195,7 @@ impl Sim {
                     Phase::Idle => "idle",
                     Phase::Waking => "waking",
                     Phase::User => "user",
-                    Phase::Kernel(_) => "kernel",
+                    Phase::TaskSys | Phase::Irq | Phase::Switch(_) | Phase::Newidle { .. } => "kernel",
                 };
                 let idle = matches!(c.phase, Phase::Idle | Phase::Waking);
                 CpuView {

@@ -638,7 +638,7 @@ pub fn run(text: &str) -> Result<String, String> {
     if let Some(l) = late {
         // What __ttwu_queue_wakelist() leaves behind for a wakeup queued to c from
         // another LLC while c balances (the IPI waits: interrupts are off).
-        if matches!(sim.cpus[cu].phase, Phase::Kernel(Cont::Newidle { .. })) {
+        if matches!(sim.cpus[cu].phase, Phase::Newidle { .. }) {
             let task = &mut sim.tasks[l as usize];
             task.state = TState::Waking;
             task.cpu = c;
@@ -648,7 +648,7 @@ pub fn run(text: &str) -> Result<String, String> {
         }
     }
     for _ in 0..1_000 {
-        if !matches!(sim.cpus[cu].phase, Phase::Kernel(Cont::Newidle { .. })) {
+        if !matches!(sim.cpus[cu].phase, Phase::Newidle { .. }) {
             break;
         }
         if !sim.step_event() {
@@ -666,11 +666,11 @@ pub fn run(text: &str) -> Result<String, String> {
     }
     let _ = writeln!(out, "  counters: {}", counters.join(" "));
     match sim.cpus[cu].phase {
-        Phase::Kernel(Cont::Switch(next)) if next != NONE => {
+        Phase::Switch(next) if next != NONE => {
             let t = &sim.tasks[next as usize];
             let _ = writeln!(out, "  => switches to {} at +{} ns", t.name, sim.cpus[cu].seg_end - NOW);
         }
-        Phase::Kernel(Cont::Switch(_)) => {
+        Phase::Switch(_) => {
             let _ = writeln!(out, "  => switches to idle at +{} ns", sim.cpus[cu].seg_end - NOW);
         }
         ph => {

@@ -36,7 +36,7 @@ impl Sim {
                     return Err(format!("task {t} queued on CPU {c} but task_cpu is {}", task.cpu));
                 }
             }
-            if let Phase::Kernel(Cont::Switch(n)) = cpu.phase {
+            if let Phase::Switch(n) = cpu.phase {
                 // The task being switched to is off the queue and not yet curr.
                 if n != NONE {
                     seen[n as usize] += 1;

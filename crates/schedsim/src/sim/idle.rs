@@ -70,13 +70,8 @@ impl Sim {
                 predicted = predicted.min(avg);
             }
         }
-        let mut best = 0u8;
-        for (i, s) in self.cost.cstates.iter().enumerate() {
-            if s.target_residency_ns <= predicted {
-                best = i as u8;
-            }
-        }
-        best
+        // The last listed state whose target residency fits (the deepest), else state 0.
+        self.cost.cstates.iter().rposition(|s| s.target_residency_ns <= predicted).unwrap_or(0) as u8
     }
 
     /// Starts waking `c` from idle: ready after the IPI (unless polling) and the state's
@@ -133,7 +128,7 @@ impl Sim {
         cpu.idle_sq += interval as u128 * interval as u128;
         cpu.idle_hist_len = cpu.idle_hist_len.saturating_add(1).min(8);
         cpu.idle_ema = cpu.idle_ema - cpu.idle_ema / 8 + interval.min(IDLE_HORIZON_NS) / 8;
-        cpu.phase = Phase::Kernel(Cont::Irq);
+        cpu.phase = Phase::Irq;
         self.core_busy[self.map.places[c as usize].core as usize] += 1;
         self.set_mode(c, Mode::Sys);
         self.siblings_changed(c);

@@ -8,6 +8,7 @@
 //! effects on other CPUs land as events after that cost (and any IPI latency).
 
 mod check;
+mod evq;
 mod idle;
 pub(crate) use idle::WakeSignal;
 mod lock;
@@ -26,9 +27,8 @@ use crate::rng::Pcg64;
 use crate::topology::CpuMap;
 use crate::trace::{TraceWindow, WakeupTrace};
 use crate::workload::{IrqToken, Measured, Sample, TaskInit, WorkloadState};
+use evq::{Event, EventQueue};
 use pelt::Signal;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 pub type Time = u64;
 pub(crate) const NONE: u32 = u32::MAX;
@@ -106,13 +106,39 @@ pub(crate) enum Cont {
     Newidle { depth: u8, curr_cost: u64 },
 }
 
+/// What a CPU is doing. The kernel-segment variants are [`Cont`]'s, flattened into
+/// this enum so that one discriminant tells every phase apart (`seg_end` dispatches on
+/// it at every segment end).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) enum Phase {
     #[default]
     Idle,
     Waking,
     User,
-    Kernel(Cont),
+    /// A kernel segment ending in [`Cont::TaskSys`].
+    TaskSys,
+    /// A kernel segment ending in [`Cont::Irq`].
+    Irq,
+    /// A kernel segment ending in [`Cont::Switch`].
+    Switch(u32),
+    /// A kernel segment ending in [`Cont::Newidle`].
+    Newidle {
+        depth: u8,
+        curr_cost: u64,
+    },
+}
+
+impl From<Cont> for Phase {
+    /// The phase of a kernel segment that continues with `cont`.
+    #[inline(always)]
+    fn from(cont: Cont) -> Phase {
+        match cont {
+            Cont::TaskSys => Phase::TaskSys,
+            Cont::Irq => Phase::Irq,
+            Cont::Switch(next) => Phase::Switch(next),
+            Cont::Newidle { depth, curr_cost } => Phase::Newidle { depth, curr_cost },
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -289,26 +315,6 @@ pub(crate) enum Ev {
     },
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Event {
-    /// `time << 64 | seq`: orders as (time, seq) in one comparison.
-    key: u128,
-    ev: Ev,
-}
-
-impl Ord for Event {
-    #[inline]
-    fn cmp(&self, o: &Self) -> Ordering {
-        // BinaryHeap is a max-heap: reverse for earliest (time, seq) first.
-        o.key.cmp(&self.key)
-    }
-}
-impl PartialOrd for Event {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-
 /// Per-LLC shared state: `sd_llc_shared` and the SHARED_RUNQ shards.
 #[derive(Clone)]
 pub(crate) struct Llc {
@@ -387,7 +393,7 @@ pub(crate) enum Irq {
 pub struct Sim {
     pub(crate) now: Time,
     seq: u64,
-    events: BinaryHeap<Event>,
+    events: EventQueue,
     pub(crate) map: CpuMap,
     pub(crate) doms: std::sync::Arc<Domains>,
     pub(crate) cost: CostModel,
@@ -420,7 +426,9 @@ pub struct Sim {
     /// The wakeup being traced right now.
     pub(crate) trace: Option<WakeupTrace>,
     pub(crate) traces: Vec<WakeupTrace>,
-    pub(crate) error: Option<String>,
+    /// Why the run stopped, if it failed. Boxed: the loop tests it after every event,
+    /// and a test for a null pointer is shorter than one for the niche of a `String`.
+    pub(crate) error: Option<Box<str>>,
     pub(crate) events_done: u64,
     pub(crate) wakeup_gran_ns: u64,
     pub(crate) sched_latency_ns: u64,
@@ -475,7 +483,7 @@ impl Sim {
         Sim {
             now: 0,
             seq: 0,
-            events: BinaryHeap::new(),
+            events: EventQueue::default(),
             doms,
             cost,
             cfg,
@@ -580,7 +588,7 @@ impl Sim {
     fn step_event_inline(&mut self) -> bool {
         // The next event is the earlier of the main queue and the segment queue.
         let seg = self.segs.peek();
-        let ev = self.events.peek().map(|e| e.key);
+        let ev = self.events.peek();
         let (time, from_seg) = match (seg, ev) {
             (None, None) => return false,
             (Some((t, _, _)), None) => (t, true),
@@ -625,7 +633,7 @@ impl Sim {
         if self.opts.check_invariants {
             if let Err(err) = self.check() {
                 let after = what.map_or_else(|| "a segment end".to_string(), |e| format!("{e:?}"));
-                self.error = Some(format!("invariant broken at {} ns after {after}: {err}", self.now));
+                self.error = Some(format!("invariant broken at {} ns after {after}: {err}", self.now).into());
                 return false;
             }
         }
@@ -678,7 +686,7 @@ impl Sim {
             }
         }
         if let Some(err) = self.error.take() {
-            return Err(err);
+            return Err(err.into());
         }
         self.finish();
         Ok(())
@@ -780,12 +788,13 @@ impl Sim {
     }
 
     /// Starts a kernel segment of `ns` on `c`.
+    #[inline]
     pub(crate) fn kernel(&mut self, c: u32, ns: u64, cont: Cont) {
         debug_assert!(self.cpus[c as usize].phase != Phase::Waking, "a waking CPU's wake-up end replaced");
         let now = self.now;
         let cpu = &mut self.cpus[c as usize];
         cpu.set_mode(now, Mode::Sys);
-        cpu.phase = Phase::Kernel(cont);
+        cpu.phase = cont.into();
         cpu.seg_start = now;
         // Saturating: each cost is at most 1 s (CostModel::validate), but a segment can
         // gather many of them.
@@ -885,7 +894,7 @@ impl Sim {
 
     pub(crate) fn fail(&mut self, msg: String) {
         if self.error.is_none() {
-            self.error = Some(msg);
+            self.error = Some(msg.into());
         }
     }
 }

@@ -132,13 +132,13 @@ impl Sim {
             return 0;
         }
         let others = (self.core_busy[core] as u64).saturating_sub(self.busy(c) as u64);
-        self.cost.smt_slowdown_pct * others / (threads - 1)
+        smt_share(self.cost.smt_slowdown_pct, others, threads)
     }
 
     /// Executing instructions (not idle, not waking up).
     #[inline]
     pub(crate) fn busy(&self, c: u32) -> bool {
-        matches!(self.cpus[c as usize].phase, Phase::User | Phase::Kernel(_))
+        !matches!(self.cpus[c as usize].phase, Phase::Idle | Phase::Waking)
     }
 
     /// Work done so far in the User segment of `c`.
@@ -162,7 +162,7 @@ impl Sim {
         }
         // smt_slow_pct() of a sibling running user code (itself busy): the same for each.
         let others = (self.core_busy[core] as u64).saturating_sub(1);
-        let slow = self.cost.smt_slowdown_pct * others / (threads as u64 - 1);
+        let slow = smt_share(self.cost.smt_slowdown_pct, others, threads as u64);
         debug_assert!(siblings
             .iter()
             .all(|&s| s == c || !matches!(self.cpus[s as usize].phase, Phase::User) || slow == self.smt_slow_pct(s)));
@@ -198,16 +198,11 @@ impl Sim {
 
     pub(crate) fn seg_end(&mut self, c: u32) {
         match self.cpus[c as usize].phase {
-            Phase::User => {
-                if let Some(t) = self.cpus[c as usize].curr {
-                    self.tasks[t as usize].pending_run_ns = 0;
-                }
-                self.continue_task(c);
-            }
-            Phase::Kernel(Cont::TaskSys) => self.continue_task(c),
-            Phase::Kernel(Cont::Irq) => self.after_irq(c),
-            Phase::Kernel(Cont::Switch(next)) => self.switch_done(c, next),
-            Phase::Kernel(Cont::Newidle { depth, curr_cost }) => self.newidle_step_done(c, depth, curr_cost),
+            Phase::User => self.continue_task_from(c, true),
+            Phase::TaskSys => self.continue_task(c),
+            Phase::Irq => self.after_irq(c),
+            Phase::Switch(next) => self.switch_done(c, next),
+            Phase::Newidle { depth, curr_cost } => self.newidle_step_done(c, depth, curr_cost),
             Phase::Waking => {
                 if self.cpus[c as usize].ready_at == self.now {
                     self.idle_exit_done(c);
@@ -223,11 +218,21 @@ impl Sim {
     /// workload what next.
     #[inline(always)]
     pub(crate) fn continue_task(&mut self, c: u32) {
+        self.continue_task_from(c, false)
+    }
+
+    /// [`Sim::continue_task`]; `user_done` when a User segment of `curr` just ran to
+    /// its end, so that none of its work is left.
+    #[inline(always)]
+    fn continue_task_from(&mut self, c: u32, user_done: bool) {
         let cpu = &mut self.cpus[c as usize];
         let Some(t) = cpu.curr else {
             return self.schedule(c);
         };
         let task = &mut self.tasks[t as usize];
+        if user_done {
+            task.pending_run_ns = 0;
+        }
         if task.state != TState::Running {
             return self.schedule(c);
         }
@@ -342,8 +347,9 @@ impl Sim {
     /// balances (newidle) and then goes idle.
     #[inline(always)]
     pub(crate) fn schedule(&mut self, c: u32) {
-        self.cpus[c as usize].need_resched = false;
-        let carry = std::mem::take(&mut self.cpus[c as usize].carry_ns);
+        let cpu = &mut self.cpus[c as usize];
+        cpu.need_resched = false;
+        let carry = std::mem::take(&mut cpu.carry_ns);
         let lock = self.lock_rq(c, self.now + carry, c, self.cost.schedule_hold_ns) + carry;
         if let Some(next) = self.pick_next(c) {
             let same = self.cpus[c as usize].curr == Some(next);
@@ -381,13 +387,15 @@ impl Sim {
     /// to one; the idle task costs nothing to enter or leave beyond that.
     #[inline(always)]
     pub(crate) fn start_switch(&mut self, c: u32, next: u32, extra: u64) {
-        let i = self.cpus[c as usize].queue.iter().position(|&q| q == next).unwrap_or(0);
-        self.cpus[c as usize].queue.swap_remove(i);
+        let cpu = &mut self.cpus[c as usize];
+        let i = cpu.queue.iter().position(|&q| q == next).unwrap_or(0);
+        cpu.queue.swap_remove(i);
+        let from_task = cpu.curr.is_some();
         // set_next_entity() -> __dequeue_entity(): out of the tree and the shard.
         let extra = extra + self.shared_runq_dequeue(next, self.now + extra, c);
         self.tasks[next as usize].on_cpu = Some(c);
         let half = self.cost.context_switch_ns / 2;
-        let out = if self.cpus[c as usize].curr.is_some() { half } else { 0 };
+        let out = if from_task { half } else { 0 };
         self.hold_own_rq(c, self.now + out + half + extra);
         self.kernel(c, out + half + extra, Cont::Switch(next));
     }
@@ -518,7 +526,7 @@ impl Sim {
                 let cost = self.cost.irq_entry_exit_ns + self.handle_irq(c, irq);
                 self.extend_kernel(c, cost);
             }
-            Phase::Kernel(_) => {
+            Phase::TaskSys | Phase::Irq | Phase::Switch(_) | Phase::Newidle { .. } => {
                 let cost = self.cost.irq_entry_exit_ns + self.handle_irq(c, irq);
                 self.extend_kernel(c, cost);
             }
@@ -560,13 +568,13 @@ impl Sim {
             }
             // Interrupts are off in the scheduler; the list is drained on the way to
             // idle or when the next task runs with interrupts on.
-            Phase::Kernel(Cont::TaskSys) | Phase::Kernel(Cont::Irq) => {
+            Phase::TaskSys | Phase::Irq => {
                 if self.cpus[c as usize].ttwu_pending {
                     let cost = self.drain_cost(c);
                     self.extend_kernel(c, cost);
                 }
             }
-            Phase::Kernel(_) => {}
+            Phase::Switch(_) | Phase::Newidle { .. } => {}
         }
     }
 
@@ -769,11 +777,23 @@ impl Sim {
                     self.pause_user(c);
                     self.kernel(c, cost, Cont::TaskSys);
                 }
-                Phase::Kernel(_) => self.extend_kernel(c, cost),
+                Phase::TaskSys | Phase::Irq | Phase::Switch(_) | Phase::Newidle { .. } => self.extend_kernel(c, cost),
                 _ => {}
             }
         }
         self.arm_tick(c);
+    }
+}
+
+/// `pct * others / (threads - 1)`: the slowdown of a thread whose core has `others` of its
+/// `threads - 1` siblings busy. With two threads per core, the usual case, there is
+/// nothing to divide.
+#[inline(always)]
+fn smt_share(pct: u64, others: u64, threads: u64) -> u64 {
+    if threads == 2 {
+        pct * others
+    } else {
+        pct * others / (threads - 1)
     }
 }
 
