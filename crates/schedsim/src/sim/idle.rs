@@ -18,27 +18,30 @@ impl Sim {
     /// Enters idle: drain queued wakeups first (`flush_smp_call_function_from_idle`),
     /// else pick a C-state and sleep.
     pub(crate) fn go_idle(&mut self, c: u32) {
-        if self.cpus[c as usize].ttwu_pending {
+        let cpu = &self.cpus[c as usize];
+        if cpu.ttwu_pending {
             return self.drain_wake_list(c);
         }
-        if self.cpus[c as usize].nr_running > 0 {
+        if cpu.nr_running > 0 {
             return self.schedule(c);
-        }
-        self.set_mode(c, Mode::Idle);
-        if self.busy(c) {
-            self.core_busy[self.map.places[c as usize].core as usize] -= 1;
         }
         let state = self.menu_select(c);
         let now = self.now;
+        // One lookup of the CPU for the mode, busy(c), the idle state and update_load(c).
         let cpu = &mut self.cpus[c as usize];
+        cpu.set_mode(now, Mode::Idle);
+        let was_busy = !matches!(cpu.phase, Phase::Idle | Phase::Waking);
         cpu.phase = Phase::Idle;
         cpu.cstate = state;
         cpu.idle_enter = now;
         cpu.need_resched = false;
+        // NOHZ: the pending tick finds the CPU idle and is not re-armed.
+        cpu.update_load(now);
+        if was_busy {
+            self.core_busy[self.map.places[c as usize].core as usize] -= 1;
+        }
         self.clear_seg(c);
         self.rec_idle_begin(c, state);
-        // NOHZ: the pending tick finds the CPU idle and is not re-armed.
-        self.update_load(c);
         self.siblings_changed(c);
         self.update_idle_core(c);
     }

@@ -396,18 +396,29 @@ impl Sim {
         self.tasks[next as usize].on_cpu = Some(c);
         let half = self.cost.context_switch_ns / 2;
         let out = if from_task { half } else { 0 };
-        self.hold_own_rq(c, self.now + out + half + extra);
-        self.kernel(c, out + half + extra, Cont::Switch(next));
+        let (now, cost) = (self.now, out + half + extra);
+        // The runqueue lock held through the switch, and its kernel segment (Sim::kernel),
+        // on one lookup of the CPU.
+        let cpu = &mut self.cpus[c as usize];
+        cpu.lock.hold_own(c, now, now + cost);
+        let end = cpu.start_kernel(now, cost, Cont::Switch(next));
+        self.set_seg(c, end);
     }
 
     /// Switches from the blocked `curr` to the idle task.
     #[inline(always)]
     pub(crate) fn switch_to_idle(&mut self, c: u32, extra: u64) {
         // Staying in the idle task (nothing was switched out) costs no switch.
-        let half = if self.cpus[c as usize].curr.is_some() { self.cost.context_switch_ns / 2 } else { 0 };
-        let cost = half + extra;
-        self.hold_own_rq(c, self.now + cost);
-        self.kernel(c, cost, Cont::Switch(NONE));
+        let now = self.now;
+        let half = self.cost.context_switch_ns / 2;
+        let cpu = &mut self.cpus[c as usize];
+        let out = if cpu.curr.is_some() { half } else { 0 };
+        let cost = out + extra;
+        // The runqueue lock held through the switch, and its kernel segment (Sim::kernel),
+        // on one lookup of the CPU.
+        cpu.lock.hold_own(c, now, now + cost);
+        let end = cpu.start_kernel(now, cost, Cont::Switch(NONE));
+        self.set_seg(c, end);
     }
 
     /// `finish_task_switch()`: the previous task is off the CPU; `next` runs.
@@ -722,15 +733,7 @@ impl Sim {
     /// Updates the runqueue's PELT signals (load: runnable tasks; util: running).
     pub(crate) fn update_load(&mut self, c: u32) {
         let now = self.now;
-        let cpu = &mut self.cpus[c as usize];
-        let running = cpu.curr.is_some() as u64;
-        Signal::update_pair(
-            &mut cpu.load,
-            NICE_0_LOAD * cpu.nr_running as u64,
-            &mut cpu.util,
-            SCHED_CAPACITY_SCALE * running,
-            now,
-        );
+        self.cpus[c as usize].update_load(now);
     }
 
     // ---- tick -----------------------------------------------------------------------
@@ -782,6 +785,21 @@ impl Sim {
             }
         }
         self.arm_tick(c);
+    }
+}
+
+impl Cpu {
+    /// [`Sim::update_load`] of this CPU at `now`.
+    #[inline(always)]
+    pub(crate) fn update_load(&mut self, now: Time) {
+        let running = self.curr.is_some() as u64;
+        Signal::update_pair(
+            &mut self.load,
+            NICE_0_LOAD * self.nr_running as u64,
+            &mut self.util,
+            SCHED_CAPACITY_SCALE * running,
+            now,
+        );
     }
 }
 
