@@ -430,8 +430,10 @@ impl Sim {
         let now = self.now;
         self.cpus[c as usize].curr = Some(next);
         self.rec_run_begin(c, next);
-        self.refill_penalty(c, next);
+        let penalty = self.refill_penalty(c, next);
         let task = &mut self.tasks[next as usize];
+        task.wake_data = (NONE, 0);
+        task.penalty_ns += penalty;
         task.state = TState::Running;
         task.exec_start = now;
         task.slice_start = task.vruntime;
@@ -477,8 +479,9 @@ impl Sim {
 
     /// Cache refill cost of running `t` on `c`: lines evicted from the core's L2 since
     /// it left come from the LLC (or DRAM when the LLC evicted them too); lines on
-    /// another core, LLC or node come from there. Plus the waker's data.
-    fn refill_penalty(&mut self, c: u32, t: u32) {
+    /// another core, LLC or node come from there. Plus the waker's data. Returns the
+    /// penalty, which the caller adds to the task's and then clears its `wake_data`.
+    fn refill_penalty(&mut self, c: u32, t: u32) -> u64 {
         let place = self.map.places[c as usize];
         let cost = &self.cost;
         let task = &self.tasks[t as usize];
@@ -511,9 +514,7 @@ impl Sim {
         }
         self.core_fill[place.core as usize] += ws;
         self.llc_fill[place.llc as usize] += ws;
-        let task = &mut self.tasks[t as usize];
-        task.wake_data = (NONE, 0);
-        task.penalty_ns += pen;
+        pen
     }
 
     // ---- interrupts -----------------------------------------------------------------
@@ -633,14 +634,23 @@ impl Sim {
     /// `activate_task()`: `t` joins `c`'s runqueue.
     #[inline(always)]
     pub(crate) fn activate(&mut self, c: u32, t: u32) {
-        self.update_load(c);
+        self.activate_as(c, t, false);
+    }
+
+    /// [`Sim::activate`], and with `wakeup` [`Sim::ttwu_activate`]'s `avg_idle` sample,
+    /// on one lookup of the CPU.
+    #[inline(always)]
+    fn activate_as(&mut self, c: u32, t: u32, wakeup: bool) {
         let now = self.now;
         let lat = self.sched_latency_ns;
         let last = self.tasks[t as usize].last_rq;
         // migrate_task_rq_fair() + enqueue_entity(): vruntime moves relative to the
         // old runqueue's min_vruntime onto the new one.
         let old_min = if last != c && last != NONE { Some(self.cpus[last as usize].min_vruntime) } else { None };
+        let (v313, tick_ns) = (self.cfg.since(3, 13), self.cost.tick_ns);
         let cpu = &mut self.cpus[c as usize];
+        // update_load(c), before the task counts.
+        cpu.update_load(now);
         let task = &mut self.tasks[t as usize];
         debug_assert_eq!(task.state, TState::Waking);
         if let Some(old_min) = old_min {
@@ -655,6 +665,9 @@ impl Sim {
         task.queued_at = now;
         cpu.queue.push(t);
         cpu.nr_running += 1;
+        if wakeup {
+            cpu.avg_idle_sample(now, v313, tick_ns);
+        }
         if cpu.nr_running == 2 {
             self.rd_overload = true;
             let llc = self.map.places[c as usize].llc;
@@ -669,28 +682,7 @@ impl Sim {
     /// without a sample, and a fork has none.
     #[inline(always)]
     pub(crate) fn ttwu_activate(&mut self, c: u32, t: u32) {
-        self.activate(c, t);
-        let now = self.now;
-        let v313 = self.cfg.since(3, 13);
-        let cpu = &mut self.cpus[c as usize];
-        if cpu.idle_stamp != 0 {
-            let delta = now - cpu.idle_stamp;
-            let update_avg = |avg: u64| (avg as i64 + (delta as i64 - avg as i64) / 8) as u64;
-            if v313 {
-                // Jason Low's 9bd721c55c8a (v3.13): average, then clamp to twice the
-                // largest newidle balance cost.
-                cpu.avg_idle = update_avg(cpu.avg_idle).min(2 * cpu.max_idle_balance_cost);
-            } else {
-                // v3.8: a sample over twice sysctl_sched_migration_cost replaces the
-                // average with that maximum; shorter ones are averaged.
-                let max = 2 * MIGRATION_COST_NS;
-                cpu.avg_idle = if delta > max { max } else { update_avg(cpu.avg_idle) };
-            }
-            // 94aafc3ee31d (v5.14) ages this for SIS_PROP; earlier kernels never read it.
-            cpu.wake_stamp = now / self.cost.tick_ns;
-            cpu.wake_avg_idle = cpu.avg_idle / 2;
-            cpu.idle_stamp = 0;
-        }
+        self.activate_as(c, t, true);
     }
 
     /// `check_preempt_curr` / `resched_curr`: wake an idle CPU, or preempt its task
@@ -789,6 +781,30 @@ impl Sim {
 }
 
 impl Cpu {
+    /// [`Sim::ttwu_activate`]'s `ttwu_do_wakeup()` part at `now`: the idle time since
+    /// `newidle_balance()` (`idle_stamp`) into `avg_idle`, in the v3.13 form when `v313`.
+    #[inline(always)]
+    fn avg_idle_sample(&mut self, now: Time, v313: bool, tick_ns: u64) {
+        if self.idle_stamp != 0 {
+            let delta = now - self.idle_stamp;
+            let update_avg = |avg: u64| (avg as i64 + (delta as i64 - avg as i64) / 8) as u64;
+            if v313 {
+                // Jason Low's 9bd721c55c8a (v3.13): average, then clamp to twice the
+                // largest newidle balance cost.
+                self.avg_idle = update_avg(self.avg_idle).min(2 * self.max_idle_balance_cost);
+            } else {
+                // v3.8: a sample over twice sysctl_sched_migration_cost replaces the
+                // average with that maximum; shorter ones are averaged.
+                let max = 2 * MIGRATION_COST_NS;
+                self.avg_idle = if delta > max { max } else { update_avg(self.avg_idle) };
+            }
+            // 94aafc3ee31d (v5.14) ages this for SIS_PROP; earlier kernels never read it.
+            self.wake_stamp = now / tick_ns;
+            self.wake_avg_idle = self.avg_idle / 2;
+            self.idle_stamp = 0;
+        }
+    }
+
     /// [`Sim::update_load`] of this CPU at `now`.
     #[inline(always)]
     pub(crate) fn update_load(&mut self, now: Time) {
