@@ -300,15 +300,16 @@ impl Sim {
     /// `update_curr()`: charge runtime to `curr`'s vruntime (all tasks are nice 0).
     #[inline(always)]
     pub(crate) fn update_curr(&mut self, c: u32) {
-        if let Some(t) = self.cpus[c as usize].curr {
-            let now = self.now;
+        let now = self.now;
+        let cpu = &mut self.cpus[c as usize];
+        if let Some(t) = cpu.curr {
             let task = &mut self.tasks[t as usize];
             if task.state == TState::Running {
                 task.vruntime += now.saturating_sub(task.exec_start);
                 task.exec_start = now;
                 let v = task.vruntime;
-                let cpu = &mut self.cpus[c as usize];
-                let leftmost = cpu.queue.iter().map(|&q| self.tasks[q as usize].vruntime).min();
+                let tasks = &self.tasks;
+                let leftmost = cpu.queue.iter().map(|&q| tasks[q as usize].vruntime).min();
                 let m = leftmost.map_or(v, |l| l.min(v));
                 cpu.min_vruntime = cpu.min_vruntime.max(m);
             }
@@ -320,12 +321,14 @@ impl Sim {
     #[inline(always)]
     pub(crate) fn block(&mut self, c: u32, t: u32, state: TState) {
         self.update_curr(c);
-        self.update_load(c);
         let now = self.now;
+        // update_load(c), then the task no longer counts: one lookup of the CPU.
+        let cpu = &mut self.cpus[c as usize];
+        cpu.update_load(now);
+        cpu.nr_running -= 1;
         let task = &mut self.tasks[t as usize];
         task.state = state;
         task.load.update(now, NICE_0_LOAD);
-        self.cpus[c as usize].nr_running -= 1;
     }
 
     /// Preempts `curr` of `c`: it goes back to the queue and `schedule()` picks.
