@@ -105,12 +105,8 @@ impl Sim {
     /// The CPU is executing again: record the idle interval, handle what woke it.
     pub(crate) fn idle_exit_done(&mut self, c: u32) {
         self.rec_idle_end(c);
-        let cs = self.cpus[c as usize].cstate as usize;
-        if self.m.idle_exits.len() < self.cost.cstates.len() {
-            self.m.idle_exits.resize(self.cost.cstates.len(), 0);
-        }
-        self.m.idle_exits[cs] += 1;
         let cpu = &mut self.cpus[c as usize];
+        let cs = cpu.cstate as usize;
         // menu_reflect(): the interval that counts is until the wakeup event, not
         // including the exit latency.
         let interval = cpu.wake_signal_at.max(cpu.idle_enter) - cpu.idle_enter;
@@ -132,6 +128,12 @@ impl Sim {
         cpu.idle_hist_len = cpu.idle_hist_len.saturating_add(1).min(8);
         cpu.idle_ema = cpu.idle_ema - cpu.idle_ema / 8 + interval.min(IDLE_HORIZON_NS) / 8;
         cpu.phase = Phase::Irq;
+        // Counted after the CPU's updates: a write through the counters' vector would
+        // make them look the CPU up again.
+        if self.m.idle_exits.len() < self.cost.cstates.len() {
+            self.m.idle_exits.resize(self.cost.cstates.len(), 0);
+        }
+        self.m.idle_exits[cs] += 1;
         self.core_busy[self.map.places[c as usize].core as usize] += 1;
         self.set_mode(c, Mode::Sys);
         self.siblings_changed(c);
