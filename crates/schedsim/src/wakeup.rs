@@ -58,17 +58,16 @@ impl Sim {
         self.m.wakeups += 1;
         self.m.wakeups_sync += sync as u64;
         self.m.wakeups_from_irq += waker.is_none() as u64;
-        let prev = self.tasks[p as usize].cpu;
-        {
-            let t = &mut self.tasks[p as usize];
-            t.state = TState::Waking;
-            t.wake_data = (this, bytes);
-            t.woken_at = Some(now);
-        }
+        let t = &mut self.tasks[p as usize];
+        let prev = t.cpu;
+        t.state = TState::Waking;
+        t.wake_data = (this, bytes);
+        t.woken_at = Some(now);
+        let on_cpu = t.on_cpu;
         let mut cost = self.cost.ttwu_base_ns;
 
         // The wakee has not finished switching out on its CPU.
-        if let Some(oc) = self.tasks[p as usize].on_cpu {
+        if let Some(oc) = on_cpu {
             // v5.8 (c6e7bd7afaeb): queue it to that CPU when ttwu_queue_cond() allows,
             // without selecting a CPU; before, spin until it is off.
             let on_cpu_rule = self.cfg.since(5, 8) && self.ttwu_queue_cond(this, oc, true);

@@ -18,27 +18,30 @@ impl Sim {
     /// Enters idle: drain queued wakeups first (`flush_smp_call_function_from_idle`),
     /// else pick a C-state and sleep.
     pub(crate) fn go_idle(&mut self, c: u32) {
-        if self.cpus[c as usize].ttwu_pending {
+        let cpu = &self.cpus[c as usize];
+        if cpu.ttwu_pending {
             return self.drain_wake_list(c);
         }
-        if self.cpus[c as usize].nr_running > 0 {
+        if cpu.nr_running > 0 {
             return self.schedule(c);
-        }
-        self.set_mode(c, Mode::Idle);
-        if self.busy(c) {
-            self.core_busy[self.map.places[c as usize].core as usize] -= 1;
         }
         let state = self.menu_select(c);
         let now = self.now;
+        // One lookup of the CPU for the mode, busy(c), the idle state and update_load(c).
         let cpu = &mut self.cpus[c as usize];
+        cpu.set_mode(now, Mode::Idle);
+        let was_busy = !matches!(cpu.phase, Phase::Idle | Phase::Waking);
         cpu.phase = Phase::Idle;
         cpu.cstate = state;
         cpu.idle_enter = now;
         cpu.need_resched = false;
+        // NOHZ: the pending tick finds the CPU idle and is not re-armed.
+        cpu.update_load(now);
+        if was_busy {
+            self.core_busy[self.map.places[c as usize].core as usize] -= 1;
+        }
         self.clear_seg(c);
         self.rec_idle_begin(c, state);
-        // NOHZ: the pending tick finds the CPU idle and is not re-armed.
-        self.update_load(c);
         self.siblings_changed(c);
         self.update_idle_core(c);
     }
@@ -102,12 +105,8 @@ impl Sim {
     /// The CPU is executing again: record the idle interval, handle what woke it.
     pub(crate) fn idle_exit_done(&mut self, c: u32) {
         self.rec_idle_end(c);
-        let cs = self.cpus[c as usize].cstate as usize;
-        if self.m.idle_exits.len() < self.cost.cstates.len() {
-            self.m.idle_exits.resize(self.cost.cstates.len(), 0);
-        }
-        self.m.idle_exits[cs] += 1;
         let cpu = &mut self.cpus[c as usize];
+        let cs = cpu.cstate as usize;
         // menu_reflect(): the interval that counts is until the wakeup event, not
         // including the exit latency.
         let interval = cpu.wake_signal_at.max(cpu.idle_enter) - cpu.idle_enter;
@@ -129,6 +128,12 @@ impl Sim {
         cpu.idle_hist_len = cpu.idle_hist_len.saturating_add(1).min(8);
         cpu.idle_ema = cpu.idle_ema - cpu.idle_ema / 8 + interval.min(IDLE_HORIZON_NS) / 8;
         cpu.phase = Phase::Irq;
+        // Counted after the CPU's updates: a write through the counters' vector would
+        // make them look the CPU up again.
+        if self.m.idle_exits.len() < self.cost.cstates.len() {
+            self.m.idle_exits.resize(self.cost.cstates.len(), 0);
+        }
+        self.m.idle_exits[cs] += 1;
         self.core_busy[self.map.places[c as usize].core as usize] += 1;
         self.set_mode(c, Mode::Sys);
         self.siblings_changed(c);

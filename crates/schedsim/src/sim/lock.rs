@@ -26,6 +26,23 @@ pub(crate) struct Lock {
     pub busy_from: Time,
 }
 
+impl Lock {
+    /// CPU `c`'s own runqueue lock (this one), taken at `now` by `__schedule()`, stays
+    /// held until `until`: through `pick_next_task()` and `context_switch()`, released
+    /// only in `finish_task_switch()` (`finish_lock_switch()`), so a waker enqueueing on
+    /// `c` or a CPU pulling from it meanwhile waits.
+    #[inline(always)]
+    pub(crate) fn hold_own(&mut self, c: u32, now: Time, until: Time) {
+        if self.free_at < until {
+            if self.free_at < now {
+                self.busy_from = now;
+            }
+            self.free_at = until;
+            self.holder = c;
+        }
+    }
+}
+
 impl Sim {
     /// Acquires a spinlock at `at` for `hold` ns from CPU `by`: FIFO behind the
     /// current holder, plus the cache-line handoff from the last holder's CPU. Returns
@@ -58,23 +75,6 @@ impl Sim {
         self.acquire(LockId::Rq(owner), at, by, hold)
     }
 
-    /// `c`'s own runqueue lock, taken by `__schedule()`, stays held until `until`:
-    /// through `pick_next_task()` and `context_switch()`, released only in
-    /// `finish_task_switch()` (`finish_lock_switch()`), so a waker enqueueing on `c` or
-    /// a CPU pulling from it meanwhile waits.
-    pub(crate) fn hold_own_rq(&mut self, c: u32, until: Time) {
-        let now = self.now;
-        let lk = &mut self.cpus[c as usize].lock;
-        if lk.free_at < until {
-            if lk.free_at < now {
-                lk.busy_from = now;
-            }
-            lk.free_at = until;
-            lk.holder = c;
-        }
-    }
-
-    /// Keeps runqueue `owner`'s lock, which `by` holds, held `ns` longer.
     pub(crate) fn extend_rq_hold(&mut self, owner: u32, by: u32, ns: u64) {
         let lk = &mut self.cpus[owner as usize].lock;
         if lk.holder == by {

@@ -269,6 +269,21 @@ impl Cpu {
         }
     }
 
+    /// Starts a kernel segment of `ns` at `now` that continues with `cont`; returns
+    /// its end, for the segment queue ([`Sim::kernel`] without the queue).
+    #[inline(always)]
+    pub(crate) fn start_kernel(&mut self, now: Time, ns: u64, cont: Cont) -> Time {
+        debug_assert!(self.phase != Phase::Waking, "a waking CPU's wake-up end replaced");
+        self.set_mode(now, Mode::Sys);
+        self.phase = cont.into();
+        self.seg_start = now;
+        // Saturating: each cost is at most 1 s (CostModel::validate), but a segment can
+        // gather many of them.
+        let end = now.saturating_add(ns);
+        self.seg_end = end;
+        end
+    }
+
     /// An idle CPU at boot: `sched_init()`'s `avg_idle` and `max_idle_balance_cost`, and
     /// the idle governor's prediction at its horizon; everything else zero or empty.
     fn new() -> Cpu {
@@ -790,16 +805,8 @@ impl Sim {
     /// Starts a kernel segment of `ns` on `c`.
     #[inline]
     pub(crate) fn kernel(&mut self, c: u32, ns: u64, cont: Cont) {
-        debug_assert!(self.cpus[c as usize].phase != Phase::Waking, "a waking CPU's wake-up end replaced");
         let now = self.now;
-        let cpu = &mut self.cpus[c as usize];
-        cpu.set_mode(now, Mode::Sys);
-        cpu.phase = cont.into();
-        cpu.seg_start = now;
-        // Saturating: each cost is at most 1 s (CostModel::validate), but a segment can
-        // gather many of them.
-        let end = now.saturating_add(ns);
-        cpu.seg_end = end;
+        let end = self.cpus[c as usize].start_kernel(now, ns, cont);
         self.set_seg(c, end);
     }
 

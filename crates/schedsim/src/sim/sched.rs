@@ -300,15 +300,16 @@ impl Sim {
     /// `update_curr()`: charge runtime to `curr`'s vruntime (all tasks are nice 0).
     #[inline(always)]
     pub(crate) fn update_curr(&mut self, c: u32) {
-        if let Some(t) = self.cpus[c as usize].curr {
-            let now = self.now;
+        let now = self.now;
+        let cpu = &mut self.cpus[c as usize];
+        if let Some(t) = cpu.curr {
             let task = &mut self.tasks[t as usize];
             if task.state == TState::Running {
                 task.vruntime += now.saturating_sub(task.exec_start);
                 task.exec_start = now;
                 let v = task.vruntime;
-                let cpu = &mut self.cpus[c as usize];
-                let leftmost = cpu.queue.iter().map(|&q| self.tasks[q as usize].vruntime).min();
+                let tasks = &self.tasks;
+                let leftmost = cpu.queue.iter().map(|&q| tasks[q as usize].vruntime).min();
                 let m = leftmost.map_or(v, |l| l.min(v));
                 cpu.min_vruntime = cpu.min_vruntime.max(m);
             }
@@ -320,12 +321,14 @@ impl Sim {
     #[inline(always)]
     pub(crate) fn block(&mut self, c: u32, t: u32, state: TState) {
         self.update_curr(c);
-        self.update_load(c);
         let now = self.now;
+        // update_load(c), then the task no longer counts: one lookup of the CPU.
+        let cpu = &mut self.cpus[c as usize];
+        cpu.update_load(now);
+        cpu.nr_running -= 1;
         let task = &mut self.tasks[t as usize];
         task.state = state;
         task.load.update(now, NICE_0_LOAD);
-        self.cpus[c as usize].nr_running -= 1;
     }
 
     /// Preempts `curr` of `c`: it goes back to the queue and `schedule()` picks.
@@ -396,18 +399,29 @@ impl Sim {
         self.tasks[next as usize].on_cpu = Some(c);
         let half = self.cost.context_switch_ns / 2;
         let out = if from_task { half } else { 0 };
-        self.hold_own_rq(c, self.now + out + half + extra);
-        self.kernel(c, out + half + extra, Cont::Switch(next));
+        let (now, cost) = (self.now, out + half + extra);
+        // The runqueue lock held through the switch, and its kernel segment (Sim::kernel),
+        // on one lookup of the CPU.
+        let cpu = &mut self.cpus[c as usize];
+        cpu.lock.hold_own(c, now, now + cost);
+        let end = cpu.start_kernel(now, cost, Cont::Switch(next));
+        self.set_seg(c, end);
     }
 
     /// Switches from the blocked `curr` to the idle task.
     #[inline(always)]
     pub(crate) fn switch_to_idle(&mut self, c: u32, extra: u64) {
         // Staying in the idle task (nothing was switched out) costs no switch.
-        let half = if self.cpus[c as usize].curr.is_some() { self.cost.context_switch_ns / 2 } else { 0 };
-        let cost = half + extra;
-        self.hold_own_rq(c, self.now + cost);
-        self.kernel(c, cost, Cont::Switch(NONE));
+        let now = self.now;
+        let half = self.cost.context_switch_ns / 2;
+        let cpu = &mut self.cpus[c as usize];
+        let out = if cpu.curr.is_some() { half } else { 0 };
+        let cost = out + extra;
+        // The runqueue lock held through the switch, and its kernel segment (Sim::kernel),
+        // on one lookup of the CPU.
+        cpu.lock.hold_own(c, now, now + cost);
+        let end = cpu.start_kernel(now, cost, Cont::Switch(NONE));
+        self.set_seg(c, end);
     }
 
     /// `finish_task_switch()`: the previous task is off the CPU; `next` runs.
@@ -419,8 +433,10 @@ impl Sim {
         let now = self.now;
         self.cpus[c as usize].curr = Some(next);
         self.rec_run_begin(c, next);
-        self.refill_penalty(c, next);
+        let penalty = self.refill_penalty(c, next);
         let task = &mut self.tasks[next as usize];
+        task.wake_data = (NONE, 0);
+        task.penalty_ns += penalty;
         task.state = TState::Running;
         task.exec_start = now;
         task.slice_start = task.vruntime;
@@ -466,8 +482,9 @@ impl Sim {
 
     /// Cache refill cost of running `t` on `c`: lines evicted from the core's L2 since
     /// it left come from the LLC (or DRAM when the LLC evicted them too); lines on
-    /// another core, LLC or node come from there. Plus the waker's data.
-    fn refill_penalty(&mut self, c: u32, t: u32) {
+    /// another core, LLC or node come from there. Plus the waker's data. Returns the
+    /// penalty, which the caller adds to the task's and then clears its `wake_data`.
+    fn refill_penalty(&mut self, c: u32, t: u32) -> u64 {
         let place = self.map.places[c as usize];
         let cost = &self.cost;
         let task = &self.tasks[t as usize];
@@ -500,9 +517,7 @@ impl Sim {
         }
         self.core_fill[place.core as usize] += ws;
         self.llc_fill[place.llc as usize] += ws;
-        let task = &mut self.tasks[t as usize];
-        task.wake_data = (NONE, 0);
-        task.penalty_ns += pen;
+        pen
     }
 
     // ---- interrupts -----------------------------------------------------------------
@@ -622,14 +637,23 @@ impl Sim {
     /// `activate_task()`: `t` joins `c`'s runqueue.
     #[inline(always)]
     pub(crate) fn activate(&mut self, c: u32, t: u32) {
-        self.update_load(c);
+        self.activate_as(c, t, false);
+    }
+
+    /// [`Sim::activate`], and with `wakeup` [`Sim::ttwu_activate`]'s `avg_idle` sample,
+    /// on one lookup of the CPU.
+    #[inline(always)]
+    fn activate_as(&mut self, c: u32, t: u32, wakeup: bool) {
         let now = self.now;
         let lat = self.sched_latency_ns;
         let last = self.tasks[t as usize].last_rq;
         // migrate_task_rq_fair() + enqueue_entity(): vruntime moves relative to the
         // old runqueue's min_vruntime onto the new one.
         let old_min = if last != c && last != NONE { Some(self.cpus[last as usize].min_vruntime) } else { None };
+        let (v313, tick_ns) = (self.cfg.since(3, 13), self.cost.tick_ns);
         let cpu = &mut self.cpus[c as usize];
+        // update_load(c), before the task counts.
+        cpu.update_load(now);
         let task = &mut self.tasks[t as usize];
         debug_assert_eq!(task.state, TState::Waking);
         if let Some(old_min) = old_min {
@@ -644,6 +668,9 @@ impl Sim {
         task.queued_at = now;
         cpu.queue.push(t);
         cpu.nr_running += 1;
+        if wakeup {
+            cpu.avg_idle_sample(now, v313, tick_ns);
+        }
         if cpu.nr_running == 2 {
             self.rd_overload = true;
             let llc = self.map.places[c as usize].llc;
@@ -658,28 +685,7 @@ impl Sim {
     /// without a sample, and a fork has none.
     #[inline(always)]
     pub(crate) fn ttwu_activate(&mut self, c: u32, t: u32) {
-        self.activate(c, t);
-        let now = self.now;
-        let v313 = self.cfg.since(3, 13);
-        let cpu = &mut self.cpus[c as usize];
-        if cpu.idle_stamp != 0 {
-            let delta = now - cpu.idle_stamp;
-            let update_avg = |avg: u64| (avg as i64 + (delta as i64 - avg as i64) / 8) as u64;
-            if v313 {
-                // Jason Low's 9bd721c55c8a (v3.13): average, then clamp to twice the
-                // largest newidle balance cost.
-                cpu.avg_idle = update_avg(cpu.avg_idle).min(2 * cpu.max_idle_balance_cost);
-            } else {
-                // v3.8: a sample over twice sysctl_sched_migration_cost replaces the
-                // average with that maximum; shorter ones are averaged.
-                let max = 2 * MIGRATION_COST_NS;
-                cpu.avg_idle = if delta > max { max } else { update_avg(cpu.avg_idle) };
-            }
-            // 94aafc3ee31d (v5.14) ages this for SIS_PROP; earlier kernels never read it.
-            cpu.wake_stamp = now / self.cost.tick_ns;
-            cpu.wake_avg_idle = cpu.avg_idle / 2;
-            cpu.idle_stamp = 0;
-        }
+        self.activate_as(c, t, true);
     }
 
     /// `check_preempt_curr` / `resched_curr`: wake an idle CPU, or preempt its task
@@ -722,15 +728,7 @@ impl Sim {
     /// Updates the runqueue's PELT signals (load: runnable tasks; util: running).
     pub(crate) fn update_load(&mut self, c: u32) {
         let now = self.now;
-        let cpu = &mut self.cpus[c as usize];
-        let running = cpu.curr.is_some() as u64;
-        Signal::update_pair(
-            &mut cpu.load,
-            NICE_0_LOAD * cpu.nr_running as u64,
-            &mut cpu.util,
-            SCHED_CAPACITY_SCALE * running,
-            now,
-        );
+        self.cpus[c as usize].update_load(now);
     }
 
     // ---- tick -----------------------------------------------------------------------
@@ -782,6 +780,45 @@ impl Sim {
             }
         }
         self.arm_tick(c);
+    }
+}
+
+impl Cpu {
+    /// [`Sim::ttwu_activate`]'s `ttwu_do_wakeup()` part at `now`: the idle time since
+    /// `newidle_balance()` (`idle_stamp`) into `avg_idle`, in the v3.13 form when `v313`.
+    #[inline(always)]
+    fn avg_idle_sample(&mut self, now: Time, v313: bool, tick_ns: u64) {
+        if self.idle_stamp != 0 {
+            let delta = now - self.idle_stamp;
+            let update_avg = |avg: u64| (avg as i64 + (delta as i64 - avg as i64) / 8) as u64;
+            if v313 {
+                // Jason Low's 9bd721c55c8a (v3.13): average, then clamp to twice the
+                // largest newidle balance cost.
+                self.avg_idle = update_avg(self.avg_idle).min(2 * self.max_idle_balance_cost);
+            } else {
+                // v3.8: a sample over twice sysctl_sched_migration_cost replaces the
+                // average with that maximum; shorter ones are averaged.
+                let max = 2 * MIGRATION_COST_NS;
+                self.avg_idle = if delta > max { max } else { update_avg(self.avg_idle) };
+            }
+            // 94aafc3ee31d (v5.14) ages this for SIS_PROP; earlier kernels never read it.
+            self.wake_stamp = now / tick_ns;
+            self.wake_avg_idle = self.avg_idle / 2;
+            self.idle_stamp = 0;
+        }
+    }
+
+    /// [`Sim::update_load`] of this CPU at `now`.
+    #[inline(always)]
+    pub(crate) fn update_load(&mut self, now: Time) {
+        let running = self.curr.is_some() as u64;
+        Signal::update_pair(
+            &mut self.load,
+            NICE_0_LOAD * self.nr_running as u64,
+            &mut self.util,
+            SCHED_CAPACITY_SCALE * running,
+            now,
+        );
     }
 }
 
