@@ -36,7 +36,7 @@
 use crate::cost::CostModel;
 use crate::kernel::KernelSpec;
 use crate::sim::pelt::{Signal, NICE_0_LOAD, SCHED_CAPACITY_SCALE};
-use crate::sim::{Cont, Phase, Sim, SimOptions, TState, NONE};
+use crate::sim::{Phase, Sim, SimOptions, TState, NONE};
 use crate::topology::Topology;
 use crate::trace::TraceWindow;
 use crate::workload::{Housekeeping, PipeParams, TaskInit, Workload, WorkloadState};
@@ -502,7 +502,7 @@ pub fn run(text: &str) -> Result<String, String> {
             sim.tasks[p as usize].on_cpu = Some(prev);
             sim.cpus[prev as usize].curr = Some(p);
             sim.core_busy[sim.map.places[prev as usize].core as usize] += 1;
-            sim.kernel(prev, 2_000, Cont::Switch(NONE));
+            sim.kernel(prev, 2_000, Phase::Switch(NONE));
         }
     }
     let waker = match &s.waker {
@@ -536,7 +536,7 @@ pub fn run(text: &str) -> Result<String, String> {
             }
             if sim.cpus[w.cpu as usize].phase == Phase::Idle {
                 sim.core_busy[sim.map.places[w.cpu as usize].core as usize] += 1;
-                sim.kernel(w.cpu, 1_000, Cont::Irq);
+                sim.kernel(w.cpu, 1_000, Phase::Irq);
             }
             None
         }

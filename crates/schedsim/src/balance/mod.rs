@@ -8,7 +8,7 @@ use crate::domains::SD_SHARE_PKG_RESOURCES;
 use crate::kernel::Switch;
 use crate::shared_runq::Pop;
 use crate::sim::pelt::SCHED_CAPACITY_SCALE;
-use crate::sim::{Cont, Sim, MIGRATION_COST_NS};
+use crate::sim::{Phase, Sim, MIGRATION_COST_NS};
 
 /// `sd->max_newidle_lb_cost` decays by 253/256, "~1% per second", once a second:
 /// `rebalance_domains()` from f48627e686a6 (v3.13) to v5.15, `update_newidle_cost()`
@@ -164,7 +164,7 @@ impl Sim {
         let domain_cost = since_t0 + cost;
         let ds = self.dom(c, depth);
         ds.max_newidle_lb_cost = ds.max_newidle_lb_cost.max(domain_cost);
-        self.kernel(c, extra + cost, Cont::Newidle { depth: depth as u8, curr_cost: curr_cost + domain_cost });
+        self.kernel(c, extra + cost, Phase::Newidle { depth: depth as u8, curr_cost: curr_cost + domain_cost });
     }
 
     /// After one domain: stop when something is runnable here (or, with seed 002, a

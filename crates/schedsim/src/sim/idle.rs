@@ -30,7 +30,7 @@ impl Sim {
         // One lookup of the CPU for the mode, busy(c), the idle state and update_load(c).
         let cpu = &mut self.cpus[c as usize];
         cpu.set_mode(now, Mode::Idle);
-        let was_busy = !matches!(cpu.phase, Phase::Idle | Phase::Waking);
+        let was_busy = cpu.phase.busy();
         cpu.phase = Phase::Idle;
         cpu.cstate = state;
         cpu.idle_enter = now;
@@ -159,7 +159,7 @@ impl Sim {
             self.cpus[c as usize].carry_ns += cost;
             return self.schedule(c);
         }
-        self.kernel(c, cost, Cont::Irq);
+        self.kernel(c, cost, Phase::Irq);
     }
 
     /// After an interrupt: resume the interrupted task, or schedule.

@@ -75,6 +75,7 @@ impl Sim {
         self.acquire(LockId::Rq(owner), at, by, hold)
     }
 
+    /// Keeps runqueue `owner`'s lock, which `by` holds, held `ns` longer.
     pub(crate) fn extend_rq_hold(&mut self, owner: u32, by: u32, ns: u64) {
         let lk = &mut self.cpus[owner as usize].lock;
         if lk.holder == by {

@@ -93,51 +93,32 @@ pub(crate) struct Task {
     pub queued_at: Time,
 }
 
-/// What a kernel segment does when it ends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Cont {
-    /// Work on behalf of `curr` (a wakeup it issued); then continue its program.
-    TaskSys,
-    /// Interrupt handling; then resume what was interrupted.
-    Irq,
-    /// Context switch to `next` (`None`: the idle task).
-    Switch(u32),
-    /// One domain of newidle balance done.
-    Newidle { depth: u8, curr_cost: u64 },
-}
-
-/// What a CPU is doing. The kernel-segment variants are [`Cont`]'s, flattened into
-/// this enum so that one discriminant tells every phase apart (`seg_end` dispatches on
-/// it at every segment end).
+/// What a CPU is doing. A kernel segment's phase says what happens when it ends, one
+/// discriminant for every phase (`seg_end` dispatches on it at every segment end).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) enum Phase {
     #[default]
     Idle,
     Waking,
     User,
-    /// A kernel segment ending in [`Cont::TaskSys`].
+    /// Kernel work on behalf of `curr` (a wakeup it issued); then continue its program.
     TaskSys,
-    /// A kernel segment ending in [`Cont::Irq`].
+    /// Interrupt handling; then resume what was interrupted.
     Irq,
-    /// A kernel segment ending in [`Cont::Switch`].
+    /// Context switch to `next` (`NONE`: the idle task).
     Switch(u32),
-    /// A kernel segment ending in [`Cont::Newidle`].
+    /// One domain of newidle balance done.
     Newidle {
         depth: u8,
         curr_cost: u64,
     },
 }
 
-impl From<Cont> for Phase {
-    /// The phase of a kernel segment that continues with `cont`.
+impl Phase {
+    /// Executing instructions: not idle, not waking up.
     #[inline(always)]
-    fn from(cont: Cont) -> Phase {
-        match cont {
-            Cont::TaskSys => Phase::TaskSys,
-            Cont::Irq => Phase::Irq,
-            Cont::Switch(next) => Phase::Switch(next),
-            Cont::Newidle { depth, curr_cost } => Phase::Newidle { depth, curr_cost },
-        }
+    pub(crate) fn busy(self) -> bool {
+        !matches!(self, Phase::Idle | Phase::Waking)
     }
 }
 
@@ -269,13 +250,14 @@ impl Cpu {
         }
     }
 
-    /// Starts a kernel segment of `ns` at `now` that continues with `cont`; returns
+    /// Starts a kernel segment of `ns` at `now` in `phase` (what its end does); returns
     /// its end, for the segment queue ([`Sim::kernel`] without the queue).
     #[inline(always)]
-    pub(crate) fn start_kernel(&mut self, now: Time, ns: u64, cont: Cont) -> Time {
+    pub(crate) fn start_kernel(&mut self, now: Time, ns: u64, phase: Phase) -> Time {
         debug_assert!(self.phase != Phase::Waking, "a waking CPU's wake-up end replaced");
+        debug_assert!(phase.busy() && phase != Phase::User, "a kernel segment in {phase:?}");
         self.set_mode(now, Mode::Sys);
-        self.phase = cont.into();
+        self.phase = phase;
         self.seg_start = now;
         // Saturating: each cost is at most 1 s (CostModel::validate), but a segment can
         // gather many of them.
@@ -804,9 +786,9 @@ impl Sim {
 
     /// Starts a kernel segment of `ns` on `c`.
     #[inline]
-    pub(crate) fn kernel(&mut self, c: u32, ns: u64, cont: Cont) {
+    pub(crate) fn kernel(&mut self, c: u32, ns: u64, phase: Phase) {
         let now = self.now;
-        let end = self.cpus[c as usize].start_kernel(now, ns, cont);
+        let end = self.cpus[c as usize].start_kernel(now, ns, phase);
         self.set_seg(c, end);
     }
 

@@ -138,7 +138,7 @@ impl Sim {
     /// Executing instructions (not idle, not waking up).
     #[inline]
     pub(crate) fn busy(&self, c: u32) -> bool {
-        !matches!(self.cpus[c as usize].phase, Phase::Idle | Phase::Waking)
+        self.cpus[c as usize].phase.busy()
     }
 
     /// Work done so far in the User segment of `c`.
@@ -259,7 +259,7 @@ impl Sim {
                 Action::Wake { task, sync, bytes } => {
                     let cost = self.try_to_wake_up(c, Some(t), task, sync, bytes);
                     if cost > 0 {
-                        return self.kernel(c, cost, Cont::TaskSys);
+                        return self.kernel(c, cost, Phase::TaskSys);
                     }
                 }
                 Action::Block => {
@@ -364,7 +364,7 @@ impl Sim {
                 self.tasks[next as usize].slice_start = self.tasks[next as usize].vruntime;
                 // set_next_entity() -> __dequeue_entity(): out of the tree and the shard.
                 let lock = lock + self.shared_runq_dequeue(next, self.now + lock, c);
-                return self.kernel(c, lock, Cont::TaskSys);
+                return self.kernel(c, lock, Phase::TaskSys);
             }
             return self.start_switch(c, next, lock);
         }
@@ -404,7 +404,7 @@ impl Sim {
         // on one lookup of the CPU.
         let cpu = &mut self.cpus[c as usize];
         cpu.lock.hold_own(c, now, now + cost);
-        let end = cpu.start_kernel(now, cost, Cont::Switch(next));
+        let end = cpu.start_kernel(now, cost, Phase::Switch(next));
         self.set_seg(c, end);
     }
 
@@ -420,7 +420,7 @@ impl Sim {
         // The runqueue lock held through the switch, and its kernel segment (Sim::kernel),
         // on one lookup of the CPU.
         cpu.lock.hold_own(c, now, now + cost);
-        let end = cpu.start_kernel(now, cost, Cont::Switch(NONE));
+        let end = cpu.start_kernel(now, cost, Phase::Switch(NONE));
         self.set_seg(c, end);
     }
 
@@ -447,7 +447,7 @@ impl Sim {
         self.arm_tick(c);
         // A wake-list IPI that arrived while interrupts were off is taken now.
         if self.cpus[c as usize].ttwu_pending && !self.cpus[c as usize].ipi_inflight {
-            self.kernel(c, 0, Cont::Irq);
+            self.kernel(c, 0, Phase::Irq);
             let cost = self.cost.irq_entry_exit_ns + self.drain_cost(c);
             return self.extend_kernel(c, cost);
         }
@@ -537,7 +537,7 @@ impl Sim {
             Phase::Waking => self.cpus[c as usize].pending_irqs.push(irq),
             Phase::User => {
                 self.pause_user(c);
-                self.kernel(c, 0, Cont::Irq);
+                self.kernel(c, 0, Phase::Irq);
                 let cost = self.cost.irq_entry_exit_ns + self.handle_irq(c, irq);
                 self.extend_kernel(c, cost);
             }
@@ -577,7 +577,7 @@ impl Sim {
                     return;
                 }
                 self.pause_user(c);
-                self.kernel(c, 0, Cont::Irq);
+                self.kernel(c, 0, Phase::Irq);
                 let cost = self.cost.irq_entry_exit_ns + self.drain_cost(c);
                 self.extend_kernel(c, cost);
             }
@@ -610,7 +610,7 @@ impl Sim {
     /// Drains the wake list as a kernel segment, then schedules.
     pub(crate) fn drain_wake_list(&mut self, c: u32) {
         let cost = self.drain_cost(c);
-        self.kernel(c, cost, Cont::Irq);
+        self.kernel(c, cost, Phase::Irq);
     }
 
     /// A reschedule IPI arrives: preempt if still wanted.
@@ -618,7 +618,7 @@ impl Sim {
         if matches!(self.cpus[c as usize].phase, Phase::User) && self.cpus[c as usize].need_resched {
             self.pause_user(c);
             let cost = self.cost.irq_entry_exit_ns;
-            self.kernel(c, cost, Cont::Irq);
+            self.kernel(c, cost, Phase::Irq);
         }
     }
 
@@ -718,7 +718,7 @@ impl Sim {
                         self.push(at, Ev::Resched { cpu: c });
                     } else if matches!(self.cpus[c as usize].phase, Phase::User) {
                         self.pause_user(c);
-                        self.kernel(c, 0, Cont::TaskSys);
+                        self.kernel(c, 0, Phase::TaskSys);
                     }
                 }
             }
@@ -763,7 +763,7 @@ impl Sim {
                     self.cpus[c as usize].need_resched = true;
                     if matches!(self.cpus[c as usize].phase, Phase::User) {
                         self.pause_user(c);
-                        self.kernel(c, 0, Cont::TaskSys);
+                        self.kernel(c, 0, Phase::TaskSys);
                     }
                 }
             }
@@ -773,7 +773,7 @@ impl Sim {
             match self.cpus[c as usize].phase {
                 Phase::User => {
                     self.pause_user(c);
-                    self.kernel(c, cost, Cont::TaskSys);
+                    self.kernel(c, cost, Phase::TaskSys);
                 }
                 Phase::TaskSys | Phase::Irq | Phase::Switch(_) | Phase::Newidle { .. } => self.extend_kernel(c, cost),
                 _ => {}
