@@ -198,7 +198,7 @@ impl Sim {
 
     pub(crate) fn seg_end(&mut self, c: u32) {
         match self.cpus[c as usize].phase {
-            Phase::User => self.continue_task_from(c, true),
+            Phase::User => self.continue_task_from(c, After::UserSegment),
             Phase::TaskSys => self.continue_task(c),
             Phase::Irq => self.after_irq(c),
             Phase::Switch(next) => self.switch_done(c, next),
@@ -218,19 +218,19 @@ impl Sim {
     /// workload what next.
     #[inline(always)]
     pub(crate) fn continue_task(&mut self, c: u32) {
-        self.continue_task_from(c, false)
+        self.continue_task_from(c, After::Kernel)
     }
 
-    /// [`Sim::continue_task`]; `user_done` when a User segment of `curr` just ran to
-    /// its end, so that none of its work is left.
+    /// [`Sim::continue_task`] after `what`: a User segment of `curr` that ran to its end
+    /// leaves none of its work.
     #[inline(always)]
-    fn continue_task_from(&mut self, c: u32, user_done: bool) {
+    fn continue_task_from(&mut self, c: u32, what: After) {
         let cpu = &mut self.cpus[c as usize];
         let Some(t) = cpu.curr else {
             return self.schedule(c);
         };
         let task = &mut self.tasks[t as usize];
-        if user_done {
+        if what == After::UserSegment {
             task.pending_run_ns = 0;
         }
         if task.state != TState::Running {
@@ -637,13 +637,13 @@ impl Sim {
     /// `activate_task()`: `t` joins `c`'s runqueue.
     #[inline(always)]
     pub(crate) fn activate(&mut self, c: u32, t: u32) {
-        self.activate_as(c, t, false);
+        self.activate_as(c, t, Enqueue::Activate);
     }
 
-    /// [`Sim::activate`], and with `wakeup` [`Sim::ttwu_activate`]'s `avg_idle` sample,
-    /// on one lookup of the CPU.
+    /// [`Sim::activate`], and for [`Enqueue::Wakeup`] [`Sim::ttwu_activate`]'s
+    /// `avg_idle` sample, on one lookup of the CPU.
     #[inline(always)]
-    fn activate_as(&mut self, c: u32, t: u32, wakeup: bool) {
+    fn activate_as(&mut self, c: u32, t: u32, how: Enqueue) {
         let now = self.now;
         let lat = self.sched_latency_ns;
         let last = self.tasks[t as usize].last_rq;
@@ -668,7 +668,7 @@ impl Sim {
         task.queued_at = now;
         cpu.queue.push(t);
         cpu.nr_running += 1;
-        if wakeup {
+        if how == Enqueue::Wakeup {
             cpu.avg_idle_sample(now, v313, tick_ns);
         }
         if cpu.nr_running == 2 {
@@ -685,7 +685,7 @@ impl Sim {
     /// without a sample, and a fork has none.
     #[inline(always)]
     pub(crate) fn ttwu_activate(&mut self, c: u32, t: u32) {
-        self.activate_as(c, t, true);
+        self.activate_as(c, t, Enqueue::Wakeup);
     }
 
     /// `check_preempt_curr` / `resched_curr`: wake an idle CPU, or preempt its task
@@ -820,6 +820,24 @@ impl Cpu {
             now,
         );
     }
+}
+
+/// What a CPU's `curr` continues after.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum After {
+    /// A User segment that ran to its end.
+    UserSegment,
+    /// Anything else: kernel work on its behalf, an interrupt, a switch to it.
+    Kernel,
+}
+
+/// How a task joins a runqueue.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Enqueue {
+    /// `activate_task()`: a fork, a migration.
+    Activate,
+    /// `ttwu_do_activate()`: a wakeup, which samples `avg_idle`.
+    Wakeup,
 }
 
 /// `pct * others / (threads - 1)`: the slowdown of a thread whose core has `others` of its
