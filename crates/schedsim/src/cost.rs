@@ -209,7 +209,7 @@ impl CostModel {
     #[inline]
     pub fn transfer_ns(&self, bytes: u64, d: Distance) -> u64 {
         let lines = bytes.div_ceil(self.cache_line_bytes.max(1));
-        lines.saturating_mul(self.line_transfer_ns(d)) / self.refill_mlp.max(1)
+        crate::wide::saturating_mul(lines, self.line_transfer_ns(d)) / self.refill_mlp.max(1)
     }
 
     /// Checks that the model is usable; names the field that is not. Every field has a

@@ -40,6 +40,7 @@ mod shared_runq;
 pub(crate) mod sim;
 mod sis;
 mod wakeup;
+mod wide;
 
 pub use experiment::{Error, Experiment, MachineSpec, Progress, TopologyInput};
 pub use kernel::{KernelSpec, KernelVersion, Switch};

@@ -7,6 +7,8 @@ pub struct Pcg64 {
     state: u128,
 }
 
+use crate::wide::{mul_wide, mul_wrapping};
+
 const MUL: u128 = 0x2360_ED05_1FC6_5DA4_4385_DF64_9FCC_F645;
 const INC: u128 = 0x5851_F42D_4C95_7F2D_1405_7B7E_F767_814F;
 
@@ -22,7 +24,7 @@ impl Pcg64 {
 
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_mul(MUL).wrapping_add(INC);
+        self.state = mul_wrapping(self.state, MUL).wrapping_add(INC);
         let rot = (self.state >> 122) as u32;
         let xsl = ((self.state >> 64) as u64) ^ (self.state as u64);
         xsl.rotate_right(rot)
@@ -31,7 +33,7 @@ impl Pcg64 {
     /// Uniform in `0..n` (n > 0), by Lemire's multiply-shift (tiny bias is fine here).
     #[inline]
     pub fn below(&mut self, n: u64) -> u64 {
-        ((self.next_u64() as u128 * n as u128) >> 64) as u64
+        (mul_wide(self.next_u64(), n) >> 64) as u64
     }
 
     /// True with probability `num / den`.
@@ -68,8 +70,8 @@ impl Pcg64 {
         let log2_frac = T[frac_idx] + (T[frac_idx + 1] - T[frac_idx]) * within / 256;
         // u / 2^32 = (norm / 2^32) / 2^lz and norm / 2^32 = (1 + f) / 2.
         let neg_log2_q16 = (lz as u64 + 1) * 65536 - log2_frac;
-        // ln 2 = 45426 / 65536.
-        (mean as u128 * neg_log2_q16 as u128 * 45426 / (65536u128 * 65536)) as u64
+        // ln 2 = 45426 / 65536; neg_log2_q16 < 2^22, so its product with 45426 fits 64 bits.
+        (mul_wide(mean, neg_log2_q16 * 45426) >> 32) as u64
     }
 }
 

@@ -4,6 +4,7 @@
 
 use super::sched::IDLE_HORIZON_NS;
 use super::*;
+use crate::wide::mul_wide;
 
 /// How an idle CPU learns it has work: an IPI from another CPU (paid unless the idle
 /// state polls `need_resched`), or no IPI (its own interrupt, or a polling idle loop
@@ -121,10 +122,10 @@ impl Sim {
             cpu.idle_hist_head = ((h + 1) % 8) as u8;
             sorted_replace(&mut cpu.idle_sorted, Some(oldest), interval);
             cpu.idle_sum -= oldest;
-            cpu.idle_sq -= oldest as u128 * oldest as u128;
+            cpu.idle_sq -= mul_wide(oldest, oldest);
         }
         cpu.idle_sum += interval;
-        cpu.idle_sq += interval as u128 * interval as u128;
+        cpu.idle_sq += mul_wide(interval, interval);
         cpu.idle_hist_len = cpu.idle_hist_len.saturating_add(1).min(8);
         cpu.idle_ema = cpu.idle_ema - cpu.idle_ema / 8 + interval.min(IDLE_HORIZON_NS) / 8;
         cpu.phase = Phase::Irq;
@@ -186,20 +187,21 @@ fn typical_interval(v: &[u64], mut sum: u64, mut sq: u128) -> Option<u64> {
     while len >= 6 {
         let cnt = len as u64;
         let avg = sum / cnt;
-        let (a, s) = (avg as u128, sum as u128);
-        let dev = sq + cnt as u128 * a * a - 2 * a * s;
+        // cnt * avg <= sum: the products are 64 x 64-bit (crate::wide).
+        let dev = sq + mul_wide(cnt * avg, avg) - (mul_wide(avg, sum) << 1);
         // The same quotient in 64 bits when it fits (intervals under ~1.5 ms do): no
         // 128-bit division call at every idle entry.
         let var = match u64::try_from(dev) {
             Ok(d) => (d / cnt) as u128,
             Err(_) => dev / cnt as u128,
         };
-        if var <= 400_000_000u128 || (avg as u128 * avg as u128) > 36 * var {
+        // 36 var as shifts: a constant u128 product is a __multi3 call on wasm32.
+        if var <= 400_000_000u128 || mul_wide(avg, avg) > (var << 5).wrapping_add(var << 2) {
             return Some(avg);
         }
         len -= 1;
         sum -= v[len];
-        sq -= v[len] as u128 * v[len] as u128;
+        sq -= mul_wide(v[len], v[len]);
     }
     None
 }

@@ -6,6 +6,8 @@
 //! the rest. For a constant input this equals the kernel's series; the fractional period
 //! is interpolated linearly.
 
+use crate::wide::mul_wide;
+
 /// `SCHED_CAPACITY_SCALE` (`include/linux/sched.h`: `1L << SCHED_CAPACITY_SHIFT`,
 /// 10): the capacity of one CPU at full speed, and the full scale of a utilisation
 /// signal (`util_avg`).
@@ -45,7 +47,7 @@ pub fn decay_q32(delta_ns: u64) -> u64 {
     let frac = delta_ns % PERIOD_NS; // in 0..2^20
                                      // y^f ~= 1 - f (1 - y) for f in [0, 1).
     let part = (1u64 << 32) - ((ONE_MINUS_Y * frac) >> 20);
-    ((whole as u128 * part as u128) >> 32) as u64
+    (mul_wide(whole, part) >> 32) as u64
 }
 
 /// Fixed-point fraction bits of a [`Signal`]: the kernel accumulates `*_sum` over
@@ -103,11 +105,11 @@ impl Signal {
     /// Decays the average by `d` (Q32) and adds `level`'s share of the rest.
     #[inline]
     fn advance(&mut self, now: u64, level: u64, d: u64) {
-        let keep = (self.q as u128 * d as u128) >> 32;
+        let keep = mul_wide(self.q, d) >> 32;
         // d <= 2^32, so 2^32 - d fits 64 bits, and so does level << FRAC for any level
         // a runqueue reaches: then one 64 x 64-bit multiply gives the same product.
         let add = if level < 1 << (64 - FRAC) {
-            ((level << FRAC) as u128 * ((1u64 << 32) - d) as u128) >> 32
+            mul_wide(level << FRAC, (1u64 << 32) - d) >> 32
         } else {
             (((level as u128) << FRAC) * ((1u128 << 32) - d as u128)) >> 32
         };

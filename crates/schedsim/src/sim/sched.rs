@@ -6,6 +6,7 @@
 use super::idle::WakeSignal;
 use super::pelt::{NICE_0_LOAD, SCHED_CAPACITY_SCALE};
 use super::*;
+use crate::wide::saturating_mul;
 use crate::workload::Action;
 
 /// Most zero-time actions a task may issue in a row (a workload bug guard).
@@ -119,7 +120,7 @@ impl Sim {
         cpu.seg_start = now;
         cpu.work_left_ns = work;
         cpu.slow_pct = slow;
-        cpu.seg_end = now.saturating_add(work.saturating_mul(100 + slow) / 100);
+        cpu.seg_end = now.saturating_add(saturating_mul(work, 100 + slow) / 100);
         let end = cpu.seg_end;
         self.set_seg(c, end);
     }
@@ -178,7 +179,7 @@ impl Sim {
             cpu.work_left_ns -= done;
             cpu.seg_start = now;
             cpu.slow_pct = slow;
-            cpu.seg_end = now.saturating_add(cpu.work_left_ns.saturating_mul(100 + slow) / 100);
+            cpu.seg_end = now.saturating_add(saturating_mul(cpu.work_left_ns, 100 + slow) / 100);
             // set_seg(s, seg_end).
             self.seq += 1;
             self.segs.set(s, (cpu.seg_end, self.seq));
