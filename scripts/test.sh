@@ -25,7 +25,7 @@ cargo test --workspace --locked
 
 echo "== lints (simulator, CLI and the web crate, native and for the browser)"
 if cargo clippy --version >/dev/null 2>&1; then
-  cargo clippy --locked -p schedsim -p schedsim-cli -p schedsim-web --all-targets -- -D warnings
+  cargo clippy --locked -p schedsim -p schedsim-cli -p schedsim-web -p schedsim-wasm-bench --all-targets -- -D warnings
   # For wasm32 the unit tests cannot build (their dev-dependencies are native-only), so:
   # the library, the page and worker binaries, and the browser component tests.
   cargo clippy --locked -p schedsim-web --target wasm32-unknown-unknown --lib --bins --test browser -- -D warnings
@@ -33,8 +33,8 @@ else
   echo "clippy is not installed with this toolchain (rustup cannot fetch it offline); lints skipped"
 fi
 
-echo "== simulator builds for wasm32-unknown-unknown"
-cargo build --locked -p schedsim --target wasm32-unknown-unknown
+echo "== simulator builds for wasm32-unknown-unknown (and the bare module of scripts/wasm-instr-per-wakeup.sh)"
+cargo build --locked -p schedsim -p schedsim-wasm-bench --target wasm32-unknown-unknown
 
 if [ -x scripts/test-web.sh ]; then
   echo "== browser tests"

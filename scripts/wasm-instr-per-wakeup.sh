@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Instructions per simulated wakeup of the simulator compiled to WebAssembly, as V8 runs
+# it: the page's cost next to the native figure of scripts/instr-per-wakeup.sh.
+#
+# Builds crates/schedsim-wasm-bench (the same tbench-8 case: tbench 8 pairs on
+# 1x1x10x2, v5.15, 200 ms, no warm-up) for wasm32 with the page worker's cargo profile
+# (`web`), passes it through wasm-opt -O3 as Trunk does for the page when binaryen's
+# wasm-opt is in tools/node_modules, and runs it in Node under
+# `valgrind --tool=callgrind`, with V8's optimising compiler only (`--no-liftoff`, the
+# tier a sweep's run spends its time in). Start-up (Node, compiling the module) is
+# removed by running the case once and three times: the figure is the difference of the
+# two counts over two runs' wakeups. Node's V8 is older than the browser's, so this is a
+# proxy for the page, not its exact count; it is noise-free, so it tells whether a change
+# makes the WebAssembly cheaper.
+#
+# Usage: scripts/wasm-instr-per-wakeup.sh [--no-build]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+for tool in valgrind node; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    echo "$tool is not installed: WebAssembly instructions per wakeup not measured"
+    exit 0
+  fi
+done
+
+wasm=target/wasm32-unknown-unknown/web/schedsim_wasm_bench.wasm
+if [ "${1:-}" != "--no-build" ]; then
+  rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
+  cargo build --locked --profile web -p schedsim-wasm-bench --target wasm32-unknown-unknown >&2
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+opt=tools/node_modules/.bin/wasm-opt
+if [ -x "$opt" ]; then
+  "$opt" -O3 "$wasm" -o "$tmp/case.wasm"
+  how="wasm-opt -O3"
+else
+  cp "$wasm" "$tmp/case.wasm"
+  how="no wasm-opt (tools/node_modules has none: scripts/serve.sh installs it)"
+fi
+cat >"$tmp/run.mjs" <<'EOF'
+import fs from 'fs';
+const { instance } = await WebAssembly.instantiate(fs.readFileSync(process.argv[2]), {});
+console.log(String(instance.exports.bench(+process.argv[3])));
+EOF
+
+# run RUNS -> "INSTRUCTIONS WAKEUPS_OF_ONE_RUN"
+run() {
+  valgrind --tool=callgrind --smc-check=all-non-file --callgrind-out-file="$tmp/cg.out" \
+    node --no-liftoff "$tmp/run.mjs" "$tmp/case.wasm" "$1" >"$tmp/out" 2>"$tmp/valgrind.log"
+  local instr wakeups
+  instr=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$tmp/valgrind.log" | tail -1)
+  wakeups=$(tail -1 "$tmp/out")
+  if [ -z "$instr" ] || [ -z "$wakeups" ] || [ "$wakeups" -eq 0 ]; then
+    echo "could not read the instruction count or the wakeups (see $tmp)" >&2
+    trap - EXIT
+    exit 1
+  fi
+  echo "$instr $wakeups"
+}
+
+read -r i1 wakeups < <(run 1)
+read -r i3 _ < <(run 3)
+
+echo "case: tbench 8 pairs, 1x1x10x2, v5.15, 200 ms, no warm-up (WebAssembly in Node $(node --version), V8 optimising tier, callgrind)"
+echo "module:                    profile web, $how"
+echo "instructions, 1 run:       $i1"
+echo "instructions, 3 runs:      $i3"
+echo "wakeups per run:           $wakeups"
+echo "instructions per wakeup:   $(((i3 - i1) / (2 * wakeups)))"
