@@ -106,13 +106,10 @@ impl Signal {
     #[inline]
     fn advance(&mut self, now: u64, level: u64, d: u64) {
         let keep = mul_wide(self.q, d) >> 32;
-        // d <= 2^32, so 2^32 - d fits 64 bits, and so does level << FRAC for any level
-        // a runqueue reaches: then one 64 x 64-bit multiply gives the same product.
-        let add = if level < 1 << (64 - FRAC) {
-            mul_wide(level << FRAC, (1u64 << 32) - d) >> 32
-        } else {
-            (((level as u128) << FRAC) * ((1u128 << 32) - d as u128)) >> 32
-        };
+        // level << FRAC times (2^32 - d), shifted right by 32: d <= 2^32, so 2^32 - d
+        // fits 64 bits and the product with any level is below 2^96; shifting it left by
+        // FRAC then right by 32 is one shift right by 32 - FRAC.
+        let add = mul_wide(level, (1u64 << 32) - d) >> (32 - FRAC);
         self.q = (keep + add) as u64;
         self.last_ns = now;
     }
