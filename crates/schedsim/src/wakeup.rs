@@ -393,18 +393,18 @@ impl Sim {
     ///   this CPU again; a normal (not sync) wakeup keeps an idle prev; the sync rule
     ///   moves to `wake_affine_sync()`.
     fn wake_affine_idle(&mut self, this: u32, prev: u32, sync: bool) -> u32 {
+        // Each test reads its CPU state only when the rule before it did not decide:
+        // a sync wakeup whose waker is alone (every tbench wakeup) reads neither
+        // prev's cache nor prev's idleness.
         let this_idle = self.idle_cpu(this);
-        let share = self.map.share_cache(this, prev);
-        let prev_idle = self.idle_cpu(prev);
-        let nr = self.cpus[this as usize].nr_running;
         let noirq = self.cfg.on(Switch::WakeAffineNoirq);
         let rfc = self.cfg.on(Switch::WakeAffinePrevRfc);
         let merged = self.cfg.on(Switch::WakeAffinePrev) && !rfc;
-        let (r, why) = if this_idle && (share || !noirq) {
+        let (r, why) = if this_idle && (!noirq || self.map.share_cache(this, prev)) {
             if rfc {
                 // `return true` in a function that now returns a CPU number.
                 (1, "RFC as posted: an interrupt wakeup sharing prev's cache returns `true`, which is CPU 1")
-            } else if merged && prev_idle {
+            } else if merged && self.idle_cpu(prev) {
                 (prev, "this CPU is idle (interrupt) and shares cache with prev, which is idle too: stay on prev")
             } else if noirq {
                 (this, "this CPU is idle (interrupt) and shares cache with prev: move here")
@@ -413,11 +413,11 @@ impl Sim {
             }
         } else if rfc && this_idle {
             (this, "RFC: prefer migration for an interrupt: the data is cache hot on the CPU taking it")
-        } else if rfc && this != prev && !sync && prev_idle {
+        } else if rfc && this != prev && !sync && self.idle_cpu(prev) {
             (prev, "RFC: a normal wakeup keeps prev when it is idle (and cache-affine: this is the affine domain)")
-        } else if sync && nr == 1 {
+        } else if sync && self.cpus[this as usize].nr_running == 1 {
             (this, "sync wakeup and the waker is alone on this CPU: take its place")
-        } else if self.cfg.since(5, 10) && prev_idle {
+        } else if self.cfg.since(5, 10) && self.idle_cpu(prev) {
             (prev, "prev is idle: use it (d8fcb81f1acf)")
         } else if this_idle {
             (NONE, "this CPU is idle but does not share cache with prev: an interrupt does not pull across LLCs")
@@ -426,15 +426,15 @@ impl Sim {
         };
         let boolean = !merged && !rfc;
         let function = if rfc && r == this && !this_idle { "wake_affine_sync (RFC)" } else { "wake_affine_idle" };
-        self.step(|_| {
+        self.step(|s| {
             st(
                 function,
                 vec![
                     format!("idle_cpu(this={this})={}", this_idle as u8),
-                    format!("cpus_share_cache({this},{prev})={}", share as u8),
-                    format!("idle_cpu(prev={prev})={}", prev_idle as u8),
+                    format!("cpus_share_cache({this},{prev})={}", s.map.share_cache(this, prev) as u8),
+                    format!("idle_cpu(prev={prev})={}", s.idle_cpu(prev) as u8),
                     format!("sync={}", sync as u8),
-                    format!("nr_running({this})={nr}"),
+                    format!("nr_running({this})={}", s.cpus[this as usize].nr_running),
                 ],
                 match (boolean, r == NONE) {
                     (true, true) => "false".into(),
