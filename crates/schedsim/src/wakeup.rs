@@ -234,8 +234,9 @@ impl Sim {
 
     /// `record_wakee()` (62470419e993, v3.12): count how often `current` switches
     /// partners, halving the count once a second. From interrupt context `current` is
-    /// whatever the interrupt found running, often the idle task.
-    fn record_wakee(&mut self, current: Current, p: u32) {
+    /// whatever the interrupt found running, often the idle task. Returns
+    /// `current->wakee_flips` after the update, for [`Sim::wake_wide`].
+    fn record_wakee(&mut self, current: Current, p: u32) -> u32 {
         let now = self.now;
         let w = self.wakee_flips_of(current);
         if now > w.decay_ts + 1_000_000_000 {
@@ -246,12 +247,13 @@ impl Sim {
             w.last = p;
             w.flips += 1;
         }
+        w.flips
     }
 
     /// `wake_wide()` (Galbraith's form, 63b0e9edceec, v4.3, unchanged to v6.5): a waker
-    /// with many partners relative to the LLC size does not pull its wakees.
-    fn wake_wide(&mut self, p: u32, current: Current, this: u32) -> bool {
-        let a = self.wakee_flips_of(current).flips;
+    /// with many partners relative to the LLC size does not pull its wakees. `a` is
+    /// `current->wakee_flips`, as [`Sim::record_wakee`] just left it.
+    fn wake_wide(&mut self, p: u32, current: Current, a: u32, this: u32) -> bool {
         let b = self.tasks[p as usize].wakee.flips;
         let (master, slave) = (a.max(b), a.min(b));
         let factor = self.map.llc_span(this).len() as u32;
@@ -291,8 +293,8 @@ impl Sim {
         // a pinned wakee is not recorded. wake_wide() came with record_wakee() (v3.12).
         let current = self.current_on(this, waker);
         let want_affine = if self.cfg.since(3, 12) {
-            self.record_wakee(current, p);
-            !self.wake_wide(p, current, this)
+            let flips = self.record_wakee(current, p);
+            !self.wake_wide(p, current, flips, this)
         } else {
             true
         };
