@@ -469,7 +469,10 @@ impl Sim {
     }
 
     /// `wake_affine_weight()` (v4.15; from v4.17 sync adds 1 to prev and the test is
-    /// strict, 082f764a2f3f). Capacities cancel on a symmetric machine.
+    /// strict, 082f764a2f3f). Capacities cancel on a symmetric machine. Out of line,
+    /// as are the other forms not taken by a sync wakeup: inlined into `ttwu_place`
+    /// they cost the common path spills.
+    #[inline(never)]
     fn wake_affine_weight(
         &mut self,
         depth: usize,
@@ -529,7 +532,9 @@ impl Sim {
     }
 
     /// v3.8 `wake_affine()`: instantaneous weights (`wake_idx` 0), `effective_load`
-    /// without cgroups is just the task weight. Returns `this` or NONE.
+    /// without cgroups is just the task weight. Returns `this` or NONE. Out of line, as
+    /// [`Sim::wake_affine_weight`].
+    #[inline(never)]
     fn wake_affine_38(&mut self, depth: usize, this: u32, prev: u32, sync: bool, waker: Option<u32>) -> u32 {
         let pct = self.doms.domains[self.doms.chain[this as usize][depth] as usize].imbalance_pct as i64;
         let w = NICE_0_LOAD as i64;
