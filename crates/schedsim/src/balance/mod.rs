@@ -52,11 +52,11 @@ impl Sim {
             self.m.newidle_skipped_pending += 1;
             return self.switch_to_idle(c, extra);
         }
-        self.cpus[c as usize].idle_stamp = self.now.max(1);
+        let now = self.now;
+        let cpu = &mut self.cpus[c as usize];
+        cpu.idle_stamp = now.max(1);
+        let avg_idle = cpu.avg_idle;
         let cost = extra;
-        let avg_idle = self.cpus[c as usize].avg_idle;
-        // `sd = this_rq->sd`, the lowest domain (none on a 1-CPU machine).
-        let lowest_cost = (!self.doms.chain[c as usize].is_empty()).then(|| self.dom(c, 0).max_newidle_lb_cost);
         if self.cfg.on(Switch::SharedRunq) {
             // Nayak's RFC patch 2 ("sched/fair: Improve integration of SHARED_RUNQ
             // feature within newidle_balance", on Vernet's v3): rd->overload first but no
@@ -104,7 +104,10 @@ impl Sim {
         // (v3.16).
         let migration_gate = !self.cfg.since(5, 16) && avg_idle < MIGRATION_COST_NS;
         let overload_gate = self.cfg.since(3, 16) && !self.rd_overload;
-        let lb_gate = self.cfg.since(5, 16) && lowest_cost.is_some_and(|m| avg_idle < m);
+        // `sd = this_rq->sd`, the lowest domain (none on a 1-CPU machine).
+        let lb_gate = self.cfg.since(5, 16)
+            && !self.doms.chain[c as usize].is_empty()
+            && avg_idle < self.dom(c, 0).max_newidle_lb_cost;
         if migration_gate || overload_gate || lb_gate {
             // In the kernel's order: avg_idle (before v5.16), rd->overload, cost.
             if migration_gate {
