@@ -184,11 +184,10 @@ impl Sim {
         if !self.map.share_cache(this, cpu) {
             return true;
         }
-        let nr = self.cpus[cpu as usize].nr_running;
         if self.cfg.since(6, 0) {
-            nr == 0
+            self.cpus[cpu as usize].nr_running == 0
         } else {
-            on_cpu && self.cfg.since(5, 8) && nr <= 1
+            on_cpu && self.cfg.since(5, 8) && self.cpus[cpu as usize].nr_running <= 1
         }
     }
 
@@ -426,11 +425,10 @@ impl Sim {
         } else {
             (NONE, "no opinion")
         };
-        let boolean = !merged && !rfc;
-        let function = if rfc && r == this && !this_idle { "wake_affine_sync (RFC)" } else { "wake_affine_idle" };
         self.step(|s| {
+            let boolean = !merged && !rfc;
             st(
-                function,
+                if rfc && r == this && !this_idle { "wake_affine_sync (RFC)" } else { "wake_affine_idle" },
                 vec![
                     format!("idle_cpu(this={this})={}", this_idle as u8),
                     format!("cpus_share_cache({this},{prev})={}", s.map.share_cache(this, prev) as u8),
