@@ -218,7 +218,7 @@ impl Sim {
     /// context the task the interrupt found running there (during a context switch,
     /// the one switching out), else the CPU's idle task.
     fn current_on(&self, this: u32, waker: Option<u32>) -> Current {
-        match waker.or(self.cpus[this as usize].curr) {
+        match waker.or_else(|| self.cpus[this as usize].curr) {
             Some(t) => Current::Task(t),
             None => Current::Idle(this),
         }
