@@ -205,9 +205,14 @@ impl CostModel {
         }
     }
 
-    /// Time to pull `bytes` of data from a cache at distance `d`, with overlap.
+    /// Time to pull `bytes` of data from a cache at distance `d`, with overlap. Nothing
+    /// to pull costs nothing, without the two divisions: the refill of a task back on a
+    /// core whose L2 kept its working set asks for 0 bytes.
     #[inline]
     pub fn transfer_ns(&self, bytes: u64, d: Distance) -> u64 {
+        if bytes == 0 {
+            return 0;
+        }
         let lines = bytes.div_ceil(self.cache_line_bytes.max(1));
         crate::wide::saturating_mul(lines, self.line_transfer_ns(d)) / self.refill_mlp.max(1)
     }

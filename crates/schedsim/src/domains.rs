@@ -59,6 +59,9 @@ pub struct SchedDomain {
     /// `span` as a bitmap (bit `c % 64` of word `c / 64`), for [`SchedDomain::contains`]
     /// on the wakeup path.
     span_mask: Vec<u64>,
+    /// The first word of `span_mask` (CPUs 0 to 63), kept in the domain itself: the
+    /// test of a CPU below 64 reads no vector.
+    span_low: u64,
 }
 
 impl SchedDomain {
@@ -69,7 +72,8 @@ impl SchedDomain {
 
     #[inline]
     pub fn contains(&self, cpu: u32) -> bool {
-        self.span_mask.get(cpu as usize / 64).is_some_and(|w| w >> (cpu % 64) & 1 != 0)
+        let w = if cpu < 64 { self.span_low } else { self.span_mask.get(cpu as usize / 64).copied().unwrap_or(0) };
+        w >> (cpu % 64) & 1 != 0
     }
 
     /// Index of the group containing `cpu`.
@@ -283,7 +287,17 @@ impl Domains {
                 for &c in &span {
                     span_mask[c as usize / 64] |= 1 << (c % 64);
                 }
-                SchedDomain { level: lvl, span, flags, imbalance_pct: pct, groups, min_interval_ms, span_mask }
+                let span_low = span_mask.first().copied().unwrap_or(0);
+                SchedDomain {
+                    level: lvl,
+                    span,
+                    flags,
+                    imbalance_pct: pct,
+                    groups,
+                    min_interval_ms,
+                    span_mask,
+                    span_low,
+                }
             })
             .collect();
         let llc_depth = chain

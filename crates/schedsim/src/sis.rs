@@ -71,7 +71,9 @@ impl Sim {
     }
 
     /// v3.6–v3.8 group walk; with `sis-prev-idle` (e0a79f529d5b, v3.9) an idle
-    /// cache-affine prev is taken first and the target's own group is skipped.
+    /// cache-affine prev is taken first and the target's own group is skipped. Out of
+    /// line: inlined into `ttwu_place`, it costs the later versions' path spills.
+    #[inline(never)]
     fn sis_38(&mut self, p: u32, prev: u32, target: u32, this: u32, cost: &mut u64) -> u32 {
         let patched = self.cfg.on(Switch::SisPrevIdle);
         if patched {
@@ -188,6 +190,14 @@ impl Sim {
                 return prev;
             }
         }
+        self.sis_recent_and_scans(p, prev, target, this, cost)
+    }
+
+    /// The rest of [`Sim::sis_scans`] once the target, prev and the kthread rule gave
+    /// nothing: `recent_used_cpu`, then the scans. Kept out of line: the wakeup path
+    /// mostly ends before it, and inlined into `ttwu_place` it costs that path spills.
+    #[inline(never)]
+    fn sis_recent_and_scans(&mut self, p: u32, prev: u32, target: u32, this: u32, cost: &mut u64) -> u32 {
         // recent_used_cpu came with 32e839dda3ba (v4.17).
         let recent = if self.cfg.since(4, 17) { self.tasks[p as usize].recent_used_cpu } else { NONE };
         let patched = self.cfg.on(Switch::RecentUsedPrev);

@@ -184,11 +184,10 @@ impl Sim {
         if !self.map.share_cache(this, cpu) {
             return true;
         }
-        let nr = self.cpus[cpu as usize].nr_running;
         if self.cfg.since(6, 0) {
-            nr == 0
+            self.cpus[cpu as usize].nr_running == 0
         } else {
-            on_cpu && self.cfg.since(5, 8) && nr <= 1
+            on_cpu && self.cfg.since(5, 8) && self.cpus[cpu as usize].nr_running <= 1
         }
     }
 
@@ -219,7 +218,7 @@ impl Sim {
     /// context the task the interrupt found running there (during a context switch,
     /// the one switching out), else the CPU's idle task.
     fn current_on(&self, this: u32, waker: Option<u32>) -> Current {
-        match waker.or(self.cpus[this as usize].curr) {
+        match waker.or_else(|| self.cpus[this as usize].curr) {
             Some(t) => Current::Task(t),
             None => Current::Idle(this),
         }
@@ -234,8 +233,9 @@ impl Sim {
 
     /// `record_wakee()` (62470419e993, v3.12): count how often `current` switches
     /// partners, halving the count once a second. From interrupt context `current` is
-    /// whatever the interrupt found running, often the idle task.
-    fn record_wakee(&mut self, current: Current, p: u32) {
+    /// whatever the interrupt found running, often the idle task. Returns
+    /// `current->wakee_flips` after the update, for [`Sim::wake_wide`].
+    fn record_wakee(&mut self, current: Current, p: u32) -> u32 {
         let now = self.now;
         let w = self.wakee_flips_of(current);
         if now > w.decay_ts + 1_000_000_000 {
@@ -246,12 +246,13 @@ impl Sim {
             w.last = p;
             w.flips += 1;
         }
+        w.flips
     }
 
     /// `wake_wide()` (Galbraith's form, 63b0e9edceec, v4.3, unchanged to v6.5): a waker
-    /// with many partners relative to the LLC size does not pull its wakees.
-    fn wake_wide(&mut self, p: u32, current: Current, this: u32) -> bool {
-        let a = self.wakee_flips_of(current).flips;
+    /// with many partners relative to the LLC size does not pull its wakees. `a` is
+    /// `current->wakee_flips`, as [`Sim::record_wakee`] just left it.
+    fn wake_wide(&mut self, p: u32, current: Current, a: u32, this: u32) -> bool {
         let b = self.tasks[p as usize].wakee.flips;
         let (master, slave) = (a.max(b), a.min(b));
         let factor = self.map.llc_span(this).len() as u32;
@@ -291,8 +292,8 @@ impl Sim {
         // a pinned wakee is not recorded. wake_wide() came with record_wakee() (v3.12).
         let current = self.current_on(this, waker);
         let want_affine = if self.cfg.since(3, 12) {
-            self.record_wakee(current, p);
-            !self.wake_wide(p, current, this)
+            let flips = self.record_wakee(current, p);
+            !self.wake_wide(p, current, flips, this)
         } else {
             true
         };
@@ -393,18 +394,18 @@ impl Sim {
     ///   this CPU again; a normal (not sync) wakeup keeps an idle prev; the sync rule
     ///   moves to `wake_affine_sync()`.
     fn wake_affine_idle(&mut self, this: u32, prev: u32, sync: bool) -> u32 {
+        // Each test reads its CPU state only when the rule before it did not decide:
+        // a sync wakeup whose waker is alone (every tbench wakeup) reads neither
+        // prev's cache nor prev's idleness.
         let this_idle = self.idle_cpu(this);
-        let share = self.map.share_cache(this, prev);
-        let prev_idle = self.idle_cpu(prev);
-        let nr = self.cpus[this as usize].nr_running;
         let noirq = self.cfg.on(Switch::WakeAffineNoirq);
         let rfc = self.cfg.on(Switch::WakeAffinePrevRfc);
         let merged = self.cfg.on(Switch::WakeAffinePrev) && !rfc;
-        let (r, why) = if this_idle && (share || !noirq) {
+        let (r, why) = if this_idle && (!noirq || self.map.share_cache(this, prev)) {
             if rfc {
                 // `return true` in a function that now returns a CPU number.
                 (1, "RFC as posted: an interrupt wakeup sharing prev's cache returns `true`, which is CPU 1")
-            } else if merged && prev_idle {
+            } else if merged && self.idle_cpu(prev) {
                 (prev, "this CPU is idle (interrupt) and shares cache with prev, which is idle too: stay on prev")
             } else if noirq {
                 (this, "this CPU is idle (interrupt) and shares cache with prev: move here")
@@ -413,28 +414,27 @@ impl Sim {
             }
         } else if rfc && this_idle {
             (this, "RFC: prefer migration for an interrupt: the data is cache hot on the CPU taking it")
-        } else if rfc && this != prev && !sync && prev_idle {
+        } else if rfc && this != prev && !sync && self.idle_cpu(prev) {
             (prev, "RFC: a normal wakeup keeps prev when it is idle (and cache-affine: this is the affine domain)")
-        } else if sync && nr == 1 {
+        } else if sync && self.cpus[this as usize].nr_running == 1 {
             (this, "sync wakeup and the waker is alone on this CPU: take its place")
-        } else if self.cfg.since(5, 10) && prev_idle {
+        } else if self.cfg.since(5, 10) && self.idle_cpu(prev) {
             (prev, "prev is idle: use it (d8fcb81f1acf)")
         } else if this_idle {
             (NONE, "this CPU is idle but does not share cache with prev: an interrupt does not pull across LLCs")
         } else {
             (NONE, "no opinion")
         };
-        let boolean = !merged && !rfc;
-        let function = if rfc && r == this && !this_idle { "wake_affine_sync (RFC)" } else { "wake_affine_idle" };
-        self.step(|_| {
+        self.step(|s| {
+            let boolean = !merged && !rfc;
             st(
-                function,
+                if rfc && r == this && !this_idle { "wake_affine_sync (RFC)" } else { "wake_affine_idle" },
                 vec![
                     format!("idle_cpu(this={this})={}", this_idle as u8),
-                    format!("cpus_share_cache({this},{prev})={}", share as u8),
-                    format!("idle_cpu(prev={prev})={}", prev_idle as u8),
+                    format!("cpus_share_cache({this},{prev})={}", s.map.share_cache(this, prev) as u8),
+                    format!("idle_cpu(prev={prev})={}", s.idle_cpu(prev) as u8),
                     format!("sync={}", sync as u8),
-                    format!("nr_running({this})={nr}"),
+                    format!("nr_running({this})={}", s.cpus[this as usize].nr_running),
                 ],
                 match (boolean, r == NONE) {
                     (true, true) => "false".into(),
@@ -467,7 +467,10 @@ impl Sim {
     }
 
     /// `wake_affine_weight()` (v4.15; from v4.17 sync adds 1 to prev and the test is
-    /// strict, 082f764a2f3f). Capacities cancel on a symmetric machine.
+    /// strict, 082f764a2f3f). Capacities cancel on a symmetric machine. Out of line,
+    /// as are the other forms not taken by a sync wakeup: inlined into `ttwu_place`
+    /// they cost the common path spills.
+    #[inline(never)]
     fn wake_affine_weight(
         &mut self,
         depth: usize,
@@ -527,7 +530,9 @@ impl Sim {
     }
 
     /// v3.8 `wake_affine()`: instantaneous weights (`wake_idx` 0), `effective_load`
-    /// without cgroups is just the task weight. Returns `this` or NONE.
+    /// without cgroups is just the task weight. Returns `this` or NONE. Out of line, as
+    /// [`Sim::wake_affine_weight`].
+    #[inline(never)]
     fn wake_affine_38(&mut self, depth: usize, this: u32, prev: u32, sync: bool, waker: Option<u32>) -> u32 {
         let pct = self.doms.domains[self.doms.chain[this as usize][depth] as usize].imbalance_pct as i64;
         let w = NICE_0_LOAD as i64;

@@ -38,12 +38,15 @@ pub(super) enum LbResult {
 impl Sim {
     /// `newidle_balance()` (v3.8: `idle_balance()`): `curr` of `c` blocked and nothing
     /// is queued. `extra` is kernel time already spent in `schedule()`.
+    #[inline(always)]
     pub(crate) fn newidle_balance(&mut self, c: u32, extra: u64) {
         self.newidle_balance_pass(c, extra, Pass::First)
     }
 
     /// One `newidle_balance()` call; [`Pass::AfterRetryTask`] when it is the second, from
-    /// `balance_fair()` after a RETRY_TASK.
+    /// `balance_fair()` after a RETRY_TASK. Inlined into `schedule()`: most calls end
+    /// at an entry gate; the SHARED_RUNQ pop and the domain walk are out of line.
+    #[inline(always)]
     fn newidle_balance_pass(&mut self, c: u32, extra: u64, pass: Pass) {
         let skip = self.cfg.on(Switch::NewidleSkipPending);
         self.m.newidle_calls += 1;
@@ -52,47 +55,13 @@ impl Sim {
             self.m.newidle_skipped_pending += 1;
             return self.switch_to_idle(c, extra);
         }
-        self.cpus[c as usize].idle_stamp = self.now.max(1);
+        let now = self.now;
+        let cpu = &mut self.cpus[c as usize];
+        cpu.idle_stamp = now.max(1);
+        let avg_idle = cpu.avg_idle;
         let cost = extra;
-        let avg_idle = self.cpus[c as usize].avg_idle;
-        // `sd = this_rq->sd`, the lowest domain (none on a 1-CPU machine).
-        let lowest_cost = (!self.doms.chain[c as usize].is_empty()).then(|| self.dom(c, 0).max_newidle_lb_cost);
         if self.cfg.on(Switch::SharedRunq) {
-            // Nayak's RFC patch 2 ("sched/fair: Improve integration of SHARED_RUNQ
-            // feature within newidle_balance", on Vernet's v3): rd->overload first but no
-            // avg_idle gate; pop from the shared runqueue, its time charged to sd_llc's
-            // max_newidle_lb_cost and to curr_cost; a popped task returns at once (1
-            // pulled, -1 not pullable: RETRY_TASK, and balance_fair() calls
-            // newidle_balance() once more); return on a pending wakeup; then the usual
-            // walk from the lowest domain, whose budget test runs before the domains
-            // within the LLC are skipped.
-            if !self.rd_overload {
-                return self.switch_to_idle(c, cost);
-            }
-            let (pc, pop) = self.shared_runq_pop(c, self.now + cost);
-            if let Some(d) = self.doms.llc_depth[c as usize] {
-                let ds = self.dom(c, d as usize);
-                ds.max_newidle_lb_cost = ds.max_newidle_lb_cost.max(pc);
-            }
-            match pop {
-                Pop::Pulled => return self.newidle_finish(c, pc, cost + pc),
-                Pop::Failed if pass == Pass::First => {
-                    self.m.shared_runq_retries += 1;
-                    let cpu = &mut self.cpus[c as usize];
-                    cpu.max_idle_balance_cost = cpu.max_idle_balance_cost.max(pc);
-                    cpu.idle_stamp = 0;
-                    return self.newidle_balance_pass(c, cost + pc, Pass::AfterRetryTask);
-                }
-                Pop::Failed => return self.newidle_finish(c, pc, cost + pc),
-                Pop::Empty => {}
-            }
-            if self.cpus[c as usize].ttwu_pending {
-                return self.switch_to_idle(c, cost + pc);
-            }
-            // The walk begins as in v6.5: t0, update_blocked_averages(), then the
-            // domains; the LLC domains skipped, its time goes to the first that balances.
-            let uba = self.update_blocked_averages(c, self.now + cost + pc);
-            return self.newidle_domain(c, 0, pc, cost + pc + uba, uba);
+            return self.newidle_shared_runq(c, cost, pass);
         }
         // v5.16 (Vincent Guittot's series, merged together: "Skip update_blocked_averages
         // if we are defering load balance", "Remove sysctl_sched_migration_cost
@@ -104,7 +73,10 @@ impl Sim {
         // (v3.16).
         let migration_gate = !self.cfg.since(5, 16) && avg_idle < MIGRATION_COST_NS;
         let overload_gate = self.cfg.since(3, 16) && !self.rd_overload;
-        let lb_gate = self.cfg.since(5, 16) && lowest_cost.is_some_and(|m| avg_idle < m);
+        // `sd = this_rq->sd`, the lowest domain (none on a 1-CPU machine).
+        let lb_gate = self.cfg.since(5, 16)
+            && !self.doms.chain[c as usize].is_empty()
+            && avg_idle < self.dom(c, 0).max_newidle_lb_cost;
         if migration_gate || overload_gate || lb_gate {
             // In the kernel's order: avg_idle (before v5.16), rd->overload, cost.
             if migration_gate {
@@ -116,6 +88,13 @@ impl Sim {
             }
             return self.switch_to_idle(c, cost);
         }
+        self.newidle_walk(c, cost);
+    }
+
+    /// [`Sim::newidle_balance`] past its entry gates: `update_blocked_averages()`, then
+    /// the domains from the lowest.
+    #[inline(never)]
+    fn newidle_walk(&mut self, c: u32, cost: u64) {
         let uba = self.update_blocked_averages(c, self.now + cost);
         // Vincent Guittot's 9d783c8dd112 (v5.16) takes t0 before
         // update_blocked_averages(), so its time is part of the first balanced domain's
@@ -123,6 +102,47 @@ impl Sim {
         // t0 is taken in the loop and the update counts for none.
         let first = if self.cfg.since(5, 16) { uba } else { 0 };
         self.newidle_domain(c, 0, 0, cost + uba, first);
+    }
+
+    /// [`Sim::newidle_balance`] with SHARED_RUNQ, after the pending-wakeup skip:
+    /// its own order of gates, the pop, then the walk.
+    #[inline(never)]
+    fn newidle_shared_runq(&mut self, c: u32, cost: u64, pass: Pass) {
+        // Nayak's RFC patch 2 ("sched/fair: Improve integration of SHARED_RUNQ
+        // feature within newidle_balance", on Vernet's v3): rd->overload first but no
+        // avg_idle gate; pop from the shared runqueue, its time charged to sd_llc's
+        // max_newidle_lb_cost and to curr_cost; a popped task returns at once (1
+        // pulled, -1 not pullable: RETRY_TASK, and balance_fair() calls
+        // newidle_balance() once more); return on a pending wakeup; then the usual
+        // walk from the lowest domain, whose budget test runs before the domains
+        // within the LLC are skipped.
+        if !self.rd_overload {
+            return self.switch_to_idle(c, cost);
+        }
+        let (pc, pop) = self.shared_runq_pop(c, self.now + cost);
+        if let Some(d) = self.doms.llc_depth[c as usize] {
+            let ds = self.dom(c, d as usize);
+            ds.max_newidle_lb_cost = ds.max_newidle_lb_cost.max(pc);
+        }
+        match pop {
+            Pop::Pulled => return self.newidle_finish(c, pc, cost + pc),
+            Pop::Failed if pass == Pass::First => {
+                self.m.shared_runq_retries += 1;
+                let cpu = &mut self.cpus[c as usize];
+                cpu.max_idle_balance_cost = cpu.max_idle_balance_cost.max(pc);
+                cpu.idle_stamp = 0;
+                return self.newidle_balance_pass(c, cost + pc, Pass::AfterRetryTask);
+            }
+            Pop::Failed => return self.newidle_finish(c, pc, cost + pc),
+            Pop::Empty => {}
+        }
+        if self.cpus[c as usize].ttwu_pending {
+            return self.switch_to_idle(c, cost + pc);
+        }
+        // The walk begins as in v6.5: t0, update_blocked_averages(), then the
+        // domains; the LLC domains skipped, its time goes to the first that balances.
+        let uba = self.update_blocked_averages(c, self.now + cost + pc);
+        self.newidle_domain(c, 0, pc, cost + pc + uba, uba)
     }
 
     /// Balances at domain `depth` as one kernel segment, if the time budget allows.
