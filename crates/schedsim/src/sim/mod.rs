@@ -242,7 +242,7 @@ impl Cpu {
     }
 
     /// Switches the accounting mode at `now`, closing the interval of the old one.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn set_mode(&mut self, now: Time, m: Mode) {
         if self.mode != m {
             self.account(now);
