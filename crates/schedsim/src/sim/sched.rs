@@ -853,6 +853,11 @@ fn smt_share(pct: u64, others: u64, threads: u64) -> u64 {
     }
 }
 
+/// Time to fetch `bytes` from DRAM, with the refill's overlap. Nothing to fetch (the
+/// LLC kept the lines) costs nothing, without the two divisions.
 fn dram(cost: &crate::cost::CostModel, bytes: u64) -> u64 {
+    if bytes == 0 {
+        return 0;
+    }
     bytes.div_ceil(cost.cache_line_bytes) * cost.dram_ns / cost.refill_mlp
 }
