@@ -54,19 +54,22 @@ impl Sim {
             LockId::Shard(l, s) => &mut self.llcs[l as usize].shards[s as usize].lock,
         };
         let handoff = self.cost.line_transfer_ns(self.map.distance(lk.holder, by));
-        if at.saturating_add(handoff).saturating_add(hold) <= lk.busy_from {
+        // Plain sums: a validated cost is at most 1 s (CostModel::validate) and a time
+        // stays within the run (at most DURATION_MS_MAX plus the costs charged past it),
+        // so no sum here comes near 2^64.
+        if at + handoff + hold <= lk.busy_from {
             // Done before a hold taken ahead of time begins: no wait.
-            return handoff.saturating_add(hold);
+            return handoff + hold;
         }
         let start = at.max(lk.free_at);
         if start > lk.free_at {
             lk.busy_from = start;
         }
-        lk.free_at = start.saturating_add(handoff).saturating_add(hold);
+        lk.free_at = start + handoff + hold;
         lk.holder = by;
         let spin = start - at;
-        self.m.lock_spin_ns = self.m.lock_spin_ns.saturating_add(spin);
-        spin.saturating_add(handoff).saturating_add(hold)
+        self.m.lock_spin_ns += spin;
+        spin + handoff + hold
     }
 
     /// Takes runqueue `owner`'s lock (see [`Sim::acquire`]).
