@@ -47,13 +47,18 @@ impl Sim {
         self.update_idle_core(c);
     }
 
-    /// `__update_idle_core()`: set `has_idle_cores` when this core is wholly idle.
+    /// `__update_idle_core()`: set `has_idle_cores` when this core is wholly idle. As in
+    /// the kernel (`if (test_idle_cores(core, true)) goto unlock;`), a flag already set
+    /// ends it before the siblings are looked at.
     fn update_idle_core(&mut self, c: u32) {
         if !self.map.smt {
             return;
         }
+        let llc = self.map.places[c as usize].llc as usize;
+        if self.llcs[llc].has_idle_cores {
+            return;
+        }
         if self.map.siblings(c).iter().all(|&s| s == c || self.idle_cpu(s)) {
-            let llc = self.map.places[c as usize].llc as usize;
             self.llcs[llc].has_idle_cores = true;
         }
     }
