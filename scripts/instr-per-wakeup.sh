@@ -24,25 +24,23 @@ bin=target/release/schedsim
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# run DURATION_MS -> "INSTRUCTIONS WAKEUPS"
+# shellcheck source=scripts/lib/callgrind.sh
+. scripts/lib/callgrind.sh
+
+# run DURATION_MS: sets instr and wakeups
 run() {
   valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" \
     "$bin" run --topology 1x1x10x2 --workload tbench --clients 8 --kernel v5.15=v5.15 \
     --duration-ms "$1" --warmup-ms 0 --iterations 1 --seed 1 --json --no-progress \
     >"$tmp/report.json" 2>"$tmp/valgrind.log"
-  local instr wakeups
-  instr=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$tmp/valgrind.log" | tail -1)
+  instr=$(callgrind_instructions "$tmp/valgrind.log")
   wakeups=$(sed -n 's/^ *"wakeups": \([0-9]*\).*/\1/p' "$tmp/report.json" | head -1)
-  if [ -z "$instr" ] || [ -z "$wakeups" ] || [ "$wakeups" -eq 0 ]; then
-    echo "could not read the instruction count or the wakeups counter (see $tmp)" >&2
-    trap - EXIT
-    exit 1
-  fi
-  echo "$instr $wakeups"
+  need_counts "$instr" "$wakeups" "$tmp"
 }
 
-read -r instr wakeups < <(run 200)
-read -r instr0 wakeups0 < <(run 1)
+run 1
+instr0=$instr wakeups0=$wakeups
+run 200
 
 echo "case: tbench 8 pairs, 1x1x10x2, v5.15, 200 ms, no warm-up (callgrind)"
 echo "instructions:              $instr"

@@ -10,8 +10,10 @@
 # tier a sweep's run spends its time in). Start-up (Node, compiling the module) is
 # removed by running the case once and three times: the figure is the difference of the
 # two counts over two runs' wakeups. Node's V8 is older than the browser's, so this is a
-# proxy for the page, not its exact count; it is noise-free, so it tells whether a change
-# to the Rust code makes the WebAssembly cheaper. It does not judge wasm-opt's flags:
+# proxy for the page, not its exact count. V8 compiles and collects garbage on threads of
+# its own, so the same module reads a little differently run to run (6,098 and 6,121 for
+# one build): far less than wall time on a shared box varies, enough to tell whether a
+# change to the Rust code makes the WebAssembly cheaper by more than half a percent. It does not judge wasm-opt's flags:
 # Node 20's V8 runs the -O3 module 9% slower than the unoptimised one (6,514 against
 # 6,299 instructions per wakeup), while Chromium 156 runs both at the same speed (96 and
 # 97 ms per run), and the page keeps -O3 for its 18% smaller download.
@@ -54,23 +56,22 @@ const { instance } = await WebAssembly.instantiate(fs.readFileSync(process.argv[
 console.log(String(instance.exports.bench(+process.argv[3])));
 EOF
 
-# run RUNS -> "INSTRUCTIONS WAKEUPS_OF_ONE_RUN"
+# shellcheck source=scripts/lib/callgrind.sh
+. scripts/lib/callgrind.sh
+
+# run RUNS: sets instr and wakeups (those of one run)
 run() {
   valgrind --tool=callgrind --smc-check=all-non-file --callgrind-out-file="$tmp/cg.out" \
     node --no-liftoff "$tmp/run.mjs" "$tmp/case.wasm" "$1" >"$tmp/out" 2>"$tmp/valgrind.log"
-  local instr wakeups
-  instr=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$tmp/valgrind.log" | tail -1)
+  instr=$(callgrind_instructions "$tmp/valgrind.log")
   wakeups=$(tail -1 "$tmp/out")
-  if [ -z "$instr" ] || [ -z "$wakeups" ] || [ "$wakeups" -eq 0 ]; then
-    echo "could not read the instruction count or the wakeups (see $tmp)" >&2
-    trap - EXIT
-    exit 1
-  fi
-  echo "$instr $wakeups"
+  need_counts "$instr" "$wakeups" "$tmp"
 }
 
-read -r i1 wakeups < <(run 1)
-read -r i3 _ < <(run 3)
+run 1
+i1=$instr
+run 3
+i3=$instr
 
 echo "case: tbench 8 pairs, 1x1x10x2, v5.15, 200 ms, no warm-up (WebAssembly in Node $(node --version), V8 optimising tier, callgrind)"
 echo "module:                    profile web, $how"
