@@ -22,6 +22,8 @@ pub const CLIENT_COUNTS_MAX: usize = 64;
 pub const CLIENTS_MAX: u32 = 8192;
 pub const KERNELS_MAX: usize = 8;
 pub const TASKS_MAX: u64 = 50_000;
+/// The experiment's name heads tables and the page; a title, not a document.
+pub const NAME_CHARS_MAX: usize = 200;
 
 /// A topology written as the compact spec or in full (its `Deserialize`, in
 /// [`crate::input`], picks the form by the JSON type).
@@ -272,9 +274,19 @@ impl Experiment {
         if self.kernels.is_empty() || self.kernels.len() > KERNELS_MAX {
             return Err(Error(format!("field kernels: give 1 to {KERNELS_MAX} kernel configurations")));
         }
+        if self.name.chars().count() > NAME_CHARS_MAX {
+            return Err(Error(format!("field name: at most {NAME_CHARS_MAX} characters")));
+        }
+        if let Some(c) = self.name.chars().find(|c| c.is_control()) {
+            return Err(Error(format!("field name: has the control character {c:?}")));
+        }
         for (i, k) in self.kernels.iter().enumerate() {
             if k.name.is_empty() || k.name.len() > 40 {
                 return Err(Error(format!("field kernels[{i}].name: must be 1 to 40 characters")));
+            }
+            // Names head table columns and CSV rows: a newline or an escape would break them.
+            if let Some(c) = k.name.chars().find(|c| c.is_control()) {
+                return Err(Error(format!("field kernels[{i}].name: {:?} has the control character {c:?}", k.name)));
             }
             if self.kernels[..i].iter().any(|o| o.name == k.name) {
                 return Err(Error(format!("field kernels[{i}].name: {:?} is used twice", k.name)));

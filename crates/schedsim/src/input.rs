@@ -122,7 +122,12 @@ pub fn suggest(msg: &str) -> String {
 
 /// One line for a serde error at `path` ("." or "" for the top).
 pub fn json_error(path: &str, msg: &str) -> String {
-    let msg = clip_quoted(&suggest(msg));
+    let mut msg = clip_quoted(&suggest(msg));
+    // serde_json reads a whole number past u64 as a float: say what was wanted.
+    if msg.starts_with("invalid type: floating point") && ["expected u", "expected i"].iter().any(|e| msg.contains(e)) {
+        let at = msg.rfind(" at line ").unwrap_or(msg.len());
+        msg.insert_str(at, " (a whole number within the field's range)");
+    }
     if msg.contains("EOF while parsing") {
         format!("the JSON ends early (truncated?): {msg}")
     } else if path == "." || path.is_empty() {
@@ -163,10 +168,13 @@ pub fn from_json<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Resu
         }
     }
     let de = &mut serde_json::Deserializer::from_str(text);
-    let v: T = serde_path_to_error::deserialize(de).map_err(|e| {
+    let v: T = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
         let path = e.path().to_string();
         json_error(&path, &e.into_inner().to_string())
     })?;
+    // Only white space may follow the object: a second object, or text pasted after
+    // it, would otherwise be ignored without a word.
+    de.end().map_err(|e| format!("{what} is one JSON object, but more follows it: {e}"))?;
     Ok(v)
 }
 

@@ -8,7 +8,7 @@ use std::fmt;
 
 /// The kernel release whose code paths are modelled. Each function on the wakeup path
 /// names in its doc comment which form it takes for which version.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub enum KernelVersion {
     /// v3.8: group-walk `select_idle_sibling`, `effective_load` `wake_affine`, no
     /// `wake_wide`, remote queueing only across LLCs.
@@ -43,7 +43,7 @@ impl KernelVersion {
         KernelVersion::V6_5,
     ];
 
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             KernelVersion::V3_8 => "v3.8",
             KernelVersion::V4_15 => "v4.15",
@@ -90,7 +90,7 @@ impl KernelVersion {
 /// Every switch: sched features and seed patches. Names are the kernel's (features)
 /// or the project's (patches: each variant names the patch it models; `docs/seeds.md`
 /// gives each seed's author, date and measured result).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub enum Switch {
     #[serde(rename = "WA_IDLE")]
     WaIdle,
@@ -151,7 +151,7 @@ impl Switch {
         Switch::SharedRunqOverload,
     ];
 
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Switch::WaIdle => "WA_IDLE",
             Switch::WaWeight => "WA_WEIGHT",
@@ -270,6 +270,60 @@ pub struct KernelSpecError(pub String);
 
 /// A kernel for people: "mine (v5.15+sis-prev-idle)", or "v4.15" alone when its name
 /// is its label, not "v4.15 (v4.15)".
+/// The names of `$t::ALL`, in order, as a constant (a `const fn` cannot take
+/// `name` as a function pointer).
+macro_rules! names_of {
+    ($t:ty) => {{
+        let mut v = [""; <$t>::ALL.len()];
+        let mut i = 0;
+        while i < v.len() {
+            v[i] = <$t>::ALL[i].name();
+            i += 1;
+        }
+        v
+    }};
+}
+
+/// serde's "expected one of" lists.
+const VERSION_NAMES: [&str; KernelVersion::ALL.len()] = names_of!(KernelVersion);
+const SWITCH_NAMES: [&str; Switch::ALL.len()] = names_of!(Switch);
+
+/// Reads one of `names` (exactly as written), for the hand-written `Deserialize` of
+/// [`KernelVersion`] and [`Switch`]: a derived one reports a number or `null` as a JSON
+/// syntax error ("expected value") and leaves a map key's path as `?`.
+struct NameVisitor<T: 'static> {
+    what: &'static str,
+    names: &'static [&'static str],
+    all: &'static [T],
+}
+
+impl<T: Copy + 'static> serde::de::Visitor<'_> for NameVisitor<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{} as a string, one of {}", self.what, self.names.join(", "))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<T, E> {
+        match self.names.iter().position(|&n| n == s) {
+            Some(i) => Ok(self.all[i]),
+            None => Err(E::unknown_variant(s, self.names)),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for KernelVersion {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(NameVisitor { what: "a kernel version", names: &VERSION_NAMES, all: &KernelVersion::ALL })
+    }
+}
+
+impl<'de> Deserialize<'de> for Switch {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(NameVisitor { what: "a switch", names: &SWITCH_NAMES, all: &Switch::ALL })
+    }
+}
+
 pub fn name_with_label(name: &str, label: &str) -> String {
     if name == label {
         name.to_string()

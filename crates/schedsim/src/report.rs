@@ -128,7 +128,10 @@ impl Report {
 
     pub fn from_json(text: &str) -> Result<Report, String> {
         let de = &mut serde_json::Deserializer::from_str(text);
-        serde_path_to_error::deserialize(de).map_err(|e| format!("report field {}: {}", e.path(), e.inner()))
+        let r = serde_path_to_error::deserialize(&mut *de)
+            .map_err(|e| format!("report field {}: {}", e.path(), e.inner()))?;
+        de.end().map_err(|e| format!("a report is one JSON object, but more follows it: {e}"))?;
+        Ok(r)
     }
 
     /// The mmtests comparison table (`compare-kernels.sh` layout): one Hmean (or
@@ -291,7 +294,8 @@ impl Report {
         for c in &self.configs {
             for p in &c.points {
                 for (i, v) in p.samples.iter().enumerate() {
-                    let _ = writeln!(s, "{},{},{},{},{:.4}", c.name, c.label, p.clients, i + 1, v);
+                    let _ =
+                        writeln!(s, "{},{},{},{},{:.4}", csv_field(&c.name), csv_field(&c.label), p.clients, i + 1, v);
                 }
             }
         }
@@ -312,7 +316,7 @@ impl Report {
                 let _ = writeln!(
                     s,
                     "{},{},{:.4},{:.4},{:.6},{:.6},{:.6},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-                    c.name,
+                    csv_field(&c.name),
                     p.clients,
                     p.summary(&self.metric),
                     p.stddev(),
@@ -350,4 +354,14 @@ fn secs(ns: u64) -> f64 {
 
 fn truncate(s: &str, n: usize) -> String {
     s.chars().take(n).collect()
+}
+
+/// A CSV field as RFC 4180 writes it: quoted, with its quotes doubled, when it holds a
+/// comma, a quote or a line break, or begins or ends with a space (kernel names may).
+fn csv_field(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.contains([',', '"', '\n', '\r']) || s.starts_with(' ') || s.ends_with(' ') {
+        format!("\"{}\"", s.replace('"', "\"\"")).into()
+    } else {
+        s.into()
+    }
 }

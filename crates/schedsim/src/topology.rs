@@ -82,6 +82,9 @@ impl Topology {
     /// let t = schedsim::topology::Topology::parse_spec("2x8x8x2").unwrap();
     /// assert_eq!(t.cpu_count(), 256);
     /// assert!(schedsim::topology::Topology::parse_spec("2x0x8x2").is_err());
+    /// // 2^64 CPUs: refused with its size, not wrapped to 0.
+    /// let e = schedsim::topology::Topology::parse_spec("65536x65536x65536x65536").unwrap_err();
+    /// assert!(e.to_string().contains("18446744073709551616 CPUs"), "{e}");
     /// ```
     pub fn parse_spec(spec: &str) -> Result<Topology, TopologyError> {
         let parts: Vec<&str> = spec.trim().split(['x', 'X']).collect();
@@ -101,9 +104,10 @@ impl Topology {
                 return err(format!("topology spec {spec:?}: {} must be at least 1", names[i]));
             }
         }
-        // Multiply in u64 first so 100000x100000x... reports a size, not an overflow.
-        let cpus = v.iter().map(|&n| n as u64).product::<u64>();
-        if cpus > CPUS_MAX as u64 {
+        // Multiply in u128 so 100000x100000x... reports its size, not an overflow: four
+        // u32 factors fit exactly, where u64 wraps 65536x65536x65536x65536 to 0 CPUs.
+        let cpus = v.iter().map(|&n| n as u128).product::<u128>();
+        if cpus > CPUS_MAX as u128 {
             return err(format!("topology spec {spec:?}: {cpus} CPUs, at most {CPUS_MAX} allowed"));
         }
         let t = Topology::uniform(v[0], v[1], v[2], v[3]);

@@ -32,6 +32,17 @@ fn each_problem_is_named() {
         ("\"name\":\"a\"", "\"name\":\"\"", "name"),
         ("\"seed\":1", "\"seed\":1,\"cgroup_depth\":17", "cgroup_depth: 17 is out of range 0 to 16"),
         ("\"seed\":1", "\"seed\":1,\"other_cgroups\":4097", "other_cgroups: 4097 is out of range 0 to 4096"),
+        ("\"seed\":1", "\"seed\":18446744073709551616", "seed: invalid type: floating point"),
+        ("\"seed\":1", "\"seed\":18446744073709551616", "(a whole number within the field's range) at line"),
+        ("\"1x1x2x2\"", "\"65536x65536x65536x65536\"", "18446744073709551616 CPUs, at most 1024"),
+        ("\"v5.15\"", "null", "kernels[0].preset: invalid type: null, expected a kernel version as a string"),
+        (
+            "\"preset\":\"v5.15\"",
+            "\"preset\":\"v5.15\",\"overrides\":{\"NOPE\":true}",
+            "overrides.NOPE: unknown variant",
+        ),
+        ("\"name\":\"a\"", "\"name\":\"a\\u001b[31m\"", "kernels[0].name: \"a\\u{1b}[31m\" has the control character"),
+        ("\"seed\":1", "\"seed\":1,\"name\":\"x\\ny\"", "field name: has the control character '\\n'"),
     ];
     for (from, to, want) in cases {
         let j = GOOD.replacen(from, to, 1);
@@ -47,6 +58,23 @@ fn each_problem_is_named() {
     let e = err("[1,2]");
     assert_eq!(e, "an experiment must be a JSON object {...}, this is an array");
     assert!(err("7").contains("must be a JSON object"));
+    // Only white space may follow the object.
+    assert!(Experiment::from_json(&format!("{GOOD}\n\t ")).is_ok());
+    for tail in ["x", "{}", "\u{0}", ",", GOOD] {
+        let e = err(&format!("{GOOD}{tail}"));
+        assert!(
+            e.starts_with("an experiment is one JSON object, but more follows it: trailing characters"),
+            "{tail:?}: {e}"
+        );
+    }
+}
+
+/// The experiment's name is a title: bounded.
+#[test]
+fn a_name_longer_than_a_title_is_refused() {
+    let named = |n: usize| GOOD.replacen("\"seed\":1", &format!("\"seed\":1,\"name\":\"{}\"", "é".repeat(n)), 1);
+    assert!(Experiment::from_json(&named(schedsim::experiment::NAME_CHARS_MAX)).is_ok());
+    assert!(err(&named(schedsim::experiment::NAME_CHARS_MAX + 1)).contains("field name: at most 200 characters"));
 }
 
 #[test]
