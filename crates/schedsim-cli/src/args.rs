@@ -182,6 +182,16 @@ pub fn parse(command: &str, flags: &[Flag], args: &[String]) -> Result<Parsed, C
                 // The next argument is the value even if it starts with '-', so that
                 // `--duration-ms -5` says "-5 is not a whole number", not "unknown option".
                 match args.get(i) {
+                    // ...but another option of this command is not a value: `--kernel
+                    // --duration-ms 5` means a forgotten value, not a kernel spec.
+                    Some(v)
+                        if v.strip_prefix("--").is_some_and(|o| {
+                            let o = o.split_once('=').map_or(o, |(o, _)| o);
+                            flags.iter().any(|f| f.name == o)
+                        }) =>
+                    {
+                        return Err(CliError::input(format!("--{name}: needs a value {meta} (got the option {v})")));
+                    }
                     Some(v) => {
                         i += 1;
                         v.clone()
@@ -253,6 +263,9 @@ mod tests {
         assert!(p(&["--nope"]).unwrap_err().msg.contains("unknown option --nope"));
         assert!(p(&["-x"]).unwrap_err().msg.contains("unknown option"));
         assert!(p(&["--seed"]).unwrap_err().msg.contains("needs a value"));
+        // Another option where the value should be: a forgotten value, named.
+        let e = p(&["--seed", "--seed=3"]).unwrap_err().msg;
+        assert!(e.contains("--seed: needs a value") && e.contains("got the option --seed=3"), "{e}");
         assert!(p(&["--seed", "1", "--seed", "2"]).unwrap_err().msg.contains("more than once"));
         assert!(p(&["--json=yes"]).unwrap_err().msg.contains("takes no value"));
         assert!(p(&["--help"]).unwrap().help);

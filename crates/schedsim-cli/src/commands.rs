@@ -180,14 +180,38 @@ fn check_dir_writable(dir: &str) -> Result<(), CliError> {
     Ok(())
 }
 
+/// The directory name of kernel `name` under `--mmtests-dir`: path-safe (other
+/// characters become `_`, and `.` or `..` get a leading `_`, so nothing lands outside).
+fn mmtests_dir_name(name: &str) -> String {
+    let safe: String =
+        name.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect();
+    if safe.chars().all(|c| c == '.') {
+        format!("_{safe}")
+    } else {
+        safe
+    }
+}
+
+/// Two kernels whose names make the same directory under `--mmtests-dir` would write
+/// over each other's logs: refused before anything runs.
+fn check_mmtests_names(exp: &schedsim::Experiment) -> Result<(), CliError> {
+    for (i, k) in exp.kernels.iter().enumerate() {
+        let d = mmtests_dir_name(&k.name);
+        if let Some(o) = exp.kernels[..i].iter().find(|o| mmtests_dir_name(&o.name) == d) {
+            return Err(CliError::input(format!(
+                "--mmtests-dir: kernels {:?} and {:?} would both write to the directory {d:?}; rename one",
+                o.name, k.name
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Writes `DIR/KERNEL/PREFIX-CLIENTS.log` for every kernel and client count.
 fn write_mmtests_logs(dir: &str, report: &schedsim::Report) -> Result<(), CliError> {
     let Some(logs) = report.mmtests_logs() else { return Ok(()) };
     for (kernel, file, text) in logs {
-        // Kernel names become directory names: keep them path-safe.
-        let safe: String =
-            kernel.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect();
-        let d = std::path::Path::new(dir).join(safe);
+        let d = std::path::Path::new(dir).join(mmtests_dir_name(&kernel));
         std::fs::create_dir_all(&d)
             .map_err(|e| CliError::failure(format!("--mmtests-dir: cannot create {}: {e}", d.display())))?;
         let f = d.join(&file);
@@ -226,6 +250,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         )));
     }
     if let Some(dir) = p.get("mmtests-dir") {
+        check_mmtests_names(&exp)?;
         check_dir_writable(dir)?;
     }
     let mut line = ProgressLine::new(wanted(p.has("progress"), p.has("no-progress")));

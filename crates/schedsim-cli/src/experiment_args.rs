@@ -176,6 +176,9 @@ pub fn apply_flags(exp: &mut Experiment, p: &Parsed) -> Result<Vec<String>, CliE
         // shape) stay: `--topology` on cascadelake-2s means its costs on this shape.
     }
     if let Some(file) = p.get("topology-file") {
+        if file.is_empty() {
+            return Err(CliError::input("--topology-file: needs a file name"));
+        }
         let imported = schedsim::import::topology_from_text(&read_text(file)?)
             .map_err(|e| CliError::input(format!("{file}: {e}")))?;
         // Always the full tree: an imported machine is rarely uniform, and when it is

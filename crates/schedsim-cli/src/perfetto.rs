@@ -39,8 +39,12 @@ pub fn perfetto(args: &[String]) -> Result<(), CliError> {
         )));
     }
     if from_ms >= to_ms {
-        let what = if from_ms == to_ms { "is --to-ms too: the window is empty" } else { "is after --to-ms" };
-        return Err(CliError::input(format!("--from-ms: {from_ms} {what} {to_ms}")));
+        let msg = if from_ms == to_ms {
+            format!("--from-ms and --to-ms are both {from_ms}: the window is empty")
+        } else {
+            format!("--from-ms: {from_ms} is after --to-ms {to_ms}")
+        };
+        return Err(CliError::input(msg));
     }
     crate::commands::check_run_choice(&exp, kernel, iteration)?;
     let t = exp

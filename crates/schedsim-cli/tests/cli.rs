@@ -265,7 +265,24 @@ fn bad_input_exits_2_with_one_line() {
     let array = file("array.json", &format!("[{good}]"));
     let long_key = file("long.json", &good.replace("\"seed\"", &format!("\"{}\"", "k".repeat(100_000))));
     let missing = dir.join("missing.json").to_str().unwrap().to_string();
+    // A second object (two files run together) or text after the object is not ignored.
+    let two = file("two.json", &format!("{good}\n{good}\n"));
+    let junk = file("junk.json", &format!("{good} this is not json"));
+    let preset_number = file("pnum.json", &good.replace("\"preset\":\"v5.15\"", "\"preset\":5"));
+    let override_number = file(
+        "onum.json",
+        &good.replace("\"preset\":\"v5.15\"", "\"preset\":\"v5.15\",\"overrides\":{\"SHARED_RUNQ\":1}"),
+    );
+    let newline_name = file("nl.json", &good.replace("\"name\":\"a\"", "\"name\":\"a\\nb\""));
     let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
+        (vec!["run", &two], vec!["two.json", "one JSON object, but more follows it", "line 2 column 1"]),
+        (vec!["run", &junk], vec!["junk.json", "one JSON object, but more follows it"]),
+        (vec!["run", &preset_number], vec!["pnum.json", "kernels[0].preset", "integer `5`", "v5.15"]),
+        (vec!["run", &override_number], vec!["onum.json", "kernels[0].overrides.SHARED_RUNQ", "expected a boolean"]),
+        (vec!["run", &newline_name], vec!["nl.json", "kernels[0].name", "control character '\\n'"]),
+        // 2^64 CPUs, which a u64 product wraps to 0: refused with its size.
+        (vec!["run", "--topology", "65536x65536x65536x65536"], vec!["--topology", "18446744073709551616 CPUs", "1024"]),
+        (vec!["run", "--topology", "4x2147483648x2147483648x1"], vec!["--topology", "CPUs, at most 1024"]),
         (vec![], vec!["no command"]),
         (vec!["frobnicate"], vec!["unknown command", "frobnicate"]),
         (vec!["run"], vec!["--topology"]),
@@ -325,7 +342,11 @@ fn bad_input_exits_2_with_one_line() {
         (vec!["trace", "demo", "--count", "-1"], vec!["--count", "from 1 to 10000"]),
         // A Perfetto window past the run's end, or empty, is refused (it was written).
         (vec!["perfetto", "demo", "--to-ms", "999999"], vec!["--to-ms", "999999", "lasts 100 ms"]),
-        (vec!["perfetto", "demo", "--from-ms", "5", "--to-ms", "5"], vec!["--from-ms", "the window is empty"]),
+        (
+            vec!["perfetto", "demo", "--from-ms", "5", "--to-ms", "5"],
+            vec!["--from-ms and --to-ms are both 5: the window is empty"],
+        ),
+        (vec!["perfetto", "demo", "--from-ms", "9", "--to-ms", "7"], vec!["--from-ms: 9 is after --to-ms 7"]),
         (vec!["perfetto", "demo", "--from-ms", "200"], vec!["--from-ms", "200", "lasts 100 ms"]),
     ];
     for (args, words) in cases {
@@ -416,6 +437,41 @@ fn perfetto_writes_a_chrome_trace() {
     let o = schedsim(&["perfetto", "seed001", "--from-ms", "5", "--to-ms", "2"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("--from-ms"));
+}
+
+/// Kernel names are the directories under --mmtests-dir: `..` stays inside it, and two
+/// names that make one directory are refused before the run, not written over.
+#[test]
+fn mmtests_dir_names_stay_inside_and_apart() {
+    let dir = tmp("mmtests-names");
+    let _ = std::fs::remove_dir_all(&dir);
+    let one = ["run", "--topology", "1x1x2x2", "--workload", "tbench", "--clients", "1", "--duration-ms", "20"];
+    let mut args = one.to_vec();
+    args.extend(["--iterations", "1", "--kernel", "..=v5.15", "--mmtests-dir", dir.to_str().unwrap()]);
+    ok(&args);
+    assert!(dir.join("_..").join("tbench-1.log").is_file());
+    assert!(!dir.parent().unwrap().join("tbench-1.log").exists());
+    let mut args = one.to_vec();
+    args.extend(["--kernel", "a b=v5.15", "--kernel", "a_b=v4.15", "--mmtests-dir", dir.to_str().unwrap()]);
+    let o = schedsim(&args);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("would both write to the directory \"a_b\""), "{}", text(&o.stderr));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A kernel name with a comma or a quote is one quoted CSV field (RFC 4180).
+#[test]
+fn csv_quotes_kernel_names_that_need_it() {
+    let mut args =
+        vec!["run", "--topology", "1x1x2x2", "--workload", "tbench", "--clients", "1", "--duration-ms", "20"];
+    args.extend(["--iterations", "1", "--kernel", "a,\"b\"=v5.15", "--csv"]);
+    let out = ok(&args);
+    let row = out.lines().nth(1).unwrap();
+    assert!(row.starts_with("\"a,\"\"b\"\"\",v5.15,1,1,"), "{out}");
+    args.pop();
+    args.push("--counters-csv");
+    let out = ok(&args);
+    assert!(out.lines().nth(1).unwrap().starts_with("\"a,\"\"b\"\"\",1,"), "{out}");
 }
 
 #[test]
