@@ -73,6 +73,9 @@ fn load_target(t: &str) -> Result<(Option<Experiment>, Source), CliError> {
         }
         // Parse without validating, so flags can fix a field before the limits are
         // checked; the library names the field path.
+        if !looks_like_path && schedsim::presets::experiment(t).is_some() {
+            eprintln!("schedsim: {t}: reading the file of that name here, not the preset {t}");
+        }
         match Experiment::parse_json(&text) {
             Ok(e) => Ok((Some(e), Source::File(t.to_string()))),
             Err(e) => Err(CliError::input(format!("{t}: {}", with_field_prefix(&e.0)))),

@@ -365,6 +365,24 @@ fn bad_input_exits_2_with_one_line() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// A file named like a preset in the working directory is read, and the user is told.
+#[test]
+fn a_file_named_like_a_preset_is_read_with_a_note() {
+    let dir = tmp("shadow");
+    std::fs::create_dir_all(&dir).unwrap();
+    let seed001 = text(&schedsim(&["show", "seed001"]).stdout);
+    write_file(&dir, "demo", &seed001);
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_schedsim"))
+        .args(["show", "demo"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(text(&o.stdout), seed001);
+    assert_eq!(text(&o.stderr), "schedsim: demo: reading the file of that name here, not the preset demo\n");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 #[test]
 fn a_byte_order_mark_is_read_past() {
     let dir = tmp("bom");
