@@ -84,6 +84,13 @@ impl MemcacheParams {
     }
 }
 
+/// The most requests the model holds waiting (8 bytes each): a bound on the simulator's
+/// memory, not a model of a socket buffer. Only an offered load far past what the
+/// workers serve reaches it (seed002's rps_per_worker = 10,000,000 on 120 workers had
+/// queued 4 GB when its allocation failed); the run then fails, saying so, rather than
+/// exhausting memory in the CLI or the page.
+pub(crate) const BACKLOG_MAX: usize = 1 << 20;
+
 #[derive(Clone)]
 pub(super) struct Memcache {
     /// Requests per second, all workers together.
@@ -138,6 +145,12 @@ impl Memcache {
     /// Time to the next arrival, ns (Poisson).
     fn arrival_gap(&self, rng: &mut Pcg64) -> u64 {
         rng.exp(1_000_000_000 / self.rate.max(1)).max(1)
+    }
+
+    /// Requests arrived and not yet taken by a worker (queued, or raised and not yet
+    /// handled): [`BACKLOG_MAX`] bounds it.
+    pub(super) fn backlog(&self) -> usize {
+        self.requests.len() + self.arrived.len()
     }
 
     /// The first arrival interrupt, on a random CPU.

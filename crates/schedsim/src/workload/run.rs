@@ -258,6 +258,14 @@ impl WorkloadState {
         }
     }
 
+    /// Requests waiting for a worker, if the workload queues them (memcache).
+    pub(crate) fn backlog(&self) -> usize {
+        match &self.program {
+            Program::Memcache(m) => m.backlog(),
+            _ => 0,
+        }
+    }
+
     /// An interrupt with `token` on `cpu` is handled.
     pub(crate) fn irq(&mut self, token: IrqToken, cpu: u32, now: u64) -> IrqOut {
         let mut out = IrqOut::default();
