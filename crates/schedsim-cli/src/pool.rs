@@ -37,9 +37,10 @@ pub fn run(exp: &Experiment, jobs: usize, line: &mut ProgressLine) -> (Option<Re
     // Simulated time each thread's current run has reached, for the progress line.
     let reached: Vec<AtomicU64> = (0..jobs).map(|_| AtomicU64::new(0)).collect();
     let mut builder = sweep.builder();
-    let mut failures: Vec<(RunId, Error)> = Vec::new();
+    // (run, error, whether it only stopped because another run had failed)
+    let mut failures: Vec<(RunId, Error, bool)> = Vec::new();
     std::thread::scope(|s| {
-        let (tx, rx) = mpsc::channel::<(RunId, Result<RunResult, Error>)>();
+        let (tx, rx) = mpsc::channel::<(RunId, Result<RunResult, Error>, bool)>();
         for slot in &reached {
             let tx = tx.clone();
             let (sweep, order, next, stop) = (&sweep, &order, &next, &stop);
@@ -57,7 +58,9 @@ pub fn run(exp: &Experiment, jobs: usize, line: &mut ProgressLine) -> (Option<Re
                     Checks::Off,
                 );
                 slot.store(0, Ordering::Relaxed);
-                if tx.send((id, r)).is_err() {
+                // A run that ends in an error after the stop is a cancelled one.
+                let cancelled = r.is_err() && stop.load(Ordering::Relaxed);
+                if tx.send((id, r, cancelled)).is_err() {
                     break;
                 }
             });
@@ -65,14 +68,14 @@ pub fn run(exp: &Experiment, jobs: usize, line: &mut ProgressLine) -> (Option<Re
         drop(tx);
         loop {
             match rx.recv_timeout(Duration::from_millis(100)) {
-                Ok((id, Ok(r))) => {
+                Ok((id, Ok(r), _)) => {
                     if let Err(e) = builder.add(r) {
-                        failures.push((id, e));
+                        failures.push((id, e, false));
                         stop.store(true, Ordering::Relaxed);
                     }
                 }
-                Ok((id, Err(e))) => {
-                    failures.push((id, e));
+                Ok((id, Err(e), cancelled)) => {
+                    failures.push((id, e, cancelled));
                     stop.store(true, Ordering::Relaxed);
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
@@ -84,9 +87,10 @@ pub fn run(exp: &Experiment, jobs: usize, line: &mut ProgressLine) -> (Option<Re
         }
     });
     // Of several failures, the first in report order; a run stopped because another
-    // failed says only "cancelled" and is not the cause.
-    failures.sort_by_key(|(id, e)| (e.0 == "cancelled", *id));
-    if let Some((_, e)) = failures.into_iter().next() {
+    // failed says only "cancelled" and is not the cause (its message names the run, so
+    // it is told apart by when it ended, not by its text).
+    failures.sort_by_key(|(id, _, cancelled)| (*cancelled, *id));
+    if let Some((_, e, _)) = failures.into_iter().next() {
         let kept = builder.kept_report();
         return (kept, Some(e));
     }

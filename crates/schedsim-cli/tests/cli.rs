@@ -365,6 +365,27 @@ fn bad_input_exits_2_with_one_line() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// A memcache load far past what the workers serve fails with the reason (it queued
+/// requests until memory ran out), and on several threads the reason is the reported
+/// error, not "cancelled" from a run stopped because of it.
+#[test]
+fn an_overload_that_would_exhaust_memory_fails_with_its_reason() {
+    let dir = tmp("overload");
+    std::fs::create_dir_all(&dir).unwrap();
+    let j = text(&schedsim(&["show", "seed002"]).stdout);
+    let over = j.replace("\"rps_per_worker\": 10000,", "\"rps_per_worker\": 10000000,");
+    assert_ne!(over, j);
+    let f = write_file(&dir, "over.json", &over);
+    for jobs in ["1", "2"] {
+        let o = schedsim(&["run", &f, "--jobs", jobs, "--no-progress"]);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.contains("requests wait for a worker") && err.contains("lower rps_per_worker"), "{err}");
+        assert!(!err.contains("cancelled"), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// A file named like a preset in the working directory is read, and the user is told.
 #[test]
 fn a_file_named_like_a_preset_is_read_with_a_note() {
