@@ -216,7 +216,7 @@ pub fn parse_shared(text: &str) -> Result<Shared, LinkError> {
     let v: serde_json::Value = serde_json::from_str(text).map_err(|e| LinkError::Invalid(e.to_string()))?;
     let obj = v.as_object().ok_or_else(|| LinkError::Invalid("expected an object".into()))?;
     if let Some(k) = obj.keys().find(|k| *k != "experiment" && *k != "view") {
-        return Err(LinkError::Invalid(format!("unknown field {k:?}")));
+        return Err(LinkError::Invalid(format!("unknown field {:?}", schedsim::input::clip(k))));
     }
     let exp_v = obj.get("experiment").ok_or_else(|| LinkError::Invalid("no experiment".into()))?;
     let experiment = Experiment::from_json(&exp_v.to_string()).map_err(|e| LinkError::Invalid(e.to_string()))?;

@@ -87,7 +87,13 @@ impl Topology {
     /// assert!(e.to_string().contains("18446744073709551616 CPUs"), "{e}");
     /// ```
     pub fn parse_spec(spec: &str) -> Result<Topology, TopologyError> {
-        let parts: Vec<&str> = spec.trim().split(['x', 'X']).collect();
+        // What the messages quote: a pasted megabyte is not echoed whole.
+        let spec_shown = crate::input::clip(spec);
+        let spec = spec.trim();
+        if spec.len() > 64 {
+            return err(format!("topology spec {spec_shown:?}: expected NODESxLLCSxCORESxTHREADS, e.g. 2x1x20x2"));
+        }
+        let parts: Vec<&str> = spec.split(['x', 'X']).collect();
         if parts.len() != 4 {
             return err(format!("topology spec {spec:?}: expected NODESxLLCSxCORESxTHREADS, e.g. 2x1x20x2"));
         }
@@ -96,6 +102,13 @@ impl Topology {
         for (i, p) in parts.iter().enumerate() {
             v[i] = match p.trim().parse::<u32>() {
                 Ok(n) => n,
+                Err(_) if !p.trim().is_empty() && p.trim().bytes().all(|b| b.is_ascii_digit()) => {
+                    return err(format!(
+                        "topology spec {spec:?}: {} is {}, far more than {CPUS_MAX} CPUs in all",
+                        names[i],
+                        p.trim()
+                    ))
+                }
                 Err(_) => {
                     return err(format!("topology spec {spec:?}: {} is {p:?}, expected a whole number", names[i]))
                 }

@@ -35,6 +35,7 @@ fn each_problem_is_named() {
         ("\"seed\":1", "\"seed\":18446744073709551616", "seed: invalid type: floating point"),
         ("\"seed\":1", "\"seed\":18446744073709551616", "(a whole number within the field's range) at line"),
         ("\"1x1x2x2\"", "\"65536x65536x65536x65536\"", "18446744073709551616 CPUs, at most 1024"),
+        ("\"1x1x2x2\"", "\"4294967296x1x1x1\"", "nodes is 4294967296, far more than 1024 CPUs in all"),
         ("\"v5.15\"", "null", "kernels[0].preset: invalid type: null, expected a kernel version as a string"),
         (
             "\"preset\":\"v5.15\"",
@@ -67,6 +68,13 @@ fn each_problem_is_named() {
             "{tail:?}: {e}"
         );
     }
+}
+
+/// A pasted megabyte where a topology spec belongs is refused without being echoed.
+#[test]
+fn a_huge_topology_spec_is_not_echoed() {
+    let e = schedsim::topology::Topology::parse_spec(&"x".repeat(10_000_000)).unwrap_err().to_string();
+    assert!(e.len() < 300 && e.contains("expected NODESxLLCSxCORESxTHREADS"), "{} bytes", e.len());
 }
 
 /// The experiment's name is a title: bounded.
