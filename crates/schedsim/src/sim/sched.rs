@@ -526,16 +526,10 @@ impl Sim {
     /// A device or timer interrupt on `c`.
     pub(crate) fn raise_irq(&mut self, c: u32, irq: Irq) {
         if let Irq::Device(token) = irq {
-            if let Some(next) = self.wl.on_raise(token, self.now, &mut self.rng) {
-                self.push(next.at_ns.max(self.now + 1), Ev::Irq { cpu: next.cpu, token: next.token });
-                if self.wl.backlog() > crate::workload::BACKLOG_MAX {
-                    return self.fail(format!(
-                        "workload memcache: more than {} requests wait for a worker at {:.3} ms: the offered \
-                         load (rps_per_worker x clients) is far past what the workers serve; lower rps_per_worker",
-                        crate::workload::BACKLOG_MAX,
-                        self.now as f64 / 1e6
-                    ));
-                }
+            match self.wl.on_raise(token, self.now, &mut self.rng) {
+                Ok(Some(next)) => self.push(next.at_ns.max(self.now + 1), Ev::Irq { cpu: next.cpu, token: next.token }),
+                Ok(None) => {}
+                Err(e) => return self.fail(e),
             }
         }
         match self.cpus[c as usize].phase {

@@ -89,7 +89,7 @@ impl MemcacheParams {
 /// workers serve reaches it (seed002's rps_per_worker = 10,000,000 on 120 workers had
 /// queued 4 GB when its allocation failed); the run then fails, saying so, rather than
 /// exhausting memory in the CLI or the page.
-pub(crate) const BACKLOG_MAX: usize = 1 << 20;
+const BACKLOG_MAX: usize = 1 << 20;
 
 #[derive(Clone)]
 pub(super) struct Memcache {
@@ -147,26 +147,29 @@ impl Memcache {
         rng.exp(1_000_000_000 / self.rate.max(1)).max(1)
     }
 
-    /// Requests arrived and not yet taken by a worker (queued, or raised and not yet
-    /// handled): [`BACKLOG_MAX`] bounds it.
-    pub(super) fn backlog(&self) -> usize {
-        self.requests.len() + self.arrived.len()
-    }
-
     /// The first arrival interrupt, on a random CPU.
     pub(super) fn first_arrival(&self, rng: &mut Pcg64) -> RaisedIrq {
         let gap = self.arrival_gap(rng);
         RaisedIrq { at_ns: gap, cpu: rng.below(self.nr_cpus as u64) as u32, token: ARRIVAL }
     }
 
-    /// An arrival is raised: it is stamped now, and the next one is scheduled.
-    pub(super) fn on_raise(&mut self, token: IrqToken, now: u64, rng: &mut Pcg64) -> Option<RaisedIrq> {
+    /// An arrival is raised: it is stamped now, and the next one is scheduled. Fails
+    /// when the requests not yet taken by a worker (queued, or raised and not yet
+    /// handled) pass [`BACKLOG_MAX`].
+    pub(super) fn on_raise(&mut self, token: IrqToken, now: u64, rng: &mut Pcg64) -> Result<Option<RaisedIrq>, String> {
         if token != ARRIVAL {
-            return None;
+            return Ok(None);
         }
         let gap = self.arrival_gap(rng);
         self.arrived.push_back(now);
-        Some(RaisedIrq { at_ns: now + gap, cpu: rng.below(self.nr_cpus as u64) as u32, token: ARRIVAL })
+        if self.requests.len() + self.arrived.len() > BACKLOG_MAX {
+            return Err(format!(
+                "workload memcache: more than {BACKLOG_MAX} requests wait for a worker at {:.3} ms: the offered \
+                 load (rps_per_worker x clients) is far past what the workers serve; lower rps_per_worker",
+                now as f64 / 1e6
+            ));
+        }
+        Ok(Some(RaisedIrq { at_ns: now + gap, cpu: rng.below(self.nr_cpus as u64) as u32, token: ARRIVAL }))
     }
 
     /// The softirq queues the request and wakes the most recently idle worker.

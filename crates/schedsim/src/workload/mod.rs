@@ -15,7 +15,6 @@ mod tbench;
 pub use dbench::DbenchParams;
 pub use hackbench::HackbenchParams;
 pub use memcache::MemcacheParams;
-pub(crate) use memcache::BACKLOG_MAX;
 pub use pipe::PipeParams;
 pub(crate) use run::{Action, IrqToken, Measured, Sample, TaskInit, WorkloadState};
 pub use schbench::SchbenchParams;

@@ -251,18 +251,11 @@ impl WorkloadState {
 
     /// An interrupt is raised (before any idle-exit delay): open-loop arrivals schedule
     /// the next one from here, so the rate does not depend on how fast the CPU wakes.
-    pub(crate) fn on_raise(&mut self, token: IrqToken, now: u64, rng: &mut Pcg64) -> Option<RaisedIrq> {
+    /// An error ends the run (memcache's request backlog past its bound).
+    pub(crate) fn on_raise(&mut self, token: IrqToken, now: u64, rng: &mut Pcg64) -> Result<Option<RaisedIrq>, String> {
         match &mut self.program {
             Program::Memcache(m) => m.on_raise(token, now, rng),
-            _ => None,
-        }
-    }
-
-    /// Requests waiting for a worker, if the workload queues them (memcache).
-    pub(crate) fn backlog(&self) -> usize {
-        match &self.program {
-            Program::Memcache(m) => m.backlog(),
-            _ => 0,
+            _ => Ok(None),
         }
     }
 
