@@ -33,6 +33,10 @@ const SMALL: &[&str] = &[
     "patched=v4.15+wake-affine-prev",
 ];
 
+/// A tiny run with one client count, for the tests that choose their own kernels.
+const ONE_CLIENT: &[&str] =
+    &["run", "--topology", "1x1x2x2", "--workload", "tbench", "--clients", "1", "--duration-ms", "20"];
+
 fn small(extra: &[&str]) -> Vec<&'static str> {
     let mut v = SMALL.to_vec();
     for e in extra {
@@ -484,13 +488,12 @@ fn perfetto_writes_a_chrome_trace() {
 fn mmtests_dir_names_stay_inside_and_apart() {
     let dir = tmp("mmtests-names");
     let _ = std::fs::remove_dir_all(&dir);
-    let one = ["run", "--topology", "1x1x2x2", "--workload", "tbench", "--clients", "1", "--duration-ms", "20"];
-    let mut args = one.to_vec();
+    let mut args = ONE_CLIENT.to_vec();
     args.extend(["--iterations", "1", "--kernel", "..=v5.15", "--mmtests-dir", dir.to_str().unwrap()]);
     ok(&args);
     assert!(dir.join("_..").join("tbench-1.log").is_file());
     assert!(!dir.parent().unwrap().join("tbench-1.log").exists());
-    let mut args = one.to_vec();
+    let mut args = ONE_CLIENT.to_vec();
     args.extend(["--kernel", "a b=v5.15", "--kernel", "a_b=v4.15", "--mmtests-dir", dir.to_str().unwrap()]);
     let o = schedsim(&args);
     assert_eq!(o.status.code(), Some(2));
@@ -501,8 +504,7 @@ fn mmtests_dir_names_stay_inside_and_apart() {
 /// A kernel name with a comma or a quote is one quoted CSV field (RFC 4180).
 #[test]
 fn csv_quotes_kernel_names_that_need_it() {
-    let mut args =
-        vec!["run", "--topology", "1x1x2x2", "--workload", "tbench", "--clients", "1", "--duration-ms", "20"];
+    let mut args = ONE_CLIENT.to_vec();
     args.extend(["--iterations", "1", "--kernel", "a,\"b\"=v5.15", "--csv"]);
     let out = ok(&args);
     let row = out.lines().nth(1).unwrap();

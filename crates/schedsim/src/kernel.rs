@@ -268,8 +268,6 @@ pub struct KernelSpec {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KernelSpecError(pub String);
 
-/// A kernel for people: "mine (v5.15+sis-prev-idle)", or "v4.15" alone when its name
-/// is its label, not "v4.15 (v4.15)".
 /// The names of `$t::ALL`, in order, as a constant (a `const fn` cannot take
 /// `name` as a function pointer).
 macro_rules! names_of {
@@ -324,6 +322,8 @@ impl<'de> Deserialize<'de> for Switch {
     }
 }
 
+/// A kernel for people: "mine (v5.15+sis-prev-idle)", or "v4.15" alone when its name
+/// is its label, not "v4.15 (v4.15)".
 pub fn name_with_label(name: &str, label: &str) -> String {
     if name == label {
         name.to_string()

@@ -87,12 +87,12 @@ impl Topology {
     /// assert!(e.to_string().contains("18446744073709551616 CPUs"), "{e}");
     /// ```
     pub fn parse_spec(spec: &str) -> Result<Topology, TopologyError> {
-        // What the messages quote: a pasted megabyte is not echoed whole.
-        let spec_shown = crate::input::clip(spec);
-        let spec = spec.trim();
-        if spec.len() > 64 {
-            return err(format!("topology spec {spec_shown:?}: expected NODESxLLCSxCORESxTHREADS, e.g. 2x1x20x2"));
+        // Past 64 bytes it is no spec; a pasted megabyte is not echoed whole.
+        if spec.trim().len() > 64 {
+            let shown = crate::input::clip(spec);
+            return err(format!("topology spec {shown:?}: expected NODESxLLCSxCORESxTHREADS, e.g. 2x1x20x2"));
         }
+        let spec = spec.trim();
         let parts: Vec<&str> = spec.split(['x', 'X']).collect();
         if parts.len() != 4 {
             return err(format!("topology spec {spec:?}: expected NODESxLLCSxCORESxTHREADS, e.g. 2x1x20x2"));
@@ -100,13 +100,13 @@ impl Topology {
         let names = ["nodes", "LLCs per node", "cores per LLC", "threads per core"];
         let mut v = [0u32; 4];
         for (i, p) in parts.iter().enumerate() {
-            v[i] = match p.trim().parse::<u32>() {
+            let word = p.trim();
+            v[i] = match word.parse::<u32>() {
                 Ok(n) => n,
-                Err(_) if !p.trim().is_empty() && p.trim().bytes().all(|b| b.is_ascii_digit()) => {
+                Err(_) if !word.is_empty() && word.bytes().all(|b| b.is_ascii_digit()) => {
                     return err(format!(
-                        "topology spec {spec:?}: {} is {}, far more than {CPUS_MAX} CPUs in all",
-                        names[i],
-                        p.trim()
+                        "topology spec {spec:?}: {} is {word}, far more than {CPUS_MAX} CPUs in all",
+                        names[i]
                     ))
                 }
                 Err(_) => {
