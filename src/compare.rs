@@ -238,7 +238,7 @@ mod tests {
     fn a_window_with_no_request_is_said() {
         // 8,192 pairs on one CPU: nothing completes in 18 ms.
         let r = run(|e| {
-            e.machine.topology = Some(schedsim::experiment::TopologyInput::Spec("1x1x1x1".into()));
+            e.machine.topology = Some(schedsim::topology::TopologyInput::Spec("1x1x1x1".into()));
             e.clients = vec![1, 8192];
             e.iterations = 1;
         });

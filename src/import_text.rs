@@ -1,8 +1,9 @@
 //! Topology import by paste or file drop: the size bound, the machine it makes and the
 //! summary shown after it (the parsing itself is `schedsim::import`).
 
-use schedsim::experiment::{MachineSpec, TopologyInput};
+use schedsim::experiment::MachineSpec;
 use schedsim::import::{topology_from_text, Imported};
+use schedsim::topology::TopologyInput;
 
 /// Largest text accepted: the library's bound for all input (a sysfs dump of a big
 /// machine is well under it).

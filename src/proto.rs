@@ -48,7 +48,7 @@ pub enum Response {
         json: String,
         events: u64,
     },
-    /// A timeline recording (`schedsim::experiment::Recording`), as JSON.
+    /// A timeline recording (`schedsim::recording::Recording`), as JSON.
     Timeline {
         id: u32,
         recording_json: String,

@@ -5,7 +5,7 @@
 //! (`Experiment::record` for a window of a sweep's run, `Live::take_recording` piece by
 //! piece for live mode); the component in `web/components/timeline.rs` only draws it.
 
-use schedsim::experiment::{Recording, WastedSpan};
+use schedsim::recording::{Recording, WastedSpan};
 use schedsim::trace::WakeupTrace;
 use std::collections::BTreeSet;
 use std::rc::Rc;

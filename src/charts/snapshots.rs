@@ -17,7 +17,7 @@
 
 use super::tests::texts;
 use super::{draw_report_chart, report_chart_size, to_svg_sized, ChartTheme};
-use schedsim::experiment::TopologyInput;
+use schedsim::topology::TopologyInput;
 use schedsim::{Experiment, KernelSpec, KernelVersion, Report};
 use std::path::PathBuf;
 

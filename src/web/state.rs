@@ -7,8 +7,9 @@ use crate::proto::SweepDone;
 use crate::sweep_job::JobProgress;
 use crate::topo_edit::{self, Refusal, TopoEdit};
 use crate::wasted::JumpPlan;
-use schedsim::experiment::{MachineSpec, TopologyInput, KERNELS_MAX};
+use schedsim::experiment::{MachineSpec, KERNELS_MAX};
 use schedsim::topology::Topology;
+use schedsim::topology::TopologyInput;
 use schedsim::{presets, Experiment, KernelSpec, Report, Workload};
 use std::rc::Rc;
 

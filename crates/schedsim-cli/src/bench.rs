@@ -5,8 +5,9 @@ use crate::args::parse;
 use crate::error::CliError;
 use crate::help::{self, BENCH_FLAGS};
 use crate::output::print_stdout;
-use schedsim::experiment::{Experiment, MachineSpec, TopologyInput, EXPERIMENT_VERSION};
+use schedsim::experiment::{Experiment, MachineSpec};
 use schedsim::kernel::{KernelSpec, KernelVersion};
+use schedsim::topology::TopologyInput;
 use schedsim::workload::Workload;
 use std::io::Write;
 use std::time::Instant;
@@ -53,28 +54,16 @@ pub const CASES: [Case; 3] = [
 
 impl Case {
     pub fn experiment(&self) -> Experiment {
-        Experiment {
-            version: EXPERIMENT_VERSION,
-            name: format!("bench {}", self.label),
-            machine: MachineSpec {
-                preset: None,
-                topology: Some(TopologyInput::Spec(self.topology.into())),
-                costs: None,
-            },
-            workload: Workload::by_name(self.workload).expect("built-in workload"),
-            clients: vec![self.clients],
-            iterations: 1,
-            duration_ms: self.duration_ms,
-            // No warm-up: the counters then cover every simulated wakeup.
-            warmup_ms: 0,
-            seed: 1,
-            kernels: vec![KernelSpec::new("v5.15", KernelVersion::V5_15)],
-            shard_size: 6,
-            cgroup_depth: 0,
-            other_cgroups: 0,
-            housekeeping: Default::default(),
-            wasted_core_threshold_ns: 1_000_000,
-        }
+        let machine =
+            MachineSpec { preset: None, topology: Some(TopologyInput::Spec(self.topology.into())), costs: None };
+        let workload = Workload::by_name(self.workload).expect("built-in workload");
+        let kernels = vec![KernelSpec::new("v5.15", KernelVersion::V5_15)];
+        let mut e = Experiment::new(&format!("bench {}", self.label), machine, workload, &[self.clients], kernels);
+        e.iterations = 1;
+        e.duration_ms = self.duration_ms;
+        // No warm-up: the counters then cover every simulated wakeup.
+        e.warmup_ms = 0;
+        e
     }
 }
 

@@ -3,9 +3,10 @@
 
 use crate::args::{parse_number, Flag, Parsed};
 use crate::error::CliError;
-use schedsim::experiment::{Experiment, MachineSpec, TopologyInput, EXPERIMENT_VERSION};
+use schedsim::experiment::{Experiment, MachineSpec};
 use schedsim::kernel::{KernelSpec, KernelVersion};
 use schedsim::topology::Topology;
+use schedsim::topology::TopologyInput;
 use schedsim::workload::{Workload, WORKLOAD_NAMES};
 
 /// Flags that set experiment fields; shared by `run`, `show` and `trace`.
@@ -131,23 +132,9 @@ fn from_flags_only(p: &Parsed) -> Result<Experiment, CliError> {
              (see 'schedsim presets')",
         ));
     }
-    Ok(Experiment {
-        version: EXPERIMENT_VERSION,
-        name: "command-line".into(),
-        machine: MachineSpec::default(),
-        workload: Workload::by_name("tbench").expect("tbench is a built-in workload"),
-        clients: vec![1, 2, 4],
-        iterations: 3,
-        duration_ms: 500,
-        warmup_ms: 50,
-        seed: 1,
-        kernels: vec![KernelSpec::new("v5.15", KernelVersion::V5_15)],
-        shard_size: 6,
-        cgroup_depth: 0,
-        other_cgroups: 0,
-        housekeeping: Default::default(),
-        wasted_core_threshold_ns: 1_000_000,
-    })
+    let workload = Workload::by_name("tbench").expect("tbench is a built-in workload");
+    let kernels = vec![KernelSpec::new("v5.15", KernelVersion::V5_15)];
+    Ok(Experiment::new("command-line", MachineSpec::default(), workload, &[1, 2, 4], kernels))
 }
 
 /// Applies every experiment flag given. Syntax errors name the flag. Returns notes
@@ -211,7 +198,7 @@ pub fn apply_flags(exp: &mut Experiment, p: &Parsed) -> Result<Vec<String>, CliE
     if let Some(d) = p.number_in::<u64>("duration-ms", 1, schedsim::experiment::DURATION_MS_MAX)? {
         exp.duration_ms = d;
         if !p.has("warmup-ms") {
-            exp.warmup_ms = d / 10;
+            exp.warmup_ms = d / schedsim::experiment::DEFAULT_WARMUP_DIVISOR;
         }
     }
     if let Some(w) = p.number::<u64>("warmup-ms")? {

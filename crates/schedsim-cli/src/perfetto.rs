@@ -58,7 +58,7 @@ pub fn perfetto(args: &[String]) -> Result<(), CliError> {
         eprintln!(
             "schedsim: the window holds more than {} trace events; recorded up to {:.3} ms only \
              (narrow it with --from-ms/--to-ms)",
-            schedsim::experiment::RECORD_EVENTS_MAX,
+            schedsim::recording::RECORD_EVENTS_MAX,
             at as f64 / 1e6
         );
     }

@@ -14,37 +14,34 @@
 //! println!("{}", report.mmtests_table());
 //! ```
 
-pub mod cost;
-pub mod diff;
-pub mod domains;
-pub mod estimate;
-pub mod experiment;
-pub mod import;
-pub mod input;
-pub mod kernel;
-pub mod live;
-pub mod machine;
-pub mod metrics;
-pub mod presets;
-pub mod report;
-pub mod rng;
+//! # Floors
+//!
+//! The crate is five floors, each importing only from the floors below it (the test
+//! `tests/floors.rs` keeps it so): [`facts`] (what a run is made of: machine, costs,
+//! kernel configuration, workloads, and the plain data of results), `state` (the `Sim`
+//! struct and its parts), `linux` (the modelled kernel), `driver` (the event loop and
+//! its observers) and [`api`] (experiments, sweeps, reports, live mode, the diff).
+//! The public modules keep their short paths: `schedsim::topology` is
+//! `schedsim::facts::topology`, `schedsim::experiment` is `schedsim::api::experiment`.
+
+pub mod api;
+pub(crate) mod driver;
+pub mod facts;
+pub(crate) mod linux;
+pub(crate) mod state;
+
 #[doc(hidden)]
-pub mod scenario;
-pub mod sweep;
-pub mod topology;
-pub mod trace;
-pub mod workload;
+pub use api::scenario;
+pub use api::{diff, estimate, experiment, live, perfetto, presets, report, sweep};
+pub use facts::{
+    cost, counterfactual, domains, import, input, kernel, machine, metrics, recording, rng, topology, trace, views,
+    workload,
+};
 
-mod balance;
-mod shared_runq;
-pub(crate) mod sim;
-mod sis;
-mod wakeup;
-mod wide;
-
-pub use experiment::{Error, Experiment, MachineSpec, Progress, TopologyInput};
-pub use kernel::{KernelSpec, KernelVersion, Switch};
-pub use report::Report;
-pub use sim::wasted::WastedMoment;
-pub use sweep::{ReportBuilder, RunId, RunResult, Sweep};
-pub use workload::Workload;
+pub use api::experiment::{Error, Experiment, MachineSpec, Progress};
+pub use api::report::Report;
+pub use api::sweep::{ReportBuilder, RunId, RunResult, Sweep};
+pub use facts::kernel::{KernelSpec, KernelVersion, Switch};
+pub use facts::recording::WastedMoment;
+pub use facts::topology::TopologyInput;
+pub use facts::workload::Workload;

@@ -90,7 +90,7 @@ fn a_window_past_the_bound_is_clipped() {
     let at = t.clipped_at_ns.expect("5 s of demo holds more than the bound");
     assert!(at > 0 && at < 5_000_000_000, "{at}");
     let cpus = 8;
-    assert!(t.events <= schedsim::experiment::RECORD_EVENTS_MAX + 4 * cpus + 2, "{}", t.events);
+    assert!(t.events <= schedsim::recording::RECORD_EVENTS_MAX + 4 * cpus + 2, "{}", t.events);
     let doc: Value = serde_json::from_str(&t.json).unwrap();
     assert_eq!(doc["traceEvents"].as_array().unwrap().len(), t.events);
     assert_eq!(doc["otherData"]["clipped_at_ns"], at);

@@ -8,8 +8,9 @@
 
 use proptest::prelude::*;
 use schedsim::cost::CostModel;
-use schedsim::experiment::{Checks, Experiment, MachineSpec, TopologyInput, EXPERIMENT_VERSION};
+use schedsim::experiment::{Checks, Experiment, MachineSpec, EXPERIMENT_VERSION};
 use schedsim::kernel::{KernelSpec, KernelVersion, Switch};
+use schedsim::topology::TopologyInput;
 use schedsim::topology::{CoreDesc, LlcDesc, NodeDesc, Topology};
 use schedsim::workload::{Workload, WORKLOAD_NAMES};
 

@@ -608,7 +608,7 @@ pub fn record_timeline(p: &RecordProps) -> Html {
                 let current = *seq.borrow();
                 match r {
                     Response::Timeline { id, recording_json } if id == current => {
-                        match serde_json::from_str::<schedsim::experiment::Recording>(&recording_json) {
+                        match serde_json::from_str::<schedsim::recording::Recording>(&recording_json) {
                             Ok(r) => {
                                 let tl = Timeline::from_recording(r);
                                 let ask = a2.borrow().clone().unwrap_or(PerfettoAsk {
