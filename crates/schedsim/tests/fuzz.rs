@@ -6,10 +6,11 @@
 //! 2 ms, one point) with the invariant checker after every event.
 
 use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
 use schedsim::experiment::Checks;
 use schedsim::Experiment;
 use serde_json::{json, Value};
-use std::sync::Mutex;
+use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
 /// Most wall time one case may take (parse, validate and the shortened run).
@@ -23,11 +24,42 @@ struct Tally {
     slowest_accepted: Duration,
 }
 
-static TALLY: Mutex<Option<Tally>> = Mutex::new(None);
+impl Tally {
+    /// Prints the campaign's figures and asserts what every campaign must show: each
+    /// case counted, and both outcomes reached (a campaign that only refuses, or only
+    /// accepts, tests one side).
+    fn report(&self, name: &str, cases: u32) {
+        let peak = std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with("VmHWM"))
+                    .map(|l| l.split_whitespace().nth(1).unwrap_or("?").to_string())
+            })
+            .map_or_else(|| "unknown".to_string(), |kb| format!("{kb} kB"));
+        eprintln!(
+            "fuzz campaign {name}: {} cases, {} accepted and run, refused by class {:?}, slowest accepted {:?}, peak memory of the test process {peak}",
+            self.cases, self.accepted, self.refused, self.slowest_accepted
+        );
+        assert_eq!(self.cases, u64::from(cases), "{name}: every case is counted once");
+        assert!(self.accepted > 0, "{name}: no case was accepted: {self:?}");
+        assert!(!self.refused.is_empty(), "{name}: no case was refused: {self:?}");
+        assert!(self.slowest_accepted < CASE_TIME_MAX);
+    }
+}
 
-fn tally(f: impl FnOnce(&mut Tally)) {
-    let mut t = TALLY.lock().unwrap_or_else(|e| e.into_inner());
-    f(t.get_or_insert_with(Tally::default));
+/// Runs `cases` cases of `strategy` through `check`, each with the campaign's tally;
+/// a panic or a failed assertion inside a case fails the campaign with its input.
+fn campaign<S: Strategy>(name: &str, cases: u32, strategy: S, check: impl Fn(S::Value, &mut Tally)) -> Tally {
+    let mut runner = TestRunner::new(Config { cases, failure_persistence: None, ..Config::default() });
+    let tally = RefCell::new(Tally::default());
+    if let Err(e) = runner.run(&strategy, |v| {
+        check(v, &mut tally.borrow_mut());
+        Ok(())
+    }) {
+        panic!("fuzz campaign {name}: {e}");
+    }
+    tally.into_inner()
 }
 
 /// The class of a refusal: its field's top-level name, or the kind of problem.
@@ -53,7 +85,7 @@ fn one_line(msg: &str) {
 }
 
 /// Checks one experiment text end to end.
-fn check_experiment_text(text: &str) {
+fn check_experiment_text(text: &str, t: &mut Tally) {
     let t0 = Instant::now();
     let outcome = Experiment::from_json(text);
     match outcome {
@@ -63,7 +95,7 @@ fn check_experiment_text(text: &str) {
             // problem with the JSON text itself.
             let named = e.0.starts_with("field ") || e.0.contains("field `") || e.0.contains("JSON");
             assert!(named, "error names no field: {}", e.0);
-            tally(|t| *t.refused.entry(class(&e.0)).or_default() += 1);
+            *t.refused.entry(class(&e.0)).or_default() += 1;
         }
         Ok(mut exp) => {
             exp.duration_ms = exp.duration_ms.min(2);
@@ -75,14 +107,11 @@ fn check_experiment_text(text: &str) {
                 Ok(r) => assert_eq!(r.configs.len(), 1),
                 Err(e) => panic!("an accepted experiment failed to run: {e}\n{}", exp.to_json()),
             }
-            let dt = t0.elapsed();
-            tally(|t| {
-                t.accepted += 1;
-                t.slowest_accepted = t.slowest_accepted.max(dt);
-            });
+            t.accepted += 1;
+            t.slowest_accepted = t.slowest_accepted.max(t0.elapsed());
         }
     }
-    tally(|t| t.cases += 1);
+    t.cases += 1;
     assert!(t0.elapsed() < CASE_TIME_MAX, "took {:?}", t0.elapsed());
 }
 
@@ -236,28 +265,26 @@ fn fixture(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 1000, failure_persistence: None, ..ProptestConfig::default() })]
+const CASES: u32 = 1000;
 
-    #[test]
-    fn mutated_experiments_are_refused_or_run(
-        preset in 0usize..16,
-        with_costs in any::<bool>(),
-        muts in prop::collection::vec(mutation(), 1..4),
-    ) {
+#[test]
+fn mutated_experiments_are_refused_or_run() {
+    let strategy = (0usize..16, any::<bool>(), prop::collection::vec(mutation(), 1..4));
+    let t = campaign("experiments", CASES, strategy, |(preset, with_costs, muts), t| {
         let mut v = preset_json(preset, with_costs);
         for m in &muts {
             mutate(&mut v, m);
         }
-        check_experiment_text(&v.to_string());
-    }
+        check_experiment_text(&v.to_string(), t);
+    });
+    t.report("experiments", CASES);
+}
 
-    #[test]
-    fn mutated_topology_texts_are_refused_or_run(
-        f in 0usize..FIXTURES.len(),
-        numactl in any::<bool>(),
-        muts in prop::collection::vec((any::<u8>(), any::<u16>(), any::<u16>()), 0..4),
-    ) {
+#[test]
+fn mutated_topology_texts_are_refused_or_run() {
+    let strategy =
+        (0usize..FIXTURES.len(), any::<bool>(), prop::collection::vec((any::<u8>(), any::<u16>(), any::<u16>()), 0..4));
+    let t = campaign("topology texts", CASES, strategy, |(f, numactl, muts), t| {
         let mut text = fixture(FIXTURES[f]);
         if numactl {
             text.push_str(&fixture("numactl-hardware-2node.txt"));
@@ -266,32 +293,18 @@ proptest! {
         let t0 = Instant::now();
         match schedsim::import::topology_from_text(&text) {
             Err(e) => {
-                let msg = e.to_string();
-                one_line(&msg);
-                tally(|t| { t.cases += 1; *t.refused.entry("topology text".into()).or_default() += 1 });
+                one_line(&e.to_string());
+                t.cases += 1;
+                *t.refused.entry("topology text".into()).or_default() += 1;
             }
             Ok(imp) => {
                 // As the CLI and the page do: the imported tree in an experiment.
                 let mut exp = schedsim::presets::experiment("demo").unwrap();
                 exp.machine.topology = Some(schedsim::TopologyInput::Full(imp.topology));
-                check_experiment_text(&exp.to_json());
+                check_experiment_text(&exp.to_json(), t);
             }
         }
-        prop_assert!(t0.elapsed() < CASE_TIME_MAX);
-    }
-}
-
-/// Prints the campaign's figures (run with --nocapture to see them); runs last by name.
-#[test]
-fn zz_report() {
-    // The proptest cases run in other test threads; wait for them briefly.
-    std::thread::sleep(Duration::from_millis(10));
-    let t = TALLY.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(t) = t.as_ref() {
-        eprintln!("fuzz campaign so far: {t:#?}");
-    }
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    if let Some(l) = status.lines().find(|l| l.starts_with("VmHWM")) {
-        eprintln!("peak memory of the test process: {l}");
-    }
+        assert!(t0.elapsed() < CASE_TIME_MAX);
+    });
+    t.report("topology texts", CASES);
 }

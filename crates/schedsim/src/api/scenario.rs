@@ -34,7 +34,9 @@
 //! `new_partner` (by default the waker last woke this same wakee).
 
 use crate::facts::cost::CostModel;
+use crate::facts::kernel::KernelConfig;
 use crate::facts::kernel::KernelSpec;
+use crate::facts::topology::CpuMap;
 use crate::facts::topology::Topology;
 use crate::facts::trace::TraceWindow;
 use crate::facts::workload::{Housekeeping, PipeParams, TaskInit, Workload, WorkloadState};
@@ -245,9 +247,40 @@ pub fn kernel_of(text: &str) -> Result<KernelSpec, String> {
     KernelSpec::parse(&format!("scenario={}", s.kernel)).map_err(|e| e.0)
 }
 
+/// The tasks a scenario creates, by role.
+struct Tasks {
+    /// Per CPU: the task it runs (busy CPUs), those queued behind it, and one on its
+    /// wake list (`ttwu_pending`).
+    running: Vec<Option<u32>>,
+    queued: Vec<Vec<u32>>,
+    pending: Vec<Option<u32>>,
+    wakee: Option<u32>,
+    /// The task whose wakeup is queued during a newidle balance (`wakeup_during`).
+    late: Option<u32>,
+}
+
+/// A scenario's simulation in the state its text describes.
+struct Built {
+    sim: Sim,
+    cfg: KernelConfig,
+    tasks: Tasks,
+    /// The waking task (`None`: an interrupt).
+    waker: Option<u32>,
+}
+
 /// Builds the scenario and runs it; returns the rendered result.
 pub fn run(text: &str) -> Result<String, String> {
     let s = parse(text)?;
+    let mut b = build(&s)?;
+    match (&s.waker, b.tasks.wakee) {
+        (Some(w), Some(p)) => run_wakeup(&s, w, p, &mut b),
+        _ => run_newidle(&s, &mut b),
+    }
+}
+
+/// The machine, the kernel, every CPU and task in the state the text gives, checked
+/// by the invariant checker.
+fn build(s: &Spec) -> Result<Built, String> {
     let mut topo = Topology::parse_spec(&s.machine).map_err(|e| e.0)?;
     if let Some(d) = s.numa {
         let n = topo.nodes.len();
@@ -255,10 +288,22 @@ pub fn run(text: &str) -> Result<String, String> {
     }
     let map = topo.build().map_err(|e| e.0)?;
     let n = map.nr_cpus();
-    let spec = KernelSpec::parse(&format!("scenario={}", s.kernel)).map_err(|e| e.0)?;
-    let cfg = spec.resolve();
+    let cfg = KernelSpec::parse(&format!("scenario={}", s.kernel)).map_err(|e| e.0)?.resolve();
+    let cpus = cpu_specs(s, n)?;
+    let (tasks, inits) = task_table(s, &cpus, n);
+    let mut sim = new_sim(s, map, cfg, inits, n);
+    check_roles(s, &cpus, n)?;
+    place_tasks(&mut sim, &cpus, &tasks)?;
+    set_signals(&mut sim, &cpus, &tasks);
+    set_llcs(&mut sim, s)?;
+    set_wakee(&mut sim, s, &tasks);
+    let waker = set_waker(&mut sim, s, &tasks)?;
+    sim.check().map_err(|e| format!("the scenario's state is inconsistent: {e}"))?;
+    Ok(Built { sim, cfg, tasks, waker })
+}
 
-    // Per-CPU specs, later lines overriding earlier ones.
+/// Per-CPU specs, later lines overriding earlier ones.
+fn cpu_specs(s: &Spec, n: u32) -> Result<Vec<CpuSpec>, String> {
     let mut cpus = vec![CpuSpec::default(); n as usize];
     for (list, words) in &s.cpus {
         for &c in list {
@@ -303,7 +348,12 @@ pub fn run(text: &str) -> Result<String, String> {
         }
     }
 
-    // Tasks: per busy CPU its curr and queued tasks, then the wakee.
+    Ok(cpus)
+}
+
+/// Tasks: per busy CPU its curr and queued tasks, then the wakee, the pending
+/// wakeups and the late one.
+fn task_table(s: &Spec, cpus: &[CpuSpec], n: u32) -> (Tasks, Vec<TaskInit>) {
     let waker_cpu = s.waker.as_ref().filter(|w| w.task).map(|w| w.cpu);
     let mut inits = Vec::new();
     let mut running: Vec<Option<u32>> = vec![None; n as usize];
@@ -337,6 +387,11 @@ pub fn run(text: &str) -> Result<String, String> {
         inits.push(task("late".into()));
         inits.len() as u32 - 1
     });
+    (Tasks { running, queued, pending, wakee, late }, inits)
+}
+
+/// A simulation of the machine at [`NOW`] with the scenario's tasks, none placed yet.
+fn new_sim(s: &Spec, map: CpuMap, cfg: KernelConfig, inits: Vec<TaskInit>, n: u32) -> Sim {
     let workload = Workload::Pipe(PipeParams { loops: 1, work_ns: 1_000, ws_bytes: 16 << 10 });
     let hk = Housekeeping { enabled: false, ..Housekeeping::default() };
     let (wl, _) = WorkloadState::new(&workload, (inits.len() as u32).div_ceil(2).max(1), n, &hk);
@@ -353,22 +408,17 @@ pub fn run(text: &str) -> Result<String, String> {
         wasted_threshold_ns: 0,
     };
     let cost = CostModel::default();
-    let cstate_of = |name: &Option<String>| -> Result<u8, String> {
-        let name = name.as_deref().unwrap_or("C1");
-        cost.cstates
-            .iter()
-            .position(|c| c.name == name)
-            .map(|i| i as u8)
-            .ok_or_else(|| format!("unknown C-state {name:?}"))
-    };
-    let idle_states: Vec<Result<u8, String>> = cpus.iter().map(|cs| cstate_of(&cs.cstate)).collect();
     let doms = std::sync::Arc::new(crate::facts::domains::Domains::build(
         &map,
         crate::facts::domains::DomainParams::of(&cfg, &cost),
     ));
-    let mut sim = Sim::new(map, cost.clone(), cfg, wl, inits, opts, doms);
+    let mut sim = Sim::new(map, cost, cfg, wl, inits, opts, doms);
     sim.now = NOW;
+    sim
+}
 
+/// The waker, wakee and newidle CPU the text names exist and can play their part.
+fn check_roles(s: &Spec, cpus: &[CpuSpec], n: u32) -> Result<(), String> {
     if let Some(w) = &s.waker {
         if w.cpu >= n || (w.task && !cpus[w.cpu as usize].busy) {
             return Err(format!("waker cpu={}: a waking task needs a busy CPU of the machine", w.cpu));
@@ -390,6 +440,24 @@ pub fn run(text: &str) -> Result<String, String> {
         }
     }
 
+    Ok(())
+}
+
+/// Idle CPUs in their C-state; busy ones run their task (enqueued for real, then made
+/// curr as `finish_task_switch()` would); queued tasks behind them.
+fn place_tasks(sim: &mut Sim, cpus: &[CpuSpec], tasks: &Tasks) -> Result<(), String> {
+    let cost = CostModel::default();
+    let cstate_of = |name: &Option<String>| -> Result<u8, String> {
+        let name = name.as_deref().unwrap_or("C1");
+        cost.cstates
+            .iter()
+            .position(|c| c.name == name)
+            .map(|i| i as u8)
+            .ok_or_else(|| format!("unknown C-state {name:?}"))
+    };
+    let (running, queued) = (&tasks.running, &tasks.queued);
+    let n = sim.cpus.len() as u32;
+    let idle_states: Vec<Result<u8, String>> = cpus.iter().map(|cs| cstate_of(&cs.cstate)).collect();
     for c in 0..n {
         let cs = &cpus[c as usize];
         if !cs.busy {
@@ -398,7 +466,7 @@ pub fn run(text: &str) -> Result<String, String> {
             cpu.phase = Phase::Idle;
             cpu.cstate = st;
             cpu.idle_enter = NOW / 2;
-            enqueue(&mut sim, c, &queued[c as usize]);
+            enqueue(sim, c, &queued[c as usize]);
             continue;
         }
         let t = running[c as usize].ok_or_else(|| format!("cpu {c}: a busy CPU without its task"))?;
@@ -417,10 +485,17 @@ pub fn run(text: &str) -> Result<String, String> {
         sim.cpus[c as usize].curr = Some(t);
         sim.core_busy[sim.map.places[c as usize].core as usize] += 1;
         sim.user(c, 1_000_000_000);
-        enqueue(&mut sim, c, &queued[c as usize]);
+        enqueue(sim, c, &queued[c as usize]);
     }
-    // PELT: every signal exactly as stated, now.
-    for c in 0..n as usize {
+    Ok(())
+}
+
+/// PELT: every signal exactly as stated, now; `avg_idle`, the wake list and the
+/// balance costs as given.
+fn set_signals(sim: &mut Sim, cpus: &[CpuSpec], tasks: &Tasks) {
+    let n = sim.cpus.len();
+    let (running, queued, pending) = (&tasks.running, &tasks.queued, &tasks.pending);
+    for c in 0..n {
         let cs = &cpus[c];
         let tl = cs.task_load.unwrap_or(NICE_0_LOAD);
         let nr = sim.cpus[c].nr_running as u64;
@@ -451,6 +526,10 @@ pub fn run(text: &str) -> Result<String, String> {
             }
         }
     }
+}
+
+/// `sd_llc_shared` and the shards as the text gives them.
+fn set_llcs(sim: &mut Sim, s: &Spec) -> Result<(), String> {
     // sd_llc_shared->has_idle_cores as __update_idle_core() leaves it.
     for l in 0..sim.llcs.len() {
         let idle_core = sim.map.llc_cpus[l].iter().any(|&c| sim.map.siblings(c).iter().all(|&x| sim.idle_cpu(x)));
@@ -485,29 +564,40 @@ pub fn run(text: &str) -> Result<String, String> {
         sim.rd_overload = o;
     }
 
-    if let (Some(ws), Some(p)) = (&s.wakee, wakee) {
-        let prev = ws.prev;
-        {
-            let t = &mut sim.tasks[p as usize];
-            t.state = TState::Sleeping;
-            t.cpu = prev;
-            t.last_rq = prev;
-            t.last_ran_cpu = prev;
-            t.recent_used_cpu = ws.recent.unwrap_or(prev);
-            t.wakee.flips = ws.flips;
-            t.wakee.decay_ts = NOW;
-            t.load = Signal::at(ws.load, NOW);
-            t.pinned = ws.pinned;
-        }
-        if ws.on_cpu {
-            // Blocked, still curr of prev while switching away (p->on_cpu).
-            sim.tasks[p as usize].on_cpu = Some(prev);
-            sim.cpus[prev as usize].curr = Some(p);
-            sim.core_busy[sim.map.places[prev as usize].core as usize] += 1;
-            sim.kernel(prev, 2_000, Phase::Switch(NO_TASK));
-        }
+    Ok(())
+}
+
+/// The wakee: asleep on prev, or still switching away from it (`on_cpu`).
+fn set_wakee(sim: &mut Sim, s: &Spec, tasks: &Tasks) {
+    let Some(p) = tasks.wakee else { return };
+    let Some(ws) = &s.wakee else { return };
+    let prev = ws.prev;
+    {
+        let t = &mut sim.tasks[p as usize];
+        t.state = TState::Sleeping;
+        t.cpu = prev;
+        t.last_rq = prev;
+        t.last_ran_cpu = prev;
+        t.recent_used_cpu = ws.recent.unwrap_or(prev);
+        t.wakee.flips = ws.flips;
+        t.wakee.decay_ts = NOW;
+        t.load = Signal::at(ws.load, NOW);
+        t.pinned = ws.pinned;
     }
-    let waker = match &s.waker {
+    if ws.on_cpu {
+        // Blocked, still curr of prev while switching away (p->on_cpu).
+        sim.tasks[p as usize].on_cpu = Some(prev);
+        sim.cpus[prev as usize].curr = Some(p);
+        sim.core_busy[sim.map.places[prev as usize].core as usize] += 1;
+        sim.kernel(prev, 2_000, Phase::Switch(NO_TASK));
+    }
+}
+
+/// `current` on the waking CPU: the waking task with its flips and load, or the task
+/// an interrupt interrupts (or the idle task, out of its C-state). Returns the waker.
+fn set_waker(sim: &mut Sim, s: &Spec, tasks: &Tasks) -> Result<Option<u32>, String> {
+    let (running, wakee) = (&tasks.running, tasks.wakee);
+    Ok(match &s.waker {
         Some(w) if w.task => {
             let t = running[w.cpu as usize].ok_or_else(|| format!("waker on cpu {}: that CPU is not busy", w.cpu))?;
             let task = &mut sim.tasks[t as usize];
@@ -543,73 +633,80 @@ pub fn run(text: &str) -> Result<String, String> {
             None
         }
         None => None,
-    };
-    sim.check().map_err(|e| format!("the scenario's state is inconsistent: {e}"))?;
+    })
+}
 
+/// One wakeup from the waker's CPU, traced, and what it changed.
+fn run_wakeup(s: &Spec, w: &WakerSpec, p: u32, b: &mut Built) -> Result<String, String> {
+    let (sim, waker, running) = (&mut b.sim, b.waker, &b.tasks.running);
     let mut out = String::new();
-    if let (Some(w), Some(p)) = (&s.waker, wakee) {
-        let this = w.cpu as usize;
-        let llc_this = sim.map.places[this].llc as usize;
-        let snap = |sim: &Sim| {
-            (
-                sim.llcs[llc_this].avg_scan_cost,
-                sim.cpus[this].wake_avg_idle,
-                sim.llcs.iter().map(|l| l.has_idle_cores as u8).collect::<Vec<_>>(),
-                (sim.m.sis_recent_hits, sim.m.sis_recent_attempts),
-            )
-        };
-        let before = snap(&sim);
-        sim.try_to_wake_up(w.cpu, waker, p, s.sync, 0);
-        let tr = sim.traces.pop().ok_or("the wakeup was not traced")?;
-        out.push_str(&tr.render());
-        let after = snap(&sim);
-        if sim.tasks[p as usize].deferred_wake.is_some() {
-            // The waker spun on p->on_cpu: the rest of try_to_wake_up() runs when the
-            // switch away completes, outside the traced wakeup. Run to that point.
-            for _ in 0..1_000 {
-                if sim.tasks[p as usize].deferred_wake.is_none() || !sim.step_event() {
-                    break;
-                }
+    let this = w.cpu as usize;
+    let llc_this = sim.map.places[this].llc as usize;
+    let snap = |sim: &Sim| {
+        (
+            sim.llcs[llc_this].avg_scan_cost,
+            sim.cpus[this].wake_avg_idle,
+            sim.llcs.iter().map(|l| l.has_idle_cores as u8).collect::<Vec<_>>(),
+            (sim.m.sis_recent_hits, sim.m.sis_recent_attempts),
+        )
+    };
+    let before = snap(sim);
+    sim.try_to_wake_up(w.cpu, waker, p, s.sync, 0);
+    let tr = sim.traces.pop().ok_or("the wakeup was not traced")?;
+    out.push_str(&tr.render());
+    let after = snap(sim);
+    if sim.tasks[p as usize].deferred_wake.is_some() {
+        // The waker spun on p->on_cpu: the rest of try_to_wake_up() runs when the
+        // switch away completes, outside the traced wakeup. Run to that point.
+        for _ in 0..1_000 {
+            if sim.tasks[p as usize].deferred_wake.is_none() || !sim.step_event() {
+                break;
             }
-            let t = &sim.tasks[p as usize];
-            let _ = writeln!(
-                out,
-                "  after the spin (untraced): select_task_rq put the wakee on CPU {} at +{} ns",
-                t.cpu,
-                sim.now - NOW
-            );
         }
-        if before.0 != after.0 {
-            let _ = writeln!(out, "  after: this_sd->avg_scan_cost {} -> {}", before.0, after.0);
-        }
-        if before.1 != after.1 {
-            let _ = writeln!(out, "  after: wake_avg_idle({this}) {} -> {}", before.1, after.1);
-        }
-        if before.2 != after.2 {
-            let _ = writeln!(out, "  after: has_idle_cores per LLC {:?} -> {:?}", before.2, after.2);
-        }
-        if before.3 != after.3 {
-            // Gorman's SIS statistics (July 2021 form): a hit, or a miss for every other
-            // candidate that is neither prev nor the target.
-            let (hits, tries) = (after.3 .0 - before.3 .0, after.3 .1 - before.3 .1);
-            let _ = writeln!(out, "  after: sis_recent_hit +{hits}, sis_recent_miss +{}", tries - hits);
-        }
-        let _ = write!(out, "  after: p->recent_used_cpu={}", sim.tasks[p as usize].recent_used_cpu);
-        if let Some(wt) = waker {
-            let t = &sim.tasks[wt as usize];
-            let _ = write!(out, ", waker->recent_used_cpu={}, waker->wakee_flips={}", t.recent_used_cpu, t.wakee.flips);
-        } else if let Some(curr) = running[this] {
-            // The task the interrupt interrupted (`current` in the kernel).
-            let t = &sim.tasks[curr as usize];
-            let _ = write!(
-                out,
-                ", interrupted {}->recent_used_cpu={}, ->wakee_flips={}",
-                t.name, t.recent_used_cpu, t.wakee.flips
-            );
-        }
-        out.push('\n');
-        return Ok(out);
+        let t = &sim.tasks[p as usize];
+        let _ = writeln!(
+            out,
+            "  after the spin (untraced): select_task_rq put the wakee on CPU {} at +{} ns",
+            t.cpu,
+            sim.now - NOW
+        );
     }
+    if before.0 != after.0 {
+        let _ = writeln!(out, "  after: this_sd->avg_scan_cost {} -> {}", before.0, after.0);
+    }
+    if before.1 != after.1 {
+        let _ = writeln!(out, "  after: wake_avg_idle({this}) {} -> {}", before.1, after.1);
+    }
+    if before.2 != after.2 {
+        let _ = writeln!(out, "  after: has_idle_cores per LLC {:?} -> {:?}", before.2, after.2);
+    }
+    if before.3 != after.3 {
+        // Gorman's SIS statistics (July 2021 form): a hit, or a miss for every other
+        // candidate that is neither prev nor the target.
+        let (hits, tries) = (after.3 .0 - before.3 .0, after.3 .1 - before.3 .1);
+        let _ = writeln!(out, "  after: sis_recent_hit +{hits}, sis_recent_miss +{}", tries - hits);
+    }
+    let _ = write!(out, "  after: p->recent_used_cpu={}", sim.tasks[p as usize].recent_used_cpu);
+    if let Some(wt) = waker {
+        let t = &sim.tasks[wt as usize];
+        let _ = write!(out, ", waker->recent_used_cpu={}, waker->wakee_flips={}", t.recent_used_cpu, t.wakee.flips);
+    } else if let Some(curr) = running[this] {
+        // The task the interrupt interrupted (`current` in the kernel).
+        let t = &sim.tasks[curr as usize];
+        let _ = write!(
+            out,
+            ", interrupted {}->recent_used_cpu={}, ->wakee_flips={}",
+            t.name, t.recent_used_cpu, t.wakee.flips
+        );
+    }
+    out.push('\n');
+    Ok(out)
+}
+
+/// The CPU's task blocks and the CPU goes newly idle; the balance runs to its end.
+fn run_newidle(s: &Spec, b: &mut Built) -> Result<String, String> {
+    let (sim, cfg, running, late) = (&mut b.sim, &b.cfg, &b.tasks.running, b.tasks.late);
+    let mut out = String::new();
     let c = s.newidle.unwrap_or(0);
     let cu = c as usize;
     let _ = writeln!(
@@ -619,7 +716,7 @@ pub fn run(text: &str) -> Result<String, String> {
         sim.cpus[cu].avg_idle,
         sim.rd_overload as u8,
         sim.cpus[cu].ttwu_pending as u8,
-        lb_costs(&sim, c)
+        lb_costs(sim, c)
     );
     let shards = |sim: &Sim| -> String {
         let mut s = String::new();
@@ -632,7 +729,7 @@ pub fn run(text: &str) -> Result<String, String> {
         s
     };
     if cfg.on(crate::facts::kernel::Switch::SharedRunq) {
-        let _ = writeln!(out, "  shards before (! = overload):{}", shards(&sim));
+        let _ = writeln!(out, "  shards before (! = overload):{}", shards(sim));
     }
     let t = running[cu].ok_or_else(|| format!("cpu {c}: the CPU going idle runs no task"))?;
     sim.block(c, t, TState::Sleeping);
@@ -683,11 +780,11 @@ pub fn run(text: &str) -> Result<String, String> {
         out,
         "  after: idle_stamp={} max_newidle_lb_cost={:?} nr_running={:?}",
         sim.cpus[cu].idle_stamp,
-        lb_costs(&sim, c),
+        lb_costs(sim, c),
         sim.cpus.iter().map(|x| x.nr_running).collect::<Vec<_>>()
     );
     if cfg.on(crate::facts::kernel::Switch::SharedRunq) {
-        let _ = writeln!(out, "  shards after:{}", shards(&sim));
+        let _ = writeln!(out, "  shards after:{}", shards(sim));
     }
     Ok(out)
 }
