@@ -40,6 +40,7 @@ pub fn nothing_measured(w: &Workload) -> &'static str {
         Workload::Pipe(_) => "no pipe round trip completed in the measured window",
         Workload::Schbench(_) => "no wakeup was measured in the window",
         Workload::Hackbench(_) => "the work did not finish within the duration",
+        Workload::Replay(_) => "no traced work completed in the measured window",
     }
 }
 

@@ -32,9 +32,9 @@ pub(crate) mod state;
 
 #[doc(hidden)]
 pub use api::scenario;
-pub use api::{diff, estimate, experiment, live, perfetto, presets, report, sweep};
+pub use api::{diff, estimate, experiment, live, perfetto, presets, replay, report, sweep};
 pub use facts::{
-    cost, counterfactual, domains, import, input, kernel, machine, metrics, recording, rng, topology, trace, views,
+    cost, domains, import, input, kernel, machine, metrics, recording, rng, topology, trace, views, wake_stats,
     workload,
 };
 

@@ -58,6 +58,9 @@ pub fn run_events(exp: &Experiment, clients: u32, nr_cpus: u32, costs: &CostMode
             c * (*rps_per_worker as u128).min(ops_per_sec(*service_ns, costs))
                 + *background_threads as u128 * ops_per_sec(*background_run_ns, costs)
         }
+        // A replay's work is its programs' steps, each at most a request's events
+        // (an interrupt wakeup is the dearest); bounded below by the whole program.
+        Workload::Replay(_) => 0,
     };
     let mut periodic = SEC / costs.tick_ns.max(1) as u128;
     if exp.housekeeping.enabled {
@@ -78,6 +81,10 @@ pub fn run_events(exp: &Experiment, clients: u32, nr_cpus: u32, costs: &CostMode
             op_events = op_events.min(total * per_op);
         }
         Workload::Pipe(PipeParams { loops, .. }) => op_events = op_events.min(c * 2 * *loops as u128 * per_op),
+        Workload::Replay(p) => {
+            let steps: u128 = p.tasks.iter().map(|t| t.program.len() as u128).sum();
+            op_events = c * steps * EVENTS_PER_REQUEST as u128;
+        }
         _ => {}
     }
     let events = op_events + (cpus + sampler) * secs_ms / 1000;

@@ -9,6 +9,7 @@ pub mod experiment;
 pub mod live;
 pub mod perfetto;
 pub mod presets;
+pub mod replay;
 pub mod report;
 #[doc(hidden)]
 pub mod scenario;

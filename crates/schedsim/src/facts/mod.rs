@@ -5,7 +5,7 @@
 //! views, kernel B's answers for the A/B diff). Nothing here names `Sim`.
 
 pub mod cost;
-pub mod counterfactual;
+pub(crate) mod counterfactual;
 pub mod domains;
 pub mod import;
 pub mod input;
@@ -17,5 +17,6 @@ pub mod rng;
 pub mod topology;
 pub mod trace;
 pub mod views;
+pub mod wake_stats;
 pub(crate) mod wide;
 pub mod workload;

@@ -103,3 +103,36 @@ pub struct WastedMoment {
     /// Tasks waiting on runqueues machine-wide at that moment.
     pub waiting: u32,
 }
+
+/// Who ran on the waking CPU when a wakeup began (`current` in `try_to_wake_up()`),
+/// as a scheduler trace shows it in the first columns of a `sched_waking` line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WakerKind {
+    /// A user task (a waker of the benchmark or of the trace).
+    Task,
+    /// A kernel thread (`ksoftirqd`, `kworker`, `jbd2`, ...).
+    KernelThread,
+    /// The CPU's idle task: a wakeup from an interrupt on an idle CPU.
+    Idle,
+}
+
+/// One wakeup that led to its task running: when it began, who woke whom from which
+/// CPU, where the task had last run and where it ran next, and the run delay (waking
+/// to switched in). The simulator's wake log and a trace's wakeups are both lists of
+/// these, so the statistics of the two sides have one definition.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WakeRecord {
+    pub time_ns: u64,
+    pub wakee: u32,
+    pub waker: Option<u32>,
+    pub kind: WakerKind,
+    pub waker_cpu: u32,
+    /// `None` before the task first ran.
+    pub last_cpu: Option<u32>,
+    pub ran_cpu: u32,
+    pub run_delay_ns: u64,
+}
+
+/// Most wakeups a wake log keeps (about 40 MB); past it they are counted, not kept.
+pub const WAKE_LOG_MAX: usize = 1_000_000;

@@ -59,11 +59,8 @@ impl Sim {
             return self.cost.ttwu_base_ns / 2;
         }
         if self.opts.trace.is_some() || self.rec.is_some() {
-            let waker_name = match waker {
-                Some(w) => self.tasks[w as usize].name.clone(),
-                None => "interrupt".into(),
-            };
-            self.trace_begin(p, waker_name, this, sync);
+            self.rec_waking(p, this, waker);
+            self.trace_begin(p, waker, this, sync);
         }
         // Every wakeup of the run, warm-up included, has its own index: trace windows,
         // recordings and Perfetto flow ids count from the start of the run.

@@ -5,7 +5,7 @@
 //! [`Recording`](crate::facts::recording::Recording).
 
 use super::{Sim, Time};
-use crate::facts::recording::{WastedSpan, RECORD_EVENTS_MAX};
+use crate::facts::recording::{WakeRecord, WakerKind, WastedSpan, RECORD_EVENTS_MAX, WAKE_LOG_MAX};
 
 #[derive(Clone)]
 pub(crate) enum Rec {
@@ -31,6 +31,21 @@ pub(crate) struct Recorder {
     /// Wasted-core spans, closed and open (start, last sample, idle CPU, busy CPU, task).
     pub(crate) wasted: Vec<WastedSpan>,
     pub(crate) open_wasted: Option<WastedSpan>,
+    /// Every wakeup of the run, when asked for (the replay's comparison with its trace).
+    pub(crate) wake_log: Option<WakeLog>,
+}
+
+/// The wakeups of a run as [`WakeRecord`]s: opened by `try_to_wake_up`, closed when
+/// the task is switched in.
+#[derive(Clone)]
+pub(crate) struct WakeLog {
+    /// Per task: a kernel thread (its wakeups are a kernel thread's).
+    kthread: Vec<bool>,
+    /// Per task: the wakeup on its way (time, waker, kind, waker CPU).
+    open: Vec<Option<(Time, Option<u32>, WakerKind, u32)>>,
+    pub records: Vec<WakeRecord>,
+    /// Wakeups past [`WAKE_LOG_MAX`], counted only.
+    pub dropped: u64,
 }
 
 impl Recorder {
@@ -46,7 +61,17 @@ impl Recorder {
             pending_flow: vec![None; tasks],
             wasted: Vec::new(),
             open_wasted: None,
+            wake_log: None,
         }
+    }
+
+    /// A recorder that records no window, only the wake log; `kthread` marks the
+    /// kernel threads among the tasks.
+    pub(crate) fn wake_log_only(cpus: usize, kthread: Vec<bool>) -> Recorder {
+        let tasks = kthread.len();
+        let mut r = Recorder::new(Time::MAX, Time::MAX, cpus, tasks);
+        r.wake_log = Some(WakeLog { kthread, open: vec![None; tasks], records: Vec::new(), dropped: 0 });
+        r
     }
 
     /// Counts `n` more events at `now`; past the bound the window ends here.
@@ -82,9 +107,44 @@ impl Sim {
 
     #[cold]
     fn rec_run_begin_on(&mut self, c: u32, t: u32) {
+        let now = self.now;
+        let last = self.tasks[t as usize].last_ran_cpu;
         if let Some(r) = &mut self.rec {
-            r.open_run[c as usize] = Some((self.now, t));
+            r.open_run[c as usize] = Some((now, t));
+            if let Some(l) = &mut r.wake_log {
+                if let Some((time_ns, waker, kind, waker_cpu)) = l.open[t as usize].take() {
+                    if l.records.len() < WAKE_LOG_MAX {
+                        l.records.push(WakeRecord {
+                            time_ns,
+                            wakee: t,
+                            waker,
+                            kind,
+                            waker_cpu,
+                            last_cpu: (last != super::NO_CPU).then_some(last),
+                            ran_cpu: c,
+                            run_delay_ns: now - time_ns,
+                        });
+                    } else {
+                        l.dropped += 1;
+                    }
+                }
+            }
         }
+    }
+
+    /// A wakeup of `p` begins on `this`, by `waker` or from interrupt context: the
+    /// wake log notes who ran there. Called on the cold path of `try_to_wake_up`.
+    pub(crate) fn rec_waking(&mut self, p: u32, this: u32, waker: Option<u32>) {
+        let now = self.now;
+        let curr = waker.or(self.cpus[this as usize].curr);
+        let Some(r) = &mut self.rec else { return };
+        let Some(l) = &mut r.wake_log else { return };
+        let kind = match curr {
+            Some(t) if l.kthread[t as usize] => WakerKind::KernelThread,
+            Some(_) => WakerKind::Task,
+            None => WakerKind::Idle,
+        };
+        l.open[p as usize] = Some((now, waker, kind, this));
     }
 
     #[inline(always)]

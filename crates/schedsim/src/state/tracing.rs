@@ -7,7 +7,7 @@ use crate::facts::trace::{Outcome, Step, WakeupTrace, PROBED_MAX, TRACE_STEPS_MA
 
 impl Sim {
     /// Starts tracing the current wakeup if it is in the window.
-    pub(crate) fn trace_begin(&mut self, wakee: u32, waker: String, this: u32, sync: bool) {
+    pub(crate) fn trace_begin(&mut self, wakee: u32, waker: Option<u32>, this: u32, sync: bool) {
         let in_window = self
             .opts
             .trace
@@ -15,6 +15,10 @@ impl Sim {
         if !in_window && !self.rec_wants_trace() {
             return;
         }
+        let waker = match waker {
+            Some(w) => self.tasks[w as usize].name.clone(),
+            None => "interrupt".into(),
+        };
         let t = &self.tasks[wakee as usize];
         self.trace = Some(WakeupTrace {
             index: self.wake_index,

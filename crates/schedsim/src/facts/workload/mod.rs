@@ -9,6 +9,7 @@ mod dbench;
 mod hackbench;
 mod memcache;
 mod pipe;
+pub mod replay;
 mod run;
 mod schbench;
 mod tbench;
@@ -16,6 +17,7 @@ pub use dbench::DbenchParams;
 pub use hackbench::HackbenchParams;
 pub use memcache::MemcacheParams;
 pub use pipe::PipeParams;
+pub use replay::{ReplayParams, ReplayTask};
 pub(crate) use run::{Action, IrqToken, Measured, Sample, TaskInit, WorkloadState};
 pub use schbench::SchbenchParams;
 pub use tbench::TbenchParams;
@@ -38,6 +40,8 @@ pub enum Workload {
     Schbench(SchbenchParams),
     /// A memcache-like service fed by NIC interrupts; the p99 response time.
     Memcache(MemcacheParams),
+    /// A real machine's scheduler trace, each traced task a program; `clients` copies.
+    Replay(ReplayParams),
 }
 
 /// Upper limits the parameters' checks share.
@@ -124,6 +128,7 @@ impl Workload {
             Workload::Pipe(_) => "pipe",
             Workload::Schbench(_) => "schbench",
             Workload::Memcache(_) => "memcache",
+            Workload::Replay(_) => "replay",
         }
     }
 
@@ -135,6 +140,7 @@ impl Workload {
             Workload::Pipe(_) => ("latency", "usecs/op", false),
             Workload::Schbench(_) => ("p99 wakeup latency", "usec", false),
             Workload::Memcache(_) => ("p99 response time", "usec", false),
+            Workload::Replay(_) => ("replay throughput", "x recorded", true),
         };
         MetricInfo { name: name.into(), unit: unit.into(), higher_is_better: hib }
     }
@@ -148,6 +154,7 @@ impl Workload {
             Workload::Pipe(_) => "pipe pairs",
             Workload::Schbench(_) => "message threads",
             Workload::Memcache(_) => "worker threads",
+            Workload::Replay(_) => "copies of the trace",
         }
     }
 
@@ -160,6 +167,7 @@ impl Workload {
             Workload::Hackbench(p) => c * 2 * p.fds as u64,
             Workload::Schbench(p) => c * (1 + p.workers as u64),
             Workload::Memcache(p) => c + p.background_threads as u64,
+            Workload::Replay(p) => c * p.tasks.len() as u64,
         }
     }
 
@@ -172,6 +180,7 @@ impl Workload {
             Workload::Pipe(p) => p.validate(),
             Workload::Schbench(p) => p.validate(),
             Workload::Memcache(p) => p.validate(nr_cpus),
+            Workload::Replay(p) => p.validate(nr_cpus),
         }
     }
 }

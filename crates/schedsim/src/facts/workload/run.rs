@@ -4,7 +4,7 @@
 //! hands each step, interrupt and metric to the workload's own module and runs the
 //! per-CPU housekeeping kworkers itself.
 
-use super::{dbench, hackbench, memcache, pipe, schbench, tbench, Housekeeping, Workload};
+use super::{dbench, hackbench, memcache, pipe, replay, schbench, tbench, Housekeeping, Workload};
 use crate::facts::metrics::Histogram;
 use crate::facts::rng::Pcg64;
 
@@ -155,6 +155,7 @@ enum Program {
     Pipe(pipe::Pipe),
     Schbench(schbench::Schbench),
     Memcache(memcache::Memcache),
+    Replay(replay::Replay),
 }
 
 /// Runtime state of a workload.
@@ -181,8 +182,15 @@ impl WorkloadState {
             Workload::Pipe(p) => Program::Pipe(pipe::Pipe::new(p, clients, &mut tasks)),
             Workload::Schbench(p) => Program::Schbench(schbench::Schbench::new(p, clients, &mut tasks)),
             Workload::Memcache(p) => Program::Memcache(memcache::Memcache::new(p, clients, nr_cpus, &mut tasks)),
+            Workload::Replay(p) => Program::Replay(replay::Replay::new(p, clients, nr_cpus, &mut tasks)),
         };
         let app_tasks = tasks.len() as u32;
+        // A trace holds the machine's own kworkers: a replay adds none.
+        let hk = if matches!(program, Program::Replay(_)) {
+            Housekeeping { enabled: false, ..hk.clone() }
+        } else {
+            hk.clone()
+        };
         if hk.enabled {
             for c in 0..nr_cpus {
                 tasks.push(TaskInit::kthread(format!("kworker/{c}:hk"), c, 16 << 10));
@@ -199,7 +207,7 @@ impl WorkloadState {
             nr_tasks: app_tasks,
             measure_from: 0,
         };
-        (WorkloadState { program, shared, hk: hk.clone() }, tasks)
+        (WorkloadState { program, shared, hk }, tasks)
     }
 
     /// The order in which the tasks are forked at the start (task ids): the
@@ -246,6 +254,7 @@ impl WorkloadState {
             Program::Pipe(w) => w.step(s, task, now, rng),
             Program::Schbench(w) => w.step(s, task, now),
             Program::Memcache(w) => w.step(s, task, now, rng),
+            Program::Replay(w) => w.step(s, task, now),
         }
     }
 
@@ -265,6 +274,7 @@ impl WorkloadState {
         match &mut self.program {
             Program::Memcache(m) => m.irq(now, &mut out),
             Program::Dbench(d) => d.irq(&mut self.shared, token, cpu, &mut out),
+            Program::Replay(r) => r.irq(token, &mut out),
             _ => {}
         }
         out
@@ -293,6 +303,7 @@ impl WorkloadState {
             Program::Pipe(_) => pipe::sample(s, m),
             Program::Schbench(_) => schbench::sample(m),
             Program::Memcache(w) => w.sample(),
+            Program::Replay(w) => w.sample(m),
         }
     }
 }
