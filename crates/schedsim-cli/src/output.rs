@@ -17,6 +17,9 @@ use std::path::{Path, PathBuf};
 
 /// Prints to stdout; a closed pipe or any other write error is a failure (exit 1).
 pub fn print_stdout(text: &str) -> Result<(), CliError> {
+    if stdout_closed::at_start() {
+        return Err(CliError::failure("cannot write to standard output: it was closed when schedsim started"));
+    }
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
         Ok(()) => Ok(()),
@@ -46,6 +49,10 @@ pub struct Destination {
 impl Destination {
     pub fn open(out: Option<&str>) -> Result<Destination, CliError> {
         let Some(p) = out else {
+            // Found before anything runs, like a bad --out.
+            if stdout_closed::at_start() {
+                return Err(CliError::failure("cannot write to standard output: it was closed when schedsim started"));
+            }
             return Ok(Destination { target: Target::Stdout });
         };
         if p.is_empty() {
@@ -114,5 +121,40 @@ impl Drop for Destination {
             let _ = std::fs::remove_file(tmp);
             crate::signals::forget();
         }
+    }
+}
+
+/// Whether file descriptor 1 was closed when the process started (`schedsim show demo
+/// >&-`). Rust's runtime opens `/dev/null` on a closed standard descriptor before
+/// `main` runs (on Linux, `sanitize_standard_fds`), after which every write "succeeds";
+/// so the descriptor is looked at earlier, by a function in `.init_array`, which the
+/// loader runs before the runtime's start-up.
+mod stdout_closed {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    static CLOSED: AtomicBool = AtomicBool::new(false);
+
+    pub fn at_start() -> bool {
+        CLOSED.load(Ordering::Relaxed)
+    }
+
+    #[cfg(target_os = "linux")]
+    mod probe {
+        extern "C" {
+            fn fcntl(fd: i32, cmd: i32, ...) -> i32;
+        }
+        /// `F_GETFD` fails with EBADF on a closed descriptor.
+        const F_GETFD: i32 = 1;
+
+        extern "C" fn probe() {
+            // SAFETY: fcntl(F_GETFD) only reads the descriptor's flags.
+            if unsafe { fcntl(1, F_GETFD) } == -1 {
+                super::CLOSED.store(true, super::Ordering::Relaxed);
+            }
+        }
+
+        #[used]
+        #[link_section = ".init_array"]
+        static PROBE: extern "C" fn() = probe;
     }
 }

@@ -681,3 +681,26 @@ fn jobs_must_be_a_positive_count() {
         assert!(err.contains("--jobs") && err.contains(says), "--jobs {v}: {err}");
     }
 }
+
+/// A standard output closed when schedsim starts (`>&-`) is a failure, exit 1 with the
+/// reason, not a silent success (Rust's runtime would have put /dev/null there).
+/// Redirected to /dev/null it is a success, and `--out` needs no standard output.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_closed_standard_output_exits_1() {
+    let bin = env!("CARGO_BIN_EXE_schedsim");
+    let sh = |script: &str| {
+        std::process::Command::new("/bin/sh").arg("-c").arg(script).arg(bin).output().expect("sh runs")
+    };
+    for cmd in ["show demo", "presets", "run demo --clients 1 --iterations 1 --duration-ms 5 --no-progress"] {
+        let o = sh(&format!("exec \"$0\" {cmd} >&-"));
+        assert_eq!(o.status.code(), Some(1), "{cmd}: {}", String::from_utf8_lossy(&o.stderr));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("standard output") && err.lines().count() == 1, "{cmd}: {err}");
+    }
+    assert_eq!(sh("exec \"$0\" show demo >/dev/null").status.code(), Some(0));
+    let out = tmp("closed-stdout.json");
+    let o = sh(&format!("exec \"$0\" show demo --out {} >&-", out.display()));
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(std::fs::read_to_string(&out).unwrap().contains("\"kernels\""));
+}
