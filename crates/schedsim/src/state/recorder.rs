@@ -35,14 +35,23 @@ pub(crate) struct Recorder {
     pub(crate) wake_log: Option<WakeLog>,
 }
 
+/// A wakeup begun and its task not yet switched in.
+#[derive(Clone, Copy)]
+struct OpenWake {
+    time_ns: Time,
+    waker: Option<u32>,
+    kind: WakerKind,
+    waker_cpu: u32,
+}
+
 /// The wakeups of a run as [`WakeRecord`]s: opened by `try_to_wake_up`, closed when
 /// the task is switched in.
 #[derive(Clone)]
 pub(crate) struct WakeLog {
     /// Per task: a kernel thread (its wakeups are a kernel thread's).
     kthread: Vec<bool>,
-    /// Per task: the wakeup on its way (time, waker, kind, waker CPU).
-    open: Vec<Option<(Time, Option<u32>, WakerKind, u32)>>,
+    /// Per task: the wakeup on its way.
+    open: Vec<Option<OpenWake>>,
     pub records: Vec<WakeRecord>,
     /// Wakeups past [`WAKE_LOG_MAX`], counted only.
     pub dropped: u64,
@@ -112,7 +121,7 @@ impl Sim {
         if let Some(r) = &mut self.rec {
             r.open_run[c as usize] = Some((now, t));
             if let Some(l) = &mut r.wake_log {
-                if let Some((time_ns, waker, kind, waker_cpu)) = l.open[t as usize].take() {
+                if let Some(OpenWake { time_ns, waker, kind, waker_cpu }) = l.open[t as usize].take() {
                     if l.records.len() < WAKE_LOG_MAX {
                         l.records.push(WakeRecord {
                             time_ns,
@@ -144,7 +153,7 @@ impl Sim {
             Some(_) => WakerKind::Task,
             None => WakerKind::Idle,
         };
-        l.open[p as usize] = Some((now, waker, kind, this));
+        l.open[p as usize] = Some(OpenWake { time_ns: now, waker, kind, waker_cpu: this });
     }
 
     #[inline(always)]
