@@ -124,8 +124,8 @@ impl Drop for Destination {
     }
 }
 
-/// Whether file descriptor 1 was closed when the process started (`schedsim show demo
-/// >&-`). Rust's runtime opens `/dev/null` on a closed standard descriptor before
+/// Whether file descriptor 1 was closed when the process started (as in
+/// `schedsim show demo >&-`). Rust's runtime opens `/dev/null` on a closed standard descriptor before
 /// `main` runs (on Linux, `sanitize_standard_fds`), after which every write "succeeds";
 /// so the descriptor is looked at earlier, by a function in `.init_array`, which the
 /// loader runs before the runtime's start-up.
