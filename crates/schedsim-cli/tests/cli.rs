@@ -689,9 +689,8 @@ fn jobs_must_be_a_positive_count() {
 #[test]
 fn a_closed_standard_output_exits_1() {
     let bin = env!("CARGO_BIN_EXE_schedsim");
-    let sh = |script: &str| {
-        std::process::Command::new("/bin/sh").arg("-c").arg(script).arg(bin).output().expect("sh runs")
-    };
+    let sh =
+        |script: &str| std::process::Command::new("/bin/sh").arg("-c").arg(script).arg(bin).output().expect("sh runs");
     for cmd in ["show demo", "presets", "run demo --clients 1 --iterations 1 --duration-ms 5 --no-progress"] {
         let o = sh(&format!("exec \"$0\" {cmd} >&-"));
         assert_eq!(o.status.code(), Some(1), "{cmd}: {}", String::from_utf8_lossy(&o.stderr));

@@ -7,6 +7,21 @@ use crate::facts::trace::{TraceWindow, WakeupTrace};
 pub use crate::facts::views::{CpuView, TaskView};
 use crate::state::{Sim, TState};
 
+/// Events a live step may take before it gives the page back control (about 50 ms of
+/// one core on the development machine; a step with a wakeup takes a few hundred).
+pub const LIVE_STEP_EVENTS_MAX: u64 = 200_000;
+
+/// What [`Live::step_within`] came to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    /// The next wakeup, decided.
+    Wakeup(Box<WakeupTrace>),
+    /// No wakeup within the events allowed: `events` ran, `sim_ns` of simulated time.
+    NoWakeup { events: u64, sim_ns: u64 },
+    /// The run is over.
+    Ended,
+}
+
 /// A live simulation of one kernel configuration at one client count.
 pub struct Live {
     sim: Sim,
@@ -36,26 +51,48 @@ impl Live {
     }
 
     /// Runs until the next wakeup has been decided and returns its trace; `None` at
-    /// the end of the run.
+    /// the end of the run. Without a bound on the events: see [`Live::step_within`].
     pub fn step(&mut self) -> Option<WakeupTrace> {
+        match self.step_within(u64::MAX) {
+            Step::Wakeup(t) => Some(*t),
+            Step::NoWakeup { .. } | Step::Ended => None,
+        }
+    }
+
+    /// Runs until the next wakeup has been decided, or `max_events` events have gone by
+    /// without one (a machine where nothing sleeps can run the whole duration without
+    /// a wakeup: the page's main thread must not wait for that).
+    pub fn step_within(&mut self, max_events: u64) -> Step {
+        let (t0, mut events) = (self.sim.now, 0u64);
         while !self.ended {
             if !self.sim.step_event() {
                 self.ended = true;
                 self.sim.finish();
             }
             if !self.sim.traces.is_empty() {
-                return Some(self.sim.traces.remove(0));
+                return Step::Wakeup(Box::new(self.sim.traces.remove(0)));
+            }
+            events += 1;
+            if events >= max_events && !self.ended {
+                return Step::NoWakeup { events, sim_ns: self.sim.now - t0 };
             }
         }
-        None
+        Step::Ended
     }
 
     /// Runs for `ns` of simulated time; returns the traces of the wakeups in it (the
     /// last `keep` of them).
     pub fn advance(&mut self, ns: u64, keep: usize) -> Vec<WakeupTrace> {
+        self.advance_within(ns, keep, u64::MAX)
+    }
+
+    /// [`Live::advance`], stopping after `max_events` events even if `ns` has not gone by.
+    pub fn advance_within(&mut self, ns: u64, keep: usize, max_events: u64) -> Vec<WakeupTrace> {
         let until = self.sim.now.saturating_add(ns);
         let mut out = Vec::new();
-        while !self.ended && self.sim.now < until {
+        let mut events = 0u64;
+        while !self.ended && self.sim.now < until && events < max_events {
+            events += 1;
             if !self.sim.step_event() {
                 self.ended = true;
                 self.sim.finish();
@@ -154,6 +191,37 @@ impl Live {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A machine where nothing sleeps: a bounded step comes back without a wakeup,
+    /// saying how far it went, and stepping on is the same run as stepping unbounded.
+    #[test]
+    fn a_bounded_step_comes_back_without_a_wakeup() {
+        let e = crate::api::experiment::Experiment::from_json(
+            r#"{"version":1,"machine":{"topology":"1x1x2x1"},"workload":{"kind":"memcache","rps_per_worker":1},
+            "clients":[1],"iterations":1,"duration_ms":200,"seed":1,"kernels":[{"name":"k","preset":"v5.15"}],
+            "housekeeping":{"enabled":false}}"#,
+        )
+        .unwrap();
+        let mut a = Live::new(&e, 0, 1).unwrap();
+        let mut b = Live::new(&e, 0, 1).unwrap();
+        let mut gaps = 0;
+        for _ in 0..20 {
+            let want = b.step();
+            let got = loop {
+                match a.step_within(50) {
+                    Step::Wakeup(t) => break Some(*t),
+                    Step::Ended => break None,
+                    Step::NoWakeup { events, sim_ns } => {
+                        assert_eq!(events, 50);
+                        assert!(sim_ns > 0);
+                        gaps += 1;
+                    }
+                }
+            };
+            assert_eq!(got, want);
+        }
+        assert!(gaps > 0, "the load sleeps too often for the bound to show");
+    }
 
     /// A live run of iteration i is the sweep's iteration i: same work done by the end
     /// (and iterations differ, so the check can fail).
