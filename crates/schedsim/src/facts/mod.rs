@@ -13,6 +13,7 @@ pub mod kernel;
 pub mod machine;
 pub mod metrics;
 pub mod recording;
+pub mod sched_trace;
 pub mod rng;
 pub mod topology;
 pub mod trace;

@@ -1,0 +1,123 @@
+//! Gzip (RFC 1952) read here: the member header is parsed by hand and the deflate
+//! stream inflated by `miniz_oxide`, bounded by [`super::TRACE_BYTES_MAX`] so that a
+//! small file cannot expand without limit ("zip bomb"). One member only: `gzip`
+//! writes one, and a second member (from `cat a.gz b.gz`) is reported, not read.
+
+use miniz_oxide::inflate::{decompress_to_vec_with_limit, TINFLStatus};
+
+/// What inflating gave: the text, and whether the stream ended early (a file cut
+/// while it was written: the text so far is kept and the summary says so).
+#[derive(Debug)]
+pub(super) struct Gunzipped {
+    pub text: Vec<u8>,
+    pub truncated: bool,
+}
+
+const FHCRC: u8 = 2;
+const FEXTRA: u8 = 4;
+const FNAME: u8 = 8;
+const FCOMMENT: u8 = 16;
+
+/// The offset of the deflate data after a gzip member header (RFC 1952 §2.3).
+fn header_len(b: &[u8]) -> Result<usize, String> {
+    let short = || "gzip header is cut short".to_string();
+    if b.len() < 10 {
+        return Err(short());
+    }
+    if b[2] != 8 {
+        return Err(format!("gzip compression method {} is not deflate (8)", b[2]));
+    }
+    let flg = b[3];
+    let mut at = 10usize;
+    if flg & FEXTRA != 0 {
+        let xlen = b.get(at..at + 2).ok_or_else(short)?;
+        at += 2 + u16::from_le_bytes([xlen[0], xlen[1]]) as usize;
+    }
+    for flag in [FNAME, FCOMMENT] {
+        if flg & flag != 0 {
+            let rest = b.get(at..).ok_or_else(short)?;
+            let nul = rest.iter().position(|&c| c == 0).ok_or_else(short)?;
+            at += nul + 1;
+        }
+    }
+    if flg & FHCRC != 0 {
+        at += 2;
+    }
+    if at > b.len() {
+        return Err(short());
+    }
+    Ok(at)
+}
+
+/// Inflates a gzip file of at most `limit` bytes of text.
+pub(super) fn gunzip(b: &[u8], limit: usize) -> Result<Gunzipped, String> {
+    let start = header_len(b)?;
+    let body = b.get(start..).unwrap_or(&[]);
+    match decompress_to_vec_with_limit(body, limit) {
+        Ok(text) => {
+            // ISIZE, the trailer's length mod 2^32, catches a second member or garbage
+            // after the first (the deflate stream ends on its own final block).
+            if b.len() >= 8 {
+                let t = &b[b.len() - 4..];
+                let isize = u32::from_le_bytes([t[0], t[1], t[2], t[3]]);
+                if isize != text.len() as u32 {
+                    return Err(format!(
+                        "gzip trailer gives {isize} bytes (mod 2^32), the stream gave {}: a file of several gzip \
+                         members (concatenated .gz files) or corrupt; run `gunzip` on it first",
+                        text.len()
+                    ));
+                }
+            }
+            Ok(Gunzipped { text, truncated: false })
+        }
+        Err(e) if e.status == TINFLStatus::HasMoreOutput => Err(format!(
+            "the text is over {limit} bytes after gunzip (TRACE_BYTES_MAX, which keeps a browser tab's memory \
+             bounded): cut the trace shorter (`perf script --time START,END`)"
+        )),
+        Err(e) if e.status == TINFLStatus::FailedCannotMakeProgress => {
+            // The output buffer is handed back whole: past what was inflated it holds the
+            // zeros it was made with (text has no NUL bytes).
+            let mut text = e.output;
+            let n = text.iter().rposition(|&c| c != 0).map_or(0, |i| i + 1);
+            text.truncate(n);
+            Ok(Gunzipped { text, truncated: true })
+        }
+        Err(e) => Err(format!("gzip data is corrupt (inflate: {:?})", e.status)),
+    }
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+
+    /// A gzip file of `text` made with stored (uncompressed) deflate blocks, with an
+    /// FNAME field, so that tests need no compressor.
+    pub fn gzip_stored(text: &[u8]) -> Vec<u8> {
+        let mut out = vec![0x1f, 0x8b, 8, FNAME, 0, 0, 0, 0, 0, 3];
+        out.extend_from_slice(b"trace.txt\0");
+        let chunks: Vec<&[u8]> = if text.is_empty() { vec![&[]] } else { text.chunks(65_535).collect() };
+        for (k, c) in chunks.iter().enumerate() {
+            out.push(u8::from(k + 1 == chunks.len()));
+            let n = c.len() as u16;
+            out.extend_from_slice(&n.to_le_bytes());
+            out.extend_from_slice(&(!n).to_le_bytes());
+            out.extend_from_slice(c);
+        }
+        out.extend_from_slice(&[0, 0, 0, 0]); // CRC-32, not checked
+        out.extend_from_slice(&(text.len() as u32).to_le_bytes());
+        out
+    }
+
+    #[test]
+    fn stored_blocks_round_trip_and_limits_hold() {
+        let text = b"hello\n".repeat(20_000);
+        let g = gunzip(&gzip_stored(&text), 1 << 20).unwrap();
+        assert_eq!(g.text, text);
+        assert!(!g.truncated);
+        assert!(gunzip(&gzip_stored(&text), 1000).unwrap_err().contains("TRACE_BYTES_MAX"));
+        let gz = gzip_stored(&text);
+        let cut = gunzip(&gz[..gz.len() / 2], 1 << 20).unwrap();
+        assert!(cut.truncated && !cut.text.is_empty() && text.starts_with(&cut.text));
+        assert!(gunzip(&gz[..5], 1 << 20).unwrap_err().contains("cut short"));
+    }
+}

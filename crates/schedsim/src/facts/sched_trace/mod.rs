@@ -1,0 +1,571 @@
+//! The scheduler-trace importer: text from `perf script` (of `perf sched record`) or
+//! `trace-cmd report`, plain or gzip-compressed, to a [`Trace`]: its tasks, their
+//! replay programs ([`Trace::replay_params`]), the wakeups it shows (the same
+//! [`WakeRecord`]s the simulator's wake log holds, so `wake_stats` compares the two)
+//! and an [`ImportSummary`].
+//!
+//! The events read are the kernel's sched tracepoints (`include/trace/events/sched.h`,
+//! v6.6): `sched_switch`, `sched_waking` (v4.3+, emitted in `try_to_wake_up()` on the
+//! waker's CPU), `sched_wakeup`, `sched_wakeup_new`, `sched_migrate_task`,
+//! `sched_process_fork` and `sched_process_exit`; others are counted by name and
+//! passed over. `parse` reads a line; `program` turns the events into programs.
+//!
+//! Choices: times are integer ns (never an `f64` parse); lines out of time order are
+//! counted and the events sorted stably by (time, line); a time more than
+//! [`CLOCK_STEP_NS`] before the line above is a clock step, and later times are shifted
+//! to continue; a last line without a newline is read if it reads and dropped (and
+//! noted) if not; bytes that are not UTF-8 (a comm can hold any) are kept as bytes and
+//! shown lossily. No input can panic the importer: every index is checked.
+
+mod gzip;
+mod parse;
+pub mod program;
+mod sha256;
+mod summary;
+
+pub use program::{kthread_of, SYNC_WINDOW_NS};
+pub use sha256::sha256_hex;
+pub use summary::ImportSummary;
+
+use crate::facts::recording::WakeRecord;
+use crate::facts::workload::replay::{Op, ReplayParams, ReplayTask, REPLAY_TASKS_MAX};
+use parse::{HeadError, Left, Named};
+use std::collections::HashMap;
+use std::fmt;
+
+/// Most bytes of trace text (after gunzip). 512 MiB: the importer holds the text and
+/// about 0.4 byte of events per byte of it, and inflating grows its buffer by doubling,
+/// so a trace this big needs about 1.5 GiB at the peak, which a browser tab's wasm32
+/// memory (4 GiB at most, often less) can give. It is 3-4 million events of perf text,
+/// a few seconds of a busy 64-CPU machine.
+pub const TRACE_BYTES_MAX: usize = 512 << 20;
+/// Most events used (switches, wakeups, forks, exits, migrations). Each gives at most
+/// two program steps, so the programs stay under the replay's `REPLAY_OPS_MAX` (20
+/// million).
+pub const TRACE_EVENTS_MAX: usize = 8_000_000;
+/// Most tasks: the replay's bound per copy.
+pub const TRACE_TASKS_MAX: usize = REPLAY_TASKS_MAX;
+/// A time this far before the line above is a clock step, not a reordering: perf and
+/// trace-cmd merge their per-CPU buffers in time order, so reordering is at most the
+/// few microseconds two CPUs' clocks differ by.
+pub const CLOCK_STEP_NS: u64 = 100_000_000;
+
+/// Characters of a line an error shows.
+const ECHO_MAX: usize = 80;
+/// Bytes between progress calls.
+const PROGRESS_BYTES: usize = 4 << 20;
+
+/// A trace that could not be read: the line (1-based) and its text, clipped, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceError {
+    /// The trace's name, as given to [`import`].
+    pub name: String,
+    pub line: Option<u64>,
+    /// The line, clipped to 80 characters.
+    pub text: String,
+    pub message: String,
+}
+
+impl TraceError {
+    fn at(line: u32, message: String) -> Self {
+        TraceError { name: String::new(), line: Some(line as u64), text: String::new(), message }
+    }
+    fn whole(message: impl Into<String>) -> Self {
+        TraceError { name: String::new(), line: None, text: String::new(), message: message.into() }
+    }
+}
+
+impl fmt::Display for TraceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "trace {}", self.name)?;
+        if let Some(l) = self.line {
+            write!(f, " line {l}")?;
+        }
+        write!(f, ": {}", self.message)?;
+        if !self.text.is_empty() {
+            write!(f, ": `{}`", self.text)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for TraceError {}
+
+fn clip_line(line: &[u8]) -> String {
+    let s = String::from_utf8_lossy(line);
+    let s = s.trim_end_matches(['\r', '\n']);
+    if s.chars().count() <= ECHO_MAX {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(ECHO_MAX).collect();
+    out.push('…');
+    out
+}
+
+/// A traced task.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct TraceTask {
+    /// Its comm (the last one traced: `exec` renames).
+    pub name: String,
+    pub pid: u32,
+    pub kthread: bool,
+    /// The CPU of a per-CPU kernel thread (`ksoftirqd/3`), when the trace has it.
+    pub percpu: Option<u32>,
+    /// `prio` as first traced (120: nice 0; below 100: real time).
+    pub prio: i32,
+    /// The CPU it first ran on.
+    pub first_cpu: Option<u32>,
+}
+
+/// An imported trace.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trace {
+    pub name: String,
+    /// SHA-256 of the bytes given (compressed or not), lowercase hex.
+    pub sha256: String,
+    /// Highest CPU number in the CPU column, plus one.
+    pub cpus: u32,
+    /// Time of the first event, ns, and from it to the last.
+    pub start_ns: u64,
+    pub span_ns: u64,
+    /// Index: task number, the same as the replay's.
+    pub tasks: Vec<TraceTask>,
+    /// Each task's program (index: task number).
+    pub programs: Vec<Vec<Op>>,
+    /// Observed wakeups that led to a run, in time order of their switch-in; task
+    /// numbers as above, CPUs as traced.
+    pub wakes: Vec<WakeRecord>,
+    /// Non-idle CPU time over (CPUs x span).
+    pub busy_share: f64,
+    pub summary: ImportSummary,
+    /// Per CPU number: the first line that names it, and its text (for `check_cpus`).
+    cpu_lines: Vec<Option<(u64, String)>>,
+}
+
+impl Trace {
+    /// The replay workload's parameters: one program per task, the model's defaults for
+    /// the working set and the system-time share, no CPU map (the machine's CPU numbers
+    /// are the trace's). Per-CPU kernel threads are pinned to their CPU; real-time
+    /// tasks (prio < 100) to the CPU they first ran on, since the model runs them as CFS
+    /// tasks and would otherwise move them.
+    pub fn replay_params(&self) -> ReplayParams {
+        let tasks = self
+            .tasks
+            .iter()
+            .zip(&self.programs)
+            .map(|(t, p)| ReplayTask {
+                name: format!("{}/{}", t.name, t.pid),
+                pinned: t.percpu.or(if t.prio < 100 { t.first_cpu } else { None }),
+                kthread: t.kthread,
+                prio: t.prio,
+                program: p.clone(),
+            })
+            .collect();
+        let defaults: ReplayParams = serde_json::from_str(
+            r#"{"trace_name":"","trace_sha256":"","trace_cpus":1,"span_ns":1,"tasks":[]}"#,
+        )
+        .unwrap_or_else(|_| unreachable!("the replay's defaults read"));
+        ReplayParams {
+            trace_name: self.name.clone(),
+            trace_sha256: self.sha256.clone(),
+            trace_cpus: self.cpus.max(1),
+            span_ns: self.span_ns.max(1),
+            tasks,
+            ..defaults
+        }
+    }
+
+    /// Checks that a machine of `nr_cpus` CPUs has every CPU the trace names; the error
+    /// names the first line with a CPU beyond it.
+    pub fn check_cpus(&self, nr_cpus: u32) -> Result<(), TraceError> {
+        let first = self.cpu_lines.iter().skip(nr_cpus as usize).flatten().min_by_key(|(l, _)| *l);
+        match first {
+            None => Ok(()),
+            Some((line, text)) => Err(TraceError {
+                name: self.name.clone(),
+                line: Some(*line),
+                text: text.clone(),
+                message: format!(
+                    "the trace names CPU {} and more, the machine has {nr_cpus} CPUs: pick a machine with at least {}",
+                    self.cpus - 1,
+                    self.cpus
+                ),
+            }),
+        }
+    }
+}
+
+/// A pid no task has (perf's `-1`).
+const NO_PID: u32 = u32::MAX;
+/// A priority the event did not give.
+const NO_PRIO: i16 = i16::MIN;
+/// A comm the event did not give.
+const NO_COMM: u32 = u32::MAX;
+
+/// A task as an event names it: pid, interned comm, prio.
+#[derive(Clone, Copy, Debug)]
+struct TaskRef {
+    pid: u32,
+    comm: u32,
+    prio: i16,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum WakeEv {
+    Waking,
+    Wakeup,
+    WakeupNew,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    Switch { prev: TaskRef, left: Left, next: TaskRef },
+    Wake { which: WakeEv, task: TaskRef },
+    Fork { parent: TaskRef, child: TaskRef },
+    Exit { task: TaskRef },
+    Migrate { task: TaskRef },
+}
+
+/// One used event: when, which line, which CPU, the task current there, what.
+#[derive(Clone, Copy, Debug)]
+struct Ev {
+    time_ns: u64,
+    line: u32,
+    cpu: u16,
+    cur: TaskRef,
+    kind: Kind,
+}
+
+/// Comms interned: each distinct byte string once.
+#[derive(Default)]
+struct Comms {
+    ids: HashMap<Box<[u8]>, u32>,
+    names: Vec<Box<[u8]>>,
+}
+
+impl Comms {
+    fn id(&mut self, c: &[u8]) -> u32 {
+        if let Some(&k) = self.ids.get(c) {
+            return k;
+        }
+        let k = self.names.len() as u32;
+        self.names.push(c.into());
+        self.ids.insert(c.into(), k);
+        k
+    }
+    fn task(&mut self, n: Named<'_>) -> TaskRef {
+        TaskRef { pid: n.pid, comm: self.id(n.comm), prio: n.prio.clamp(-1000, 1000) as i16 }
+    }
+}
+
+/// Reads a trace (text or gzip). `name` is the file's name, for messages and the replay.
+pub fn import(bytes: &[u8], name: &str) -> Result<Trace, TraceError> {
+    import_with(bytes, name, &mut |_| true)
+}
+
+/// [`import`], calling `progress` with the text bytes read so far every few MB; when
+/// it returns `false` the import stops with an error.
+pub fn import_with(
+    bytes: &[u8],
+    name: &str,
+    progress: &mut dyn FnMut(u64) -> bool,
+) -> Result<Trace, TraceError> {
+    import_inner(bytes, name, progress).map_err(|mut e| {
+        e.name = name.to_string();
+        e
+    })
+}
+
+fn import_inner(bytes: &[u8], name: &str, progress: &mut dyn FnMut(u64) -> bool) -> Result<Trace, TraceError> {
+    let sha256 = sha256_hex(bytes);
+    let mut summary = ImportSummary::default();
+    let inflated;
+    let text: &[u8] = if bytes.starts_with(&[0x1f, 0x8b]) {
+        let g = gzip::gunzip(bytes, TRACE_BYTES_MAX).map_err(TraceError::whole)?;
+        summary.gzip = true;
+        summary.gzip_truncated = g.truncated;
+        inflated = g.text;
+        &inflated
+    } else {
+        bytes
+    };
+    if text.starts_with(b"PERFILE2") || text.starts_with(b"PERFFILE") {
+        return Err(TraceError::whole("binary perf.data: run `perf script -i FILE > FILE.txt` first"));
+    }
+    if text.starts_with(b"\x17\x08\x44tracing") {
+        return Err(TraceError::whole("binary trace.dat: run `trace-cmd report -i FILE > FILE.txt` first"));
+    }
+    for (magic, tool) in [(&b"\xfd7zXZ\0"[..], "xz"), (&b"\x28\xb5\x2f\xfd"[..], "zstd"), (&b"BZh"[..], "bzip2")] {
+        if text.starts_with(magic) {
+            return Err(TraceError::whole(format!("{tool}-compressed: decompress it first (gzip is read as is)")));
+        }
+    }
+    if text.len() > TRACE_BYTES_MAX {
+        return Err(TraceError::whole(format!(
+            "{} bytes of text, over TRACE_BYTES_MAX ({TRACE_BYTES_MAX}), the bound that keeps a browser tab's \
+             memory in reach: cut the trace shorter (`perf script --time START,END`)",
+            text.len()
+        )));
+    }
+    if text.iter().all(|c| c.is_ascii_whitespace()) {
+        return Err(TraceError::whole("the file is empty"));
+    }
+    let mut p = Parsed::default();
+    p.read(text, &mut summary, progress)?;
+    finish(p, name, sha256, summary)
+}
+
+#[derive(Default)]
+struct Parsed {
+    events: Vec<Ev>,
+    comms: Comms,
+    cpu_lines: Vec<Option<(u64, String)>>,
+    skipped: HashMap<Box<[u8]>, u64>,
+    counts: [u64; 7],
+    perf: bool,
+    dash: bool,
+    kv: bool,
+    plugin: bool,
+}
+
+const EVENT_NAMES: [&str; 7] = [
+    "sched_switch",
+    "sched_waking",
+    "sched_wakeup",
+    "sched_wakeup_new",
+    "sched_migrate_task",
+    "sched_process_fork",
+    "sched_process_exit",
+];
+
+impl Parsed {
+    fn read(
+        &mut self,
+        text: &[u8],
+        sum: &mut ImportSummary,
+        progress: &mut dyn FnMut(u64) -> bool,
+    ) -> Result<(), TraceError> {
+        let (mut pos, mut line_no, mut next_progress) = (0usize, 0u32, PROGRESS_BYTES);
+        let (mut seen_event, mut last_t, mut offset) = (false, 0u64, 0u64);
+        while pos < text.len() {
+            let (end, complete) = match text[pos..].iter().position(|&c| c == b'\n') {
+                Some(n) => (pos + n, true),
+                None => (text.len(), false),
+            };
+            let raw = &text[pos..end];
+            pos = end + 1;
+            line_no = line_no.saturating_add(1);
+            if pos >= next_progress {
+                next_progress = pos + PROGRESS_BYTES;
+                if !progress(pos.min(text.len()) as u64) {
+                    return Err(TraceError::at(line_no, "import cancelled".into()));
+                }
+            }
+            let err = |m: String| TraceError { text: clip_line(raw), ..TraceError::at(line_no, m) };
+            if let Some(h) = parse::header_line(raw) {
+                if h.is_some() {
+                    sum.cpus_header = h;
+                }
+                continue;
+            }
+            if let Some(n) = parse::lost(raw) {
+                sum.lost_events += n;
+                sum.lost_gaps += 1;
+                continue;
+            }
+            let h = match parse::head(raw) {
+                Ok(h) => h,
+                Err(_) if !complete => {
+                    sum.truncated_last_line = true;
+                    continue;
+                }
+                Err(HeadError::Cpu(c)) => {
+                    return Err(err(format!(
+                        "CPU {c}: at most {} CPUs (REPLAY_TRACE_CPUS_MAX, the simulator's bound)",
+                        parse::CPU_NUMBER_MAX + 1
+                    )))
+                }
+                Err(HeadError::NoMatch) if !seen_event => {
+                    return Err(err("this is not perf script or trace-cmd report text (no `COMM PID [CPU] \
+                                    TIME: EVENT: ARGS` head)"
+                        .into()))
+                }
+                Err(HeadError::NoMatch) => {
+                    sum.unrecognised_lines += 1;
+                    continue;
+                }
+            };
+            seen_event = true;
+            let short = parse::short_name(h.event);
+            let Some(which) = EVENT_NAMES.iter().position(|n| n.as_bytes() == short) else {
+                match self.skipped.get_mut(h.event) {
+                    Some(n) => *n += 1,
+                    None => {
+                        self.skipped.insert(h.event.into(), 1);
+                    }
+                }
+                continue;
+            };
+            let cur_comm = self.comms.id(h.comm);
+            let cur = TaskRef { pid: h.pid.unwrap_or(NO_PID), comm: cur_comm, prio: NO_PRIO };
+            let bad = |what: &str| format!("{} arguments do not read as {what}", EVENT_NAMES[which]);
+            let kind = match which {
+                0 => {
+                    let s = parse::switch(h.args).ok_or_else(|| {
+                        bad("`prev_comm=.. prev_pid=.. prev_prio=.. prev_state=.. ==> next_comm=.. next_pid=.. \
+                             next_prio=..` or `comm:pid [prio] S ==> comm:pid [prio]`")
+                    });
+                    let s = match s {
+                        Ok(s) => s,
+                        Err(_) if !complete => {
+                            sum.truncated_last_line = true;
+                            continue;
+                        }
+                        Err(m) => return Err(err(m)),
+                    };
+                    self.note_form(s.plugin);
+                    Kind::Switch { prev: self.comms.task(s.prev), left: s.left, next: self.comms.task(s.next) }
+                }
+                1..=3 => {
+                    let w = match parse::wakeup(h.args) {
+                        Some(w) => w,
+                        None if !complete => {
+                            sum.truncated_last_line = true;
+                            continue;
+                        }
+                        None => return Err(err(bad("`comm=.. pid=.. prio=.. target_cpu=..` or `comm:pid [prio] CPU:N`"))),
+                    };
+                    self.note_form(w.1);
+                    let which = [WakeEv::Waking, WakeEv::Wakeup, WakeEv::WakeupNew][which - 1];
+                    Kind::Wake { which, task: self.comms.task(w.0) }
+                }
+                5 => match parse::fork(h.args) {
+                    Some((p, c)) => Kind::Fork { parent: self.comms.task(p), child: self.comms.task(c) },
+                    None if !complete => {
+                        sum.truncated_last_line = true;
+                        continue;
+                    }
+                    None => return Err(err(bad("`comm=.. pid=.. child_comm=.. child_pid=..`"))),
+                },
+                _ => match parse::comm_pid_prio(h.args) {
+                    Some(t) if which == 6 => Kind::Exit { task: self.comms.task(t) },
+                    Some(t) => Kind::Migrate { task: self.comms.task(t) },
+                    None if !complete => {
+                        sum.truncated_last_line = true;
+                        continue;
+                    }
+                    None => return Err(err(bad("`comm=.. pid=.. prio=..`"))),
+                },
+            };
+            if self.events.len() >= TRACE_EVENTS_MAX {
+                return Err(err(format!(
+                    "more than {TRACE_EVENTS_MAX} events (TRACE_EVENTS_MAX, which keeps the programs under the \
+                     replay's REPLAY_OPS_MAX steps): cut the trace shorter"
+                )));
+            }
+            self.counts[which] += 1;
+            if h.dash {
+                self.dash = true;
+            } else {
+                self.perf = true;
+            }
+            // Time: a small step back is reordering (sorted later), a big one a clock
+            // step (shifted so that time goes on from the line above).
+            let mut t = h.time_ns.saturating_add(offset);
+            if t < last_t {
+                if last_t - t > CLOCK_STEP_NS {
+                    offset = offset.saturating_add(last_t - t);
+                    t = last_t;
+                    sum.clock_steps += 1;
+                } else {
+                    sum.out_of_order += 1;
+                }
+            }
+            last_t = last_t.max(t);
+            let cpu = h.cpu as usize;
+            if self.cpu_lines.len() <= cpu {
+                self.cpu_lines.resize(cpu + 1, None);
+            }
+            if self.cpu_lines[cpu].is_none() {
+                self.cpu_lines[cpu] = Some((line_no as u64, clip_line(raw)));
+            }
+            self.events.push(Ev { time_ns: t, line: line_no, cpu: h.cpu as u16, cur, kind });
+        }
+        sum.lines = line_no as u64;
+        Ok(())
+    }
+
+    fn note_form(&mut self, plugin: bool) {
+        if plugin {
+            self.plugin = true;
+        } else {
+            self.kv = true;
+        }
+    }
+}
+
+fn finish(mut p: Parsed, name: &str, sha256: String, mut sum: ImportSummary) -> Result<Trace, TraceError> {
+    for (k, n) in EVENT_NAMES.iter().zip(p.counts) {
+        if n > 0 {
+            sum.events.insert(k.to_string(), n);
+        }
+    }
+    let mut skipped: Vec<_> = p.skipped.drain().collect();
+    skipped.sort();
+    sum.skipped = skipped.into_iter().map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v)).collect();
+    let (switches, wakings, wakeups) = (p.counts[0], p.counts[1], p.counts[2]);
+    if switches == 0 && wakings == 0 {
+        let had = if sum.skipped.is_empty() {
+            String::new()
+        } else {
+            format!(" (it has {})", sum.skipped.keys().cloned().collect::<Vec<_>>().join(", "))
+        };
+        return Err(TraceError::whole(format!(
+            "no sched_switch or sched_waking events{had}: record with `perf sched record` or `trace-cmd record -e \
+             sched_switch -e sched_waking -e sched_wakeup_new -e sched_process_exit`"
+        )));
+    }
+    for (on, form) in
+        [(p.perf, "perf script"), (p.dash, "trace-cmd report"), (p.kv, "key=value"), (p.plugin, "plugin")]
+    {
+        if on {
+            sum.forms.push(form.to_string());
+        }
+    }
+    let use_waking = wakings > 0;
+    sum.wake_source = if use_waking { "sched_waking" } else if wakeups > 0 { "sched_wakeup" } else { "none" }.into();
+    if sum.out_of_order > 0 {
+        p.events.sort_by_key(|e| e.time_ns);
+    }
+    let start_ns = p.events.first().map_or(0, |e| e.time_ns);
+    let end_ns = p.events.last().map_or(0, |e| e.time_ns);
+    let cpus = p.cpu_lines.len() as u32;
+    let c = program::convert(&p.events, &p.comms.names, cpus, start_ns, end_ns, use_waking, &mut sum)?;
+    let span_ns = end_ns - start_ns;
+    sum.tasks = c.tasks.len() as u32;
+    sum.kernel_threads = c.tasks.iter().filter(|t| t.kthread).count() as u32;
+    sum.percpu_kthreads = c.tasks.iter().filter(|t| t.percpu.is_some()).count() as u32;
+    sum.rt_tasks = c.tasks.iter().filter(|t| t.prio < 100).count() as u32;
+    sum.cpus_seen = p.cpu_lines.iter().filter(|l| l.is_some()).count() as u32;
+    sum.cpus = cpus;
+    sum.span_ns = span_ns;
+    let busy_share = if span_ns == 0 { 0.0 } else { c.busy_ns as f64 / (cpus as f64 * span_ns as f64) };
+    sum.busy_pct = busy_share * 100.0;
+    let _ = c.comms;
+    Ok(Trace {
+        name: name.to_string(),
+        sha256,
+        cpus,
+        start_ns,
+        span_ns,
+        tasks: c.tasks,
+        programs: c.programs,
+        wakes: c.wakes,
+        busy_share,
+        summary: sum,
+        cpu_lines: p.cpu_lines,
+    })
+}
+
+#[cfg(test)]
+mod tests;

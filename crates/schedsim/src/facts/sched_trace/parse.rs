@@ -1,0 +1,445 @@
+//! One line of scheduler-trace text to an event, without allocating per line.
+//!
+//! Every accepted line has the same head, whatever the tool: `COMM PID [CPU] TIME:
+//! EVENT: ARGS`. perf script (`tools/perf/builtin-script.c`, `perf_sample__fprintf_start`)
+//! prints `%16s %5d` (or `%5d/%-5d` for pid/tid with `-F pid,tid`), `[%03d]` and the time
+//! as `%5lu.%06lu:` (`%09lu` with `--ns`); trace-cmd report (`trace-cmd/lib/trace-cmd/
+//! trace-output.c`, `tracecmd_print_event`) and the kernel's own `trace` file print
+//! `%16s-%-5d`, `[%03d]`, an optional latency column (`d..2.`) and the time. The head is
+//! found from the `[CPU]` token followed by a timestamp, so a COMM may hold spaces, dashes
+//! or brackets; the PID is the last word before it (perf) or what follows the last `-`
+//! (trace-cmd).
+//!
+//! The arguments come in two forms. The kernel's format strings
+//! (`include/trace/events/sched.h`, v6.6: `TP_printk` of `sched_switch`,
+//! `sched_wakeup_template`, `sched_migrate_task`, `sched_process_fork`,
+//! `sched_process_template`) give `key=value` text; libtraceevent's sched plugin
+//! (`plugins/plugin_sched_switch.c`: `sched_switch_handler`, `sched_wakeup_handler`),
+//! which perf and trace-cmd load when they can, gives `comm:pid [prio] S ==> comm:pid
+//! [prio]` and `comm:pid [prio] success=1 CPU:001`. A COMM in either may hold spaces and
+//! colons: a comm ends at the key after it, or at the last `:pid`.
+
+/// A parsed line's head.
+pub(super) struct Head<'a> {
+    /// COMM of the task current on the CPU (bytes as traced).
+    pub comm: &'a [u8],
+    /// Its pid (the thread id); `None` for perf's `-1`.
+    pub pid: Option<u32>,
+    pub cpu: u32,
+    pub time_ns: u64,
+    /// The event name as printed, without the trailing colon (`sched:sched_switch`).
+    pub event: &'a [u8],
+    pub args: &'a [u8],
+    /// trace-cmd or ftrace head (`comm-pid`) rather than perf's (`comm pid`).
+    pub dash: bool,
+}
+
+/// Most CPU numbers: the simulator's `REPLAY_TRACE_CPUS_MAX`.
+pub(super) const CPU_NUMBER_MAX: u32 = super::super::workload::replay::REPLAY_TRACE_CPUS_MAX - 1;
+
+/// Why a line that looked like an event line was refused.
+pub(super) enum HeadError {
+    /// Not an event line at all.
+    NoMatch,
+    /// A CPU over [`CPU_NUMBER_MAX`].
+    Cpu(u64),
+}
+
+fn is_digit(c: u8) -> bool {
+    c.is_ascii_digit()
+}
+
+fn trim(mut s: &[u8]) -> &[u8] {
+    while let [b' ' | b'\t' | b'\r', rest @ ..] = s {
+        s = rest;
+    }
+    while let [rest @ .., b' ' | b'\t' | b'\r'] = s {
+        s = rest;
+    }
+    s
+}
+
+fn skip_spaces(s: &[u8], mut i: usize) -> usize {
+    while i < s.len() && (s[i] == b' ' || s[i] == b'\t') {
+        i += 1;
+    }
+    i
+}
+
+/// A decimal u64 of at most 19 digits, the whole slice.
+pub(super) fn num_u64(s: &[u8]) -> Option<u64> {
+    if s.is_empty() || s.len() > 19 {
+        return None;
+    }
+    let mut v = 0u64;
+    for &c in s {
+        if !is_digit(c) {
+            return None;
+        }
+        v = v * 10 + (c - b'0') as u64;
+    }
+    Some(v)
+}
+
+pub(super) fn num_u32(s: &[u8]) -> Option<u32> {
+    num_u64(s).and_then(|v| u32::try_from(v).ok())
+}
+
+pub(super) fn num_i32(s: &[u8]) -> Option<i32> {
+    match s {
+        [b'-', rest @ ..] => num_u64(rest).and_then(|v| i32::try_from(v).ok()).map(|v| -v),
+        _ => num_u64(s).and_then(|v| i32::try_from(v).ok()),
+    }
+}
+
+/// `SECS.FRAC:` with 1 to 9 fraction digits, to ns, and the index after the colon.
+fn timestamp(s: &[u8], i: usize) -> Option<(u64, usize)> {
+    let mut j = i;
+    while j < s.len() && is_digit(s[j]) {
+        j += 1;
+    }
+    let secs = num_u64(s.get(i..j)?)?;
+    if s.get(j) != Some(&b'.') {
+        return None;
+    }
+    let f0 = j + 1;
+    let mut k = f0;
+    while k < s.len() && is_digit(s[k]) {
+        k += 1;
+    }
+    let digits = k - f0;
+    if digits == 0 || digits > 9 || s.get(k) != Some(&b':') {
+        return None;
+    }
+    let frac = num_u64(&s[f0..k])? * 10u64.pow(9 - digits as u32);
+    Some((secs.checked_mul(1_000_000_000)?.checked_add(frac)?, k + 1))
+}
+
+/// Finds the head: the first `[digits]` that a timestamp follows (after an optional
+/// latency column).
+pub(super) fn head(line: &[u8]) -> Result<Head<'_>, HeadError> {
+    let mut from = 0;
+    while let Some(off) = line.get(from..).and_then(|r| r.iter().position(|&c| c == b'[')) {
+        let open = from + off;
+        from = open + 1;
+        let mut j = open + 1;
+        while j < line.len() && is_digit(line[j]) {
+            j += 1;
+        }
+        if j == open + 1 || j - open > 8 || line.get(j) != Some(&b']') {
+            continue;
+        }
+        let k = skip_spaces(line, j + 1);
+        if k == j + 1 {
+            continue;
+        }
+        let ts = timestamp(line, k).or_else(|| {
+            // trace-cmd's latency column (`d..2.`, `.....`): one word of flags.
+            let mut m = k;
+            while m < line.len() && line[m] != b' ' && line[m] != b'\t' {
+                m += 1;
+            }
+            if m - k > 8 {
+                return None;
+            }
+            timestamp(line, skip_spaces(line, m))
+        });
+        let Some((time_ns, after)) = ts else { continue };
+        let cpu = num_u64(&line[open + 1..j]).unwrap_or(u64::MAX);
+        if cpu > CPU_NUMBER_MAX as u64 {
+            return Err(HeadError::Cpu(cpu));
+        }
+        let (comm, pid, dash) = comm_pid(trim(&line[..open])).ok_or(HeadError::NoMatch)?;
+        let (event, args) = event_args(line, after).ok_or(HeadError::NoMatch)?;
+        return Ok(Head { comm, pid, cpu: cpu as u32, time_ns, event, args, dash });
+    }
+    Err(HeadError::NoMatch)
+}
+
+/// `COMM PID`, `COMM PID/TID` (perf) or `COMM-PID` (trace-cmd); the pid `None` for `-1`.
+fn comm_pid(h: &[u8]) -> Option<(&[u8], Option<u32>, bool)> {
+    let sp = h.iter().rposition(|&c| c == b' ' || c == b'\t');
+    let last = &h[sp.map_or(0, |i| i + 1)..];
+    let tid = match last.iter().position(|&c| c == b'/') {
+        Some(s) if num_u32(&last[..s]).is_some() || &last[..s] == b"-1" => &last[s + 1..],
+        _ => last,
+    };
+    if let (Some(i), true) = (sp, tid == b"-1" || num_u32(tid).is_some()) {
+        return Some((trim(&h[..i]), num_u32(tid), false));
+    }
+    let dash = h.iter().rposition(|&c| c == b'-')?;
+    let pid = &h[dash + 1..];
+    let pid = if pid == b"-1" { None } else { Some(num_u32(pid)?) };
+    Some((trim(&h[..dash]), pid, true))
+}
+
+/// The event name (the first word ending in `:`; perf may print a period before it)
+/// and the arguments after it.
+fn event_args(line: &[u8], mut i: usize) -> Option<(&[u8], &[u8])> {
+    for _ in 0..3 {
+        i = skip_spaces(line, i);
+        let mut e = i;
+        while e < line.len() && line[e] != b' ' && line[e] != b'\t' {
+            e += 1;
+        }
+        if e > i + 1 && line[e - 1] == b':' {
+            return Some((&line[i..e - 1], trim(&line[e..])));
+        }
+        if e == i {
+            return None;
+        }
+        i = e;
+    }
+    None
+}
+
+/// The name after the subsystem (`sched:sched_switch` → `sched_switch`).
+pub(super) fn short_name(event: &[u8]) -> &[u8] {
+    match event.iter().rposition(|&c| c == b':') {
+        Some(i) => &event[i + 1..],
+        None => event,
+    }
+}
+
+fn find(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
+    if needle.is_empty() || from > hay.len() {
+        return None;
+    }
+    hay[from..].windows(needle.len()).position(|w| w == needle).map(|p| p + from)
+}
+
+fn rfind(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    if needle.is_empty() || needle.len() > hay.len() {
+        return None;
+    }
+    hay.windows(needle.len()).rposition(|w| w == needle)
+}
+
+/// The word after `key` (`key` includes its `=`) at the start or after a space, from
+/// `from`.
+fn word_after<'a>(s: &'a [u8], key: &[u8], from: usize) -> Option<(&'a [u8], usize)> {
+    let mut at = from;
+    loop {
+        let p = find(s, key, at)?;
+        if p == 0 || s[p - 1] == b' ' {
+            let v0 = p + key.len();
+            let mut v1 = v0;
+            while v1 < s.len() && s[v1] != b' ' {
+                v1 += 1;
+            }
+            return Some((&s[v0..v1], v1));
+        }
+        at = p + 1;
+    }
+}
+
+/// A task as an event names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Named<'a> {
+    pub comm: &'a [u8],
+    pub pid: u32,
+    pub prio: i32,
+}
+
+/// How a task left the CPU, from `prev_state`: runnable (`R`, `R+`: preempted) or not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Left {
+    Runnable,
+    Sleeping,
+    /// `X` (dead) or `Z` (zombie): it exits.
+    Dead,
+}
+
+/// `prev_state` as the kernel prints it (`__print_flags` of `TASK_REPORT` bits joined by
+/// `|`, `R` when none, `+` for a preemption) or as the plugin does (`write_state`: the
+/// letters of `SDTtZXxW...` joined by `|`, `R` when none).
+pub(super) fn left(state: &[u8]) -> Option<Left> {
+    let s = trim(state);
+    match s.first()? {
+        b'R' if s.iter().skip(1).all(|&c| c == b'+') => Some(Left::Runnable),
+        _ if s.iter().any(|&c| matches!(c, b'X' | b'Z' | b'x')) => Some(Left::Dead),
+        _ if s.iter().all(|&c| c.is_ascii_alphabetic() || c == b'|' || c == b'+') => Some(Left::Sleeping),
+        _ => None,
+    }
+}
+
+/// `sched_switch`'s arguments.
+pub(super) struct Switch<'a> {
+    pub prev: Named<'a>,
+    pub left: Left,
+    pub next: Named<'a>,
+    pub plugin: bool,
+}
+
+pub(super) fn switch(a: &[u8]) -> Option<Switch<'_>> {
+    if a.starts_with(b"prev_comm=") {
+        // prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> next_comm=%s next_pid=%d next_prio=%d
+        let pp = find(a, b" prev_pid=", 10)?;
+        let (pid, e) = word_after(a, b"prev_pid=", pp)?;
+        let (prio, e) = word_after(a, b"prev_prio=", e)?;
+        let (state, e) = word_after(a, b"prev_state=", e)?;
+        let nc = find(a, b" ==> next_comm=", e)? + 15;
+        let rest = &a[nc..];
+        let np = rfind(rest, b" next_pid=")?;
+        let (npid, e2) = word_after(rest, b"next_pid=", np)?;
+        let (nprio, _) = word_after(rest, b"next_prio=", e2)?;
+        return Some(Switch {
+            prev: Named { comm: &a[10..pp], pid: num_u32(pid)?, prio: num_i32(prio)? },
+            left: left(state)?,
+            next: Named { comm: &rest[..np], pid: num_u32(npid)?, prio: num_i32(nprio)? },
+            plugin: false,
+        });
+    }
+    // comm:pid [prio] S ==> comm:pid [prio]; take the first ` ==> ` both sides of which read.
+    let mut from = 0;
+    while let Some(p) = find(a, b" ==> ", from) {
+        from = p + 1;
+        let (lhs, rhs) = (&a[..p], &a[p + 5..]);
+        let Some(sp) = lhs.iter().rposition(|&c| c == b' ') else { continue };
+        let (Some(l), Some(prev), Some(next)) = (left(&lhs[sp + 1..]), plugin_task(&lhs[..sp]), plugin_task(rhs))
+        else {
+            continue;
+        };
+        return Some(Switch { prev, left: l, next, plugin: true });
+    }
+    None
+}
+
+/// `comm:pid [prio]`, from the right.
+fn plugin_task(s: &[u8]) -> Option<Named<'_>> {
+    let s = trim(s);
+    let (body, prio) = match s {
+        [rest @ .., b']'] => {
+            let o = rest.iter().rposition(|&c| c == b'[')?;
+            (trim(&rest[..o]), num_i32(&rest[o + 1..])?)
+        }
+        _ => (s, 120),
+    };
+    let c = body.iter().rposition(|&c| c == b':')?;
+    Some(Named { comm: &body[..c], pid: num_u32(&body[c + 1..])?, prio })
+}
+
+/// A wakeup's arguments: `comm=%s pid=%d prio=%d [success=%d] target_cpu=%03d`, or the
+/// plugin's `comm:pid [prio] [success=1] CPU:001`.
+pub(super) fn wakeup(a: &[u8]) -> Option<(Named<'_>, bool)> {
+    if a.starts_with(b"comm=") {
+        let pp = find(a, b" pid=", 5)?;
+        let (pid, e) = word_after(a, b"pid=", pp)?;
+        let prio = word_after(a, b"prio=", e).and_then(|(p, _)| num_i32(p)).unwrap_or(120);
+        return Some((Named { comm: &a[5..pp], pid: num_u32(pid)?, prio }, false));
+    }
+    let mut s = trim(a);
+    for _ in 0..2 {
+        let sp = s.iter().rposition(|&c| c == b' ');
+        let last = &s[sp.map_or(0, |i| i + 1)..];
+        if last.starts_with(b"CPU:") || last.starts_with(b"success=") {
+            s = trim(&s[..sp?]);
+        }
+    }
+    Some((plugin_task(s)?, true))
+}
+
+/// `sched_process_fork`: `comm=%s pid=%d child_comm=%s child_pid=%d`.
+pub(super) fn fork(a: &[u8]) -> Option<(Named<'_>, Named<'_>)> {
+    let a = a.strip_prefix(b"comm=")?;
+    let pp = find(a, b" pid=", 0)?;
+    let (pid, e) = word_after(a, b"pid=", pp)?;
+    let cc = find(a, b" child_comm=", e.saturating_sub(1))? + 12;
+    let rest = &a[cc..];
+    let cp = rfind(rest, b" child_pid=")?;
+    let (cpid, _) = word_after(rest, b"child_pid=", cp)?;
+    Some((
+        Named { comm: &a[..pp], pid: num_u32(pid)?, prio: 120 },
+        Named { comm: &rest[..cp], pid: num_u32(cpid)?, prio: 120 },
+    ))
+}
+
+/// `sched_process_exit` (`comm=%s pid=%d prio=%d [group_dead=%d]`) and
+/// `sched_migrate_task` (`comm=%s pid=%d prio=%d orig_cpu=%d dest_cpu=%d`): the task.
+pub(super) fn comm_pid_prio(a: &[u8]) -> Option<Named<'_>> {
+    let a = a.strip_prefix(b"comm=")?;
+    let pp = find(a, b" pid=", 0)?;
+    let (pid, e) = word_after(a, b"pid=", pp)?;
+    let prio = word_after(a, b"prio=", e).and_then(|(p, _)| num_i32(p)).unwrap_or(120);
+    Some(Named { comm: &a[..pp], pid: num_u32(pid)?, prio })
+}
+
+/// A lost-events line: trace-cmd's `CPU:N [LOST 123 EVENTS]` (or `[LOST EVENTS]`), perf
+/// script's `PERF_RECORD_LOST` with `lost N` (`--show-lost-events`). The count, if any.
+pub(super) fn lost(line: &[u8]) -> Option<u64> {
+    if let Some(p) = find(line, b"[LOST", 0) {
+        let rest = &line[p + 5..];
+        let w = rest.iter().skip_while(|&&c| c == b' ').take_while(|c| c.is_ascii_digit()).count();
+        let k = rest.iter().take_while(|&&c| c == b' ').count();
+        return Some(num_u64(&rest[k..k + w]).unwrap_or(0));
+    }
+    let p = find(line, b"PERF_RECORD_LOST", 0)?;
+    let rest = &line[p..];
+    let q = find(rest, b"lost", 16).map_or(rest.len(), |q| q + 4);
+    let digits: &[u8] = {
+        let r = &rest[q..];
+        let s = r.iter().position(|c| c.is_ascii_digit()).unwrap_or(r.len());
+        let e = r[s..].iter().position(|c| !c.is_ascii_digit()).map_or(r.len(), |e| s + e);
+        &r[s..e]
+    };
+    Some(num_u64(digits).unwrap_or(0))
+}
+
+/// A header or comment line to pass over: `#` comments (ftrace, perf's `# ========`),
+/// trace-cmd's `version = 6`, `cpus=2`, `CPU 3 is empty`, `CPU0 data recorded at...`.
+pub(super) fn header_line(line: &[u8]) -> Option<Option<u32>> {
+    let t = trim(line);
+    if t.is_empty() || t[0] == b'#' || t.starts_with(b"version = ") || t.starts_with(b"version=") {
+        return Some(None);
+    }
+    if let Some(n) = t.strip_prefix(b"cpus=") {
+        return Some(num_u32(trim(n)));
+    }
+    if t.starts_with(b"CPU") && (find(t, b" is empty", 0).is_some() || find(t, b" data recorded at", 0).is_some()) {
+        return Some(None);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heads_of_each_tool() {
+        let h = head(b"     tmux: server 12345 [001] 12345.678901: sched:sched_switch: a=b").ok().unwrap();
+        assert_eq!((h.comm, h.pid, h.cpu, h.time_ns), (&b"tmux: server"[..], Some(12345), 1, 12_345_678_901_000));
+        assert_eq!((h.event, h.args, h.dash), (&b"sched:sched_switch"[..], &b"a=b"[..], false));
+        let h = head(b"  Web Content  77/78   [002]  5.000000001: sched:sched_waking: comm=x").ok().unwrap();
+        assert_eq!((h.comm, h.pid, h.time_ns), (&b"Web Content"[..], Some(78), 5_000_000_001));
+        let h = head(b"  kworker/u8:3-ev-1234  [003] d..2.  1234.567890: sched_switch: x").ok().unwrap();
+        assert_eq!((h.comm, h.pid, h.cpu, h.dash), (&b"kworker/u8:3-ev"[..], Some(1234), 3, true));
+        let h = head(b"<idle>-0 [000] 1.5: sched_waking: comm=a").ok().unwrap();
+        assert_eq!((h.comm, h.pid, h.time_ns), (&b"<idle>"[..], Some(0), 1_500_000_000));
+        let h = head(b"perf -1 [000] 1.000001:  sched:sched_stat_runtime: x").ok().unwrap();
+        assert_eq!(h.pid, None);
+        assert!(matches!(head(b"perf 1 [4096] 1.0: sched:sched_switch: x"), Err(HeadError::Cpu(4096))));
+        assert!(matches!(head(b"hello [1] world"), Err(HeadError::NoMatch)));
+        assert!(matches!(head(b"perf 1 [001] 1.0123456789: e: x"), Err(HeadError::NoMatch)));
+    }
+
+    #[test]
+    fn switch_forms() {
+        let s = switch(b"prev_comm=tmux: server prev_pid=5 prev_prio=120 prev_state=R+ ==> next_comm=a b next_pid=6 next_prio=98").unwrap();
+        assert_eq!((s.prev.comm, s.prev.pid, s.left), (&b"tmux: server"[..], 5, Left::Runnable));
+        assert_eq!((s.next.comm, s.next.pid, s.next.prio), (&b"a b"[..], 6, 98));
+        let s = switch(b"a:b c:5 [120] S|D ==> swapper/1:0 [120]").unwrap();
+        assert_eq!((s.prev.comm, s.prev.pid, s.left, s.next.pid), (&b"a:b c"[..], 5, Left::Sleeping, 0));
+        assert_eq!(switch(b"x:1 [120] X ==> y:2 [120]").unwrap().left, Left::Dead);
+        assert!(switch(b"prev_comm=a prev_pid=z prev_prio=1 prev_state=S ==> next_comm=b next_pid=1 next_prio=1").is_none());
+        let (w, plugin) = wakeup(b"perf:12346 [120] success=1 CPU:001").unwrap();
+        assert_eq!((w.comm, w.pid, w.prio, plugin), (&b"perf"[..], 12346, 120, true));
+        let (w, _) = wakeup(b"comm=a b pid=7 prio=120 success=1 target_cpu=002").unwrap();
+        assert_eq!((w.comm, w.pid), (&b"a b"[..], 7));
+        let (p, c) = fork(b"comm=bash pid=10 child_comm=bash child_pid=11").unwrap();
+        assert_eq!((p.pid, c.comm, c.pid), (10, &b"bash"[..], 11));
+        assert_eq!(lost(b"CPU:1 [LOST 123 EVENTS]"), Some(123));
+        assert_eq!(lost(b"CPU:1 [LOST EVENTS]"), Some(0));
+        assert_eq!(lost(b" perf 0 [000] 0.0: PERF_RECORD_LOST lost 77"), Some(77));
+    }
+}
