@@ -161,10 +161,9 @@ impl Trace {
                 program: p.clone(),
             })
             .collect();
-        let defaults: ReplayParams = serde_json::from_str(
-            r#"{"trace_name":"","trace_sha256":"","trace_cpus":1,"span_ns":1,"tasks":[]}"#,
-        )
-        .unwrap_or_else(|_| unreachable!("the replay's defaults read"));
+        let defaults: ReplayParams =
+            serde_json::from_str(r#"{"trace_name":"","trace_sha256":"","trace_cpus":1,"span_ns":1,"tasks":[]}"#)
+                .unwrap_or_else(|_| unreachable!("the replay's defaults read"));
         ReplayParams {
             trace_name: self.name.clone(),
             trace_sha256: self.sha256.clone(),
@@ -199,8 +198,6 @@ impl Trace {
 const NO_PID: u32 = u32::MAX;
 /// A priority the event did not give.
 const NO_PRIO: i16 = i16::MIN;
-/// A comm the event did not give.
-const NO_COMM: u32 = u32::MAX;
 
 /// A task as an event names it: pid, interned comm, prio.
 #[derive(Clone, Copy, Debug)]
@@ -265,23 +262,25 @@ pub fn import(bytes: &[u8], name: &str) -> Result<Trace, TraceError> {
 
 /// [`import`], calling `progress` with the text bytes read so far every few MB; when
 /// it returns `false` the import stops with an error.
-pub fn import_with(
-    bytes: &[u8],
-    name: &str,
-    progress: &mut dyn FnMut(u64) -> bool,
-) -> Result<Trace, TraceError> {
-    import_inner(bytes, name, progress).map_err(|mut e| {
+pub fn import_with(bytes: &[u8], name: &str, progress: &mut dyn FnMut(u64) -> bool) -> Result<Trace, TraceError> {
+    import_inner(bytes, name, progress, TRACE_BYTES_MAX).map_err(|mut e| {
         e.name = name.to_string();
         e
     })
 }
 
-fn import_inner(bytes: &[u8], name: &str, progress: &mut dyn FnMut(u64) -> bool) -> Result<Trace, TraceError> {
+/// [`import_with`] with the text bound as a parameter (tests use a small one).
+fn import_inner(
+    bytes: &[u8],
+    name: &str,
+    progress: &mut dyn FnMut(u64) -> bool,
+    limit: usize,
+) -> Result<Trace, TraceError> {
     let sha256 = sha256_hex(bytes);
     let mut summary = ImportSummary::default();
     let inflated;
     let text: &[u8] = if bytes.starts_with(&[0x1f, 0x8b]) {
-        let g = gzip::gunzip(bytes, TRACE_BYTES_MAX).map_err(TraceError::whole)?;
+        let g = gzip::gunzip(bytes, limit).map_err(TraceError::whole)?;
         summary.gzip = true;
         summary.gzip_truncated = g.truncated;
         inflated = g.text;
@@ -300,9 +299,9 @@ fn import_inner(bytes: &[u8], name: &str, progress: &mut dyn FnMut(u64) -> bool)
             return Err(TraceError::whole(format!("{tool}-compressed: decompress it first (gzip is read as is)")));
         }
     }
-    if text.len() > TRACE_BYTES_MAX {
+    if text.len() > limit {
         return Err(TraceError::whole(format!(
-            "{} bytes of text, over TRACE_BYTES_MAX ({TRACE_BYTES_MAX}), the bound that keeps a browser tab's \
+            "{} bytes of text, over TRACE_BYTES_MAX ({limit}), the bound that keeps a browser tab's \
              memory in reach: cut the trace shorter (`perf script --time START,END`)",
             text.len()
         )));
@@ -433,7 +432,9 @@ impl Parsed {
                             sum.truncated_last_line = true;
                             continue;
                         }
-                        None => return Err(err(bad("`comm=.. pid=.. prio=.. target_cpu=..` or `comm:pid [prio] CPU:N`"))),
+                        None => {
+                            return Err(err(bad("`comm=.. pid=.. prio=.. target_cpu=..` or `comm:pid [prio] CPU:N`")))
+                        }
                     };
                     self.note_form(w.1);
                     let which = [WakeEv::Waking, WakeEv::Wakeup, WakeEv::WakeupNew][which - 1];
@@ -492,6 +493,9 @@ impl Parsed {
             self.events.push(Ev { time_ns: t, line: line_no, cpu: h.cpu as u16, cur, kind });
         }
         sum.lines = line_no as u64;
+        if !progress(text.len() as u64) {
+            return Err(TraceError::at(line_no, "import cancelled".into()));
+        }
         Ok(())
     }
 
@@ -525,15 +529,21 @@ fn finish(mut p: Parsed, name: &str, sha256: String, mut sum: ImportSummary) -> 
              sched_switch -e sched_waking -e sched_wakeup_new -e sched_process_exit`"
         )));
     }
-    for (on, form) in
-        [(p.perf, "perf script"), (p.dash, "trace-cmd report"), (p.kv, "key=value"), (p.plugin, "plugin")]
+    for (on, form) in [(p.perf, "perf script"), (p.dash, "trace-cmd report"), (p.kv, "key=value"), (p.plugin, "plugin")]
     {
         if on {
             sum.forms.push(form.to_string());
         }
     }
     let use_waking = wakings > 0;
-    sum.wake_source = if use_waking { "sched_waking" } else if wakeups > 0 { "sched_wakeup" } else { "none" }.into();
+    sum.wake_source = if use_waking {
+        "sched_waking"
+    } else if wakeups > 0 {
+        "sched_wakeup"
+    } else {
+        "none"
+    }
+    .into();
     if sum.out_of_order > 0 {
         p.events.sort_by_key(|e| e.time_ns);
     }

@@ -425,13 +425,18 @@ mod tests {
 
     #[test]
     fn switch_forms() {
-        let s = switch(b"prev_comm=tmux: server prev_pid=5 prev_prio=120 prev_state=R+ ==> next_comm=a b next_pid=6 next_prio=98").unwrap();
+        let s = switch(
+            b"prev_comm=tmux: server prev_pid=5 prev_prio=120 prev_state=R+ ==> next_comm=a b next_pid=6 next_prio=98",
+        )
+        .unwrap();
         assert_eq!((s.prev.comm, s.prev.pid, s.left), (&b"tmux: server"[..], 5, Left::Runnable));
         assert_eq!((s.next.comm, s.next.pid, s.next.prio), (&b"a b"[..], 6, 98));
         let s = switch(b"a:b c:5 [120] S|D ==> swapper/1:0 [120]").unwrap();
         assert_eq!((s.prev.comm, s.prev.pid, s.left, s.next.pid), (&b"a:b c"[..], 5, Left::Sleeping, 0));
         assert_eq!(switch(b"x:1 [120] X ==> y:2 [120]").unwrap().left, Left::Dead);
-        assert!(switch(b"prev_comm=a prev_pid=z prev_prio=1 prev_state=S ==> next_comm=b next_pid=1 next_prio=1").is_none());
+        assert!(
+            switch(b"prev_comm=a prev_pid=z prev_prio=1 prev_state=S ==> next_comm=b next_pid=1 next_prio=1").is_none()
+        );
         let (w, plugin) = wakeup(b"perf:12346 [120] success=1 CPU:001").unwrap();
         assert_eq!((w.comm, w.pid, w.prio, plugin), (&b"perf"[..], 12346, 120, true));
         let (w, _) = wakeup(b"comm=a b pid=7 prio=120 success=1 target_cpu=002").unwrap();

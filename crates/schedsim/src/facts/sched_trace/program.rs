@@ -33,9 +33,14 @@ pub const SYNC_WINDOW_NS: u64 = 50_000;
 enum Phase {
     /// Named by an event, state not known yet.
     Fresh,
-    Running { cpu: u32, since: u64 },
+    Running {
+        cpu: u32,
+        since: u64,
+    },
     Runnable,
-    Sleeping { since: u64 },
+    Sleeping {
+        since: u64,
+    },
     /// Woken, not yet switched in.
     Woken,
     Dead,

@@ -141,3 +141,240 @@ fn the_same_trace_in_each_form_gives_the_same_programs() {
     assert_eq!(t.summary.forms, ["trace-cmd report", "plugin"]);
     assert_eq!(t.summary.cpus_header, Some(2));
 }
+
+fn imp_lines(lines: &[&str]) -> Trace {
+    let mut text = lines.join("\n");
+    text.push('\n');
+    imp(&text)
+}
+
+#[test]
+fn fork_exit_and_pid_reuse() {
+    let t = imp_lines(&[
+        "bash 10 [000] 1.000000: sched:sched_process_fork: comm=bash pid=10 child_comm=bash child_pid=11",
+        "bash 10 [000] 1.000005: sched:sched_wakeup_new: comm=bash pid=11 prio=120 target_cpu=001",
+        "swapper/1 0 [001] 1.000010: sched:sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=bash next_pid=11 next_prio=120",
+        "bash 11 [001] 1.000050: sched:sched_process_exit: comm=bash pid=11 prio=120",
+        "bash 11 [001] 1.000060: sched:sched_switch: prev_comm=bash prev_pid=11 prev_prio=120 prev_state=X ==> next_comm=swapper/1 next_pid=0 next_prio=120",
+        "bash 10 [000] 1.000100: sched:sched_process_fork: comm=bash pid=10 child_comm=sh child_pid=11",
+        "bash 10 [000] 1.000105: sched:sched_wakeup_new: comm=sh pid=11 prio=120 target_cpu=001",
+        "bash 10 [000] 1.000200: sched:sched_switch: prev_comm=bash prev_pid=10 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120",
+    ]);
+    assert_eq!(programs(&t), ["bash/10 None r5000 w1 r100000 w2 r95000", "bash/11 None b r50000 x", "sh/11 None b"]);
+    assert_eq!((t.summary.pid_reuses, t.summary.running_at_start, t.summary.sync_wakes), (1, 1, 0));
+    assert_eq!(t.wakes.len(), 1);
+    assert_eq!(t.summary.events.get("sched_process_fork"), Some(&2));
+}
+
+#[test]
+fn kernel_threads_by_name() {
+    for (comm, want) in [
+        ("ksoftirqd/3", (true, Some(3))),
+        ("migration/12", (true, Some(12))),
+        ("kworker/2:1H", (true, Some(2))),
+        ("kworker/0:2-events", (true, Some(0))),
+        ("kworker/u16:0", (true, None)),
+        ("kworker/R-kblockd", (true, None)),
+        ("jbd2/sda1-8", (true, None)),
+        ("card1-crtc0", (true, None)),
+        ("irq/45-nvme0q1", (true, None)),
+        ("rcu_preempt", (true, None)),
+        ("kswapd0", (true, None)),
+        ("bash", (false, None)),
+        ("Web Content", (false, None)),
+        ("ksoftirqd/x", (false, None)),
+    ] {
+        assert_eq!(kthread_of(comm.as_bytes()), want, "{comm}");
+    }
+}
+
+#[test]
+fn real_time_tasks_pin_where_they_first_ran_and_wakeups_of_runners_give_no_step() {
+    let t = imp_lines(&[
+        "a 5 [000] 2.000000: sched:sched_waking: comm=rt pid=6 prio=49 target_cpu=001",
+        "swapper/1 0 [001] 2.000010: sched:sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=rt next_pid=6 next_prio=49",
+        "rt 6 [001] 2.000020: sched:sched_waking: comm=a pid=5 prio=120 target_cpu=000",
+        "rt 6 [001] 2.000030: sched:sched_switch: prev_comm=rt prev_pid=6 prev_prio=49 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120",
+    ]);
+    // a runs throughout: rt's wakeup of it gives no step.
+    assert_eq!(programs(&t), ["a/5 None w1 r30000", "rt/6 Some(1) b r20000"]);
+    assert_eq!((t.summary.rt_tasks, t.summary.wakeups_not_sleeping), (1, 1));
+    assert!(t.summary.lines().iter().any(|l| l.contains("1 real-time pinned")));
+}
+
+#[test]
+fn sched_wakeup_is_used_when_there_is_no_sched_waking() {
+    let t = imp_lines(&[
+        "a 5 [000] 2.000000: sched:sched_wakeup: comm=b pid=6 prio=120 success=1 target_cpu=001",
+        "swapper/1 0 [001] 2.000010: sched:sched_switch: swapper/1:0 [120] R ==> b:6 [120]",
+    ]);
+    assert_eq!(programs(&t), ["a/5 None w1 r10000", "b/6 None b"]);
+    assert_eq!(t.summary.wake_source, "sched_wakeup");
+    assert!(t.summary.lines().iter().any(|l| l.contains("no sched_waking events")));
+    // With sched_waking present, sched_wakeup lines give no step.
+    let t = imp_lines(&[
+        "a 5 [000] 2.000000: sched:sched_waking: comm=b pid=6 prio=120 target_cpu=001",
+        "swapper/1 0 [001] 2.000005: sched:sched_wakeup: comm=b pid=6 prio=120 target_cpu=001",
+        "swapper/1 0 [001] 2.000010: sched:sched_switch: swapper/1:0 [120] R ==> b:6 [120]",
+    ]);
+    assert_eq!(programs(&t), ["a/5 None w1 r10000", "b/6 None b"]);
+}
+
+#[test]
+fn lost_events_reordering_and_clock_steps_are_counted() {
+    let t = imp_lines(&[
+        "cpus=2",
+        "  a-5  [000]  2.000000: sched_switch: a:5 [120] S ==> swapper/0:0 [120]",
+        "CPU:1 [LOST 123 EVENTS]",
+        "  <idle>-0  [001]  2.000200: sched_switch: swapper/1:0 [120] R ==> a:5 [120]",
+        "  <idle>-0  [000]  2.000100: sched_switch: swapper/0:0 [120] R ==> b:6 [120]",
+        "  b-6  [000]  1.000000: sched_switch: b:6 [120] R+ ==> swapper/0:0 [120]",
+    ]);
+    let s = &t.summary;
+    assert_eq!((s.lost_events, s.lost_gaps, s.out_of_order, s.clock_steps), (123, 1, 1, 1));
+    // a slept and ran again with no wakeup seen (lost): an interrupt wakes it. b ran
+    // 2.000100 to 2.000200 (its clock-stepped time is the line above's).
+    assert_eq!(programs(&t), ["a/5 None i200000@1", "b/6 None r100000"]);
+    assert_eq!(s.switch_ins_unwoken, 1);
+    assert!(s.lines().iter().any(|l| l.starts_with("LOST 123 events in 1 gaps")));
+}
+
+#[test]
+fn bad_input_names_the_line_and_the_problem() {
+    assert_eq!(err(b""), "trace t: the file is empty");
+    assert_eq!(err(b"\n \n"), "trace t: the file is empty");
+    assert!(err(b"PERFILE2\x10\0\0").contains("binary perf.data: run `perf script -i FILE > FILE.txt` first"));
+    assert!(err(b"\xfd7zXZ\0..").contains("xz-compressed"));
+    let e = err(b"total 12\ndrwxr-xr-x 2 root root 4096 Dec  3 14:00 .\n");
+    assert_eq!(e, "trace t line 1: this is not perf script or trace-cmd report text (no `COMM PID [CPU] TIME: EVENT: ARGS` head): `total 12`");
+    let e = err(b"perf 1 [000] 1.000000: sched:sched_stat_runtime: comm=perf pid=1 runtime=100 [ns] vruntime=5 [ns]\n");
+    assert!(e.contains("no sched_switch or sched_waking events (it has sched:sched_stat_runtime)"), "{e}");
+    let e = err(b"perf 1 [1024] 1.000000: sched:sched_switch: x\n");
+    assert!(e.starts_with("trace t line 1: CPU 1024: at most 1024 CPUs"), "{e}");
+    let e = err(b"# comment\nperf 1 [000] 1.000000: sched:sched_switch: prev_comm=perf prev_pid=1\n");
+    assert!(e.starts_with("trace t line 2: sched_switch arguments do not read as"), "{e}");
+    assert!(e.ends_with("`perf 1 [000] 1.000000: sched:sched_switch: prev_comm=perf prev_pid=1`"), "{e}");
+    let long = format!("perf 1 [000] 1.000000: sched:sched_waking: comm={}\n", "x".repeat(200));
+    let e = err(long.as_bytes());
+    assert!(e.ends_with("xxx…`") && e.chars().filter(|&c| c == 'x').count() < 90, "{e}");
+    // Too big: the bound and the reason, plain and after gunzip.
+    let text = render(&scenario(), Form::PerfKv);
+    let e = import_inner(text.as_bytes(), "t", &mut |_| true, 100).unwrap_err();
+    assert!(e.message.contains("over TRACE_BYTES_MAX (100)") && e.message.contains("browser"), "{e}");
+    let gz = gzip::tests::gzip_stored(text.as_bytes());
+    let e = import_inner(&gz, "t", &mut |_| true, 100).unwrap_err();
+    assert!(e.message.contains("TRACE_BYTES_MAX"), "{e}");
+    let e = import_with(text.as_bytes(), "t", &mut |_| false).unwrap_err();
+    assert!(e.message.contains("cancelled"), "{e}");
+}
+
+#[test]
+fn a_cut_last_line_is_dropped_and_other_bytes_are_kept_lossily() {
+    let text = render(&scenario(), Form::PerfKv);
+    let cut = &text[..text.len() - 30];
+    let t = imp(cut);
+    assert!(t.summary.truncated_last_line);
+    assert_eq!(t.summary.events.get("sched_switch"), Some(&7));
+    let mut bytes =
+        b"caf\xe9 7 [000] 1.000000: sched:sched_waking: comm=x\xff pid=8 prio=120 target_cpu=000\n".to_vec();
+    bytes.extend_from_slice(b"x\xff 8 [000] 1.000100: sched:sched_switch: x\xff:8 [120] S ==> swapper/0:0 [120]\n");
+    let t = import(&bytes, "t").unwrap();
+    assert_eq!(t.tasks[0].name, "caf\u{fffd}");
+    assert_eq!(t.tasks[1].name, "x\u{fffd}");
+}
+
+#[test]
+fn check_cpus_names_the_first_line_beyond_the_machine() {
+    let t = imp(&render(&scenario(), Form::PerfKv));
+    assert!(t.check_cpus(2).is_ok());
+    let e = t.check_cpus(1).unwrap_err();
+    assert_eq!(e.line, Some(2));
+    assert!(e.to_string().starts_with("trace t line 2: the trace names CPU 1 and more, the machine has 1 CPUs"));
+    assert!(e.text.contains("[001]"));
+}
+
+#[test]
+fn the_summary_reads() {
+    let t = imp(&render(&scenario(), Form::PerfKv));
+    expect_test::expect![[r#"
+        format: perf script, key=value
+        11 lines, 2 CPUs (2 seen), span 0.002000 s, busy 65.0%
+        events used: sched_switch 8, sched_waking 3
+        events skipped: none
+        tasks: 3 (1 kernel threads, 1 per-CPU, 0 real-time pinned and run as CFS)
+        wakeups from sched_waking: idle 1, task 2 (1 as interrupts, 1 sync)
+        1 tasks running at the start (run from the start)"#]]
+    .assert_eq(&t.summary.lines().join("\n"));
+    let json = serde_json::to_string(&t.summary).unwrap();
+    assert!(json.contains(r#""events":{"sched_switch":8,"sched_waking":3}"#), "{json}");
+}
+
+#[test]
+fn replay_params_validate_as_a_workload() {
+    for form in [Form::PerfKv, Form::TraceCmd] {
+        let p = imp(&render(&scenario(), form)).replay_params();
+        assert_eq!((p.trace_cpus, p.span_ns, p.ws_bytes, p.sys_pct), (2, 2_000_000, 128 << 10, 50));
+        assert_eq!(p.trace_sha256.len(), 64);
+        crate::facts::workload::Workload::Replay(p).validate(4).unwrap();
+    }
+}
+
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn corpus() -> Vec<u8> {
+        let mut all = String::new();
+        for form in [Form::PerfKv, Form::PerfKvNs, Form::PerfPlugin, Form::TraceCmd] {
+            all.push_str(&render(&scenario(), form));
+        }
+        all.push_str(
+            "bash 10 [000] 1.000000: sched:sched_process_fork: comm=bash pid=10 child_comm=bash child_pid=11\n",
+        );
+        all.push_str("bash 11 [001] 1.000050: sched:sched_process_exit: comm=bash pid=11 prio=120\n");
+        all.push_str(
+            "bash 11 [001] 1.000050: sched:sched_migrate_task: comm=bash pid=11 prio=120 orig_cpu=1 dest_cpu=0\n",
+        );
+        all.push_str("CPU:1 [LOST 123 EVENTS]\n");
+        all.into_bytes()
+    }
+
+    const PIECES: &[u8] = b" :[]=-/|>+.0123456789\n\xffRSXprev_pidcomm";
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+        /// Mutated real lines: byte changes, insertions, deletions and cuts. The importer
+        /// answers, never panics.
+        #[test]
+        fn mutated_lines_never_panic(
+            edits in prop::collection::vec((any::<prop::sample::Index>(), 0u8..4, any::<prop::sample::Index>()), 1..12),
+            cut in any::<prop::sample::Index>(),
+        ) {
+            let mut b = corpus();
+            for (at, what, piece) in edits {
+                let i = at.index(b.len());
+                let c = PIECES[piece.index(PIECES.len())];
+                match what {
+                    0 => b[i] = c,
+                    1 => b.insert(i, c),
+                    2 => { b.remove(i); }
+                    _ => { let n = (i + 8).min(b.len()); b.drain(i..n); }
+                }
+                if b.is_empty() { b.push(b'x'); }
+            }
+            let keep = cut.index(b.len() + 1).max(b.len() / 2);
+            b.truncate(keep);
+            let _ = import(&b, "fuzz");
+            let gz = gzip::tests::gzip_stored(&b);
+            let _ = import(&gz[..gz.len() - (keep % 7)], "fuzz.gz");
+        }
+
+        #[test]
+        fn random_bytes_never_panic(b in prop::collection::vec(any::<u8>(), 0..400)) {
+            let _ = import(&b, "fuzz");
+            let mut g = vec![0x1f, 0x8b];
+            g.extend_from_slice(&b);
+            let _ = import(&g, "fuzz");
+        }
+    }
+}
