@@ -125,8 +125,8 @@ record() {
     # 1. pipe, unpinned (the command is perf bench itself; perf sched record is -a anyway)
     rec pipe -- perf bench sched pipe -l 20000
     # 2. messaging, socket and pipe mode
-    rec messaging -- perf bench sched messaging -g 1 -l 50
-    rec messaging-pipe -- perf bench sched messaging -p -g 1 -l 50
+    rec messaging -- perf bench sched messaging -g 1 -l 500
+    rec messaging-pipe -- perf bench sched messaging -p -g 1 -l 500
     # 3. tbench over loopback, 2 clients; 0.3 s system-wide after 1 s warm-up
     tbench_srv_start
     tbench -t 5 -c "$LOADFILE" 2 127.0.0.1 > "$S/tbench-traced.out" 2>&1 &
