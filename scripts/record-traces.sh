@@ -7,12 +7,15 @@
 #   apt-get install -y dbench rt-tests trace-cmd libtraceevent1-plugin
 # (dbench gives dbench/tbench/tbench_srv; rt-tests gives hackbench).
 #
-# Usage:  scripts/record-traces.sh [box|record|text|counts|bench|all]...
+# Usage:  scripts/record-traces.sh [box|record|text|counts|wakers|bench|probe|measured|all]...
 #   box     verbatim machine facts            -> traces/box/
 #   record  perf sched record of 6 workloads  -> $SCRATCH/*.data (not committed)
 #   text    perf script text forms, gzip -9   -> traces/*.perf*.txt.gz
 #   counts  awk-only independent counts       -> traces/*.counts
+#   wakers  waker -> wakee comm pairs         -> traces/raw/*.wakers.txt
 #   bench   untraced throughput, 3 runs each  -> traces/raw/*.txt
+#   probe   pipe same/cross CPU under SCHED_FIFO -> traces/raw/*-fifo.txt
+#   measured  medians of the bench runs       -> traces/measured.md
 #   all     all of the above, in that order (the default)
 #
 # Idempotent: every step overwrites its outputs; the dbench loop image is made
@@ -186,7 +189,9 @@ text() {
 # ---------------------------------------------------------------- counts
 # awk only; works on the key=value and the plugin form alike. The task
 # columns are found by the "[NNN]" CPU field because comms may hold spaces
-# ("lto cgu.03") and colons ("memfd:sealed-91").
+# ("lto cgu.03") and colons ("memfd:sealed-91"). perf prints ":-1    -1" as
+# the task of some events of exiting tasks; those lines are counted apart
+# and their -1 is not a pid. "distinct pids" never count 0 or -1.
 COUNTS_AWK='
 { c = 0; for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9][0-9][0-9]\]$/) { c = i; break }
   if (!c) next
@@ -195,7 +200,8 @@ COUNTS_AWK='
   lines++; n[ev]++
   if (first == "") first = ts; last = ts
   if (cpu > maxcpu) maxcpu = cpu
-  if (pid != 0) { cur[pid] = 1; all[pid] = 1 }
+  if (pid == -1) unresolved++
+  if (pid > 0) { cur[pid] = 1; all[pid] = 1 }
   for (j = c+3; j <= NF; j++) {
     if ($j ~ /^(pid|prev_pid|next_pid|child_pid)=[0-9]+$/) { p = $j; sub(/^[a-z_]*=/, "", p); if (p != 0) all[p] = 1 }
     else if ($j ~ /:[0-9]+$/ && j < NF && $(j+1) ~ /^\[-?[0-9]+\]/) { p = $j; sub(/^.*:/, "", p); if (p != 0) all[p] = 1 }
@@ -210,6 +216,7 @@ END {
   for (e in n) print "event." e, n[e]
   k = 0; for (p in cur) k++; print "distinct_pids_current", k
   k = 0; for (p in all) k++; print "distinct_pids_any", k
+  print "task_column_pid_minus1", unresolved + 0
   print "waking_by_idle", idlewaking + 0
   print "wakeup_by_idle", idlewakeup + 0
   print "switch_prev_state_R_or_Rplus", rsw + 0
@@ -226,33 +233,51 @@ counts() {
     done
 }
 
+# ---------------------------------------------------------------- wakers
+# Who wakes whom: sched_waking lines as "waker comm -> wakee comm", digits
+# folded to N, most frequent first (the task column is the waker: the task
+# running when the wakeup was issued, which for softirq/irq wakeups is the
+# interrupted task unless the work was deferred to ksoftirqd).
+WAKERS_AWK='
+{ c = 0; for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9][0-9][0-9]\]$/) { c = i; break }
+  if (!c || $(c+2) != "sched:sched_waking:") next
+  w = $1; for (k = 2; k < c-1; k++) w = w " " $k
+  s = $0; sub(/.* sched:sched_waking: comm=/, "", s); sub(/ pid=[0-9]+ prio=.*/, "", s)
+  gsub(/[0-9]+/, "N", w); gsub(/[0-9]+/, "N", s); print w " -> " s }'
+wakers() {
+    local n
+    for n in pipe messaging messaging-pipe tbench dbench make; do
+        zcat "$OUT/$n.perf.txt.gz" | LC_ALL=C awk "$WAKERS_AWK" | LC_ALL=C sort | uniq -c | LC_ALL=C sort -k1,1nr -k2 | head -30 \
+            > "$OUT/raw/$n.wakers.txt"
+    done
+}
+
 # ---------------------------------------------------------------- bench
-# 3 untraced runs of each, with the load average before each run.
+# 3 untraced runs of a command, with the load average before each run.
+run3() { # file, command...  (writes $OUT/raw/FILE.txt)
+    local f=$OUT/raw/$1.txt; shift
+    log "bench $(basename "$f")"
+    : > "$f"
+    for r in 1 2 3; do
+        { echo "## run $r  $(date -u +%FT%TZ)  $(load)"; echo "\$ $*"; "$@" 2>&1; echo; } >> "$f"
+    done
+}
+# cross-CPU pipe: perf 6.1's sched pipe has no pinning option, so start it
+# on CPU 0 (both ends) and move the forked child (the second end) to CPU 1
+# as soon as it exists; the few ms before the move are noise next to the
+# whole run. The psr column is printed as proof.
+pipe_cross() { # [prefix command...] loops
+    "${@:1:$#-1}" taskset -c 0 perf bench sched pipe -l "${@: -1}" &
+    local P=$! C=""
+    while [ -z "$C" ]; do C=$(pgrep -P "$P" || true); done
+    taskset -p -c 1 "$C"
+    sleep 0.5; ps -L -o pid,tid,psr,comm -p "$P","$C"
+    wait "$P"
+}
 bench() {
-    local R=$OUT/raw
-    run3() { # file, command...
-        local f=$R/$1.txt; shift
-        log "bench $(basename "$f")"
-        : > "$f"
-        for r in 1 2 3; do
-            { echo "## run $r  $(date -u +%FT%TZ)  $(load)"; echo "\$ $*"; "$@" 2>&1; echo; } >> "$f"
-        done
-    }
-    # cross-CPU pipe: perf 6.1's sched pipe has no pinning option, so start it
-    # on CPU 0 (both ends) and move the forked child (the second end) to CPU 1
-    # as soon as it exists; the few ms before the move are noise next to a
-    # run of 1M round trips. The psr column is printed as proof.
-    pipe_cross() {
-        taskset -c 0 perf bench sched pipe -l 1000000 &
-        local P=$! C=""
-        while [ -z "$C" ]; do C=$(pgrep -P "$P" || true); done
-        taskset -p -c 1 "$C"
-        sleep 0.5; ps -L -o pid,tid,psr,comm -p "$P","$C"
-        wait "$P"
-    }
     run3 pipe-unpinned perf bench sched pipe -l 1000000
     run3 pipe-cpu0 taskset -c 0 perf bench sched pipe -l 1000000
-    run3 pipe-cpu0-cpu1 pipe_cross
+    run3 pipe-cpu0-cpu1 pipe_cross 1000000
     run3 messaging-socket perf bench sched messaging -g 2 -l 2000
     run3 messaging-pipe perf bench sched messaging -p -g 2 -l 2000
     run3 hackbench-socket hackbench -g 2 -l 2000
@@ -266,11 +291,75 @@ bench() {
     run3 dbench-2 dbench -t 10 -c "$LOADFILE" -D "$MNT" 2
 }
 
+# ---------------------------------------------------------------- probe
+# The same-CPU / cross-CPU pipe probe again under SCHED_FIFO priority 1, so
+# that the nice-10 jobs sharing the box cannot delay the wakee (added after
+# the SCHED_OTHER cross-CPU runs came out at ~120 us per round trip).
+probe() {
+    run3 pipe-cpu0-fifo chrt -f 1 taskset -c 0 perf bench sched pipe -l 200000
+    run3 pipe-cpu0-cpu1-fifo pipe_cross chrt -f 1 200000
+}
+
+# ---------------------------------------------------------------- measured
+# traces/measured.md from traces/raw/*.txt: the median of the 3 runs and the
+# 1-minute load average before each run.
+measured() {
+    local R=$OUT/raw M=$OUT/measured.md
+    row() { # name, unit, awk pattern that prints the value of one run, command
+        local name=$1 unit=$2 pat=$3 cmd=$4 vals med loads
+        vals=$(awk "$pat" "$R/$name.txt" | tr '\n' ' ')
+        med=$(printf '%s\n' $vals | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
+        loads=$(grep -o 'load average: [0-9.]*' "$R/$name.txt" | awk '{printf "%s%s", s, $3; s=", "}')
+        echo "| $name | \`$cmd\` | $unit | $vals | **$med** | $loads |"
+    }
+    local PIPE='/usecs\/op/ {print $1}' MSG='/Total time:/ {print $3}' HB='/^Time:/ {print $2}' TP='/^Throughput/ {print $2}'
+    {
+        echo "# Untraced throughput on the recording box"
+        echo
+        echo "Made by \`scripts/record-traces.sh bench measured\`; raw outputs in \`raw/\`."
+        echo "3 runs each, median in bold; the load average column is the 1-minute"
+        echo "load average (\`uptime\`) just before each run. The box has 2 vCPUs and was"
+        echo "shared with other jobs (compilers at nice 10) during all runs; the benchmarks"
+        echo "ran at nice 0."
+        echo
+        echo "| benchmark | command | unit | runs | median | load average (1 min) before runs 1, 2, 3 |"
+        echo "|---|---|---|---|---|---|"
+        row pipe-unpinned "µs per round trip" "$PIPE" "perf bench sched pipe -l 1000000"
+        row pipe-cpu0 "µs per round trip" "$PIPE" "taskset -c 0 perf bench sched pipe -l 1000000"
+        row pipe-cpu0-cpu1 "µs per round trip" "$PIPE" "taskset -c 0 perf bench sched pipe -l 1000000, child moved to CPU 1 (taskset -p -c 1)"
+        row pipe-cpu0-fifo "µs per round trip" "$PIPE" "chrt -f 1 taskset -c 0 perf bench sched pipe -l 200000"
+        row pipe-cpu0-cpu1-fifo "µs per round trip" "$PIPE" "chrt -f 1 taskset -c 0 perf bench sched pipe -l 200000, child moved to CPU 1"
+        row messaging-socket "s (total time)" "$MSG" "perf bench sched messaging -g 2 -l 2000"
+        row messaging-pipe "s (total time)" "$MSG" "perf bench sched messaging -p -g 2 -l 2000"
+        row hackbench-socket "s (Time:)" "$HB" "hackbench -g 2 -l 2000"
+        row hackbench-pipe "s (Time:)" "$HB" "hackbench -p -g 2 -l 2000"
+        row tbench-1 "MB/s" "$TP" "tbench -t 10 -c client.txt 1 127.0.0.1"
+        row tbench-2 "MB/s" "$TP" "tbench -t 10 -c client.txt 2 127.0.0.1"
+        row dbench-1 "MB/s" "$TP" "dbench -t 10 -c client.txt -D /mnt/dbench 1 (ext4 on loop)"
+        row dbench-2 "MB/s" "$TP" "dbench -t 10 -c client.txt -D /mnt/dbench 2 (ext4 on loop)"
+        echo
+        local same cross
+        same=$(awk "$PIPE" "$R/pipe-cpu0.txt" | sort -g | sed -n 2p)
+        cross=$(awk "$PIPE" "$R/pipe-cpu0-cpu1.txt" | sort -g | sed -n 2p)
+        echo "Wakeup-cost probe: one pipe round trip is two wakeups."
+        echo "Same CPU (both ends on CPU 0): $same µs per round trip; cross CPU (CPU 0 and CPU 1): $cross µs."
+        awk -v s="$same" -v c="$cross" 'BEGIN { printf "Cross minus same: %.3f µs per round trip, %.3f µs per wakeup.\n", c - s, (c - s) / 2 }'
+        if [ -e "$R/pipe-cpu0-fifo.txt" ]; then
+            same=$(awk "$PIPE" "$R/pipe-cpu0-fifo.txt" | sort -g | sed -n 2p)
+            cross=$(awk "$PIPE" "$R/pipe-cpu0-cpu1-fifo.txt" | sort -g | sed -n 2p)
+            echo
+            echo "Under SCHED_FIFO 1 (the box's nice-10 jobs cannot delay the wakee):"
+            echo "same CPU $same µs per round trip; cross CPU $cross µs."
+            awk -v s="$same" -v c="$cross" 'BEGIN { printf "Cross minus same: %.3f µs per round trip, %.3f µs per wakeup.\n", c - s, (c - s) / 2 }'
+        fi
+    } > "$M"
+}
+
 [ $# -gt 0 ] || set -- all
 for step in "$@"; do
     case $step in
-        box|record|text|counts|bench) "$step" ;;
-        all) box; record; text; counts; bench ;;
+        box|record|text|counts|wakers|bench|probe|measured) "$step" ;;
+        all) box; record; text; counts; wakers; bench; probe; measured ;;
         *) echo "unknown step: $step" >&2; exit 2 ;;
     esac
 done
