@@ -75,6 +75,12 @@ box() {
           else echo "== $f"; cat "$f" 2>&1; fi
       done; } > "$B/debugfs-sched.txt" 2>&1 || true
     mount | grep -E 'debugfs|tracefs' > "$B/mounts-debug-trace.txt" || true
+    # the tracepoint formats perf copies into perf.data (what perf script prints from)
+    { ls /sys/kernel/tracing/events/sched/
+      for e in sched_switch sched_waking sched_wakeup sched_wakeup_new sched_migrate_task \
+               sched_process_fork sched_process_exit sched_stat_runtime; do
+          echo "== /sys/kernel/tracing/events/sched/$e/format"; cat "/sys/kernel/tracing/events/sched/$e/format"
+      done; } > "$B/tracepoint-formats.txt" 2>&1 || true
     # trace-cmd: tried once, refused on this box ("Can't enable ftrace")
     { echo "\$ trace-cmd record -e sched:sched_switch -o tc.dat sleep 0.2"
       (cd "$SCRATCH" && timeout 20 trace-cmd record -e sched:sched_switch -o tc.dat sleep 0.2 2>&1; echo "exit status $?") | tail -5
