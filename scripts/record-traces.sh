@@ -1,0 +1,371 @@
+#!/usr/bin/env bash
+# record-traces.sh: re-record the real scheduler traces and untraced benchmark
+# numbers kept under traces/ (see traces/README.md for what each file is).
+#
+# NOT run in CI. Needs root (perf sched record system-wide, a loop mount, the
+# debugfs mount), a Debian 12 box with linux-perf 6.1, and these packages:
+#   apt-get install -y dbench rt-tests trace-cmd libtraceevent1-plugin
+# (dbench gives dbench/tbench/tbench_srv; rt-tests gives hackbench).
+#
+# Usage:  scripts/record-traces.sh [box|record|text|counts|wakers|bench|probe|measured|all]...
+#   box     verbatim machine facts            -> traces/box/
+#   record  perf sched record of 6 workloads  -> $SCRATCH/*.data (not committed)
+#   text    perf script text forms, gzip -9   -> traces/*.perf*.txt.gz
+#   counts  awk-only independent counts       -> traces/*.counts
+#   wakers  waker -> wakee comm pairs         -> traces/raw/*.wakers.txt
+#   bench   untraced throughput, 3 runs each  -> traces/raw/*.txt
+#   probe   pipe same/cross CPU under SCHED_FIFO -> traces/raw/*-fifo.txt
+#   measured  medians of the bench runs       -> traces/measured.md
+#   all     all of the above, in that order (the default)
+#
+# Idempotent: every step overwrites its outputs; the dbench loop image is made
+# and mounted only if it is not mounted already; servers it starts are stopped
+# by pid. Scratch data (perf.data files, the 2 GB ext4 image, the small C
+# project) goes to $SCRATCH, default /tmp/schedsim-traces.
+#
+# The numbers depend on the box and on whatever else runs on it: every run
+# logs `uptime` next to it.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+OUT=$REPO/traces
+SCRATCH=${SCRATCH:-/tmp/schedsim-traces}
+MNT=${MNT:-/mnt/dbench}
+IMG=$SCRATCH/dbench.img
+LOADFILE=/usr/share/dbench/client.txt
+# perf sched record (perf 6.1) records sched_switch, sched_stat_runtime,
+# sched_process_fork, sched_wakeup_new, sched_migrate_task, sched_waking and
+# always system-wide (-a). We add sched_wakeup and sched_process_exit, and a
+# 16 MB ring buffer per CPU: with the default one, perf lost 36% of the events
+# of `perf bench sched pipe -l 20000` on this box.
+PSR=(perf sched record -m 16M -e sched:sched_wakeup -e sched:sched_process_exit)
+
+mkdir -p "$OUT/box" "$OUT/raw" "$SCRATCH"
+[ "$(id -u)" = 0 ] || { echo "record-traces.sh: needs root" >&2; exit 1; }
+
+log() { echo "== $(date -u +%H:%M:%S) $*" >&2; }
+load() { uptime | sed 's/.*load average/load average/'; }
+
+# ---------------------------------------------------------------- box facts
+box() {
+    local B=$OUT/box
+    mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug || true
+    mountpoint -q /sys/kernel/tracing || mount -t tracefs none /sys/kernel/tracing || true
+    lscpu -p > "$B/lscpu-p.txt"
+    lscpu > "$B/lscpu.txt"
+    uname -a > "$B/uname-a.txt"
+    head -30 /proc/cpuinfo > "$B/cpuinfo-head30.txt"
+    perf --version > "$B/perf-version.txt"
+    { for f in /sys/devices/system/cpu/cpuidle/*; do echo "== $f"; cat "$f" 2>&1; done; } > "$B/cpuidle.txt"
+    { for d in /sys/devices/system/cpu/cpu*/cpuidle/state*; do
+          for k in name desc latency residency disable; do
+              [ -e "$d/$k" ] && echo "$d/$k: $(cat "$d/$k" 2>&1)"
+          done
+      done; } > "$B/cpuidle-states.txt" 2>&1
+    { for f in /sys/module/haltpoll/parameters/* /sys/module/cpuidle_haltpoll/parameters/*; do
+          [ -e "$f" ] && echo "$f: $(cat "$f" 2>&1)"
+      done; } > "$B/haltpoll-params.txt"
+    # only the scheduler/idle-relevant kernel parameters, not the whole command line
+    tr ' ' '\n' < /proc/cmdline | grep -E '^(mitigations|cpuidle_haltpoll|haltpoll|sched_|psi|nested_pvm)' \
+        > "$B/kernel-cmdline-sched-idle-params.txt" || true
+    { for f in /proc/sys/kernel/sched_*; do echo "$f: $(cat "$f" 2>&1)"; done; } > "$B/proc-sys-kernel-sched.txt"
+    { for f in /sys/kernel/debug/sched/*; do
+          if [ -d "$f" ]; then echo "== $f (dir)"; ls "$f"
+              for g in "$f"/*; do [ -f "$g" ] && { echo "== $g"; cat "$g" 2>&1; }; done
+          else echo "== $f"; cat "$f" 2>&1; fi
+      done; } > "$B/debugfs-sched.txt" 2>&1 || true
+    mount | grep -E 'debugfs|tracefs' > "$B/mounts-debug-trace.txt" || true
+    # the tracepoint formats perf copies into perf.data (what perf script prints from)
+    { ls /sys/kernel/tracing/events/sched/
+      for e in sched_switch sched_waking sched_wakeup sched_wakeup_new sched_migrate_task \
+               sched_process_fork sched_process_exit sched_stat_runtime; do
+          echo "== /sys/kernel/tracing/events/sched/$e/format"; cat "/sys/kernel/tracing/events/sched/$e/format"
+      done; } > "$B/tracepoint-formats.txt" 2>&1 || true
+    # trace-cmd: tried once, refused on this box ("Can't enable ftrace")
+    { echo "\$ trace-cmd record -e sched:sched_switch -o tc.dat sleep 0.2"
+      (cd "$SCRATCH" && timeout 20 trace-cmd record -e sched:sched_switch -o tc.dat sleep 0.2 2>&1; echo "exit status $?") | tail -5
+    } > "$B/trace-cmd-record.txt" 2>&1 || true
+}
+
+# ---------------------------------------------------------------- dbench mount
+dbench_mount() {
+    if ! mountpoint -q "$MNT"; then
+        truncate -s 2G "$IMG"
+        mkfs.ext4 -q -F "$IMG"
+        mkdir -p "$MNT"
+        mount -o loop "$IMG" "$MNT"
+    fi
+    mount | grep " $MNT " > "$OUT/box/dbench-mount.txt"
+}
+
+tbench_srv_start() {
+    tbench_srv > "$SCRATCH/tbench_srv.log" 2>&1 &
+    SRV=$!
+    sleep 0.5
+}
+tbench_srv_stop() { kill "$SRV" 2>/dev/null || true; wait "$SRV" 2>/dev/null || true; }
+
+# a small C project for the non-benchmark workload (make -j2)
+make_project() {
+    local P=$SCRATCH/cproj
+    rm -rf "$P"; mkdir -p "$P"
+    for i in $(seq 1 60); do
+        { echo "#include <stdio.h>"; echo "#include <string.h>"; echo "#include <stdlib.h>"
+          echo "int f$i(int x) { int a[64]; for (int k = 0; k < 64; k++) a[k] = x * k + $i; return a[x & 63]; }"; } > "$P/f$i.c"
+    done
+    { echo "#include <stdio.h>"; for i in $(seq 1 60); do echo "int f$i(int);"; done
+      echo "int main(void) { int s = 0;"; for i in $(seq 1 60); do echo "s += f$i(s);"; done
+      echo "printf(\"%d\\n\", s); return 0; }"; } > "$P/main.c"
+    printf 'OBJS := $(patsubst %%.c,%%.o,$(wildcard *.c))\nprog: $(OBJS)\n\t$(CC) -o $@ $^\n%%.o: %%.c\n\t$(CC) -O2 -c -o $@ $<\nclean:\n\trm -f *.o prog\n' > "$P/Makefile"
+}
+
+# ---------------------------------------------------------------- record
+record() {
+    local S=$SCRATCH L=$OUT/raw/record-log.txt
+    : > "$L"
+    rec() { # name, then the perf sched record argument tail
+        local name=$1; shift
+        log "record $name"
+        { echo "## $name  $(date -u +%FT%TZ)  $(load)"
+          echo "\$ ${PSR[*]} -o $name.data $*"
+          "${PSR[@]}" -o "$S/$name.data" "$@" 2>&1 | tail -4
+        } >> "$L" 2>&1
+    }
+    # 1. pipe, unpinned (the command is perf bench itself; perf sched record is -a anyway)
+    rec pipe -- perf bench sched pipe -l 20000
+    # 2. messaging, socket and pipe mode
+    rec messaging -- perf bench sched messaging -g 1 -l 500
+    rec messaging-pipe -- perf bench sched messaging -p -g 1 -l 500
+    # 3. tbench over loopback, 2 clients; 0.3 s system-wide after 1 s warm-up
+    tbench_srv_start
+    tbench -t 5 -c "$LOADFILE" 2 127.0.0.1 > "$S/tbench-traced.out" 2>&1 &
+    local TB=$!
+    sleep 1
+    rec tbench -a -- sleep 0.3
+    wait "$TB" || true
+    tbench_srv_stop
+    tail -1 "$S/tbench-traced.out" >> "$L"
+    # 4. dbench on ext4 on a loop device, 2 clients; 0.5 s in the middle of 5 s
+    dbench_mount
+    dbench -t 5 -c "$LOADFILE" -D "$MNT" 2 > "$S/dbench-traced.out" 2>&1 &
+    local DB=$!
+    sleep 2.5
+    rec dbench -a -- sleep 0.5
+    wait "$DB" || true
+    tail -1 "$S/dbench-traced.out" >> "$L"
+    # 5. non-benchmark: make -j2 of a 61-file C project; 0.5 s after 0.2 s
+    make_project
+    (cd "$S/cproj" && make -s clean && make -s -j2 > /dev/null 2>&1) &
+    local MK=$!
+    sleep 0.2
+    rec make -a -- sleep 0.5
+    wait "$MK" || true
+}
+
+# ---------------------------------------------------------------- text forms
+# perf 6.1 (Debian linux-perf) has libtraceevent built in. It looks for
+# plugins only in $TRACEEVENT_PLUGIN_DIR and ~/.local/lib/traceevent/plugins/
+# (strace shows no other lookup), so by default it prints every sched event
+# as key=value. Pointing TRACEEVENT_PLUGIN_DIR at a plugin directory turns on
+# the sched_switch plugin, which reformats sched_switch, sched_wakeup and
+# sched_wakeup_new (not sched_waking).
+plain() { env -u TRACEEVENT_PLUGIN_DIR HOME="$SCRATCH/emptyhome" nice perf script "$@"; }
+text() {
+    mkdir -p "$SCRATCH/emptyhome"
+    local n
+    for n in pipe messaging messaging-pipe tbench dbench make; do
+        log "text $n"
+        plain -i "$SCRATCH/$n.data" 2> "$SCRATCH/$n.script.err" | nice gzip -9 > "$OUT/$n.perf.txt.gz"
+    done
+    # the variants of the pipe trace, all from the same pipe.data
+    plain --ns -i "$SCRATCH/pipe.data" 2>/dev/null | nice gzip -9 > "$OUT/pipe.perf-ns.txt.gz"
+    # libtraceevent1-plugin 1.7.1 (Debian package): plugin_function.so fails to
+    # load (undefined symbol tep_print_event), the sched_switch plugin loads
+    TRACEEVENT_PLUGIN_DIR=/usr/lib/x86_64-linux-gnu/traceevent/plugins HOME="$SCRATCH/emptyhome" \
+        nice perf script -i "$SCRATCH/pipe.data" 2> "$SCRATCH/pipe.plugin.err" | nice gzip -9 > "$OUT/pipe.perf-plugin.txt.gz"
+    # the plugins linux-perf itself ships (same 6.1 source): its sched_wakeup
+    # handler still asks for the long-gone `success` field
+    TRACEEVENT_PLUGIN_DIR=/usr/lib/traceevent/plugins HOME="$SCRATCH/emptyhome" \
+        nice perf script -i "$SCRATCH/pipe.data" 2> "$SCRATCH/pipe.perf-plugin.err" | nice gzip -9 > "$OUT/pipe.perf-plugin-perf61.txt.gz"
+    for n in pipe messaging messaging-pipe tbench dbench make; do
+        perf evlist -i "$SCRATCH/$n.data" 2>/dev/null | grep -v '^#' > "$OUT/raw/$n.evlist.txt"
+    done
+}
+
+# ---------------------------------------------------------------- counts
+# awk only; works on the key=value and the plugin form alike. The task
+# columns are found by the "[NNN]" CPU field because comms may hold spaces
+# ("lto cgu.03") and colons ("memfd:sealed-91"). perf prints ":-1    -1" as
+# the task of some events of exiting tasks; those lines are counted apart
+# and their -1 is not a pid. "distinct pids" never count 0 or -1.
+COUNTS_AWK='
+{ c = 0; for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9][0-9][0-9]\]$/) { c = i; break }
+  if (!c) next
+  pid = $(c-1); cpu = substr($c, 2, 3) + 0; ts = $(c+1); sub(/:$/, "", ts)
+  ev = $(c+2); sub(/:$/, "", ev)
+  lines++; n[ev]++
+  if (first == "") first = ts; last = ts
+  if (cpu > maxcpu) maxcpu = cpu
+  if (pid == -1) unresolved++
+  if (pid > 0) { cur[pid] = 1; all[pid] = 1 }
+  for (j = c+3; j <= NF; j++) {
+    if ($j ~ /^(pid|prev_pid|next_pid|child_pid)=[0-9]+$/) { p = $j; sub(/^[a-z_]*=/, "", p); if (p != 0) all[p] = 1 }
+    else if ($j ~ /:[0-9]+$/ && j < NF && $(j+1) ~ /^\[-?[0-9]+\]/) { p = $j; sub(/^.*:/, "", p); if (p != 0) all[p] = 1 }
+  }
+  if (ev == "sched:sched_waking" && pid == 0) idlewaking++
+  if (ev == "sched:sched_wakeup" && pid == 0) idlewakeup++
+  if (ev == "sched:sched_switch")
+    for (j = c+3; j <= NF; j++) if ($j == "==>") { s = $(j-1); sub(/^prev_state=/, "", s); if (s == "R" || s == "R+") rsw++; break }
+}
+END {
+  print "lines", lines + 0
+  for (e in n) print "event." e, n[e]
+  k = 0; for (p in cur) k++; print "distinct_pids_current", k
+  k = 0; for (p in all) k++; print "distinct_pids_any", k
+  print "task_column_pid_minus1", unresolved + 0
+  print "waking_by_idle", idlewaking + 0
+  print "wakeup_by_idle", idlewakeup + 0
+  print "switch_prev_state_R_or_Rplus", rsw + 0
+  print "first_ts", first
+  print "last_ts", last
+  print "max_cpu", maxcpu + 0
+}'
+counts() {
+    local f name
+    for f in "$OUT"/*.perf*.txt.gz; do
+        name=$(basename "$f" .txt.gz)
+        log "counts $name"
+        zcat "$f" | LC_ALL=C awk "$COUNTS_AWK" | LC_ALL=C sort > "$OUT/$name.counts"
+    done
+}
+
+# ---------------------------------------------------------------- wakers
+# Who wakes whom: sched_waking lines as "waker comm -> wakee comm", digits
+# folded to N, most frequent first (the task column is the waker: the task
+# running when the wakeup was issued, which for softirq/irq wakeups is the
+# interrupted task unless the work was deferred to ksoftirqd).
+WAKERS_AWK='
+{ c = 0; for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9][0-9][0-9]\]$/) { c = i; break }
+  if (!c || $(c+2) != "sched:sched_waking:") next
+  w = $1; for (k = 2; k < c-1; k++) w = w " " $k
+  s = $0; sub(/.* sched:sched_waking: comm=/, "", s); sub(/ pid=[0-9]+ prio=.*/, "", s)
+  gsub(/[0-9]+/, "N", w); gsub(/[0-9]+/, "N", s); print w " -> " s }'
+wakers() {
+    local n
+    for n in pipe messaging messaging-pipe tbench dbench make; do
+        zcat "$OUT/$n.perf.txt.gz" | LC_ALL=C awk "$WAKERS_AWK" | LC_ALL=C sort | uniq -c | LC_ALL=C sort -k1,1nr -k2 | head -30 \
+            > "$OUT/raw/$n.wakers.txt"
+    done
+}
+
+# ---------------------------------------------------------------- bench
+# 3 untraced runs of a command, with the load average before each run.
+run3() { # file, command...  (writes $OUT/raw/FILE.txt)
+    local f=$OUT/raw/$1.txt; shift
+    log "bench $(basename "$f")"
+    : > "$f"
+    for r in 1 2 3; do
+        { echo "## run $r  $(date -u +%FT%TZ)  $(load)"; echo "\$ $*"; "$@" 2>&1; echo; } >> "$f"
+    done
+}
+# cross-CPU pipe: perf 6.1's sched pipe has no pinning option, so start it
+# on CPU 0 (both ends) and move the forked child (the second end) to CPU 1
+# as soon as it exists; the few ms before the move are noise next to the
+# whole run. The psr column is printed as proof.
+pipe_cross() { # [prefix command...] loops
+    "${@:1:$#-1}" taskset -c 0 perf bench sched pipe -l "${@: -1}" &
+    local P=$! C=""
+    while [ -z "$C" ]; do C=$(pgrep -P "$P" || true); done
+    taskset -p -c 1 "$C"
+    sleep 0.5; ps -L -o pid,tid,psr,comm -p "$P","$C"
+    wait "$P"
+}
+bench() {
+    run3 pipe-unpinned perf bench sched pipe -l 1000000
+    run3 pipe-cpu0 taskset -c 0 perf bench sched pipe -l 1000000
+    run3 pipe-cpu0-cpu1 pipe_cross 1000000
+    run3 messaging-socket perf bench sched messaging -g 2 -l 2000
+    run3 messaging-pipe perf bench sched messaging -p -g 2 -l 2000
+    run3 hackbench-socket hackbench -g 2 -l 2000
+    run3 hackbench-pipe hackbench -p -g 2 -l 2000
+    tbench_srv_start
+    run3 tbench-1 tbench -t 10 -c "$LOADFILE" 1 127.0.0.1
+    run3 tbench-2 tbench -t 10 -c "$LOADFILE" 2 127.0.0.1
+    tbench_srv_stop
+    dbench_mount
+    run3 dbench-1 dbench -t 10 -c "$LOADFILE" -D "$MNT" 1
+    run3 dbench-2 dbench -t 10 -c "$LOADFILE" -D "$MNT" 2
+}
+
+# ---------------------------------------------------------------- probe
+# The same-CPU / cross-CPU pipe probe again under SCHED_FIFO priority 1, so
+# that the nice-10 jobs sharing the box cannot delay the wakee (added after
+# the SCHED_OTHER cross-CPU runs came out at ~120 us per round trip).
+probe() {
+    run3 pipe-cpu0-fifo chrt -f 1 taskset -c 0 perf bench sched pipe -l 200000
+    run3 pipe-cpu0-cpu1-fifo pipe_cross chrt -f 1 200000
+}
+
+# ---------------------------------------------------------------- measured
+# traces/measured.md from traces/raw/*.txt: the median of the 3 runs and the
+# 1-minute load average before each run.
+measured() {
+    local R=$OUT/raw M=$OUT/measured.md
+    row() { # name, unit, awk pattern that prints the value of one run, command
+        local name=$1 unit=$2 pat=$3 cmd=$4 vals med loads
+        vals=$(awk "$pat" "$R/$name.txt" | tr '\n' ' ')
+        med=$(printf '%s\n' $vals | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
+        loads=$(grep -o 'load average: [0-9.]*' "$R/$name.txt" | awk '{printf "%s%s", s, $3; s=", "}')
+        echo "| $name | \`$cmd\` | $unit | $vals | **$med** | $loads |"
+    }
+    local PIPE='/usecs\/op/ {print $1}' MSG='/Total time:/ {print $3}' HB='/^Time:/ {print $2}' TP='/^Throughput/ {print $2}'
+    {
+        echo "# Untraced throughput on the recording box"
+        echo
+        echo "Made by \`scripts/record-traces.sh bench measured\`; raw outputs in \`raw/\`."
+        echo "3 runs each, median in bold; the load average column is the 1-minute"
+        echo "load average (\`uptime\`) just before each run. The box has 2 vCPUs and was"
+        echo "shared with other jobs (compilers at nice 10) during all runs; the benchmarks"
+        echo "ran at nice 0."
+        echo
+        echo "| benchmark | command | unit | runs | median | load average (1 min) before runs 1, 2, 3 |"
+        echo "|---|---|---|---|---|---|"
+        row pipe-unpinned "µs per round trip" "$PIPE" "perf bench sched pipe -l 1000000"
+        row pipe-cpu0 "µs per round trip" "$PIPE" "taskset -c 0 perf bench sched pipe -l 1000000"
+        row pipe-cpu0-cpu1 "µs per round trip" "$PIPE" "taskset -c 0 perf bench sched pipe -l 1000000, child moved to CPU 1 (taskset -p -c 1)"
+        row pipe-cpu0-fifo "µs per round trip" "$PIPE" "chrt -f 1 taskset -c 0 perf bench sched pipe -l 200000"
+        row pipe-cpu0-cpu1-fifo "µs per round trip" "$PIPE" "chrt -f 1 taskset -c 0 perf bench sched pipe -l 200000, child moved to CPU 1"
+        row messaging-socket "s (total time)" "$MSG" "perf bench sched messaging -g 2 -l 2000"
+        row messaging-pipe "s (total time)" "$MSG" "perf bench sched messaging -p -g 2 -l 2000"
+        row hackbench-socket "s (Time:)" "$HB" "hackbench -g 2 -l 2000"
+        row hackbench-pipe "s (Time:)" "$HB" "hackbench -p -g 2 -l 2000"
+        row tbench-1 "MB/s" "$TP" "tbench -t 10 -c client.txt 1 127.0.0.1"
+        row tbench-2 "MB/s" "$TP" "tbench -t 10 -c client.txt 2 127.0.0.1"
+        row dbench-1 "MB/s" "$TP" "dbench -t 10 -c client.txt -D /mnt/dbench 1 (ext4 on loop)"
+        row dbench-2 "MB/s" "$TP" "dbench -t 10 -c client.txt -D /mnt/dbench 2 (ext4 on loop)"
+        echo
+        local same cross
+        same=$(awk "$PIPE" "$R/pipe-cpu0.txt" | sort -g | sed -n 2p)
+        cross=$(awk "$PIPE" "$R/pipe-cpu0-cpu1.txt" | sort -g | sed -n 2p)
+        echo "Wakeup-cost probe: one pipe round trip is two wakeups."
+        echo "Same CPU (both ends on CPU 0): $same µs per round trip; cross CPU (CPU 0 and CPU 1): $cross µs."
+        awk -v s="$same" -v c="$cross" 'BEGIN { printf "Cross minus same: %.3f µs per round trip, %.3f µs per wakeup.\n", c - s, (c - s) / 2 }'
+        if [ -e "$R/pipe-cpu0-fifo.txt" ]; then
+            same=$(awk "$PIPE" "$R/pipe-cpu0-fifo.txt" | sort -g | sed -n 2p)
+            cross=$(awk "$PIPE" "$R/pipe-cpu0-cpu1-fifo.txt" | sort -g | sed -n 2p)
+            echo
+            echo "Under SCHED_FIFO 1 (the box's nice-10 jobs cannot delay the wakee):"
+            echo "same CPU $same µs per round trip; cross CPU $cross µs."
+            awk -v s="$same" -v c="$cross" 'BEGIN { printf "Cross minus same: %.3f µs per round trip, %.3f µs per wakeup.\n", c - s, (c - s) / 2 }'
+        fi
+    } > "$M"
+}
+
+[ $# -gt 0 ] || set -- all
+for step in "$@"; do
+    case $step in
+        box|record|text|counts|wakers|bench|probe|measured) "$step" ;;
+        all) box; record; text; counts; wakers; bench; probe; measured ;;
+        *) echo "unknown step: $step" >&2; exit 2 ;;
+    esac
+done
