@@ -344,7 +344,7 @@ measured() {
     {
         echo "# Untraced throughput on the recording box"
         echo
-        echo "Made by \`scripts/record-traces.sh bench measured\`; raw outputs in \`raw/\`."
+        echo "Made by \`scripts/record-traces.sh bench probe measured\`; raw outputs in \`raw/\`."
         echo "3 runs each, median in bold; the load average column is the 1-minute"
         echo "load average (\`uptime\`) just before each run. The box has 2 vCPUs and was"
         echo "shared with other jobs (compilers at nice 10) during all runs; the benchmarks"
