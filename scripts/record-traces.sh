@@ -7,9 +7,10 @@
 #   apt-get install -y dbench rt-tests trace-cmd libtraceevent1-plugin
 # (dbench gives dbench/tbench/tbench_srv; rt-tests gives hackbench).
 #
-# Usage:  scripts/record-traces.sh [box|record|text|counts|wakers|bench|probe|measured|all]...
+# Usage:  scripts/record-traces.sh [box|record|cross|text|counts|wakers|bench|probe|measured|all]...
 #   box     verbatim machine facts            -> traces/box/
 #   record  perf sched record of 6 workloads  -> $SCRATCH/*.data (not committed)
+#   cross   the pipe pair pinned to CPU 0 / CPU 1 -> $SCRATCH/pipe-cross.data
 #   text    perf script text forms, gzip -9   -> traces/*.perf*.txt.gz
 #   counts  awk-only independent counts       -> traces/*.counts
 #   wakers  waker -> wakee comm pairs         -> traces/raw/*.wakers.txt
@@ -162,6 +163,27 @@ record() {
     wait "$MK" || true
 }
 
+# ---------------------------------------------------------------- cross
+# Added after the first recording: in pipe.data both ends ran on CPU 0, so
+# this records the pipe pair pinned to CPU 0 and CPU 1 (pipe_cross below,
+# nice 0, each end sharing its CPU with whatever else runs): 0.3 s
+# system-wide, 0.2 s after the child was moved to CPU 1.
+cross() {
+    local S=$SCRATCH L=$OUT/raw/record-log.txt
+    log "record pipe-cross"
+    {   echo "## pipe-cross  $(date -u +%FT%TZ)  $(load)"
+        taskset -c 0 perf bench sched pipe -l 20000 > "$S/pipe-cross-traced.out" 2>&1 &
+        local P=$! C=""
+        while [ -z "$C" ]; do C=$(pgrep -P "$P" || true); done
+        taskset -p -c 1 "$C"
+        sleep 0.2
+        echo "\$ ${PSR[*]} -o pipe-cross.data -a -- sleep 0.3   (taskset -c 0 perf bench sched pipe -l 20000 running, pid $P on CPU 0, child $C moved to CPU 1)"
+        "${PSR[@]}" -o "$S/pipe-cross.data" -a -- sleep 0.3 2>&1 | tail -4
+        wait "$P" || true
+        tail -2 "$S/pipe-cross-traced.out"; echo
+    } >> "$L" 2>&1
+}
+
 # ---------------------------------------------------------------- text forms
 # perf 6.1 (Debian linux-perf) has libtraceevent built in. It looks for
 # plugins only in $TRACEEVENT_PLUGIN_DIR and ~/.local/lib/traceevent/plugins/
@@ -173,7 +195,7 @@ plain() { env -u TRACEEVENT_PLUGIN_DIR HOME="$SCRATCH/emptyhome" nice perf scrip
 text() {
     mkdir -p "$SCRATCH/emptyhome"
     local n
-    for n in pipe messaging messaging-pipe tbench dbench make; do
+    for n in pipe messaging messaging-pipe tbench dbench make pipe-cross; do
         log "text $n"
         plain -i "$SCRATCH/$n.data" 2> "$SCRATCH/$n.script.err" | nice gzip -9 > "$OUT/$n.perf.txt.gz"
     done
@@ -187,7 +209,7 @@ text() {
     # handler still asks for the long-gone `success` field
     TRACEEVENT_PLUGIN_DIR=/usr/lib/traceevent/plugins HOME="$SCRATCH/emptyhome" \
         nice perf script -i "$SCRATCH/pipe.data" 2> "$SCRATCH/pipe.perf-plugin.err" | nice gzip -9 > "$OUT/pipe.perf-plugin-perf61.txt.gz"
-    for n in pipe messaging messaging-pipe tbench dbench make; do
+    for n in pipe messaging messaging-pipe tbench dbench make pipe-cross; do
         perf evlist -i "$SCRATCH/$n.data" 2>/dev/null | grep -v '^#' > "$OUT/raw/$n.evlist.txt"
     done
 }
@@ -252,7 +274,7 @@ WAKERS_AWK='
   gsub(/[0-9]+/, "N", w); gsub(/[0-9]+/, "N", s); print w " -> " s }'
 wakers() {
     local n
-    for n in pipe messaging messaging-pipe tbench dbench make; do
+    for n in pipe messaging messaging-pipe tbench dbench make pipe-cross; do
         zcat "$OUT/$n.perf.txt.gz" | LC_ALL=C awk "$WAKERS_AWK" | LC_ALL=C sort | uniq -c | LC_ALL=C sort -k1,1nr -k2 | head -30 \
             > "$OUT/raw/$n.wakers.txt"
     done
@@ -322,7 +344,7 @@ measured() {
     {
         echo "# Untraced throughput on the recording box"
         echo
-        echo "Made by \`scripts/record-traces.sh bench measured\`; raw outputs in \`raw/\`."
+        echo "Made by \`scripts/record-traces.sh bench probe measured\`; raw outputs in \`raw/\`."
         echo "3 runs each, median in bold; the load average column is the 1-minute"
         echo "load average (\`uptime\`) just before each run. The box has 2 vCPUs and was"
         echo "shared with other jobs (compilers at nice 10) during all runs; the benchmarks"
@@ -364,8 +386,8 @@ measured() {
 [ $# -gt 0 ] || set -- all
 for step in "$@"; do
     case $step in
-        box|record|text|counts|wakers|bench|probe|measured) "$step" ;;
-        all) box; record; text; counts; wakers; bench; probe; measured ;;
+        box|record|cross|text|counts|wakers|bench|probe|measured) "$step" ;;
+        all) box; record; cross; text; counts; wakers; bench; probe; measured ;;
         *) echo "unknown step: $step" >&2; exit 2 ;;
     esac
 done
