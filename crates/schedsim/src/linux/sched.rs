@@ -20,9 +20,19 @@ pub(crate) const FORK_PARENT_CPU: u32 = 0;
 impl Sim {
     /// Creates every task at time 0 as `wake_up_new_task` would: placed by the fork
     /// slow path (`find_idlest_cpu`), in the workload's fork order so each placement
-    /// sees the ones before it.
+    /// sees the ones before it. A replayed task the trace shows asleep at its start
+    /// starts asleep on the CPU it was on.
     pub(crate) fn start_tasks(&mut self) {
         for t in self.wl.fork_order(self.tasks.len() as u32) {
+            if let Some(cpu) = self.wl.asleep_at_start(t) {
+                // Asleep when the trace began, last on `cpu`: woken like any sleeper.
+                let task = &mut self.tasks[t as usize];
+                task.cpu = cpu;
+                task.recent_used_cpu = cpu;
+                task.last_rq = cpu;
+                task.vruntime = self.cpus[cpu as usize].min_vruntime;
+                continue;
+            }
             let cpu = match self.tasks[t as usize].pinned {
                 Some(c) => c,
                 None => self.find_idlest_cpu(t),

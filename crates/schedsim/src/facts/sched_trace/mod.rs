@@ -157,6 +157,7 @@ impl Trace {
                 name: format!("{}/{}", t.name, t.pid),
                 pinned: t.percpu.or(if t.prio < 100 { t.first_cpu } else { None }),
                 kthread: t.kthread,
+                start_cpu: t.first_cpu,
                 prio: t.prio,
                 program: p.clone(),
             })

@@ -12,7 +12,7 @@
 //! machine's. The metric is the replay's throughput: the traced CPU work completed per
 //! simulated second, relative to the recording (1.00: as fast as the traced machine).
 
-use super::run::{Action, IrqOut, IrqToken, Measured, Sample, Shared, TaskInit};
+use super::run::{Action, IrqOut, IrqToken, Measured, RaisedIrq, Sample, Shared, TaskInit};
 use super::{SEC, WS_MAX};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
@@ -54,6 +54,11 @@ pub struct ReplayTask {
     /// A kernel thread: its time is system time.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub kthread: bool,
+    /// The trace CPU it was on when the trace began, as far as the trace shows (the CPU
+    /// it first ran on): a task whose program starts asleep (`b`, `i..`) starts asleep
+    /// there, as it was on the machine, rather than being forked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_cpu: Option<u32>,
     /// `prio` as traced (100..139: nice -20..19; below 100: real time). The model runs
     /// every task at nice 0 (`Sim` has no task weights); the import summary says so.
     #[serde(default = "d_prio")]
@@ -254,6 +259,9 @@ pub(super) struct Replay {
     /// Per task: the length of the `Run` it was last given, counted as done when it
     /// asks for its next step.
     running: Vec<u64>,
+    /// Per task: asleep at the start, on this machine CPU (its program starts with a
+    /// block or an interrupt wakeup).
+    asleep: Vec<Option<u32>>,
     /// Traced work completed, ns, and tasks at the end of their programs.
     done_ns: u64,
     ended: u32,
@@ -264,11 +272,15 @@ impl Replay {
     /// Task `k * n + i` is task `i` of copy `k`.
     pub(super) fn new(p: &ReplayParams, copies: u32, nr_cpus: u32, tasks: &mut Vec<TaskInit>) -> Self {
         let n = p.tasks.len() as u32;
+        let mut asleep = Vec::with_capacity((n * copies) as usize);
         for k in 0..copies {
             for t in &p.tasks {
                 let name = if copies > 1 { format!("{}#{k}", t.name) } else { t.name.clone() };
                 let sys_pct = if t.kthread { 100 } else { p.sys_pct };
                 let pinned = t.pinned.map(|c| p.cpu_of(c, k, nr_cpus));
+                let sleeps_first = matches!(t.program.first(), Some(Op::Block | Op::Irq { .. }));
+                let start = pinned.or(t.start_cpu.map(|c| p.cpu_of(c, k, nr_cpus))).unwrap_or(p.cpu_of(0, k, nr_cpus));
+                asleep.push(sleeps_first.then_some(start));
                 tasks.push(TaskInit {
                     name,
                     pinned,
@@ -283,6 +295,7 @@ impl Replay {
             n,
             nr_cpus,
             running: vec![0; (n * copies) as usize],
+            asleep,
             done_ns: 0,
             ended: 0,
             copies,
@@ -328,6 +341,29 @@ impl Replay {
                 Op::Exit => return self.end(s, now),
             }
         }
+    }
+
+    /// The machine CPU a task starts asleep on, if its program starts asleep.
+    pub(super) fn asleep_at_start(&self, task: u32) -> Option<u32> {
+        self.asleep.get(task as usize).copied().flatten()
+    }
+
+    /// The interrupts that wake the tasks whose programs start with one, each at its
+    /// traced delay from the start; those tasks' programs go on past that step.
+    pub(super) fn initial_irqs(&self, pc: &mut [u32]) -> Vec<RaisedIrq> {
+        let mut out = Vec::new();
+        for task in 0..self.n * self.copies {
+            let (copy, me) = (task / self.n, (task % self.n) as usize);
+            if let Some(&Op::Irq { after_ns, cpu }) = self.p.tasks[me].program.first() {
+                pc[task as usize] = 1;
+                out.push(RaisedIrq {
+                    at_ns: after_ns.max(1),
+                    cpu: self.p.cpu_of(cpu, copy, self.nr_cpus),
+                    token: IrqToken(task),
+                });
+            }
+        }
+        out
     }
 
     fn end(&mut self, s: &mut Shared, now: u64) -> Action {

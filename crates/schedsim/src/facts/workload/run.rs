@@ -226,10 +226,20 @@ impl WorkloadState {
     }
 
     /// Interrupts the workload generates by itself at the start.
-    pub(crate) fn initial_irqs(&self, rng: &mut Pcg64) -> Vec<RaisedIrq> {
+    pub(crate) fn initial_irqs(&mut self, rng: &mut Pcg64) -> Vec<RaisedIrq> {
         match &self.program {
             Program::Memcache(m) => vec![m.first_arrival(rng)],
+            Program::Replay(r) => r.initial_irqs(&mut self.shared.pc),
             _ => Vec::new(),
+        }
+    }
+
+    /// The CPU a task starts asleep on instead of being forked (a replayed task the
+    /// trace shows asleep at its start); `None`: forked at time 0.
+    pub(crate) fn asleep_at_start(&self, task: u32) -> Option<u32> {
+        match &self.program {
+            Program::Replay(r) => r.asleep_at_start(task),
+            _ => None,
         }
     }
 
