@@ -15,6 +15,7 @@ pub const EXPERIMENT_FLAGS: &[Flag] = &[
     Flag::value("topology-file", "FILE", "topology of a real machine: lscpu -p, lscpu -e or sysfs text, with\nnumactl --hardware optionally appended (see 'schedsim help run');\nwith --machine: that preset's costs on this topology"),
     Flag::value("machine", "NAME", "machine preset, e.g. cascadelake-2s (see 'schedsim presets')"),
     Flag::value("workload", "NAME", "tbench, dbench, hackbench, pipe, schbench or memcache with default\nparameters, or a JSON object such as '{\"kind\":\"tbench\",\"work_ns\":8000}'"),
+    Flag::value("replay", "TRACE", "replay a real machine's scheduler trace as the workload: perf script\nor trace-cmd report text of sched events, or either gzipped (see\n'schedsim help replay'); --clients counts copies of it"),
     Flag::value("clients", "LIST", "client counts, e.g. 1,2,4 (pairs, groups, ... as the workload means)"),
     Flag::value("iterations", "N", "iterations per client count"),
     Flag::value("duration-ms", "MS", "simulated time per iteration; the warm-up becomes a tenth of it\nunless --warmup-ms is given"),
@@ -120,6 +121,35 @@ fn read_text(file: &str) -> Result<String, CliError> {
     String::from_utf8(bytes).map_err(|_| CliError::input(format!("{file}: cannot read: not UTF-8 text")))
 }
 
+/// Reads and imports a trace file (perf script or trace-cmd report text, or either
+/// gzip-compressed); every error names the file, and the line where there is one.
+pub fn import_trace_file(file: &str) -> Result<schedsim::sched_trace::Trace, CliError> {
+    use std::io::Read;
+    if file.is_empty() {
+        return Err(CliError::input("--replay: needs a trace file name"));
+    }
+    let why = |e: std::io::Error| {
+        let why = match e.kind() {
+            std::io::ErrorKind::NotFound => "no such file".to_string(),
+            _ => e.to_string(),
+        };
+        CliError::input(format!("{file}: cannot read: {why}"))
+    };
+    let f = std::fs::File::open(file).map_err(why)?;
+    let mut bytes = Vec::new();
+    f.take(schedsim::sched_trace::TRACE_BYTES_MAX as u64 + 1).read_to_end(&mut bytes).map_err(why)?;
+    if bytes.len() > schedsim::sched_trace::TRACE_BYTES_MAX {
+        return Err(CliError::input(format!(
+            "{file}: larger than {} MB; a trace is at most {} MB (bounded so that the import's memory, about \
+             twice the text, fits a browser tab): record a shorter window",
+            schedsim::sched_trace::TRACE_BYTES_MAX >> 20,
+            schedsim::sched_trace::TRACE_BYTES_MAX >> 20
+        )));
+    }
+    let name = std::path::Path::new(file).file_name().and_then(|n| n.to_str()).unwrap_or(file);
+    schedsim::sched_trace::import(&bytes, name).map_err(|e| CliError::input(e.to_string()))
+}
+
 pub fn preset_names() -> Vec<&'static str> {
     schedsim::presets::presets().iter().map(|p| p.name).collect()
 }
@@ -137,9 +167,9 @@ fn from_flags_only(p: &Parsed) -> Result<Experiment, CliError> {
     Ok(Experiment::new("command-line", MachineSpec::default(), workload, &[1, 2, 4], kernels))
 }
 
-/// Applies every experiment flag given. Syntax errors name the flag. Returns notes
-/// for stderr (what `--topology-file` assumed or left out).
-pub fn apply_flags(exp: &mut Experiment, p: &Parsed) -> Result<Vec<String>, CliError> {
+/// Applies --machine, --topology and --topology-file. Returns notes for stderr (what
+/// `--topology-file` assumed or left out).
+pub fn apply_machine_flags(exp: &mut Experiment, p: &Parsed) -> Result<Vec<String>, CliError> {
     let mut notes = Vec::new();
     if p.has("topology") && p.has("topology-file") {
         return Err(CliError::input("--topology-file: give either --topology or --topology-file, not both"));
@@ -186,8 +216,31 @@ pub fn apply_flags(exp: &mut Experiment, p: &Parsed) -> Result<Vec<String>, CliE
         notes.extend(imported.notes.iter().map(|n| format!("{file}: note: {n}")));
         exp.machine.topology = Some(TopologyInput::Full(imported.topology));
     }
+    Ok(notes)
+}
+
+/// Applies every experiment flag given. Syntax errors name the flag. Returns notes
+/// for stderr (what `--topology-file` assumed or left out).
+pub fn apply_flags(exp: &mut Experiment, p: &Parsed) -> Result<Vec<String>, CliError> {
+    let mut notes = apply_machine_flags(exp, p)?;
     if let Some(w) = p.get("workload") {
-        exp.workload = parse_workload(w)?;
+        if w == "replay" && !p.has("replay") {
+            return Err(CliError::input("--workload: replay needs its trace: give it with --replay TRACE"));
+        }
+        if w != "replay" {
+            exp.workload = parse_workload(w)?;
+        }
+    }
+    if let Some(file) = p.get("replay") {
+        let trace = import_trace_file(file)?;
+        notes.push(format!(
+            "{file}: {} tasks, {} wakeups, {} CPUs, {:.3} ms traced",
+            trace.tasks.len(),
+            trace.wakes.len(),
+            trace.cpus,
+            trace.span_ns as f64 / 1e6
+        ));
+        exp.workload = Workload::Replay(trace.replay_params());
     }
     if let Some(c) = p.get("clients") {
         exp.clients = parse_clients(c)?;
@@ -270,7 +323,7 @@ fn flag_of(field: &str, p: &Parsed) -> Option<&'static str> {
     let candidates: &[&'static str] = match field {
         "machine" | "machine.topology" => &["topology", "topology-file", "machine"],
         "machine.preset" | "machine.costs" => &["machine", "topology", "topology-file"],
-        "workload" => &["workload"],
+        "workload" => &["replay", "workload"],
         "clients" => &["clients"],
         "iterations" => &["iterations"],
         "duration_ms" => &["duration-ms"],

@@ -104,6 +104,19 @@ pub fn diff_flags() -> Vec<Flag> {
     f
 }
 
+pub fn replay_flags() -> Vec<Flag> {
+    let mut f: Vec<Flag> = EXPERIMENT_FLAGS
+        .iter()
+        .filter(|f| ["topology", "topology-file", "machine", "kernel", "seed"].contains(&f.name))
+        .copied()
+        .collect();
+    f.extend([
+        Flag::switch("json", "print the import summary and both sides of the table as JSON\n(objects summary, observed, simulated: one per kernel)"),
+        Flag::value("out", "FILE", "write the output to FILE instead of standard output"),
+    ]);
+    f
+}
+
 pub const BENCH_FLAGS: &[Flag] = &[
     Flag::value("repeat", "N", "runs per case; the median is printed (default 5)"),
     Flag::repeated("case", "NAME", "only this case: tbench-8, hackbench-10 or tbench-128 (repeatable)"),
@@ -124,6 +137,9 @@ Usage:
   schedsim diff FILE|PRESET [OPTIONS]     run kernel A; list the wakeups where kernel B,
                                           asked in the same state, would choose another CPU
   schedsim perfetto FILE|PRESET --out F   write a run as a Perfetto (Chrome JSON) trace
+  schedsim replay TRACE [OPTIONS]         replay a real machine's scheduler trace (perf script
+                                          or trace-cmd report text) under each kernel; print
+                                          what the machine did beside what the model does
   schedsim bench [--repeat N]             measure simulated wakeups per wall-clock second
   schedsim help COMMAND                   options of a command (or COMMAND --help)
 
@@ -137,6 +153,8 @@ Examples:
   schedsim trace demo --kernel-index 1 --clients 2 --from 100 --count 3
   schedsim diff seed001 --kernel-index 0 --kernel-index 1 --count 200
   schedsim perfetto seed001 --kernel-index 1 --to-ms 60 --out seed001.json
+  perf sched record -- perf bench sched pipe -l 20000; perf script > pipe.txt
+  schedsim replay pipe.txt --topology-file mybox.txt --kernel a=v6.5 --kernel b=v5.15
 
 Exit status: 0 success, 2 bad input (one line on stderr names the file or option,
 the field and the problem), 1 the simulation or writing the output failed.
@@ -249,6 +267,29 @@ Prints the median over N runs of each. Build with --release for meaningful numbe
 Options:
 {}",
             options_help(BENCH_FLAGS)
+        ),
+        "replay" => format!(
+            "Usage: schedsim replay TRACE [OPTIONS]
+
+Imports TRACE, the text 'perf script' prints of a 'perf sched record' (either of its
+two forms, µs or --ns timestamps) or 'trace-cmd report' text of the same sched events,
+or either gzip-compressed, and prints the import summary. Each traced task becomes a
+program of the model's own steps (run for the CPU time it ran, wake the task it woke,
+block until woken, sleep until an interrupt on the CPU that woke it, exit); wakeups
+between traced tasks are closed loop, so the modelled kernel sets their timing.
+
+The trace is replayed once (one copy, no warm-up) under each --kernel (default: the
+newest modelled version) on the machine given (default: the trace's CPU count as one
+LLC), and a table puts the trace's statistics beside each replay's, by the same
+definitions: wakeups by waker kind, migrations per 1,000 wakeups by distance, run
+delay (waking to switched in) percentiles, CPU busy share, how often the model chose
+the machine's CPU (before the replay first diverged), and the replay's throughput
+relative to the recording. Use 'schedsim run' with --replay TRACE for copies on a
+client axis.
+
+Options:
+{}",
+            options_help(&replay_flags())
         ),
         "help" => "Usage: schedsim help [COMMAND]\n".to_string(),
         _ => return None,

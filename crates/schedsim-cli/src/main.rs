@@ -14,6 +14,7 @@ mod output;
 mod perfetto;
 mod pool;
 mod progress;
+mod replay;
 mod signals;
 
 use error::CliError;
@@ -73,12 +74,13 @@ fn dispatch(argv: &[String]) -> Result<(), CliError> {
         "diff" => diff::diff(rest),
         "bench" => bench::bench(rest),
         "perfetto" => perfetto::perfetto(rest),
+        "replay" => replay::replay(rest),
         other => Err(unknown_command(other)),
     }
 }
 
 fn unknown_command(c: &str) -> CliError {
     CliError::input(format!(
-        "unknown command {c:?}; commands are presets, run, show, trace, diff, perfetto, bench, help (try 'schedsim --help')"
+        "unknown command {c:?}; commands are presets, run, show, trace, diff, perfetto, replay, bench, help (try 'schedsim --help')"
     ))
 }
