@@ -102,7 +102,52 @@ pub fn presets() -> Vec<Preset> {
     for p in &mut v {
         p.experiment.warmup_ms = p.experiment.duration_ms / 10;
     }
+    #[cfg(feature = "bundled-traces")]
+    v.extend(replays());
     v
+}
+
+/// The replay presets: two traces recorded on the `kvm-2` box (`traces/README.md` has
+/// the recipes), each replayed whole under two kernels. Imported once per process.
+#[cfg(feature = "bundled-traces")]
+fn replays() -> Vec<Preset> {
+    use crate::facts::sched_trace;
+    use std::sync::OnceLock;
+    static TRACES: OnceLock<Vec<Option<sched_trace::Trace>>> = OnceLock::new();
+    let traces = TRACES.get_or_init(|| {
+        [
+            ("dbench.perf.txt.gz", &include_bytes!("../../../../traces/dbench.perf.txt.gz")[..]),
+            ("make.perf.txt.gz", &include_bytes!("../../../../traces/make.perf.txt.gz")[..]),
+        ]
+        .iter()
+        .map(|(name, bytes)| sched_trace::import(bytes, name).ok())
+        .collect()
+    });
+    let machine = || MachineSpec { preset: Some("kvm-2".into()), topology: None, costs: None };
+    let k = KernelSpec::new;
+    let mut out = Vec::new();
+    let specs: [(&'static str, &'static str, Vec<KernelSpec>); 2] = [
+        (
+            "replay-dbench",
+            "replay of a real dbench on ext4 (2 clients, 0.5 s traced on a 2-vCPU KVM guest): jbd2, kworker and ksoftirqd wake the clients",
+            vec![k("v4.15", V::V4_15), k("v6.5", V::V6_5)],
+        ),
+        (
+            "replay-make",
+            "replay of a real make -j2 (0.5 s traced on a 2-vCPU KVM guest): forks, exits and short-lived compilers",
+            vec![k("v4.15", V::V4_15), k("v6.5", V::V6_5)],
+        ),
+    ];
+    for ((name, description, kernels), trace) in specs.into_iter().zip(traces) {
+        // A bundled trace that does not import is a build defect the tests catch.
+        let Some(t) = trace else { continue };
+        let mut e = Experiment::replay_of(t, machine(), kernels);
+        e.name = name.into();
+        e.clients = vec![1, 2];
+        e.iterations = 2;
+        out.push(Preset { name, description, experiment: e });
+    }
+    out
 }
 
 /// Looks an experiment up by name.

@@ -50,6 +50,21 @@ fn zen_cstates() -> Vec<CState> {
     vec![poll(), cs("C1", 1_000, 2_000), c2]
 }
 
+/// The `haltpoll` cpuidle driver of a KVM guest (`drivers/cpuidle/cpuidle-haltpoll.c`,
+/// v5.4+): a polling state and one "haltpoll idle" state, HLT, declared 1 µs / 1 µs.
+/// HLT in a guest exits to the host, which deschedules the vCPU; a wakeup IPI then
+/// needs the host to run the vCPU again, so the state's own wake time is far above its
+/// declared latency. Measured on the recording box of `traces/` (`traces/measured.md`,
+/// `scripts/record-traces.sh probe`): `perf bench sched pipe` at SCHED_FIFO with both
+/// ends on one CPU takes 7.45 µs per round trip, with the ends on two CPUs 35.18 µs:
+/// 13.9 µs more per wakeup, of which the model's IPI send (0.45 µs) and delivery
+/// (1.5 µs) are the default's, leaving 12 µs for the vCPU's return from HLT.
+fn haltpoll_cstates() -> Vec<CState> {
+    let mut halt = cs("haltpoll idle", 1_000, 1_000);
+    halt.wake_ns = Some(12_000);
+    vec![poll(), halt]
+}
+
 /// All presets, in the order `schedsim presets` lists them.
 pub fn machines() -> Vec<Machine> {
     let d = CostModel::default();
@@ -123,6 +138,15 @@ pub fn machines() -> Vec<Machine> {
                 remote_node_ns: 170,
                 ..d.clone()
             },
+        },
+        Machine {
+            name: "kvm-2",
+            description: "the KVM guest the bundled traces were recorded on: 2 vCPUs, one LLC, haltpoll idle",
+            // traces/box/lscpu-p.txt: CPUs 0 and 1 on cores 0 and 1 of socket 0, L1
+            // and L2 private, one L3; traces/box/lscpu.txt: "AMD EPYC", L2 2 MiB (2
+            // instances), L3 32 MiB (1 instance).
+            topology: Topology::uniform(1, 1, 2, 1),
+            costs: CostModel { cstates: haltpoll_cstates(), l2_bytes: 1 << 20, llc_bytes: 32 << 20, ..d.clone() },
         },
         Machine {
             name: "teaching",
