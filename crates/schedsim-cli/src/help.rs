@@ -232,7 +232,9 @@ Runs one kernel at one client count (one iteration) and writes the window
 --from-ms..--to-ms as Chrome trace-event JSON, which ui.perfetto.dev opens: a track
 per CPU with what ran and the idle C-states, each wakeup as an instant on the
 waker's CPU with its whole decision path as arguments and a flow arrow to where the
-wakee ran, and migrations. Traces of long windows are large; a few ms is plenty.
+wakee ran, and migrations. Traces of long windows are large; a few ms is plenty. A
+trace holds at most 500,000 events (up to about 140 MB of JSON, written as it is made): a
+wider window is cut where it reaches them, and the command says at which time.
 
 Options:
 {}",
