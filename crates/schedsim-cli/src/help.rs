@@ -21,6 +21,10 @@ pub fn run_flags() -> Vec<Flag> {
         ),
         Flag::switch("progress", "show progress on stderr even when it is not a terminal"),
         Flag::switch("no-progress", "never show progress"),
+        Flag::switch(
+            "dry-run",
+            "print what the sweep would cost (runs, simulated events, CPU and wall\ntime, upper estimates) and exit without running it",
+        ),
         Flag::value(
             "jobs",
             "N",
