@@ -83,6 +83,15 @@ pub fn apply(t: &Topology, e: TopoEdit) -> Result<Topology, Refusal> {
     let mut t = t.clone();
     let nn = t.nodes.len() as u32;
     let node_ok = |n: u32| n < nn;
+    // The edits below index the matrix by node; one of another shape (from a link or a
+    // hand-written file) is refused here rather than panicking there. Reset replaces it.
+    if e != ResetDistances {
+        if let Some(d) = &t.numa_distance {
+            if let Err(message) = distance_shape(d, nn as usize) {
+                return refuse(spot, message);
+            }
+        }
+    }
     match e {
         AddNode | DuplicateNode(_) => {
             let src = match e {
@@ -238,6 +247,23 @@ pub fn apply(t: &Topology, e: TopoEdit) -> Result<Topology, Refusal> {
     Ok(t)
 }
 
+/// Whether `d` is an `n` x `n` matrix, and if not, what is wrong in a sentence.
+fn distance_shape(d: &[Vec<u32>], n: usize) -> Result<(), String> {
+    if d.len() != n {
+        return Err(format!(
+            "the NUMA distance matrix has {} rows for {n} nodes; reset the distances to edit",
+            d.len()
+        ));
+    }
+    match d.iter().position(|row| row.len() != n) {
+        Some(i) => Err(format!(
+            "the NUMA distance matrix's row {i} has {} entries for {n} nodes; reset the distances to edit",
+            d[i].len()
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Global CPU numbers of each core, in drawing order (node, LLC, core), as the library
 /// numbers them. `None` if the topology is invalid.
 pub fn core_cpus(t: &Topology) -> Option<Vec<Vec<u32>>> {
@@ -287,6 +313,35 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    // A topology from a link or an import may carry a distance matrix of the wrong shape;
+    // every edit that reads it is refused at its own spot (only Reset repairs it), never a
+    // panic on an index.
+    #[test]
+    fn a_misshapen_distance_matrix_is_refused_not_a_panic() {
+        let two = Topology::uniform(2, 1, 1, 1);
+        let mut rows = two.clone();
+        rows.numa_distance = Some(vec![vec![10, 21]]);
+        let mut short = two.clone();
+        short.numa_distance = Some(vec![vec![10, 21], vec![21]]);
+        let edits = [
+            TopoEdit::AddNode,
+            TopoEdit::DuplicateNode(1),
+            TopoEdit::RemoveNode(1),
+            TopoEdit::SetDistance(0, 1, 30),
+            TopoEdit::SetDistance(1, 0, 30),
+            TopoEdit::AddCore(0, 0),
+        ];
+        for (bad, want) in [(&rows, "has 1 rows for 2 nodes"), (&short, "row 1 has 1 entries for 2 nodes")] {
+            for e in edits {
+                let r = apply(bad, e).unwrap_err();
+                assert_eq!(r.spot, e.spot(), "{e:?}");
+                assert!(r.message.contains(want), "{e:?}: {}", r.message);
+            }
+            let fixed = apply(bad, TopoEdit::ResetDistances).unwrap();
+            assert_eq!(fixed.numa_distance, None);
         }
     }
 

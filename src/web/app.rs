@@ -12,7 +12,7 @@ use crate::web::components::live::LiveView;
 use crate::web::components::sweep::SweepView;
 use crate::web::dom;
 use crate::web::hooks::{is_dark, use_keydown, use_perfetto_export, use_sweep_runner, use_theme, use_url_state};
-use crate::web::state::{self, Action, State};
+use crate::web::state::{self, Action, RunAnswer, State};
 use web_sys::{HtmlSelectElement, KeyboardEvent};
 use yew::prelude::*;
 
@@ -26,6 +26,7 @@ pub fn app() -> Html {
         // only when it is opened.
         if dom::navigation_type() != "navigate" {
             st.run_request = 0;
+            st.question = None;
         }
         state::apply_local_prefs(
             &mut st.view,
@@ -189,6 +190,14 @@ pub fn app() -> Html {
                 <div class="banner notice" role="alert" id="link-notice">
                     <span>{ n.clone() }</span>
                     <button type="button" class="tool" aria-label="Dismiss" onclick={{ let d = dispatch.clone(); Callback::from(move |_| d.emit(Action::DismissNotice)) }}>{ "✕" }</button>
+                </div>
+            }
+            if let Some(q) = &state.question {
+                <div class="banner notice" role="alert" id="run-question">
+                    <span>{ q.text(state.workers) }</span>
+                    <button type="button" class="primary" id="run-question-all" onclick={dispatch.reform(|_| Action::Answer(RunAnswer::Run))}>{ "Run" }</button>
+                    <button type="button" id="run-question-first" onclick={dispatch.reform(|_| Action::Answer(RunAnswer::FirstIterationOnly))}>{ "Run the first iteration only" }</button>
+                    <button type="button" class="tool" aria-label="Not now" onclick={dispatch.reform(|_| Action::Answer(RunAnswer::NotNow))}>{ "✕" }</button>
                 </div>
             }
             if !state.errors.is_empty() {

@@ -80,6 +80,89 @@ pub struct State {
     pub perfetto: Option<PerfettoStatus>,
     /// Size of the pool of simulation workers.
     pub workers: u32,
+    /// A sweep that would have started by itself (a link, the gallery) but costs more
+    /// than [`CONFIRM_CPU_SECONDS`]: it waits for a click on this question.
+    pub question: Option<RunQuestion>,
+}
+
+/// Past this estimated CPU time a sweep that would start by itself waits for a click
+/// (Run, or Run the first iteration only). Above every built-in experiment (the largest,
+/// seed003-tbench, is estimated at about 160 CPU-seconds in the page), so the gallery's
+/// one-click runs run; the 51,200 runs a 527-character link can ask for are days.
+pub const CONFIRM_CPU_SECONDS: u64 = 300;
+
+/// How much slower a page worker is than a native thread, in percent: README,
+/// "WebAssembly" (1.36–1.7 times in Chromium), rounded to the middle.
+pub const PAGE_SLOWDOWN_PERCENT: u64 = 150;
+
+/// The question asked before a large sweep starts: its estimated cost in the page
+/// (CPU time at the library's calibration, [`schedsim::estimate::sweep_cost`], times
+/// [`PAGE_SLOWDOWN_PERCENT`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunQuestion {
+    pub runs: u64,
+    pub cpu_ms: u64,
+    /// The first iteration alone (one run per kernel and client count).
+    pub first_iteration_cpu_ms: u64,
+    pub iterations: u32,
+}
+
+impl RunQuestion {
+    /// The question for `exp`, if it costs more than [`CONFIRM_CPU_SECONDS`]; none for an
+    /// invalid experiment (the run refuses it, saying why).
+    pub fn of(exp: &Experiment) -> Option<RunQuestion> {
+        let c = schedsim::estimate::sweep_cost(exp).ok()?;
+        let page = |ms: u64| ms.saturating_mul(PAGE_SLOWDOWN_PERCENT) / 100;
+        let q = RunQuestion {
+            runs: c.runs,
+            cpu_ms: page(c.cpu_ms()),
+            first_iteration_cpu_ms: page(schedsim::estimate::SweepCost::cpu_ms_of(c.first_iteration_events_max)),
+            iterations: exp.iterations,
+        };
+        (q.cpu_ms > CONFIRM_CPU_SECONDS * 1000).then_some(q)
+    }
+
+    /// What the page says, with `workers` workers sharing the runs.
+    pub fn text(&self, workers: u32) -> String {
+        let w = (workers.max(1) as u64).min(self.runs.max(1));
+        format!(
+            "This sweep is {} runs: about {} on this machine (about {} with {w} worker{}), an upper \
+             estimate. Run it, or run the first iteration only (about {}).",
+            self.runs,
+            cpu_minutes(self.cpu_ms),
+            minutes(self.cpu_ms.div_ceil(w)),
+            if w == 1 { "" } else { "s" },
+            cpu_minutes(self.first_iteration_cpu_ms),
+        )
+    }
+}
+
+/// "12 CPU-minutes", "1 CPU-minute", rounded up; "under a CPU-minute".
+fn cpu_minutes(ms: u64) -> String {
+    match ms.div_ceil(60_000) {
+        0 | 1 if ms < 60_000 => "under a CPU-minute".into(),
+        1 => "1 CPU-minute".into(),
+        n => format!("{n} CPU-minutes"),
+    }
+}
+
+/// "12 minutes", "1 minute", rounded up.
+fn minutes(ms: u64) -> String {
+    match ms.div_ceil(60_000) {
+        0 | 1 if ms < 60_000 => "under a minute".into(),
+        1 => "1 minute".into(),
+        n => format!("{n} minutes"),
+    }
+}
+
+/// An answer to a [`RunQuestion`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunAnswer {
+    Run,
+    /// Iterations set to 1, then run.
+    FirstIterationOnly,
+    /// Neither: the experiment stays loaded, not run.
+    NotNow,
 }
 
 /// Where the last Perfetto export stands. `id` numbers the exports of the page's life.
@@ -169,6 +252,7 @@ impl State {
             jump: None,
             perfetto: None,
             workers: 1,
+            question: None,
         }
     }
 
@@ -186,7 +270,7 @@ impl State {
                 // A shared result shows itself: a link to the Sweep view runs at once.
                 let run = s.view.tab == Tab::Sweep;
                 let mut st = State::new(s.experiment, s.view, None);
-                st.run_request = run as u32;
+                st.request_run(run);
                 st
             }
             Ok(None) => State::new(default_experiment(), View::default(), None),
@@ -209,6 +293,15 @@ impl State {
 
     pub fn running(&self) -> bool {
         matches!(self.sweep, Sweep::Running { .. })
+    }
+
+    /// A sweep that starts without a click on Run (a link, the gallery): at once, or
+    /// after a click on its question if it is large.
+    fn request_run(&mut self, run: bool) {
+        self.question = if run { RunQuestion::of(&self.exp) } else { None };
+        if run && self.question.is_none() {
+            self.run_request += 1;
+        }
     }
 }
 
@@ -325,6 +418,8 @@ pub enum Action {
         status: String,
     },
     RequestRun,
+    /// The answer to the question asked before a large sweep.
+    Answer(RunAnswer),
     SetWorkers(u32),
 }
 
@@ -334,6 +429,8 @@ impl State {
         let before = self.exp.clone();
         // A link's view comes whole, its step count included.
         let whole_view = matches!(action, Action::Load(_));
+        let preset_asked = matches!(action, Action::LoadPreset { run: true, .. });
+        let started = matches!(action, Action::SweepStarted { .. });
         let mut s = self;
         // Any edit of the experiment clears a refusal shown from an earlier edit.
         match action {
@@ -351,9 +448,7 @@ impl State {
                     s.view.live_kernel = 0;
                     s.view.live_clients = 0;
                     s.view.latency_point = u32::MAX;
-                    if run {
-                        s.run_request += 1;
-                    }
+                    s.request_run(run);
                 }
                 None => s.errors.push(format!("no built-in experiment named {name:?}")),
             },
@@ -491,11 +586,28 @@ impl State {
                 s.link_status = Some(status);
             }
             Action::RequestRun => s.run_request += 1,
+            Action::Answer(a) => {
+                if s.question.take().is_some() {
+                    match a {
+                        RunAnswer::Run => s.run_request += 1,
+                        RunAnswer::FirstIterationOnly => {
+                            s.exp.iterations = 1;
+                            s.run_request += 1;
+                        }
+                        RunAnswer::NotNow => {}
+                    }
+                }
+            }
             Action::SetWorkers(n) => s.workers = n.clamp(1, crate::sweep_job::WORKERS_MAX),
         }
         // Live mode's step count belongs to the experiment it was stepped in.
         if !whole_view && s.exp != before {
             s.view.live_steps = 0;
+        }
+        // The question's figures are of the experiment it was asked for; an edit, another
+        // link or a click on Run leaves nothing to ask about.
+        if (s.exp != before && !preset_asked) || started {
+            s.question = None;
         }
         s
     }
@@ -547,6 +659,71 @@ mod tests {
         let mut d = SweepResult::partial(id, r.clone(), (1, 1)).done;
         d.report_json = r.to_json();
         Rc::new(SweepResult::finished(d, r))
+    }
+
+    /// The link of issue 29: 64 client counts, 8 kernels, 100 iterations (51,200 runs).
+    fn big_link() -> String {
+        let mut e = presets::experiment("seed004").unwrap();
+        e.clients = (1..=64).collect();
+        e.iterations = 100;
+        let k = e.kernels[0].clone();
+        e.kernels = (0..8).map(|i| KernelSpec { name: format!("k{i}"), ..k.clone() }).collect();
+        crate::permalink::encode(&Shared { experiment: e, view: View::default() })
+    }
+
+    // A link to the Sweep view runs when opened, unless it costs more than
+    // CONFIRM_CPU_SECONDS: then it waits for a click on its question.
+    #[test]
+    fn a_large_sweep_from_a_link_waits_for_a_click() {
+        let s = State::from_fragment(&big_link(), 2);
+        assert_eq!(s.exp.iterations, 100);
+        assert_eq!(s.run_request, 0, "a 51,200-run sweep started by itself");
+        let q = s.question.clone().expect("a question");
+        assert_eq!((q.runs, q.iterations), (51_200, 100));
+        assert!(q.cpu_ms > 3_600_000 && q.first_iteration_cpu_ms * 100 >= q.cpu_ms - 100, "{q:?}");
+        let text = q.text(2);
+        assert!(
+            text.starts_with("This sweep is 51200 runs: about ") && text.contains(" CPU-minutes on this machine"),
+            "{text}"
+        );
+        assert!(text.contains("with 2 workers") && text.contains("run the first iteration only (about "), "{text}");
+        // Run: the whole sweep, once.
+        let all = s.clone().reduce(Action::Answer(RunAnswer::Run));
+        assert_eq!((all.run_request, all.exp.iterations, all.question.clone()), (1, 100, None));
+        assert_eq!(all.reduce(Action::Answer(RunAnswer::Run)).run_request, 1, "a second answer runs nothing");
+        // The first iteration only.
+        let first = s.clone().reduce(Action::Answer(RunAnswer::FirstIterationOnly));
+        assert_eq!((first.run_request, first.exp.iterations, first.question), (1, 1, None));
+        // Not now; or an edit, which makes the figures stale.
+        let not_now = s.clone().reduce(Action::Answer(RunAnswer::NotNow));
+        assert_eq!((not_now.run_request, not_now.question), (0, None));
+        let edited = s.clone().reduce(Action::Edit(ExpEdit::Iterations(3)));
+        assert_eq!((edited.run_request, edited.question), (0, None));
+        // A link to another tab never runs by itself, so it asks nothing.
+        let mut e = presets::experiment("seed004").unwrap();
+        e.iterations = 100;
+        let live =
+            crate::permalink::encode(&Shared { experiment: e, view: View { tab: Tab::Live, ..View::default() } });
+        assert_eq!(State::from_fragment(&live, 2).question, None);
+    }
+
+    // Every built-in experiment is under the threshold: the gallery's one-click runs and
+    // links to them start at once.
+    #[test]
+    fn built_in_experiments_start_without_a_question() {
+        for p in presets::presets() {
+            let s = state().reduce(Action::LoadPreset { name: p.name.to_string(), run: true });
+            assert_eq!((s.run_request, s.question.clone()), (1, None), "{}", p.name);
+            let link = crate::permalink::encode(&Shared { experiment: p.experiment.clone(), view: View::default() });
+            assert_eq!(State::from_fragment(&link, 2).run_request, 1, "{}", p.name);
+        }
+        // Past the threshold, the gallery's run asks too: a preset made large by hand
+        // cannot be loaded that way, so the question is checked on the state's own path.
+        let mut s = state();
+        s.exp = presets::experiment("seed003-tbench").unwrap();
+        s.exp.iterations = 100;
+        s.request_run(true);
+        assert!(s.question.is_some() && s.run_request == 0);
     }
 
     #[test]

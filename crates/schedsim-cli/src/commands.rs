@@ -221,6 +221,44 @@ fn write_mmtests_logs(dir: &str, report: &schedsim::Report) -> Result<(), CliErr
     Ok(())
 }
 
+/// `run --dry-run`: what the sweep would cost, from the library's estimate, without
+/// running it. The figures are upper ones ([`schedsim::estimate::SweepCost`]).
+fn dry_run(exp: &schedsim::Experiment, jobs: usize) -> Result<String, schedsim::Error> {
+    use schedsim::estimate::{seconds_text, SweepCost, ESTIMATED_EVENTS_PER_CPU_SECOND};
+    let c = schedsim::estimate::sweep_cost(exp)?;
+    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let cpu_ms = c.cpu_ms();
+    let threads = (jobs as u64).clamp(1, c.runs.max(1));
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "{}: {} ({} x {} x {}); not run (--dry-run)",
+        exp.name,
+        plural(c.runs as usize, "run", "runs"),
+        plural(exp.kernels.len(), "kernel", "kernels"),
+        plural(exp.clients.len(), "client count", "client counts"),
+        plural(exp.iterations as usize, "iteration", "iterations"),
+    );
+    let _ = writeln!(t, "simulated events  at most {} (the library's upper estimate)", c.events_max);
+    let _ = writeln!(
+        t,
+        "CPU time          about {} s or less (the estimate's calibration: {ESTIMATED_EVENTS_PER_CPU_SECOND} \
+         estimated events per CPU-second, the slowest preset's on the development machine)",
+        seconds_text(cpu_ms)
+    );
+    let _ = writeln!(
+        t,
+        "wall time         about {} s or less with --jobs {threads}",
+        seconds_text(cpu_ms.div_ceil(threads))
+    );
+    let _ = writeln!(
+        t,
+        "first iteration   about {} CPU-seconds or less (--iterations 1)",
+        seconds_text(SweepCost::cpu_ms_of(c.first_iteration_events_max))
+    );
+    Ok(t)
+}
+
 pub fn run(args: &[String]) -> Result<(), CliError> {
     let p = parse("run", &run_flags(), args)?;
     if p.help {
@@ -241,6 +279,13 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         Some(n) => n as usize,
     };
     let t = target(&p, "run")?;
+    if p.has("dry-run") {
+        // Nothing is written to --out and nothing runs: the estimate is the output.
+        let Loaded { exp, source } = load(t, &p)?;
+        return print_stdout(
+            &dry_run(&exp, jobs).map_err(|e| CliError::input(format!("{}{e}", source_label(&source))))?,
+        );
+    }
     let dest = Destination::open(p.get("out"))?;
     let Loaded { exp, source } = load(t, &p)?;
     if p.get("mmtests-dir").is_some() && !matches!(exp.workload, Workload::Tbench(_) | Workload::Dbench(_)) {

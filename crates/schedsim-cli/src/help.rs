@@ -21,6 +21,10 @@ pub fn run_flags() -> Vec<Flag> {
         ),
         Flag::switch("progress", "show progress on stderr even when it is not a terminal"),
         Flag::switch("no-progress", "never show progress"),
+        Flag::switch(
+            "dry-run",
+            "print what the sweep would cost (runs, simulated events, CPU and wall\ntime, upper estimates) and exit without running it",
+        ),
         Flag::value(
             "jobs",
             "N",
@@ -250,7 +254,9 @@ Runs one kernel at one client count (one iteration) and writes the window
 --from-ms..--to-ms as Chrome trace-event JSON, which ui.perfetto.dev opens: a track
 per CPU with what ran and the idle C-states, each wakeup as an instant on the
 waker's CPU with its whole decision path as arguments and a flow arrow to where the
-wakee ran, and migrations. Traces of long windows are large; a few ms is plenty.
+wakee ran, and migrations. Traces of long windows are large; a few ms is plenty. A
+trace holds at most 500,000 events (up to about 140 MB of JSON, written as it is made): a
+wider window is cut where it reaches them, and the command says at which time.
 
 Options:
 {}",

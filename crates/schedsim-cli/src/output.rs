@@ -106,6 +106,58 @@ impl Destination {
     }
 }
 
+impl Destination {
+    /// Like [`Destination::write`], but `f` writes the output piece by piece to a
+    /// buffered writer, so a large output (a Perfetto trace) is never held whole. An
+    /// error of `f` or of the writer leaves `--out`'s FILE as it was.
+    pub fn write_with<T>(mut self, f: impl FnOnce(&mut dyn Write) -> std::io::Result<T>) -> Result<T, CliError> {
+        const BUF_BYTES: usize = 1 << 16;
+        match std::mem::replace(&mut self.target, Target::Stdout) {
+            Target::Stdout => {
+                if stdout_closed::at_start() {
+                    return Err(CliError::failure(
+                        "cannot write to standard output: it was closed when schedsim started",
+                    ));
+                }
+                let mut out = std::io::BufWriter::with_capacity(BUF_BYTES, std::io::stdout().lock());
+                match f(&mut out).and_then(|v| out.flush().map(|_| v)) {
+                    Ok(v) => Ok(v),
+                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(CliError::failure(
+                        "cannot write to standard output: the reader closed the pipe (broken pipe)",
+                    )),
+                    Err(e) => Err(CliError::failure(format!("cannot write to standard output: {e}"))),
+                }
+            }
+            Target::InPlace(p) => std::fs::OpenOptions::new()
+                .write(true)
+                .open(&p)
+                .and_then(|file| {
+                    let mut out = std::io::BufWriter::with_capacity(BUF_BYTES, file);
+                    let v = f(&mut out)?;
+                    out.flush()?;
+                    Ok(v)
+                })
+                .map_err(|e| CliError::failure(format!("--out: cannot write {}: {e}", p.display()))),
+            Target::Atomic { path, tmp } => {
+                let r = std::fs::OpenOptions::new().write(true).truncate(true).open(&tmp).and_then(|file| {
+                    let mut out = std::io::BufWriter::with_capacity(BUF_BYTES, file);
+                    let v = f(&mut out)?;
+                    let file = out.into_inner().map_err(|e| e.into_error())?;
+                    file.sync_all()?;
+                    drop(file);
+                    std::fs::rename(&tmp, &path)?;
+                    Ok(v)
+                });
+                if r.is_err() {
+                    let _ = std::fs::remove_file(&tmp);
+                }
+                crate::signals::forget();
+                r.map_err(|e| CliError::failure(format!("--out: cannot write {}: {e}", path.display())))
+            }
+        }
+    }
+}
+
 fn write_then_rename(tmp: &Path, path: &Path, text: &str) -> std::io::Result<()> {
     let mut f = std::fs::OpenOptions::new().write(true).truncate(true).open(tmp)?;
     f.write_all(text.as_bytes())?;

@@ -48,13 +48,24 @@ pub fn perfetto(args: &[String]) -> Result<(), CliError> {
     }
     crate::commands::check_run_choice(&exp, kernel, iteration)?;
     let t = exp
-        .perfetto(kernel, exp.clients[0], iteration, from_ms.saturating_mul(1_000_000), to_ms.saturating_mul(1_000_000))
+        .perfetto_window(
+            kernel,
+            exp.clients[0],
+            iteration,
+            from_ms.saturating_mul(1_000_000),
+            to_ms.saturating_mul(1_000_000),
+        )
         .map_err(|e| CliError::failure(e.to_string()))?;
-    let mut j = t.json;
-    j.push('\n');
-    // Written first: the success line must not appear when writing fails.
-    dest.write(&j)?;
-    if let Some(at) = t.clipped_at_ns {
+    let (counters, clipped_at_ns) = (t.counters.clone(), t.clipped_at_ns);
+    // Streamed to the destination: a window of the 500,000-event bound is about 100 MB
+    // of JSON, which need not be held. Written first: the success line must not appear
+    // when writing fails.
+    let events = dest.write_with(|w| {
+        let n = t.write_json(w)?;
+        w.write_all(b"\n")?;
+        Ok(n)
+    })?;
+    if let Some(at) = clipped_at_ns {
         eprintln!(
             "schedsim: the window holds more than {} trace events; recorded up to {:.3} ms only \
              (narrow it with --from-ms/--to-ms)",
@@ -65,7 +76,7 @@ pub fn perfetto(args: &[String]) -> Result<(), CliError> {
     eprintln!(
         "schedsim: {} trace events ({} wakeups, {} migrations in the run up to the window's end); \
          open the file in ui.perfetto.dev",
-        t.events, t.counters.wakeups, t.counters.migrations
+        events, counters.wakeups, counters.migrations
     );
     Ok(())
 }

@@ -703,3 +703,54 @@ fn a_closed_standard_output_exits_1() {
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(std::fs::read_to_string(&out).unwrap().contains("\"kernels\""));
 }
+
+// The link of issue 29: 64 client counts, 8 kernels, 100 iterations is 51,200 runs. With
+// --dry-run the sweep's cost is printed from the library's estimate and nothing runs
+// (a run of it would take hours), nothing is written to --out, and the exit is 0.
+#[test]
+fn dry_run_prints_the_sweep_cost_and_runs_nothing() {
+    let clients: Vec<String> = (1..=64).map(|c| c.to_string()).collect();
+    let clients = clients.join(",");
+    let mut args = vec!["run", "--machine", "milan-2s", "--workload", "tbench", "--clients", &clients];
+    args.extend(["--iterations", "100", "--duration-ms", "1000"]);
+    for k in [
+        "a=v3.8",
+        "b=v4.15",
+        "c=v5.13",
+        "d=v5.14",
+        "e=v5.15",
+        "f=v6.5",
+        "g=v6.5+SHARED_RUNQ",
+        "h=v4.15+wake-affine-prev",
+    ] {
+        args.extend(["--kernel", k]);
+    }
+    let out_file = tmp("dry-run.txt");
+    let out_arg = out_file.to_str().unwrap().to_string();
+    args.extend(["--dry-run", "--jobs", "2", "--out", &out_arg]);
+    let started = std::time::Instant::now();
+    let (out, err) = run_ok(&args);
+    assert!(started.elapsed().as_secs() < 60, "took {:?}", started.elapsed());
+    assert!(out.contains(": 51200 runs (8 kernels x 64 client counts x 100 iterations); not run (--dry-run)"), "{out}");
+    assert!(out.contains("simulated events  at most "), "{out}");
+    assert!(out.contains("CPU time          about ") && out.contains(" events per CPU-second"), "{out}");
+    assert!(out.contains("wall time         about ") && out.contains("or less with --jobs 2"), "{out}");
+    assert!(out.contains("first iteration   about "), "{out}");
+    assert!(!out.contains("Hmean"), "the sweep ran: {out}");
+    assert!(err.is_empty(), "{err}");
+    assert!(!out_file.exists(), "--dry-run wrote --out");
+    // The figures: the whole is the first iteration times 100.
+    let secs = |label: &str| -> f64 {
+        let line = out.lines().find(|l| l.starts_with(label)).unwrap();
+        line.split_whitespace().skip_while(|w| *w != "about").nth(1).unwrap().parse().unwrap()
+    };
+    let (cpu, first) = (secs("CPU time"), secs("first iteration"));
+    assert!(cpu > 60.0 * 60.0, "{out}");
+    assert!((cpu / first - 100.0).abs() < 0.5, "{out}");
+    // A small sweep says so too, and an invalid one is refused as without --dry-run.
+    let out = ok(&small(&["--dry-run"]));
+    assert!(out.contains(": 8 runs (2 kernels x 2 client counts x 2 iterations)"), "{out}");
+    let o = schedsim(&small(&["--dry-run", "--iterations", "0"]));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("iterations"), "{}", text(&o.stderr));
+}

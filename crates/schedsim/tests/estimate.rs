@@ -69,3 +69,17 @@ fn a_late_failure_keeps_the_finished_runs() {
     let table = rep.mmtests_table();
     assert!(table.contains(" - "), "{table}");
 }
+
+#[test]
+fn a_sweep_costs_the_sum_of_its_runs() {
+    use schedsim::estimate::{run_events, sweep_cost};
+    let e = schedsim::presets::experiment("seed003-tbench").unwrap();
+    let r = e.validate().unwrap();
+    let c = sweep_cost(&e).unwrap();
+    assert_eq!(c.runs, 2 * 10 * 3);
+    let per: u64 = e.clients.iter().map(|&n| run_events(&e, n, r.map.nr_cpus(), &r.costs)).sum::<u64>() * 2;
+    assert_eq!((c.first_iteration_events_max, c.events_max), (per, per * 3));
+    let mut bad = e.clone();
+    bad.iterations = 0;
+    assert!(sweep_cost(&bad).unwrap_err().0.contains("iterations"));
+}

@@ -104,7 +104,7 @@ pub fn perfetto_export(p: &PerfettoProps) -> Html {
             } else if let Some(s) = &p.status {
                 <span class={classes!("pf-status", if s.failed() { "refusal" } else { "status" })} role="status">{ s.message().to_string() }</span>
             }
-            <span class="muted hint">{ "Open the file in ui.perfetto.dev (Open trace file); it stays on your machine." }</span>
+            <span class="muted hint">{ "Open the file in ui.perfetto.dev (Open trace file); it stays on your machine. A trace holds at most 500,000 events (up to about 140 MB): a wider window stops where it reaches them." }</span>
         </div>
     }
 }

@@ -90,3 +90,80 @@ pub fn run_events(exp: &Experiment, clients: u32, nr_cpus: u32, costs: &CostMode
     let events = op_events + (cpus + sampler) * secs_ms / 1000;
     events.min(u64::MAX as u128) as u64
 }
+
+/// The estimate's calibration: how many of [`run_events`]' estimated events one CPU
+/// core gets through per second, natively, at the slowest of the built-in experiments.
+/// Measured on the 2-core development machine (2026-12-03, `schedsim run PRESET --jobs 1`,
+/// user time against `run --dry-run`'s events): seed002 (memcache, 80 CPUs) 23.8M a
+/// second, seed004 (tbench on 256 CPUs, SHARED_RUNQ) 24.4M, hackbench 76M, the others
+/// 117M–284M (the estimate is loosest for tbench at many pairs). Rounded down, so the CPU
+/// time it gives is above every preset's there, by up to 14 times. In the page a worker
+/// is 1.4–1.7 times slower than a native thread (README, WebAssembly).
+pub const ESTIMATED_EVENTS_PER_CPU_SECOND: u64 = 20_000_000;
+
+/// What a whole sweep will cost, estimated before it starts: every (kernel, client
+/// count, iteration) run of an experiment. The events are [`run_events`]' upper bound
+/// (a run processes at most 0.45 of it in any preset, `tests/estimate.rs`); the CPU time
+/// is that at [`ESTIMATED_EVENTS_PER_CPU_SECOND`], an upper figure for the presets:
+/// enough to decide whether to ask before starting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SweepCost {
+    /// Runs: kernels x client counts x iterations.
+    pub runs: u64,
+    /// Upper estimate of the simulated events of all runs.
+    pub events_max: u64,
+    /// Upper estimate of the runs' events in the first iteration only (the page offers
+    /// to run just that).
+    pub first_iteration_events_max: u64,
+}
+
+impl SweepCost {
+    /// CPU milliseconds of `events` estimated events at
+    /// [`ESTIMATED_EVENTS_PER_CPU_SECOND`], rounded up.
+    pub fn cpu_ms_of(events: u64) -> u64 {
+        (events as u128 * 1000).div_ceil(ESTIMATED_EVENTS_PER_CPU_SECOND as u128).min(u64::MAX as u128) as u64
+    }
+
+    /// The whole sweep's CPU time, an upper figure, in milliseconds.
+    pub fn cpu_ms(&self) -> u64 {
+        Self::cpu_ms_of(self.events_max)
+    }
+
+    /// One line for people: runs, events, CPU time.
+    ///
+    /// ```
+    /// let e = schedsim::presets::experiment("demo").unwrap();
+    /// let c = schedsim::estimate::sweep_cost(&e).unwrap();
+    /// assert_eq!(c.runs, 16);
+    /// assert!(c.summary().starts_with("16 runs, at most 12851800 simulated events, about 0.7 CPU"), "{}", c.summary());
+    /// ```
+    pub fn summary(&self) -> String {
+        format!(
+            "{} runs, at most {} simulated events, about {} CPU-seconds or less",
+            self.runs,
+            self.events_max,
+            seconds_text(self.cpu_ms()),
+        )
+    }
+}
+
+/// Milliseconds as seconds with one decimal, rounded up ("0.1", "51.3").
+pub fn seconds_text(ms: u64) -> String {
+    let tenths = ms.div_ceil(100);
+    format!("{}.{}", tenths / 10, tenths % 10)
+}
+
+/// The cost of running all of `exp`; an invalid experiment is its validation error.
+pub fn sweep_cost(exp: &Experiment) -> Result<SweepCost, crate::api::experiment::Error> {
+    let r = exp.validate()?;
+    let n = r.map.nr_cpus();
+    let kernels = exp.kernels.len() as u128;
+    let per_iteration: u128 =
+        exp.clients.iter().map(|&c| run_events(exp, c, n, &r.costs) as u128).sum::<u128>() * kernels;
+    let clamp = |x: u128| x.min(u64::MAX as u128) as u64;
+    Ok(SweepCost {
+        runs: clamp(kernels * exp.clients.len() as u128 * exp.iterations as u128),
+        events_max: clamp(per_iteration * exp.iterations as u128),
+        first_iteration_events_max: clamp(per_iteration),
+    })
+}

@@ -527,6 +527,27 @@ pub struct PerfettoTrace {
     pub clipped_at_ns: Option<u64>,
 }
 
+/// A recorded window not yet written: [`Experiment::perfetto_window`]'s result, for
+/// callers that stream the trace to a file instead of holding it
+/// ([`PerfettoWindow::write_json`]).
+pub struct PerfettoWindow {
+    sim: Sim,
+    traces: Vec<WakeupTrace>,
+    /// As [`PerfettoTrace::counters`].
+    pub counters: Counters,
+    /// As [`PerfettoTrace::clipped_at_ns`].
+    pub clipped_at_ns: Option<u64>,
+}
+
+impl PerfettoWindow {
+    /// Writes the Chrome trace-event JSON to `w`, event by event (the caller buffers
+    /// `w`); returns the number of events written, metadata included. The bytes are
+    /// those of [`PerfettoTrace::json`]. Only `w`'s errors are errors.
+    pub fn write_json(mut self, w: &mut dyn std::io::Write) -> std::io::Result<usize> {
+        self.sim.write_perfetto_json(&self.traces, w)
+    }
+}
+
 impl Experiment {
     /// Runs one (kernel, clients, iteration) and records `from_ns..=to_ns` of it as a
     /// Perfetto trace: per-CPU task and idle slices, wakeups with their decision path
@@ -539,12 +560,31 @@ impl Experiment {
         from_ns: u64,
         to_ns: u64,
     ) -> Result<PerfettoTrace, Error> {
+        let w = self.perfetto_window(kernel, clients, iteration, from_ns, to_ns)?;
+        let (counters, clipped_at_ns) = (w.counters.clone(), w.clipped_at_ns);
+        // About 64 bytes an event: one allocation for most windows.
+        let recs = w.sim.rec.as_ref().map_or(0, |r| r.recs.len());
+        let mut buf = Vec::with_capacity(64 * (recs + 2 * w.traces.len()) + 256);
+        let events = w.write_json(&mut buf).map_err(|e| Error(format!("perfetto: {e}")))?;
+        let json = String::from_utf8(buf).map_err(|e| Error(format!("perfetto: {e}")))?;
+        Ok(PerfettoTrace { json, events, counters, clipped_at_ns })
+    }
+
+    /// [`Experiment::perfetto`]'s run and recording, the JSON left to
+    /// [`PerfettoWindow::write_json`], so a large window need not be held as text.
+    pub fn perfetto_window(
+        &self,
+        kernel: usize,
+        clients: u32,
+        iteration: u32,
+        from_ns: u64,
+        to_ns: u64,
+    ) -> Result<PerfettoWindow, Error> {
         let mut sim = self.recorded_run(kernel, clients, iteration, from_ns, to_ns, "perfetto")?;
         let traces = std::mem::take(&mut sim.traces);
         let out = sim.outcome();
         let clipped_at_ns = sim.rec.as_ref().and_then(|r| r.clipped_at);
-        let (json, events) = sim.perfetto_json(&traces);
-        Ok(PerfettoTrace { json, events, counters: out.counters, clipped_at_ns })
+        Ok(PerfettoWindow { sim, traces, counters: out.counters, clipped_at_ns })
     }
 
     /// The same window as [`Experiment::perfetto`] records, as data for a timeline: per-CPU

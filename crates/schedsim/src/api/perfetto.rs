@@ -5,6 +5,12 @@
 //! with arguments and flows, needs no schema compiler, and round-trips through any
 //! JSON parser, so tests can validate it. (Perfetto's protobuf format would add
 //! scheduler-specific tracks, but needs the proto definitions and a protobuf encoder.)
+//!
+//! The text is streamed: the header (whose `otherData` is known once the window is
+//! recorded) goes first, then each event as it is made, straight to the caller's
+//! writer. A window of [`RECORD_EVENTS_MAX`] events is about 100 MB of JSON; held whole,
+//! and then copied into the document around it, it cost twice that on top of the
+//! recording. The library opens nothing: it writes to what the caller hands it.
 
 use crate::driver::record::close_open;
 use crate::facts::recording::RECORD_EVENTS_MAX;
@@ -12,49 +18,68 @@ use crate::facts::trace::WakeupTrace;
 use crate::state::recorder::Rec;
 use crate::state::{Sim, Time};
 use serde_json::{json, Value};
+use std::io::{self, Write};
+
+/// Writes events one by one, comma-separated, counting them.
+struct Events<'w> {
+    w: &'w mut dyn Write,
+    n: usize,
+}
+
+impl Events<'_> {
+    fn emit(&mut self, v: Value) -> io::Result<()> {
+        if self.n > 0 {
+            self.w.write_all(b",")?;
+        }
+        // `Value`'s `Display` is the compact form `to_string` gives.
+        write!(self.w, "{v}")?;
+        self.n += 1;
+        Ok(())
+    }
+}
 
 impl Sim {
-    /// Closes open slices at the end of the window and renders Chrome trace JSON.
-    pub(crate) fn perfetto_json(&mut self, traces: &[WakeupTrace]) -> (String, usize) {
+    /// Closes open slices at the end of the window and writes Chrome trace JSON to `w`;
+    /// returns the number of events written. Only `w`'s errors are errors.
+    pub(crate) fn write_perfetto_json(&mut self, traces: &[WakeupTrace], w: &mut dyn Write) -> io::Result<usize> {
         let now = self.now;
-        let Some(mut r) = self.rec.take() else { return ("{}".into(), 0) };
+        let Some(mut r) = self.rec.take() else {
+            w.write_all(b"{}")?;
+            return Ok(0);
+        };
         close_open(&mut r, now);
         let us = |t: Time| t as f64 / 1000.0;
-        // Each event is written as it is made, so memory holds the text, not a tree.
-        let mut out = String::with_capacity(64 * (r.recs.len() + 2 * traces.len()) + 256);
-        let mut n = 0usize;
-        let mut emit = |v: Value| {
-            out.push_str(if n == 0 { "" } else { "," });
-            out.push_str(&v.to_string());
-            n += 1;
-        };
-        emit(json!({"ph": "M", "pid": 1, "name": "process_name", "args": {"name": "CPUs"}}));
+        let head = json!({"generator": format!("schedsim {}", env!("CARGO_PKG_VERSION")),
+            "window_ns": [r.from, r.to], "clipped_at_ns": r.clipped_at, "events_max": RECORD_EVENTS_MAX});
+        write!(w, "{{\"displayTimeUnit\":\"ns\",\"otherData\":{head},\"traceEvents\":[")?;
+        let mut ev = Events { w, n: 0 };
+        ev.emit(json!({"ph": "M", "pid": 1, "name": "process_name", "args": {"name": "CPUs"}}))?;
         for (c, p) in self.map.places.iter().enumerate() {
-            emit(json!({"ph": "M", "pid": 1, "tid": c, "name": "thread_name",
-                "args": {"name": format!("CPU {c} (node {}, LLC {}, core {}, thread {})", p.node, p.llc, p.core, p.thread)}}));
-            emit(json!({"ph": "M", "pid": 1, "tid": c, "name": "thread_sort_index", "args": {"sort_index": c}}));
+            ev.emit(json!({"ph": "M", "pid": 1, "tid": c, "name": "thread_name",
+                "args": {"name": format!("CPU {c} (node {}, LLC {}, core {}, thread {})", p.node, p.llc, p.core, p.thread)}}))?;
+            ev.emit(json!({"ph": "M", "pid": 1, "tid": c, "name": "thread_sort_index", "args": {"sort_index": c}}))?;
         }
         for rec in &r.recs {
             match *rec {
                 Rec::Run { cpu, task, start, end, flow } => {
                     let name = &self.tasks[task as usize].name;
-                    emit(json!({"ph": "X", "pid": 1, "tid": cpu, "ts": us(start), "dur": us(end - start),
-                        "name": name, "cat": "task", "args": {"task": task}}));
+                    ev.emit(json!({"ph": "X", "pid": 1, "tid": cpu, "ts": us(start), "dur": us(end - start),
+                        "name": name, "cat": "task", "args": {"task": task}}))?;
                     if let Some(id) = flow {
-                        emit(json!({"ph": "f", "bp": "e", "pid": 1, "tid": cpu, "ts": us(start),
-                            "id": id, "name": "wakeup", "cat": "wakeup"}));
+                        ev.emit(json!({"ph": "f", "bp": "e", "pid": 1, "tid": cpu, "ts": us(start),
+                            "id": id, "name": "wakeup", "cat": "wakeup"}))?;
                     }
                 }
                 Rec::Idle { cpu, state, start, end } => {
                     let name = format!("idle {}", self.cost.cstates[state as usize].name);
-                    emit(json!({"ph": "X", "pid": 1, "tid": cpu, "ts": us(start), "dur": us(end - start),
-                        "name": name, "cat": "idle"}));
+                    ev.emit(json!({"ph": "X", "pid": 1, "tid": cpu, "ts": us(start), "dur": us(end - start),
+                        "name": name, "cat": "idle"}))?;
                 }
                 Rec::Migrate { time, task, from, to, by } => {
                     let d = self.map.distance(from, to);
-                    emit(json!({"ph": "i", "s": "t", "pid": 1, "tid": to, "ts": us(time),
+                    ev.emit(json!({"ph": "i", "s": "t", "pid": 1, "tid": to, "ts": us(time),
                         "name": format!("migrate {}", self.tasks[task as usize].name), "cat": "migration",
-                        "args": {"task": task, "from_cpu": from, "to_cpu": to, "distance": d, "by": by}}));
+                        "args": {"task": task, "from_cpu": from, "to_cpu": to, "distance": d, "by": by}}))?;
                 }
             }
         }
@@ -68,18 +93,17 @@ impl Sim {
                     format!("{} -> {}{} — {}", s.function, s.result, read, s.why)
                 })
                 .collect();
-            emit(json!({"ph": "i", "s": "t", "pid": 1, "tid": t.waker_cpu, "ts": us(t.time_ns),
+            ev.emit(json!({"ph": "i", "s": "t", "pid": 1, "tid": t.waker_cpu, "ts": us(t.time_ns),
                 "name": format!("wakeup {}", t.wakee), "cat": "wakeup",
                 "args": {"wakee": t.wakee, "waker": t.waker, "waker_cpu": t.waker_cpu, "prev_cpu": t.prev_cpu,
                     "sync": t.sync, "chosen_cpu": o.map(|o| o.chosen_cpu), "migration": o.map(|o| o.migration),
                     "queued": o.map(|o| o.queued), "ipi": o.map(|o| o.ipi), "idle_exit": o.and_then(|o| o.idle_exit.clone()),
-                    "cost_ns": o.map(|o| o.cost_ns), "probed": t.probed, "path": steps}}));
-            emit(json!({"ph": "s", "pid": 1, "tid": t.waker_cpu, "ts": us(t.time_ns), "id": t.index,
-                "name": "wakeup", "cat": "wakeup"}));
+                    "cost_ns": o.map(|o| o.cost_ns), "probed": t.probed, "path": steps}}))?;
+            ev.emit(json!({"ph": "s", "pid": 1, "tid": t.waker_cpu, "ts": us(t.time_ns), "id": t.index,
+                "name": "wakeup", "cat": "wakeup"}))?;
         }
-        let head = json!({"generator": format!("schedsim {}", env!("CARGO_PKG_VERSION")),
-            "window_ns": [r.from, r.to], "clipped_at_ns": r.clipped_at, "events_max": RECORD_EVENTS_MAX});
-        let doc = format!("{{\"displayTimeUnit\":\"ns\",\"otherData\":{head},\"traceEvents\":[{out}]}}");
-        (doc, n)
+        let n = ev.n;
+        w.write_all(b"]}")?;
+        Ok(n)
     }
 }
