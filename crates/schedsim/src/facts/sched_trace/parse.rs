@@ -329,7 +329,16 @@ pub(super) fn wakeup(a: &[u8]) -> Option<(Named<'_>, bool)> {
         return Some((Named { comm: &a[5..pp], pid: num_u32(pid)?, prio }, false));
     }
     let mut s = trim(a);
-    for _ in 0..2 {
+    for _ in 0..3 {
+        // libtraceevent prints `<CANT FIND FIELD success>` where a plugin asks for a
+        // field the kernel's event no longer has (perf 6.1's own sched plugin on a
+        // kernel whose sched_wakeup lost `success` in v5.x).
+        if s.ends_with(b">") {
+            if let Some(o) = rfind(s, b"<CANT FIND FIELD") {
+                s = trim(&s[..o]);
+                continue;
+            }
+        }
         let sp = s.iter().rposition(|&c| c == b' ');
         let last = &s[sp.map_or(0, |i| i + 1)..];
         if last.starts_with(b"CPU:") || last.starts_with(b"success=") {
@@ -437,6 +446,8 @@ mod tests {
         assert!(
             switch(b"prev_comm=a prev_pid=z prev_prio=1 prev_state=S ==> next_comm=b next_pid=1 next_prio=1").is_none()
         );
+        let (w, _) = wakeup(b"migration/0:18 [0]<CANT FIND FIELD success> CPU:000").unwrap();
+        assert_eq!((w.comm, w.pid, w.prio), (&b"migration/0"[..], 18, 0));
         let (w, plugin) = wakeup(b"perf:12346 [120] success=1 CPU:001").unwrap();
         assert_eq!((w.comm, w.pid, w.prio, plugin), (&b"perf"[..], 12346, 120, true));
         let (w, _) = wakeup(b"comm=a b pid=7 prio=120 success=1 target_cpu=002").unwrap();

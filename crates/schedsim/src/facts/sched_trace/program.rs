@@ -86,7 +86,19 @@ struct Conv<'a> {
     cpu_cur: Vec<u32>,
     wakes: Vec<WakeRecord>,
     busy_ns: u64,
+    /// Per CPU, by its own switches: not seen yet, busy since a time, or idle. The busy
+    /// share is summed from these, so tasks whose runs the trace leaves uncertain (first
+    /// seen mid-run on a CPU another task also held) cannot count one CPU twice.
+    cpu_busy: Vec<CpuBusy>,
+    cpu_busy_ns: u64,
     sum: &'a mut ImportSummary,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CpuBusy {
+    Unseen,
+    Since(u64),
+    Idle,
 }
 
 const NONE: u32 = u32::MAX;
@@ -248,12 +260,34 @@ impl Conv<'_> {
         }
     }
 
+    /// The CPU's busy time from its own events: busy from the start if its first line's
+    /// current task is not idle, then switch by switch.
+    fn cpu_account(&mut self, cpu: u32, first_cur_busy: bool, switched_to: Option<bool>, t: u64) {
+        let Some(b) = self.cpu_busy.get_mut(cpu as usize) else { return };
+        if *b == CpuBusy::Unseen {
+            *b = if first_cur_busy { CpuBusy::Since(self.start_ns) } else { CpuBusy::Idle };
+        }
+        match (switched_to, *b) {
+            (Some(true), CpuBusy::Idle) => *b = CpuBusy::Since(t),
+            (Some(false), CpuBusy::Since(s)) => {
+                self.cpu_busy_ns += t.saturating_sub(s);
+                *b = CpuBusy::Idle;
+            }
+            _ => {}
+        }
+    }
+
     fn event(&mut self, ev: &Ev, use_waking: bool) -> Result<(), TraceError> {
         let cur = self.task(ev.cur, ev)?;
         let cpu = ev.cpu as u32;
         if let Some(k) = cur {
             self.ensure_running(k, cpu);
         }
+        let switched_to = match ev.kind {
+            Kind::Switch { next, .. } => Some(next.pid != 0),
+            _ => None,
+        };
+        self.cpu_account(cpu, ev.cur.pid != 0, switched_to, ev.time_ns);
         match ev.kind {
             Kind::Switch { prev, left, next } => {
                 let p = self.task(prev, ev)?;
@@ -439,6 +473,8 @@ pub(super) fn convert(
         cpu_cur: vec![NONE; cpus as usize],
         wakes: Vec::new(),
         busy_ns: 0,
+        cpu_busy: vec![CpuBusy::Unseen; cpus as usize],
+        cpu_busy_ns: 0,
         sum,
     };
     for ev in events {
@@ -446,6 +482,11 @@ pub(super) fn convert(
     }
     for k in 0..c.tasks.len() as u32 {
         c.flush(k, end_ns);
+    }
+    for b in &c.cpu_busy {
+        if let CpuBusy::Since(s) = *b {
+            c.cpu_busy_ns += end_ns.saturating_sub(s);
+        }
     }
     // Real-time tasks (prio < 100) are pinned where they first ran: the model is CFS
     // only, and an RT task would otherwise wander. Per-CPU threads go to their CPU when
@@ -457,6 +498,6 @@ pub(super) fn convert(
         }
         t.first_cpu = c.st[i].first_cpu;
     }
-    let Conv { tasks, comms, progs, wakes, busy_ns, .. } = c;
-    Ok(Converted { tasks, comms, programs: progs, wakes, busy_ns })
+    let Conv { tasks, comms, progs, wakes, cpu_busy_ns, .. } = c;
+    Ok(Converted { tasks, comms, programs: progs, wakes, busy_ns: cpu_busy_ns })
 }
