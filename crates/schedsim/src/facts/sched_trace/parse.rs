@@ -329,6 +329,11 @@ pub(super) fn wakeup(a: &[u8]) -> Option<(Named<'_>, bool)> {
         return Some((Named { comm: &a[5..pp], pid: num_u32(pid)?, prio }, false));
     }
     let mut s = trim(a);
+    // perf 6.1's own plugin asks for the `success` field the kernel dropped in v4.3 and
+    // prints `<CANT FIND FIELD success>` glued to the prio: what follows is unused.
+    if let Some(p) = find(s, b"<CANT FIND FIELD", 0) {
+        s = trim(&s[..p]);
+    }
     for _ in 0..2 {
         let sp = s.iter().rposition(|&c| c == b' ');
         let last = &s[sp.map_or(0, |i| i + 1)..];
@@ -439,6 +444,10 @@ mod tests {
         );
         let (w, plugin) = wakeup(b"perf:12346 [120] success=1 CPU:001").unwrap();
         assert_eq!((w.comm, w.pid, w.prio, plugin), (&b"perf"[..], 12346, 120, true));
+        let (w, _) = wakeup(b"sched-pipe:11685 [120]<CANT FIND FIELD success> CPU:001").unwrap();
+        assert_eq!((w.comm, w.pid, w.prio), (&b"sched-pipe"[..], 11685, 120));
+        let (w, _) = wakeup(b"memfd:sealed-91:4013 [120] CPU:001").unwrap();
+        assert_eq!((w.comm, w.pid), (&b"memfd:sealed-91"[..], 4013));
         let (w, _) = wakeup(b"comm=a b pid=7 prio=120 success=1 target_cpu=002").unwrap();
         assert_eq!((w.comm, w.pid), (&b"a b"[..], 7));
         let (p, c) = fork(b"comm=bash pid=10 child_comm=bash child_pid=11").unwrap();

@@ -36,6 +36,9 @@ pub struct ImportSummary {
     pub wakeups_by_kind: BTreeMap<String, u64>,
     /// Wakeups that became an `Irq` step (idle or unknown waker).
     pub irq_wakes: u64,
+    /// Wakeups traced just before their wakee's switch-out asleep (`EARLY_WAKE_NS`):
+    /// applied to that sleep.
+    pub early_wakes: u64,
     /// Wakes marked sync (the waker slept within `SYNC_WINDOW_NS`).
     pub sync_wakes: u64,
     /// Events lost by the tracer (sum of the counts of its lost lines) and the number of
@@ -124,6 +127,7 @@ impl ImportSummary {
         let notes = [
             (self.out_of_order, "lines out of time order (sorted stably by time)"),
             (self.clock_steps, "clock steps back (later times shifted to continue)"),
+            (self.early_wakes, "wakeups traced just before the wakee's switch-out (applied to that sleep)"),
             (self.wakeups_not_sleeping, "wakeups of a task not asleep (no step)"),
             (self.running_at_start as u64, "tasks running at the start (run from the start)"),
             (self.switch_ins_unwoken, "switch-ins with no wakeup seen (woken by an interrupt)"),

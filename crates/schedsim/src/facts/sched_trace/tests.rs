@@ -378,3 +378,32 @@ mod fuzz {
         }
     }
 }
+
+/// What real perf 6.x text holds (the shapes of the `traces/` recordings): comms with
+/// spaces and colons, perf's own thread-table comm in the task column
+/// (`kworker/u8:3+lo`) against the kernel's in the payload, `:-1 -1` task columns,
+/// right-aligned event names, and perf 6.1's plugin gluing `<CANT FIND FIELD success>`
+/// to the prio.
+#[test]
+fn perf_quirks_of_real_traces() {
+    let t = imp_lines(&[
+        " kworker/u8:3+lo    77 [000]   523.000000:       sched:sched_waking: comm=memfd:sealed-91 pid=4013 prio=120 target_cpu=001",
+        " opt 44ajmyhya5r 11684 [001]   523.000010:       sched:sched_switch: opt 44ajmyhya5r:11684 [130] R+ ==> memfd:sealed-91:4013 [120]",
+        "             :-1    -1 [000]   523.000020:       sched:sched_switch: prev_comm=kworker/u8:3 prev_pid=77 prev_prio=120 prev_state=I ==> next_comm=opt 44ajmyhya5r next_pid=11684 next_prio=130",
+        " memfd:sealed-91  4013 [001]   523.000030:   sched:sched_wakeup_new: memfd:sealed-91:4014 [120]<CANT FIND FIELD success> CPU:001",
+    ]);
+    assert_eq!(
+        programs(&t),
+        [
+            "kworker/u8:3/77 None W1 r20000",
+            "memfd:sealed-91/4013 None b r20000 w3",
+            "opt 44ajmyhya5r/11684 None r20000",
+            "memfd:sealed-91/4014 None b",
+        ]
+    );
+    assert_eq!(t.tasks[2].prio, 130);
+    assert_eq!(t.wakes.len(), 1);
+    assert_eq!((t.wakes[0].kind, t.wakes[0].run_delay_ns), (WakerKind::KernelThread, 10_000));
+    assert_eq!(t.summary.wakeups_by_kind.get("kernel_thread"), Some(&1));
+    assert_eq!(t.summary.forms, ["perf script", "key=value", "plugin"]);
+}
