@@ -1,8 +1,10 @@
 //! How fast `sched_trace::import` reads perf script text: generates about 100 MB of
-//! synthetic `perf sched record` / `perf script` output (client-server pairs on 8 CPUs:
-//! sched_waking, sched_stat_runtime and sched_switch lines, as perf prints them), then
-//! times three imports and prints the median rate. Peak memory: run it under
-//! `/usr/bin/time -v` and compare "Maximum resident set size" with the text size printed.
+//! synthetic `perf sched record` / `perf script` output (client-server pairs on 8 CPUs
+//! waking each other: sched_waking, sched_stat_runtime and sched_switch lines, as perf
+//! prints them), then times three imports and prints the median rate, by wall time and
+//! by this process's CPU time (the machine may be shared). Peak memory: run it under
+//! `/usr/bin/time -v` and compare "Maximum resident set size" with the text size printed
+//! (the text itself is part of it).
 //!
 //! `cargo run --release -p schedsim --example import_speed [MB]`; with file names
 //! instead, it imports each and prints its summary.
@@ -15,62 +17,80 @@ fn synthetic(bytes: usize) -> String {
     let (cpus, pairs) = (8u64, 400u64);
     let mut t_ns = 5_000_000_000_000u64;
     let mut k = 0u64;
+    let ts = |ns: u64| format!("{:5}.{:06}", ns / 1_000_000_000, (ns % 1_000_000_000) / 1_000);
     while out.len() < bytes {
         let cpu = k % cpus;
         let pair = (k / cpus) % pairs;
-        let (c, s) = (10_000 + 2 * pair, 10_001 + 2 * pair);
+        // Even rounds the client wakes the server and sleeps, odd ones the reverse.
+        let (a, b) = if (k / (cpus * pairs)) % 2 == 0 { ("client", "server") } else { ("server", "client") };
+        let (ap, bp) =
+            if a == "client" { (10_000 + 2 * pair, 10_001 + 2 * pair) } else { (10_001 + 2 * pair, 10_000 + 2 * pair) };
         let run = 1_000 + (k * 7919) % 40_000;
-        let t = |ns: u64| format!("{:5}.{:06}", ns / 1_000_000_000, (ns % 1_000_000_000) / 1_000);
-        let (t0, t1, t2) = (t(t_ns), t(t_ns + run), t(t_ns + run + 2_000));
+        let (t0, t1, t2) = (ts(t_ns), ts(t_ns + run), ts(t_ns + run + 2_000));
+        let col = format!("{a}-{pair}");
         let _ = writeln!(
             out,
-            "{:>16} {c:>6} [{cpu:03}] {t0}: sched:sched_waking: comm=server-{pair} pid={s} prio=120 target_cpu={:03}",
-            format!("client-{pair}"),
-            (cpu + 1) % cpus
+            "{col:>16} {ap:>6} [{cpu:03}] {t0}:       sched:sched_waking: comm={b}-{pair} pid={bp} prio=120 target_cpu={cpu:03}"
         );
         let _ = writeln!(
             out,
-            "{:>16} {c:>6} [{cpu:03}] {t1}: sched:sched_stat_runtime: comm=client-{pair} pid={c} runtime={run} [ns] \
-             vruntime={} [ns]",
-            format!("client-{pair}"),
-            k * 1000
+            "{col:>16} {ap:>6} [{cpu:03}] {t1}: sched:sched_stat_runtime: comm={a}-{pair} pid={ap} runtime={run} [ns]"
         );
         let _ = writeln!(
             out,
-            "{:>16} {c:>6} [{cpu:03}] {t2}: sched:sched_switch: prev_comm=client-{pair} prev_pid={c} prev_prio=120 \
-             prev_state=S ==> next_comm=server-{pair} next_pid={s} next_prio=120",
-            format!("client-{pair}")
+            "{col:>16} {ap:>6} [{cpu:03}] {t2}:       sched:sched_switch: prev_comm={a}-{pair} prev_pid={ap} prev_prio=120 \
+             prev_state=S ==> next_comm={b}-{pair} next_pid={bp} next_prio=120"
         );
-        t_ns += 3_000;
+        if cpu == cpus - 1 {
+            t_ns += run + 3_000;
+        }
         k += 1;
     }
     out
 }
 
+/// This process's user + system CPU time, s (`/proc/self/stat` fields 14 and 15, in
+/// clock ticks of 1/100 s).
+fn cpu_s() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<f64> = after.split_whitespace().map(|x| x.parse().unwrap_or(0.0)).collect();
+    (f.get(11).unwrap_or(&0.0) + f.get(12).unwrap_or(&0.0)) / 100.0
+}
+
+fn import_files(files: &[String]) {
+    for f in files {
+        let bytes = std::fs::read(f).unwrap_or_else(|e| panic!("{f}: {e}"));
+        let t0 = Instant::now();
+        match schedsim::sched_trace::import(&bytes, f) {
+            Ok(t) => {
+                println!("== {f} ({:.3} s, {} wakes)", t0.elapsed().as_secs_f64(), t.wakes.len());
+                for l in t.summary.lines() {
+                    println!("  {l}");
+                }
+                let p = t.replay_params();
+                let steps: usize = p.tasks.iter().map(|t| t.program.len()).sum();
+                match schedsim::Workload::Replay(p).validate(t.cpus) {
+                    Ok(()) => println!("  replay: {steps} steps, valid"),
+                    Err(e) => println!("  replay: {e}"),
+                }
+            }
+            Err(e) => println!("== {e}"),
+        }
+    }
+}
+
 fn main() {
     let files: Vec<String> = std::env::args().skip(1).filter(|a| a.parse::<usize>().is_err()).collect();
     if !files.is_empty() {
-        for f in files {
-            let bytes = std::fs::read(&f).unwrap_or_else(|e| panic!("{f}: {e}"));
-            let t0 = Instant::now();
-            match schedsim::sched_trace::import(&bytes, &f) {
-                Ok(t) => {
-                    println!("== {f} ({:.3} s, {} wakes)", t0.elapsed().as_secs_f64(), t.wakes.len());
-                    for l in t.summary.lines() {
-                        println!("  {l}");
-                    }
-                }
-                Err(e) => println!("== {e}"),
-            }
-        }
-        return;
+        return import_files(&files);
     }
     let mb: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(100);
     let text = synthetic(mb << 20);
     println!("text: {} bytes ({:.1} MB), {} lines", text.len(), text.len() as f64 / 1e6, text.lines().count());
-    let mut rates = Vec::new();
+    let (mut wall, mut cpu) = (Vec::new(), Vec::new());
     for _ in 0..3 {
-        let t0 = Instant::now();
+        let (t0, c0) = (Instant::now(), cpu_s());
         let trace = match schedsim::sched_trace::import(text.as_bytes(), "synthetic") {
             Ok(t) => t,
             Err(e) => {
@@ -78,15 +98,19 @@ fn main() {
                 std::process::exit(1);
             }
         };
-        let s = t0.elapsed().as_secs_f64();
-        rates.push(text.len() as f64 / 1e6 / s);
+        let (s, c) = (t0.elapsed().as_secs_f64(), (cpu_s() - c0).max(0.01));
+        let mb = text.len() as f64 / 1e6;
+        wall.push(mb / s);
+        cpu.push(mb / c);
         println!(
-            "import: {s:.3} s, {:.0} MB/s, {} tasks, {} wakes",
-            rates[rates.len() - 1],
+            "import: {s:.3} s wall, {c:.2} s CPU: {:.0} MB/s wall, {:.0} MB/s of CPU time; {} tasks, {} wakes",
+            mb / s,
+            mb / c,
             trace.tasks.len(),
             trace.wakes.len()
         );
     }
-    rates.sort_by(f64::total_cmp);
-    println!("median: {:.0} MB/s", rates[1]);
+    wall.sort_by(f64::total_cmp);
+    cpu.sort_by(f64::total_cmp);
+    println!("median: {:.0} MB/s wall, {:.0} MB/s of CPU time", wall[1], cpu[1]);
 }
