@@ -22,7 +22,7 @@ fn synthetic(bytes: usize) -> String {
         let cpu = k % cpus;
         let pair = (k / cpus) % pairs;
         // Even rounds the client wakes the server and sleeps, odd ones the reverse.
-        let (a, b) = if (k / (cpus * pairs)) % 2 == 0 { ("client", "server") } else { ("server", "client") };
+        let (a, b) = if (k / (cpus * pairs)).is_multiple_of(2) { ("client", "server") } else { ("server", "client") };
         let (ap, bp) =
             if a == "client" { (10_000 + 2 * pair, 10_001 + 2 * pair) } else { (10_001 + 2 * pair, 10_000 + 2 * pair) };
         let run = 1_000 + (k * 7919) % 40_000;
