@@ -407,3 +407,40 @@ fn perf_quirks_of_real_traces() {
     assert_eq!(t.summary.wakeups_by_kind.get("kernel_thread"), Some(&1));
     assert_eq!(t.summary.forms, ["perf script", "key=value", "plugin"]);
 }
+
+/// `__schedule()` dequeues a task before it traces `sched_switch`, so a waker on
+/// another CPU can trace its `sched_waking` first: that waking wakes the sleep that
+/// follows (within `EARLY_WAKE_NS`), rather than being lost.
+#[test]
+fn a_waking_traced_just_before_the_wakees_switch_out_wakes_that_sleep() {
+    let t = imp_lines(&[
+        "swapper/1 0 [001] 1.000000: sched:sched_switch: swapper/1:0 [120] R ==> b:6 [120]",
+        "a 5 [000] 1.000010: sched:sched_waking: comm=b pid=6 prio=120 target_cpu=001",
+        "b 6 [001] 1.000012: sched:sched_switch: b:6 [120] S ==> swapper/1:0 [120]",
+        "swapper/1 0 [001] 1.000020: sched:sched_switch: swapper/1:0 [120] R ==> b:6 [120]",
+        "a 5 [000] 1.000030: sched:sched_switch: a:5 [120] S ==> swapper/0:0 [120]",
+    ]);
+    assert_eq!(programs(&t), ["b/6 None r12000 b r10000", "a/5 None r12000 W0 r18000"]);
+    assert_eq!((t.summary.early_wakes, t.summary.wakeups_not_sleeping, t.summary.switch_ins_unwoken), (1, 0, 0));
+    let w = &t.wakes[0];
+    assert_eq!(
+        (w.time_ns, w.waker, w.last_cpu, w.ran_cpu, w.run_delay_ns),
+        (1_000_010_000, Some(1), Some(1), 1, 10_000)
+    );
+}
+
+/// Sync is judged on the waker's CPU time from the waking to its sleep: a wakee that
+/// preempts its waker at once (`R+`) does not make the wake less synchronous.
+#[test]
+fn sync_counts_the_wakers_cpu_time_not_the_time_it_waited() {
+    let lines = |after_us: u32| {
+        imp_lines(&[
+            "a 5 [000] 1.000000: sched:sched_waking: comm=b pid=6 prio=120 target_cpu=000",
+            "a 5 [000] 1.000005: sched:sched_switch: a:5 [120] R+ ==> b:6 [120]",
+            "b 6 [000] 1.000500: sched:sched_switch: b:6 [120] S ==> a:5 [120]",
+            &format!("a 5 [000] 1.{:06}: sched:sched_switch: a:5 [120] S ==> swapper/0:0 [120]", 500 + after_us),
+        ])
+    };
+    assert_eq!(programs(&lines(10)), ["a/5 None W1 r15000", "b/6 None b r495000"]);
+    assert_eq!(programs(&lines(60)), ["a/5 None w1 r65000", "b/6 None b r495000"]);
+}
