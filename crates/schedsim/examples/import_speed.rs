@@ -69,6 +69,19 @@ fn import_files(files: &[String]) {
                     println!("  {l}");
                 }
                 let p = t.replay_params();
+                let text: Vec<String> =
+                    p.tasks.iter().map(|t| schedsim::workload::replay::ops_text(&t.program)).collect();
+                let digest = schedsim::sched_trace::sha256_hex(text.join("\n").as_bytes());
+                println!("  programs' digest: {}", &digest[..16]);
+                let same_cpu = |a: u32, b: u32| {
+                    if a == b {
+                        schedsim::topology::Distance::SameCpu
+                    } else {
+                        schedsim::topology::Distance::SameLlc
+                    }
+                };
+                let stats = schedsim::wake_stats::WakeStats::of(&t.wakes, same_cpu, t.busy_share);
+                println!("  wake stats: {}", serde_json::to_string(&stats).unwrap_or_default());
                 let steps: usize = p.tasks.iter().map(|t| t.program.len()).sum();
                 match schedsim::Workload::Replay(p).validate(t.cpus) {
                     Ok(()) => println!("  replay: {steps} steps, valid"),
