@@ -69,6 +69,9 @@ fn import_files(files: &[String]) {
                     println!("  {l}");
                 }
                 let p = t.replay_params();
+                if std::env::var("SIMULATE").is_ok() {
+                    simulate(&p);
+                }
                 let text: Vec<String> =
                     p.tasks.iter().map(|t| schedsim::workload::replay::ops_text(&t.program)).collect();
                 let digest = schedsim::sched_trace::sha256_hex(text.join("\n").as_bytes());
@@ -90,6 +93,30 @@ fn import_files(files: &[String]) {
             }
             Err(e) => println!("== {e}"),
         }
+    }
+}
+
+/// Replays the trace once on the `demo` preset's machine and kernels (`SIMULATE=1`):
+/// the programs run to their end, and the wake log has the simulated side.
+fn simulate(p: &schedsim::workload::ReplayParams) {
+    let Some(mut e) = schedsim::presets::experiment("demo") else { return };
+    e.workload = schedsim::Workload::Replay(p.clone());
+    e.clients = vec![1];
+    e.iterations = 1;
+    e.warmup_ms = 0;
+    e.duration_ms = 10 * (p.span_ns / 1_000_000).max(1);
+    let t0 = Instant::now();
+    match e.wake_log(0, 1, 0) {
+        Ok(w) => println!(
+            "  simulated on demo ({}): {} wakes, value {:.3}, finished {}, {:.1} ms simulated, {:.2} s",
+            e.kernels[0].name,
+            w.records.len(),
+            w.value,
+            w.finished,
+            w.elapsed_ns as f64 / 1e6,
+            t0.elapsed().as_secs_f64()
+        ),
+        Err(err) => println!("  simulated: {err}"),
     }
 }
 

@@ -571,6 +571,7 @@ fn finish(mut p: Parsed, name: &str, sha256: String, mut sum: ImportSummary) -> 
     sum.kernel_threads = c.tasks.iter().filter(|t| t.kthread).count() as u32;
     sum.percpu_kthreads = c.tasks.iter().filter(|t| t.percpu.is_some()).count() as u32;
     sum.rt_tasks = c.tasks.iter().filter(|t| t.prio < 100).count() as u32;
+    sum.niced_tasks = c.tasks.iter().filter(|t| t.prio >= 100 && t.prio != 120).count() as u32;
     sum.cpus_seen = p.cpu_lines.iter().filter(|l| l.is_some()).count() as u32;
     sum.cpus = cpus;
     sum.span_ns = span_ns;

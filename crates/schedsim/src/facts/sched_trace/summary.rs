@@ -31,6 +31,9 @@ pub struct ImportSummary {
     /// Tasks at real-time priority (prio < 100): pinned where they first ran, run as
     /// CFS tasks (the model is CFS only).
     pub rt_tasks: u32,
+    /// CFS tasks at a nice other than 0 (prio 100..139 but not 120): the model runs every
+    /// task at nice 0 (it has no task weights).
+    pub niced_tasks: u32,
     /// Wakeups that woke a sleeping task, by the waker's kind (`task`, `kernel_thread`,
     /// `idle`).
     pub wakeups_by_kind: BTreeMap<String, u64>,
@@ -133,6 +136,7 @@ impl ImportSummary {
             (self.switch_ins_unwoken, "switch-ins with no wakeup seen (woken by an interrupt)"),
             (self.inconsistent_switches, "switches inconsistent with the state so far"),
             (self.pid_reuses as u64, "pids reused after exit (new tasks)"),
+            (self.niced_tasks as u64, "tasks at a nice other than 0 (the model runs them at nice 0)"),
             (self.unrecognised_lines, "lines that are no event (skipped)"),
         ];
         for (n, what) in notes {
