@@ -2,10 +2,11 @@
 //!
 //! Every accepted line has the same head, whatever the tool: `COMM PID [CPU] TIME:
 //! EVENT: ARGS`. perf script (`tools/perf/builtin-script.c`, `perf_sample__fprintf_start`)
-//! prints `%16s %5d` (or `%5d/%-5d` for pid/tid with `-F pid,tid`), `[%03d]` and the time
-//! as `%5lu.%06lu:` (`%09lu` with `--ns`); trace-cmd report (`trace-cmd/lib/trace-cmd/
-//! trace-output.c`, `tracecmd_print_event`) and the kernel's own `trace` file print
-//! `%16s-%-5d`, `[%03d]`, an optional latency column (`d..2.`) and the time. The head is
+//! prints the comm right-aligned in 16 columns, the tid (or `pid/tid` with `-F pid,tid`),
+//! `[%03d]` and the time as `%5lu.%06lu:` (9 decimals with `--ns`); trace-cmd report
+//! (`tracecmd/trace-read.c`, through libtraceevent's `tep_print_event`) and the kernel's
+//! own `trace` file (`kernel/trace/trace.c`, `trace_print_context`) print `comm-pid`,
+//! `[%03d]`, an optional latency column (`d..2.`) and the time. The head is
 //! found from the `[CPU]` token followed by a timestamp, so a COMM may hold spaces, dashes
 //! or brackets; the PID is the last word before it (perf) or what follows the last `-`
 //! (trace-cmd).

@@ -562,9 +562,8 @@ pub(super) fn convert(
             c.progs[k as usize].push(Op::Exit);
         }
     }
-    // Real-time tasks (prio < 100) are pinned where they first ran: the model is CFS
-    // only, and an RT task would otherwise wander. Per-CPU threads go to their CPU when
-    // the trace shows it.
+    // Each task is named by its last payload comm; a per-CPU thread keeps its CPU when
+    // the trace has that CPU (the pinning itself, and RT tasks', is `replay_params`').
     for (i, t) in c.tasks.iter_mut().enumerate() {
         t.name = String::from_utf8_lossy(names.get(c.comms[i] as usize).map_or(&[], |b| b)).into_owned();
         if t.percpu.is_some_and(|p| p >= cpus) {
