@@ -55,8 +55,10 @@ pub(super) fn gunzip(b: &[u8], limit: usize) -> Result<Gunzipped, String> {
     let body = b.get(start..).unwrap_or(&[]);
     match decompress_to_vec_with_limit(body, limit) {
         Ok(text) => {
-            // ISIZE, the trailer's length mod 2^32, catches a second member or garbage
-            // after the first (the deflate stream ends on its own final block).
+            // ISIZE, the last trailer's length mod 2^32, catches a second member or
+            // garbage after the first (the deflate stream ends on its own final block,
+            // and `decompress_to_vec_with_limit` does not say where): members whose
+            // lengths agree mod 2^32 would pass, a case `cat a.gz b.gz` rarely makes.
             if b.len() >= 8 {
                 let t = &b[b.len() - 4..];
                 let isize = u32::from_le_bytes([t[0], t[1], t[2], t[3]]);

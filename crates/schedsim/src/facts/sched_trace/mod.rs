@@ -30,7 +30,7 @@ pub use summary::ImportSummary;
 use crate::facts::recording::WakeRecord;
 use crate::facts::workload::replay::{Op, ReplayParams, ReplayTask, REPLAY_TASKS_MAX};
 use parse::{HeadError, Left, Named};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
 /// Most bytes of trace text (after gunzip). 512 MiB: the importer holds the text and
@@ -257,6 +257,20 @@ impl Comms {
 }
 
 /// Reads a trace (text or gzip). `name` is the file's name, for messages and the replay.
+///
+/// ```
+/// let text = "\
+///       client   100 [000]  1.000000: sched:sched_waking: comm=server pid=200 prio=120 target_cpu=001
+///    swapper/1     0 [001]  1.000010: sched:sched_switch: swapper/1:0 [120] R ==> server:200 [120]
+/// ";
+/// let trace = schedsim::sched_trace::import(text.as_bytes(), "example.txt").unwrap();
+/// assert_eq!((trace.tasks.len(), trace.cpus, trace.span_ns), (2, 2, 10_000));
+/// // The client ran from the start and woke the server, which blocked until then.
+/// let replay = trace.replay_params();
+/// let ops: Vec<String> = replay.tasks.iter().map(|t| schedsim::workload::replay::ops_text(&t.program)).collect();
+/// assert_eq!(ops, ["w1 r10000", "b"]);
+/// assert_eq!((trace.wakes[0].waker, trace.wakes[0].run_delay_ns), (Some(0), 10_000));
+/// ```
 pub fn import(bytes: &[u8], name: &str) -> Result<Trace, TraceError> {
     import_with(bytes, name, &mut |_| true)
 }
@@ -320,7 +334,7 @@ struct Parsed {
     events: Vec<Ev>,
     comms: Comms,
     cpu_lines: Vec<Option<(u64, String)>>,
-    skipped: HashMap<Box<[u8]>, u64>,
+    skipped: BTreeMap<Box<[u8]>, u64>,
     counts: [u64; 7],
     perf: bool,
     dash: bool,
@@ -515,9 +529,10 @@ fn finish(mut p: Parsed, name: &str, sha256: String, mut sum: ImportSummary) -> 
             sum.events.insert(k.to_string(), n);
         }
     }
-    let mut skipped: Vec<_> = p.skipped.drain().collect();
-    skipped.sort();
-    sum.skipped = skipped.into_iter().map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v)).collect();
+    sum.skipped = std::mem::take(&mut p.skipped)
+        .into_iter()
+        .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
+        .collect();
     let (switches, wakings, wakeups) = (p.counts[0], p.counts[1], p.counts[2]);
     if switches == 0 && wakings == 0 {
         let had = if sum.skipped.is_empty() {
@@ -557,6 +572,7 @@ fn finish(mut p: Parsed, name: &str, sha256: String, mut sum: ImportSummary) -> 
     sum.kernel_threads = c.tasks.iter().filter(|t| t.kthread).count() as u32;
     sum.percpu_kthreads = c.tasks.iter().filter(|t| t.percpu.is_some()).count() as u32;
     sum.rt_tasks = c.tasks.iter().filter(|t| t.prio < 100).count() as u32;
+    sum.niced_tasks = c.tasks.iter().filter(|t| t.prio >= 100 && t.prio != 120).count() as u32;
     sum.cpus_seen = p.cpu_lines.iter().filter(|l| l.is_some()).count() as u32;
     sum.cpus = cpus;
     sum.span_ns = span_ns;

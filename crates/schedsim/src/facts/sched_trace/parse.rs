@@ -2,10 +2,11 @@
 //!
 //! Every accepted line has the same head, whatever the tool: `COMM PID [CPU] TIME:
 //! EVENT: ARGS`. perf script (`tools/perf/builtin-script.c`, `perf_sample__fprintf_start`)
-//! prints `%16s %5d` (or `%5d/%-5d` for pid/tid with `-F pid,tid`), `[%03d]` and the time
-//! as `%5lu.%06lu:` (`%09lu` with `--ns`); trace-cmd report (`trace-cmd/lib/trace-cmd/
-//! trace-output.c`, `tracecmd_print_event`) and the kernel's own `trace` file print
-//! `%16s-%-5d`, `[%03d]`, an optional latency column (`d..2.`) and the time. The head is
+//! prints the comm right-aligned in 16 columns, the tid (or `pid/tid` with `-F pid,tid`),
+//! `[%03d]` and the time as `%5lu.%06lu:` (9 decimals with `--ns`); trace-cmd report
+//! (`tracecmd/trace-read.c`, through libtraceevent's `tep_print_event`) and the kernel's
+//! own `trace` file (`kernel/trace/trace.c`, `trace_print_context`) print `comm-pid`,
+//! `[%03d]`, an optional latency column (`d..2.`) and the time. The head is
 //! found from the `[CPU]` token followed by a timestamp, so a COMM may hold spaces, dashes
 //! or brackets; the PID is the last word before it (perf) or what follows the last `-`
 //! (trace-cmd).
@@ -329,16 +330,12 @@ pub(super) fn wakeup(a: &[u8]) -> Option<(Named<'_>, bool)> {
         return Some((Named { comm: &a[5..pp], pid: num_u32(pid)?, prio }, false));
     }
     let mut s = trim(a);
-    for _ in 0..3 {
-        // libtraceevent prints `<CANT FIND FIELD success>` where a plugin asks for a
-        // field the kernel's event no longer has (perf 6.1's own sched plugin on a
-        // kernel whose sched_wakeup lost `success` in v5.x).
-        if s.ends_with(b">") {
-            if let Some(o) = rfind(s, b"<CANT FIND FIELD") {
-                s = trim(&s[..o]);
-                continue;
-            }
-        }
+    // perf 6.1's own plugin asks for the `success` field the kernel dropped in v4.3 and
+    // prints `<CANT FIND FIELD success>` glued to the prio: what follows is unused.
+    if let Some(p) = find(s, b"<CANT FIND FIELD", 0) {
+        s = trim(&s[..p]);
+    }
+    for _ in 0..2 {
         let sp = s.iter().rposition(|&c| c == b' ');
         let last = &s[sp.map_or(0, |i| i + 1)..];
         if last.starts_with(b"CPU:") || last.starts_with(b"success=") {
@@ -446,10 +443,12 @@ mod tests {
         assert!(
             switch(b"prev_comm=a prev_pid=z prev_prio=1 prev_state=S ==> next_comm=b next_pid=1 next_prio=1").is_none()
         );
-        let (w, _) = wakeup(b"migration/0:18 [0]<CANT FIND FIELD success> CPU:000").unwrap();
-        assert_eq!((w.comm, w.pid, w.prio), (&b"migration/0"[..], 18, 0));
         let (w, plugin) = wakeup(b"perf:12346 [120] success=1 CPU:001").unwrap();
         assert_eq!((w.comm, w.pid, w.prio, plugin), (&b"perf"[..], 12346, 120, true));
+        let (w, _) = wakeup(b"sched-pipe:11685 [120]<CANT FIND FIELD success> CPU:001").unwrap();
+        assert_eq!((w.comm, w.pid, w.prio), (&b"sched-pipe"[..], 11685, 120));
+        let (w, _) = wakeup(b"memfd:sealed-91:4013 [120] CPU:001").unwrap();
+        assert_eq!((w.comm, w.pid), (&b"memfd:sealed-91"[..], 4013));
         let (w, _) = wakeup(b"comm=a b pid=7 prio=120 success=1 target_cpu=002").unwrap();
         assert_eq!((w.comm, w.pid), (&b"a b"[..], 7));
         let (p, c) = fork(b"comm=bash pid=10 child_comm=bash child_pid=11").unwrap();

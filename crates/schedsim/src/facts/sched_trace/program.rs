@@ -23,11 +23,20 @@ use crate::facts::recording::{WakeRecord, WakerKind};
 use crate::facts::workload::replay::Op;
 use std::collections::HashMap;
 
-/// A wakeup is synchronous (WF_SYNC) when the waker goes to sleep at most this long
-/// after it: a pipe or socket write followed by the read that waits for the answer
-/// takes a few microseconds of kernel time (tbench's and hackbench's loops measure
-/// 2-20 us), so 50 us holds those and leaves out a waker that goes on computing.
+/// A wakeup is synchronous (WF_SYNC) when the waker goes to sleep after at most this
+/// much more CPU time: a pipe or socket write followed by the read that waits for the
+/// answer takes a few microseconds of kernel time (tbench's and hackbench's loops
+/// measure 2-20 us), so 50 us holds those and leaves out a waker that goes on
+/// computing. CPU time, not wall time: the wakee often preempts its waker at once (the
+/// waker switches out `R+`) and the waker sleeps when it next runs.
 pub const SYNC_WINDOW_NS: u64 = 50_000;
+
+/// A `sched_waking` of a task still on its CPU that switches out asleep at most this
+/// long after wakes that sleep. `__schedule()` dequeues the task before it picks the
+/// next one and traces `sched_switch` after, so a waker on another CPU can see it
+/// asleep (`on_rq` 0) and trace its waking first; `pick_next_task()` with a newidle
+/// balance can take tens of microseconds in between.
+pub const EARLY_WAKE_NS: u64 = 100_000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
@@ -62,8 +71,13 @@ struct St {
     exiting: bool,
     prio_known: bool,
     pending: Option<Pending>,
-    /// Wakes in this task's program that become sync if it sleeps soon: (op index, time).
+    /// Wakes in this task's program that become sync if it sleeps soon: (op index, its
+    /// CPU time then).
     sync: Vec<(usize, u64)>,
+    /// CPU time so far, ns.
+    cpu_ns: u64,
+    /// A waking seen while the task was still on its CPU (see [`EARLY_WAKE_NS`]).
+    early: Option<Pending>,
 }
 
 /// What the converter gives.
@@ -84,21 +98,12 @@ struct Conv<'a> {
     st: Vec<St>,
     progs: Vec<Vec<Op>>,
     cpu_cur: Vec<u32>,
+    /// Per CPU: the time of its last switch (a task found running there without a
+    /// switch-in has run since then).
+    cpu_switch_ns: Vec<u64>,
     wakes: Vec<WakeRecord>,
     busy_ns: u64,
-    /// Per CPU, by its own switches: not seen yet, busy since a time, or idle. The busy
-    /// share is summed from these, so tasks whose runs the trace leaves uncertain (first
-    /// seen mid-run on a CPU another task also held) cannot count one CPU twice.
-    cpu_busy: Vec<CpuBusy>,
-    cpu_busy_ns: u64,
     sum: &'a mut ImportSummary,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum CpuBusy {
-    Unseen,
-    Since(u64),
-    Idle,
 }
 
 const NONE: u32 = u32::MAX;
@@ -183,12 +188,22 @@ fn push_run(prog: &mut Vec<Op>, ns: u64) {
 impl Conv<'_> {
     /// The task of `t`, numbered on first sight; `None` for pid 0 (idle).
     fn task(&mut self, t: TaskRef, ev: &Ev) -> Result<Option<u32>, TraceError> {
+        self.task_named(t, ev, true)
+    }
+
+    /// The line's current task: its comm (perf's thread table, `kworker/u8:3+lo`) names
+    /// a task only until an event's own `comm=` (the kernel's) does.
+    fn current(&mut self, t: TaskRef, ev: &Ev) -> Result<Option<u32>, TraceError> {
+        self.task_named(t, ev, false)
+    }
+
+    fn task_named(&mut self, t: TaskRef, ev: &Ev, rename: bool) -> Result<Option<u32>, TraceError> {
         if t.pid == 0 || t.pid == NO_PID {
             return Ok(None);
         }
         if let Some(&k) = self.pid_task.get(&t.pid) {
             if self.st[k as usize].phase != Phase::Dead {
-                if t.comm != NONE {
+                if rename && t.comm != NONE {
                     self.comms[k as usize] = t.comm;
                 }
                 if !self.st[k as usize].prio_known && t.prio != super::NO_PRIO {
@@ -229,6 +244,8 @@ impl Conv<'_> {
             prio_known,
             pending: None,
             sync: Vec::new(),
+            cpu_ns: 0,
+            early: None,
         });
         self.progs.push(Vec::new());
         self.pid_task.insert(t.pid, k);
@@ -242,15 +259,18 @@ impl Conv<'_> {
             let ns = t.saturating_sub(since);
             push_run(&mut self.progs[i], ns);
             self.busy_ns += ns;
+            self.st[i].cpu_ns += ns;
             self.st[i].phase = Phase::Running { cpu, since: t };
         }
     }
 
-    /// A task seen on a CPU without a switch-in: running since the trace began.
+    /// A task seen on a CPU without a switch-in: running since the trace began (or
+    /// since the CPU's last switch, when the trace shows one).
     fn ensure_running(&mut self, k: u32, cpu: u32) {
+        let since = self.cpu_switch_ns.get(cpu as usize).copied().unwrap_or(self.start_ns);
         let s = &mut self.st[k as usize];
         if s.phase == Phase::Fresh {
-            s.phase = Phase::Running { cpu, since: self.start_ns };
+            s.phase = Phase::Running { cpu, since };
             s.first_cpu.get_or_insert(cpu);
             s.last_cpu = Some(cpu);
             self.sum.running_at_start += 1;
@@ -260,34 +280,12 @@ impl Conv<'_> {
         }
     }
 
-    /// The CPU's busy time from its own events: busy from the start if its first line's
-    /// current task is not idle, then switch by switch.
-    fn cpu_account(&mut self, cpu: u32, first_cur_busy: bool, switched_to: Option<bool>, t: u64) {
-        let Some(b) = self.cpu_busy.get_mut(cpu as usize) else { return };
-        if *b == CpuBusy::Unseen {
-            *b = if first_cur_busy { CpuBusy::Since(self.start_ns) } else { CpuBusy::Idle };
-        }
-        match (switched_to, *b) {
-            (Some(true), CpuBusy::Idle) => *b = CpuBusy::Since(t),
-            (Some(false), CpuBusy::Since(s)) => {
-                self.cpu_busy_ns += t.saturating_sub(s);
-                *b = CpuBusy::Idle;
-            }
-            _ => {}
-        }
-    }
-
     fn event(&mut self, ev: &Ev, use_waking: bool) -> Result<(), TraceError> {
-        let cur = self.task(ev.cur, ev)?;
+        let cur = self.current(ev.cur, ev)?;
         let cpu = ev.cpu as u32;
         if let Some(k) = cur {
             self.ensure_running(k, cpu);
         }
-        let switched_to = match ev.kind {
-            Kind::Switch { next, .. } => Some(next.pid != 0),
-            _ => None,
-        };
-        self.cpu_account(cpu, ev.cur.pid != 0, switched_to, ev.time_ns);
         match ev.kind {
             Kind::Switch { prev, left, next } => {
                 let p = self.task(prev, ev)?;
@@ -350,12 +348,24 @@ impl Conv<'_> {
                 _ => self.sum.inconsistent_switches += 1,
             }
             self.flush(k, t);
-            let dead = left == Left::Dead || self.st[i].exiting;
+            // `sched_process_exit` comes before the last switch-out (`do_exit()` then
+            // `do_task_dead()`), and an exiting task can be preempted in between: it
+            // exits at its switch-out as dead (`X`, `Z`).
+            let dead = left == Left::Dead;
             let sleeping = left == Left::Sleeping;
-            let cands = std::mem::take(&mut self.st[i].sync);
+            let mut woken = false;
+            if let Some(e) = self.st[i].early.take() {
+                if sleeping && t.saturating_sub(e.time_ns) <= EARLY_WAKE_NS {
+                    self.wake_early(k, e, t);
+                    woken = true;
+                } else {
+                    self.sum.wakeups_not_sleeping += 1;
+                }
+            }
             if sleeping || dead {
+                let (cands, cpu_ns) = (std::mem::take(&mut self.st[i].sync), self.st[i].cpu_ns);
                 for (op, at) in cands {
-                    if t.saturating_sub(at) <= SYNC_WINDOW_NS {
+                    if cpu_ns.saturating_sub(at) <= SYNC_WINDOW_NS {
                         if let Some(Op::Wake { sync, .. }) = self.progs[i].get_mut(op) {
                             *sync = true;
                             self.sum.sync_wakes += 1;
@@ -366,11 +376,16 @@ impl Conv<'_> {
             self.st[i].phase = if dead {
                 self.progs[i].push(Op::Exit);
                 Phase::Dead
+            } else if woken {
+                Phase::Woken
             } else if sleeping {
                 Phase::Sleeping { since: t }
             } else {
                 Phase::Runnable
             };
+        }
+        if let Some(ts) = self.cpu_switch_ns.get_mut(cpu as usize) {
+            *ts = t;
         }
         if let Some(c) = self.cpu_cur.get_mut(cpu as usize) {
             *c = n.unwrap_or(NONE);
@@ -406,21 +421,76 @@ impl Conv<'_> {
         s.last_cpu = Some(cpu);
     }
 
+    /// A waking seen just before its wakee's switch-out asleep (`EARLY_WAKE_NS`): the
+    /// wakee sleeps and is woken at once; the waker's `Wake` goes where its program
+    /// stands now (its run split here if it still runs, or before the step that a
+    /// wakeup of its own added since).
+    fn wake_early(&mut self, w: u32, e: Pending, t: u64) {
+        let wi = w as usize;
+        *self.sum.wakeups_by_kind.entry(kind_name(e.kind).to_string()).or_insert(0) += 1;
+        self.sum.early_wakes += 1;
+        match e.waker.filter(|&k| k != w) {
+            Some(k) => {
+                let ki = k as usize;
+                let op = Op::Wake { task: w, sync: false };
+                let at = match self.st[ki].phase {
+                    Phase::Running { .. } => {
+                        self.flush(k, t);
+                        self.progs[ki].push(op);
+                        self.progs[ki].len() - 1
+                    }
+                    Phase::Woken | Phase::Dead if !self.progs[ki].is_empty() => {
+                        let at = self.progs[ki].len() - 1;
+                        self.progs[ki].insert(at, op);
+                        at
+                    }
+                    _ => {
+                        self.progs[ki].push(op);
+                        self.progs[ki].len() - 1
+                    }
+                };
+                match self.st[ki].phase {
+                    // Its CPU time at the waking: now's, less the wall time since (it ran).
+                    Phase::Running { .. } => {
+                        let cpu_ns = self.st[ki].cpu_ns.saturating_sub(t.saturating_sub(e.time_ns));
+                        self.st[ki].sync.push((at, cpu_ns));
+                    }
+                    Phase::Sleeping { since } if since.saturating_sub(e.time_ns) <= SYNC_WINDOW_NS => {
+                        self.progs[ki][at] = Op::Wake { task: w, sync: true };
+                        self.sum.sync_wakes += 1;
+                    }
+                    _ => {}
+                }
+                self.progs[wi].push(Op::Block);
+            }
+            None => {
+                self.progs[wi].push(Op::Irq { after_ns: 0, cpu: e.waker_cpu });
+                self.sum.irq_wakes += 1;
+            }
+        }
+        self.st[wi].pending = Some(e);
+    }
+
     fn wake(&mut self, ev: &Ev, waker: Option<u32>, w: u32) {
         let (t, cpu) = (ev.time_ns, ev.cpu as u32);
         let wi = w as usize;
-        let since = match self.st[wi].phase {
-            Phase::Sleeping { since } => since,
-            Phase::Fresh => self.start_ns,
-            _ => {
-                self.sum.wakeups_not_sleeping += 1;
-                return;
-            }
-        };
         let kind = match (ev.cur.pid, waker) {
             (0, _) => WakerKind::Idle,
             (_, Some(k)) if self.tasks[k as usize].kthread => WakerKind::KernelThread,
             _ => WakerKind::Task,
+        };
+        let since = match self.st[wi].phase {
+            Phase::Sleeping { since } => since,
+            Phase::Fresh => self.start_ns,
+            Phase::Running { cpu: on, .. } if self.st[wi].early.is_none() => {
+                let last_cpu = Some(on);
+                self.st[wi].early = Some(Pending { time_ns: t, waker, kind, waker_cpu: cpu, last_cpu });
+                return;
+            }
+            _ => {
+                self.sum.wakeups_not_sleeping += 1;
+                return;
+            }
         };
         *self.sum.wakeups_by_kind.entry(kind_name(kind).to_string()).or_insert(0) += 1;
         match waker.filter(|&k| k != w) {
@@ -429,7 +499,10 @@ impl Conv<'_> {
                 let ki = k as usize;
                 self.progs[ki].push(Op::Wake { task: w, sync: false });
                 let at = self.progs[ki].len() - 1;
-                self.st[ki].sync.push((at, t));
+                let cpu_ns = self.st[ki].cpu_ns;
+                // Only wakes still within the window can become sync (and the list stays short).
+                self.st[ki].sync.retain(|&(_, at)| cpu_ns.saturating_sub(at) <= SYNC_WINDOW_NS);
+                self.st[ki].sync.push((at, cpu_ns));
                 self.progs[wi].push(Op::Block);
             }
             None => {
@@ -471,10 +544,9 @@ pub(super) fn convert(
         st: Vec::new(),
         progs: Vec::new(),
         cpu_cur: vec![NONE; cpus as usize],
+        cpu_switch_ns: vec![start_ns; cpus as usize],
         wakes: Vec::new(),
         busy_ns: 0,
-        cpu_busy: vec![CpuBusy::Unseen; cpus as usize],
-        cpu_busy_ns: 0,
         sum,
     };
     for ev in events {
@@ -482,15 +554,16 @@ pub(super) fn convert(
     }
     for k in 0..c.tasks.len() as u32 {
         c.flush(k, end_ns);
-    }
-    for b in &c.cpu_busy {
-        if let CpuBusy::Since(s) = *b {
-            c.cpu_busy_ns += end_ns.saturating_sub(s);
+        let s = &c.st[k as usize];
+        if s.early.is_some() {
+            c.sum.wakeups_not_sleeping += 1;
+        }
+        if s.exiting && s.phase != Phase::Dead {
+            c.progs[k as usize].push(Op::Exit);
         }
     }
-    // Real-time tasks (prio < 100) are pinned where they first ran: the model is CFS
-    // only, and an RT task would otherwise wander. Per-CPU threads go to their CPU when
-    // the trace shows it.
+    // Each task is named by its last payload comm; a per-CPU thread keeps its CPU when
+    // the trace has that CPU (the pinning itself, and RT tasks', is `replay_params`').
     for (i, t) in c.tasks.iter_mut().enumerate() {
         t.name = String::from_utf8_lossy(names.get(c.comms[i] as usize).map_or(&[], |b| b)).into_owned();
         if t.percpu.is_some_and(|p| p >= cpus) {
@@ -498,6 +571,6 @@ pub(super) fn convert(
         }
         t.first_cpu = c.st[i].first_cpu;
     }
-    let Conv { tasks, comms, progs, wakes, cpu_busy_ns, .. } = c;
-    Ok(Converted { tasks, comms, programs: progs, wakes, busy_ns: cpu_busy_ns })
+    let Conv { tasks, comms, progs, wakes, busy_ns, .. } = c;
+    Ok(Converted { tasks, comms, programs: progs, wakes, busy_ns })
 }

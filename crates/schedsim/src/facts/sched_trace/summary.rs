@@ -31,11 +31,17 @@ pub struct ImportSummary {
     /// Tasks at real-time priority (prio < 100): pinned where they first ran, run as
     /// CFS tasks (the model is CFS only).
     pub rt_tasks: u32,
+    /// CFS tasks at a nice other than 0 (prio 100..139 but not 120): the model runs every
+    /// task at nice 0 (it has no task weights).
+    pub niced_tasks: u32,
     /// Wakeups that woke a sleeping task, by the waker's kind (`task`, `kernel_thread`,
     /// `idle`).
     pub wakeups_by_kind: BTreeMap<String, u64>,
     /// Wakeups that became an `Irq` step (idle or unknown waker).
     pub irq_wakes: u64,
+    /// Wakeups traced just before their wakee's switch-out asleep (`EARLY_WAKE_NS`):
+    /// applied to that sleep.
+    pub early_wakes: u64,
     /// Wakes marked sync (the waker slept within `SYNC_WINDOW_NS`).
     pub sync_wakes: u64,
     /// Events lost by the tracer (sum of the counts of its lost lines) and the number of
@@ -124,11 +130,13 @@ impl ImportSummary {
         let notes = [
             (self.out_of_order, "lines out of time order (sorted stably by time)"),
             (self.clock_steps, "clock steps back (later times shifted to continue)"),
+            (self.early_wakes, "wakeups traced just before the wakee's switch-out (applied to that sleep)"),
             (self.wakeups_not_sleeping, "wakeups of a task not asleep (no step)"),
             (self.running_at_start as u64, "tasks running at the start (run from the start)"),
             (self.switch_ins_unwoken, "switch-ins with no wakeup seen (woken by an interrupt)"),
             (self.inconsistent_switches, "switches inconsistent with the state so far"),
             (self.pid_reuses as u64, "pids reused after exit (new tasks)"),
+            (self.niced_tasks as u64, "tasks at a nice other than 0 (the model runs them at nice 0)"),
             (self.unrecognised_lines, "lines that are no event (skipped)"),
         ];
         for (n, what) in notes {

@@ -378,3 +378,101 @@ mod fuzz {
         }
     }
 }
+
+/// What real perf 6.x text holds (the shapes of the `traces/` recordings): comms with
+/// spaces and colons, perf's own thread-table comm in the task column
+/// (`kworker/u8:3+lo`) against the kernel's in the payload, `:-1 -1` task columns,
+/// right-aligned event names, and perf 6.1's plugin gluing `<CANT FIND FIELD success>`
+/// to the prio.
+#[test]
+fn perf_quirks_of_real_traces() {
+    let t = imp_lines(&[
+        " kworker/u8:3+lo    77 [000]   523.000000:       sched:sched_waking: comm=memfd:sealed-91 pid=4013 prio=120 target_cpu=001",
+        " opt 44ajmyhya5r 11684 [001]   523.000010:       sched:sched_switch: opt 44ajmyhya5r:11684 [130] R+ ==> memfd:sealed-91:4013 [120]",
+        "             :-1    -1 [000]   523.000020:       sched:sched_switch: prev_comm=kworker/u8:3 prev_pid=77 prev_prio=120 prev_state=I ==> next_comm=opt 44ajmyhya5r next_pid=11684 next_prio=130",
+        " memfd:sealed-91  4013 [001]   523.000030:   sched:sched_wakeup_new: memfd:sealed-91:4014 [120]<CANT FIND FIELD success> CPU:001",
+    ]);
+    assert_eq!(
+        programs(&t),
+        [
+            "kworker/u8:3/77 None W1 r20000",
+            "memfd:sealed-91/4013 None b r20000 w3",
+            "opt 44ajmyhya5r/11684 None r20000",
+            "memfd:sealed-91/4014 None b",
+        ]
+    );
+    assert_eq!(t.tasks[2].prio, 130);
+    assert_eq!(t.wakes.len(), 1);
+    assert_eq!((t.wakes[0].kind, t.wakes[0].run_delay_ns), (WakerKind::KernelThread, 10_000));
+    assert_eq!(t.summary.wakeups_by_kind.get("kernel_thread"), Some(&1));
+    assert_eq!(t.summary.forms, ["perf script", "key=value", "plugin"]);
+}
+
+/// `__schedule()` dequeues a task before it traces `sched_switch`, so a waker on
+/// another CPU can trace its `sched_waking` first: that waking wakes the sleep that
+/// follows (within `EARLY_WAKE_NS`), rather than being lost.
+#[test]
+fn a_waking_traced_just_before_the_wakees_switch_out_wakes_that_sleep() {
+    let t = imp_lines(&[
+        "swapper/1 0 [001] 1.000000: sched:sched_switch: swapper/1:0 [120] R ==> b:6 [120]",
+        "a 5 [000] 1.000010: sched:sched_waking: comm=b pid=6 prio=120 target_cpu=001",
+        "b 6 [001] 1.000012: sched:sched_switch: b:6 [120] S ==> swapper/1:0 [120]",
+        "swapper/1 0 [001] 1.000020: sched:sched_switch: swapper/1:0 [120] R ==> b:6 [120]",
+        "a 5 [000] 1.000030: sched:sched_switch: a:5 [120] S ==> swapper/0:0 [120]",
+    ]);
+    assert_eq!(programs(&t), ["b/6 None r12000 b r10000", "a/5 None r12000 W0 r18000"]);
+    assert_eq!((t.summary.early_wakes, t.summary.wakeups_not_sleeping, t.summary.switch_ins_unwoken), (1, 0, 0));
+    let w = &t.wakes[0];
+    assert_eq!(
+        (w.time_ns, w.waker, w.last_cpu, w.ran_cpu, w.run_delay_ns),
+        (1_000_010_000, Some(1), Some(1), 1, 10_000)
+    );
+}
+
+/// Sync is judged on the waker's CPU time from the waking to its sleep: a wakee that
+/// preempts its waker at once (`R+`) does not make the wake less synchronous.
+#[test]
+fn sync_counts_the_wakers_cpu_time_not_the_time_it_waited() {
+    let lines = |after_us: u32| {
+        imp_lines(&[
+            "a 5 [000] 1.000000: sched:sched_waking: comm=b pid=6 prio=120 target_cpu=000",
+            "a 5 [000] 1.000005: sched:sched_switch: a:5 [120] R+ ==> b:6 [120]",
+            "b 6 [000] 1.000500: sched:sched_switch: b:6 [120] S ==> a:5 [120]",
+            &format!("a 5 [000] 1.{:06}: sched:sched_switch: a:5 [120] S ==> swapper/0:0 [120]", 500 + after_us),
+        ])
+    };
+    assert_eq!(programs(&lines(10)), ["a/5 None W1 r15000", "b/6 None b r495000"]);
+    assert_eq!(programs(&lines(60)), ["a/5 None w1 r65000", "b/6 None b r495000"]);
+}
+
+/// A real deflate stream (Python's `gzip.compress(text, 9, mtime=0)` of the two lines
+/// below), not only the stored blocks the other tests make.
+#[test]
+fn gzip_with_compressed_blocks() {
+    const GZ: [u8; 135] = [
+        0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0x5d, 0x8c, 0x41, 0x0a, 0x83, 0x30, 0x14, 0x44,
+        0xf7, 0x9e, 0x62, 0x4e, 0xd0, 0xfe, 0x5f, 0xd0, 0x45, 0xe0, 0xf7, 0x10, 0xdd, 0x16, 0x91, 0x18, 0x83, 0x86,
+        0x62, 0xfd, 0x24, 0x29, 0xb9, 0x7e, 0xa3, 0xc5, 0x4d, 0x67, 0x31, 0x30, 0xc3, 0xe3, 0x59, 0xb4, 0x78, 0x12,
+        0x51, 0x0f, 0xbe, 0xd0, 0x11, 0x83, 0xe4, 0x16, 0x3f, 0x99, 0xa3, 0x87, 0x62, 0x5f, 0xe1, 0x3d, 0x1b, 0xb8,
+        0x6d, 0x5d, 0x65, 0x84, 0x86, 0x49, 0x3a, 0x68, 0x0c, 0x9b, 0xf0, 0x8d, 0x90, 0x6d, 0x9c, 0x7d, 0x1e, 0x9c,
+        0x7e, 0x84, 0x88, 0x9b, 0x54, 0xac, 0xaa, 0x8f, 0x57, 0x06, 0xed, 0x52, 0x3e, 0xa5, 0xfc, 0x27, 0x4d, 0x25,
+        0x64, 0xb7, 0xd4, 0xef, 0xe4, 0x4d, 0xe5, 0xab, 0xaf, 0xc7, 0x03, 0x22, 0x77, 0x8c, 0xa6, 0xfb, 0xed, 0xe6,
+        0x0b, 0xab, 0xdf, 0x52, 0x16, 0x9f, 0x00, 0x00, 0x00,
+    ];
+    let t = import(&GZ, "t.txt.gz").unwrap();
+    let plain = imp_lines(&[
+        "a 5 [000] 1.000000: sched:sched_waking: comm=b pid=6 prio=120 target_cpu=001",
+        "swapper/1 0 [001] 1.000010: sched:sched_switch: swapper/1:0 [120] R ==> b:6 [120]",
+    ]);
+    assert_eq!(programs(&t), programs(&plain));
+    assert_eq!(programs(&t), ["a/5 None w1 r10000", "b/6 None b"]);
+    assert!(t.summary.gzip && !t.summary.gzip_truncated);
+    // The digest is of the bytes given, not of the text.
+    assert_ne!(t.sha256, plain.sha256);
+    assert_eq!(t.sha256, sha256_hex(&GZ));
+    // A second member after the first (`cat a.gz b.gz`) is refused, not silently
+    // dropped (caught by the trailer's length, so members of one length mod 2^32 pass).
+    let mut two = GZ.to_vec();
+    two.extend_from_slice(&gzip::tests::gzip_stored(b"x 1 [000] 2.0: sched:sched_waking: comm=y pid=2\n"));
+    assert!(err(&two).contains("several gzip members"), "{}", err(&two));
+}
