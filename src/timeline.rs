@@ -423,49 +423,6 @@ pub fn ticks(v: ViewWindow, width: f64) -> Vec<(u64, String)> {
     out
 }
 
-/// A time for people: "12.345678 ms" at ns precision, trimmed.
-pub fn fmt_ms(ns: u64) -> String {
-    let s = format!("{:.6}", ns as f64 / 1e6);
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    format!("{s} ms")
-}
-
-/// A duration for people: three significant digits in the largest unit under it,
-/// trailing zeros dropped ("2.07 ms", "850 µs", "20 ms", "1.5 s", "740 ns").
-pub fn fmt_duration(ns: u64) -> String {
-    let digits = ns.checked_ilog10().unwrap_or(0) + 1;
-    let ns = if digits > 3 {
-        let mag = 10u64.pow(digits - 3);
-        (ns.saturating_add(mag / 2) / mag).saturating_mul(mag)
-    } else {
-        ns
-    };
-    let (v, unit) = match ns {
-        n if n < 1_000 => return format!("{n} ns"),
-        n if n < 1_000_000 => (n as f64 / 1e3, "µs"),
-        n if n < 1_000_000_000 => (n as f64 / 1e6, "ms"),
-        n => (n as f64 / 1e9, "s"),
-    };
-    let decimals = if v >= 100.0 {
-        0
-    } else if v >= 10.0 {
-        1
-    } else {
-        2
-    };
-    let s = format!("{v:.decimals$}");
-    let s = if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.') } else { &s };
-    format!("{s} {unit}")
-}
-
-/// A time in ms at the precision a view `span_ns` wide shows (its third significant
-/// digit): "10.00 ms" in a 2 ms view, "10.0123 ms" in a 50 µs one.
-pub fn fmt_ms_within(ns: u64, span_ns: u64) -> String {
-    let digits = span_ns.checked_ilog10().unwrap_or(0) + 1;
-    let decimals = 9usize.saturating_sub(digits as usize).min(6);
-    format!("{:.*} ms", decimals, ns as f64 / 1e6)
-}
-
 /// A task's colour slot (the page has eight).
 pub fn task_colour(task: u32) -> u32 {
     task.wrapping_mul(2_654_435_761) >> 29
@@ -694,25 +651,6 @@ mod tests {
         assert!(t.len() >= 5 && t.len() <= 12, "{t:?}");
         let t = ticks(ViewWindow { start_ns: 1_000_100, end_ns: 1_002_000 }, 400.0);
         assert!(t.iter().all(|(_, l)| l.starts_with("1.00")), "{t:?}");
-        assert_eq!(fmt_ms(12_345_600), "12.3456 ms");
-        assert_eq!(fmt_ms(2_000_000), "2 ms");
-        // The caption's durations: three significant digits, never raw ns digits.
-        assert_eq!(fmt_duration(2_069_492), "2.07 ms");
-        assert_eq!(fmt_duration(20_000_000), "20 ms");
-        assert_eq!(fmt_duration(850_000), "850 µs");
-        assert_eq!(fmt_duration(85_349), "85.3 µs");
-        assert_eq!(fmt_duration(1_500), "1.5 µs");
-        assert_eq!(fmt_duration(740), "740 ns");
-        assert_eq!(fmt_duration(0), "0 ns");
-        assert_eq!(fmt_duration(999_999), "1 ms");
-        assert_eq!(fmt_duration(123_456_789), "123 ms");
-        assert_eq!(fmt_duration(1_500_000_000), "1.5 s");
-        assert_eq!(fmt_duration(u64::MAX), "18400000000 s");
-        assert_eq!(fmt_ms_within(10_003_215, 2_069_492), "10.00 ms");
-        assert_eq!(fmt_ms_within(12_072_707, 2_069_492), "12.07 ms");
-        assert_eq!(fmt_ms_within(10_012_345, 50_000), "10.0123 ms");
-        assert_eq!(fmt_ms_within(0, 20_000_000), "0.0 ms");
-        assert_eq!(fmt_ms_within(1_234, 0), "0.001234 ms");
         assert!((0..100).all(|i| task_colour(i) < 8));
         assert!(check_window(0, WINDOW_MAX_NS).is_ok());
         assert!(check_window(1, WINDOW_MAX_NS + 2).unwrap_err().contains("50 ms"));

@@ -4,6 +4,7 @@
 //! milliseconds per frame, so input stays responsive.
 
 use crate::charts::ChartTheme;
+use crate::fmt::fmt_ns;
 use crate::live_session::{LiveKey, LiveSession};
 use crate::perfetto::{default_window, PerfettoAsk};
 use crate::permalink::View;
@@ -419,7 +420,7 @@ pub fn live_view(p: &LiveProps) -> Html {
             if let Some(w) = &wasted_now {
                 <p class="wasted-now" id="live-wasted-now" role="alert">{ format!(
                     "Wasted core now: CPU {} idle for {} while {} waits on CPU {} ({} waiting machine-wide).",
-                    w.idle_cpu, wasted::fmt_ns(w.idle_for_ns), w.waiting_task, w.busy_cpu, w.waiting) }</p>
+                    w.idle_cpu, fmt_ns(w.idle_for_ns), w.waiting_task, w.busy_cpu, w.waiting) }</p>
             }
             if let Some(c) = c {
                 <p class="live-counters">{ format!(
@@ -439,7 +440,7 @@ pub fn live_view(p: &LiveProps) -> Html {
                     { trace_view(session.and_then(|s| s.last())) }
                     if p.exp.wasted_core_threshold_ns > 0 {
                         <h4>{ "Wasted-core moments" }</h4>
-                        <p class="muted small">{ format!("an idle CPU past {} while a task it could run waits as long; this run so far (live mode has no warm-up)", wasted::fmt_ns(p.exp.wasted_core_threshold_ns)) }</p>
+                        <p class="muted small">{ format!("an idle CPU past {} while a task it could run waits as long; this run so far (live mode has no warm-up)", fmt_ns(p.exp.wasted_core_threshold_ns)) }</p>
                         if moments.is_empty() {
                             <p class="muted" id="live-wasted-none">{ "None so far." }</p>
                         } else {

@@ -5,11 +5,10 @@
 //! pinch; pan: drag, buttons, arrow keys, Shift+wheel. [`RecordTimeline`] asks a worker
 //! to record a window of one run of a sweep and shows it.
 
+use crate::fmt::{fmt_duration, fmt_ms, fmt_ms_within};
 use crate::perfetto::{parse_window, PerfettoAsk};
 use crate::proto::{Request, Response};
-use crate::timeline::{
-    fmt_duration, fmt_ms, fmt_ms_within, layout_lane, task_colour, ticks, Kind, Timeline, ViewWindow,
-};
+use crate::timeline::{layout_lane, task_colour, ticks, Kind, Timeline, ViewWindow};
 use crate::web::dom;
 use crate::web::worker::SweepRunner;
 use schedsim::trace::WakeupTrace;
