@@ -1,11 +1,13 @@
 //! Live mode: step one wakeup at a time or play at a chosen speed, with each CPU's state
 //! on the drawing, the current wakeup's roles (waker, prev, probed, chosen), its decision
 //! trace, and live charts. Simulation runs on the main thread in slices of a few
-//! milliseconds per frame, so input stays responsive.
+//! milliseconds per frame, and no step runs more than [`LIVE_STEP_EVENTS_MAX`] events
+//! (about 50 ms) before giving the browser back control, so input stays responsive even
+//! on a machine where nothing sleeps: there the page says so, with Continue and Stop.
 
 use crate::charts::ChartTheme;
 use crate::fmt::fmt_ns;
-use crate::live_session::{LiveKey, LiveSession};
+use crate::live_session::{LiveKey, LiveSession, Stall, Stepped, LIVE_STEP_EVENTS_MAX};
 use crate::perfetto::{default_window, PerfettoAsk};
 use crate::permalink::View;
 use crate::wasted::{self, JumpPlan};
@@ -93,9 +95,20 @@ impl Ctl {
                 h = self.host.borrow_mut();
             }
             if let Some(s) = h.session.as_mut() {
-                s.step();
+                s.step_within(LIVE_STEP_EVENTS_MAX);
                 s.sync_timeline();
             }
+        }
+        self.report();
+        self.redraw.force_update();
+    }
+
+    /// Stop, on the no-wakeup notice: no more looking for the wakeup; the run stays
+    /// where it got to.
+    fn stop_looking(&self) {
+        self.stop();
+        if let Some(s) = self.host.borrow_mut().session.as_mut() {
+            s.dismiss_stall();
         }
         self.report();
         self.redraw.force_update();
@@ -184,14 +197,23 @@ impl Ctl {
             let mut ended = false;
             if let Some(s) = h.session.as_mut() {
                 let mut done = 0u64;
+                let mut stalled = false;
+                // A step that found no wakeup within its budget has used the frame: give
+                // the browser back control, and go on at the next tick.
                 while done < due && dom::now_ms() - t0 < FRAME_BUDGET_MS {
-                    if !s.step() {
-                        ended = true;
-                        break;
+                    match s.step_within(LIVE_STEP_EVENTS_MAX) {
+                        Stepped::Wakeup => done += 1,
+                        Stepped::NoWakeup => {
+                            stalled = true;
+                            break;
+                        }
+                        Stepped::Ended => {
+                            ended = true;
+                            break;
+                        }
                     }
-                    done += 1;
                 }
-                if done > 0 || ended {
+                if done > 0 || ended || stalled {
                     s.sync_timeline();
                 }
             } else {
@@ -307,6 +329,10 @@ pub fn live_view(p: &LiveProps) -> Html {
         let ctl = ctl.clone();
         Callback::from(move |_| ctl.step())
     };
+    let on_stop = {
+        let ctl = ctl.clone();
+        Callback::from(move |_| ctl.stop_looking())
+    };
     let on_play = {
         let ctl = ctl.clone();
         Callback::from(move |_| ctl.toggle_play())
@@ -392,7 +418,7 @@ pub fn live_view(p: &LiveProps) -> Html {
                         { for p.exp.clients.iter().map(|&n| html! { <option value={n.to_string()} selected={n == clients}>{ n }</option> }) }
                     </select>
                 </label>
-                <button type="button" id="live-step" class="primary" onclick={on_step} title="Step one wakeup (space)">{ "Step" }<kbd>{ "space" }</kbd></button>
+                <button type="button" id="live-step" class="primary" onclick={on_step.clone()} title="Step one wakeup (space)">{ "Step" }<kbd>{ "space" }</kbd></button>
                 <button type="button" id="live-play" onclick={on_play} title="Play or pause (p)" aria-pressed={if h.playing { "true" } else { "false" }}>
                     { if h.playing { "Pause" } else { "Play" } }<kbd>{ "p" }</kbd>
                 </button>
@@ -411,6 +437,9 @@ pub fn live_view(p: &LiveProps) -> Html {
                 on_export={p.on_perfetto.clone()} status={p.perfetto.clone()} id="live-perfetto" />
             if let Some(e) = &h.error {
                 <p class="refusal" role="alert">{ e.clone() }</p>
+            }
+            if let Some(st) = session.and_then(|s| s.stall) {
+                { stall_notice(st, h.playing, on_step.clone(), on_stop) }
             }
             if let Some((a, t)) = jumped {
                 <p class="jumped status" id="live-jumped" role="status">{ format!(
@@ -473,6 +502,28 @@ pub fn live_view(p: &LiveProps) -> Html {
                 </div>
             }
         </section>
+    }
+}
+
+/// The stepped kernel went a whole budget of events without a wakeup (nothing on the
+/// machine sleeps, or not for long): say so, and let the user go on looking or stop.
+/// While playing, the player goes on by itself, a budget per frame; Stop pauses it.
+fn stall_notice(st: Stall, playing: bool, on_continue: Callback<MouseEvent>, on_stop: Callback<MouseEvent>) -> Html {
+    html! {
+        <div class="live-stall" id="live-stall" role="status">
+            <p>
+                <strong id="live-stall-text">{ st.describe() }</strong>
+                { if playing {
+                    " Playing goes on looking, a slice at a time."
+                } else {
+                    " Nothing on this machine has slept and been woken since the last wakeup, or the run is before its first one."
+                } }
+            </p>
+            <button type="button" id="live-continue" class="primary" onclick={on_continue} disabled={playing}
+                title="Run another slice of events looking for the next wakeup">{ "Continue" }</button>
+            <button type="button" id="live-stop" onclick={on_stop}
+                title="Stop looking: the run stays where it got to">{ "Stop" }</button>
+        </div>
     }
 }
 
