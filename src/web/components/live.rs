@@ -248,33 +248,39 @@ pub struct LiveProps {
     pub perfetto: Option<PerfettoStatus>,
 }
 
-#[function_component(LiveView)]
-pub fn live_view(p: &LiveProps) -> Html {
-    let host = use_mut_ref(Host::default);
-    let redraw = use_force_update();
-    let ctl = Ctl { host: host.clone(), redraw };
+/// Which run live mode shows: the view's kernel and client count (the first of each
+/// when out of range), and after a jump to a wasted-core moment, that moment's iteration.
+fn live_key(p: &LiveProps) -> LiveKey {
     let clients = if p.view.live_clients == 0 || !p.exp.clients.contains(&p.view.live_clients) {
         p.exp.clients.first().copied().unwrap_or(1)
     } else {
         p.view.live_clients
     };
     let kernel = if (p.view.live_kernel as usize) < p.exp.kernels.len() { p.view.live_kernel } else { 0 };
-    // After a jump to a wasted-core moment, replay that moment's iteration.
     let iteration = p
         .jump
         .as_ref()
         .filter(|(_, plan)| plan.kernel == kernel && plan.clients == clients)
         .map_or(0, |(_, plan)| plan.iteration);
-    let key = LiveKey { experiment: p.exp.clone(), kernel, clients, iteration };
+    LiveKey { experiment: p.exp.clone(), kernel, clients, iteration }
+}
+
+/// The live player: a session for `key`, restarted when it changes (then jumped to a
+/// wasted-core moment, or stepped as far as a link says), the keyboard's space, p and
+/// r, and the timer stopped when the view goes.
+#[hook]
+fn use_live_player(key: LiveKey, jump: Option<(u32, JumpPlan)>, link_steps: u64, on_steps: Callback<u64>) -> Ctl {
+    let host = use_mut_ref(Host::default);
+    let redraw = use_force_update();
+    let ctl = Ctl { host: host.clone(), redraw };
     {
         let mut h = ctl.host.borrow_mut();
-        h.view_steps = p.view.live_steps;
-        h.on_steps = p.on_steps.clone();
+        h.view_steps = link_steps;
+        h.on_steps = on_steps;
     }
     {
         let ctl = ctl.clone();
-        let link_steps = p.view.live_steps;
-        use_effect_with((key, p.jump.clone()), move |(key, jump)| {
+        use_effect_with((key, jump), move |(key, jump)| {
             ctl.host.borrow_mut().key = Some(key.clone());
             ctl.restart();
             let first = !std::mem::replace(&mut ctl.host.borrow_mut().started, true);
@@ -310,10 +316,9 @@ pub fn live_view(p: &LiveProps) -> Html {
     }
     {
         // Leaving live mode stops the player.
-        let stopper = host.clone();
         use_effect_with((), move |_| {
             move || {
-                let mut h = stopper.borrow_mut();
+                let mut h = host.borrow_mut();
                 if let Some((id, _)) = h.timer.take() {
                     if let Some(w) = dom::window() {
                         w.clear_interval_with_handle(id);
@@ -323,24 +328,63 @@ pub fn live_view(p: &LiveProps) -> Html {
             }
         });
     }
+    ctl
+}
 
+#[function_component(LiveView)]
+pub fn live_view(p: &LiveProps) -> Html {
+    let key = live_key(p);
+    let (kernel, clients) = (key.kernel, key.clients);
+    let ctl = use_live_player(key, p.jump.clone(), p.view.live_steps, p.on_steps.clone());
     let h = ctl.host.borrow();
-    let on_step = {
-        let ctl = ctl.clone();
-        Callback::from(move |_| ctl.step())
-    };
-    let on_stop = {
-        let ctl = ctl.clone();
-        Callback::from(move |_| ctl.stop_looking())
-    };
-    let on_play = {
-        let ctl = ctl.clone();
-        Callback::from(move |_| ctl.toggle_play())
-    };
-    let on_reset = {
-        let ctl = ctl.clone();
-        Callback::from(move |_| ctl.reset())
-    };
+    let session = h.session.as_ref();
+    let jumped = p
+        .jump
+        .as_ref()
+        .filter(|(_, j)| {
+            j.kernel == kernel && j.clients == clients && session.map(|s| s.now_ns() >= j.advance_ns).unwrap_or(false)
+        })
+        .map(|(_, j)| (j.advance_ns, j.time_ns));
+    html! {
+        <section class="live-mode" aria-labelledby="live-h">
+            <h2 id="live-h">{ "Live: the wakeup path, one wakeup at a time" }</h2>
+            { live_toolbar(p, &ctl, &h, kernel, clients) }
+            <PerfettoExport exp={p.exp.clone()} {kernel} {clients} fixed_run=true
+                window={default_window(Some(session.map(|s| s.now_ns()).unwrap_or(0)), p.exp.warmup_ms, p.exp.duration_ms)}
+                on_export={p.on_perfetto.clone()} status={p.perfetto.clone()} id="live-perfetto" />
+            if let Some(e) = &h.error {
+                <p class="refusal" role="alert">{ e.clone() }</p>
+            }
+            if let Some(st) = session.and_then(|s| s.stall) {
+                { stall_notice(st, h.playing, ctl.on(Ctl::step), ctl.on(Ctl::stop_looking)) }
+            }
+            if let Some((a, t)) = jumped {
+                <p class="jumped status" id="live-jumped" role="status">{ format!(
+                    "Jumped to {:.3} ms, just before the wasted-core moment the sweep saw at {:.3} ms: step to watch it.",
+                    a as f64 / 1e6, t as f64 / 1e6) }</p>
+            }
+            if let Some(s) = session {
+                { live_counters(s) }
+            }
+            { live_grid(p, session) }
+            if let Some(s) = session {
+                { live_timeline_and_charts(p, s) }
+            }
+        </section>
+    }
+}
+
+impl Ctl {
+    /// A click handler that calls `f` on this player.
+    fn on(&self, f: fn(&Ctl)) -> Callback<MouseEvent> {
+        let ctl = self.clone();
+        Callback::from(move |_| f(&ctl))
+    }
+}
+
+/// The toolbar: kernel and client count (into the view, so the URL follows), Step,
+/// Play/Pause, speed, Reset and the status line.
+fn live_toolbar(p: &LiveProps, ctl: &Ctl, h: &Host, kernel: u32, clients: u32) -> Html {
     let on_speed = {
         let ctl = ctl.clone();
         Callback::from(move |e: Event| {
@@ -350,49 +394,21 @@ pub fn live_view(p: &LiveProps) -> Html {
             }
         })
     };
-    let on_kernel = {
+    // A choice in a select becomes the view with it set.
+    let view_with = |set: fn(&mut View, u32)| {
         let cb = p.on_view.clone();
         let v = p.view.clone();
         Callback::from(move |e: Event| {
             if let Ok(i) = e.target_unchecked_into::<HtmlSelectElement>().value().parse::<u32>() {
-                cb.emit(View { live_kernel: i, ..v.clone() });
+                let mut v = v.clone();
+                set(&mut v, i);
+                cb.emit(v);
             }
         })
     };
-    let on_clients = {
-        let cb = p.on_view.clone();
-        let v = p.view.clone();
-        Callback::from(move |e: Event| {
-            if let Ok(c) = e.target_unchecked_into::<HtmlSelectElement>().value().parse::<u32>() {
-                cb.emit(View { live_clients: c, ..v.clone() });
-            }
-        })
-    };
-
-    let topo = machine_topology(&p.exp.machine).ok();
-    let cstates =
-        p.exp.machine.resolve().map(|r| r.costs.cstates.iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
-    let session = h.session.as_ref();
-    let wasted_now = session.and_then(|s| s.wasted_now());
-    let moments = session.map(|s| s.wasted_moments()).unwrap_or_default();
-    let frame = session.map(|s| {
-        Rc::new(LiveFrame {
-            cpus: s.cpus(),
-            trace: s.last().cloned(),
-            cstates,
-            wasted: wasted_now.clone(),
-            counterfactual: None,
-        })
-    });
-    let jumped = p
-        .jump
-        .as_ref()
-        .filter(|(_, j)| {
-            j.kernel == kernel && j.clients == clients && session.map(|s| s.now_ns() >= j.advance_ns).unwrap_or(false)
-        })
-        .map(|(_, j)| (j.advance_ns, j.time_ns));
-    let names: Rc<Vec<String>> = Rc::new(p.exp.kernels.iter().map(|k| k.name.clone()).collect());
-    let status = match session {
+    let on_kernel = view_with(|v, i| v.live_kernel = i);
+    let on_clients = view_with(|v, c| v.live_clients = c);
+    let status = match h.session.as_ref() {
         Some(s) => format!(
             "{} wakeups stepped · {:.3} ms simulated{}",
             s.steps,
@@ -401,107 +417,127 @@ pub fn live_view(p: &LiveProps) -> Html {
         ),
         None => "not started".into(),
     };
-    let c = session.map(|s| s.counters());
     html! {
-        <section class="live-mode" aria-labelledby="live-h">
-            <h2 id="live-h">{ "Live: the wakeup path, one wakeup at a time" }</h2>
-            <div class="live-controls" role="toolbar" aria-label="live controls">
-                <label class="inline">{ "kernel " }
-                    <select id="live-kernel" onchange={on_kernel}>
-                        { for p.exp.kernels.iter().enumerate().map(|(i, k)| html! {
-                            <option value={i.to_string()} selected={i as u32 == kernel}>{ format!("{}: {}", letter(i), k.name_with_label()) }</option>
-                        }) }
-                    </select>
-                </label>
-                <label class="inline">{ format!("{} ", p.exp.workload.clients_meaning()) }
-                    <select id="live-clients" onchange={on_clients}>
-                        { for p.exp.clients.iter().map(|&n| html! { <option value={n.to_string()} selected={n == clients}>{ n }</option> }) }
-                    </select>
-                </label>
-                <button type="button" id="live-step" class="primary" onclick={on_step.clone()} title="Step one wakeup (space)">{ "Step" }<kbd>{ "space" }</kbd></button>
-                <button type="button" id="live-play" onclick={on_play} title="Play or pause (p)" aria-pressed={if h.playing { "true" } else { "false" }}>
-                    { if h.playing { "Pause" } else { "Play" } }<kbd>{ "p" }</kbd>
-                </button>
-                <label class="inline">{ "speed " }
-                    <select id="live-speed" onchange={on_speed}>
-                        { for SPEEDS.iter().enumerate().map(|(i, s)| html! {
-                            <option value={i.to_string()} selected={i == h.speed}>{ if *s == u32::MAX { "max".to_string() } else { format!("{s}/s") } }</option>
-                        }) }
-                    </select>
-                </label>
-                <button type="button" id="live-reset" onclick={on_reset} title="Back to the start (r)">{ "Reset" }<kbd>{ "r" }</kbd></button>
-                <span id="live-status" class="status" role="status">{ status }</span>
-            </div>
-            <PerfettoExport exp={p.exp.clone()} {kernel} {clients} fixed_run=true
-                window={default_window(Some(session.map(|s| s.now_ns()).unwrap_or(0)), p.exp.warmup_ms, p.exp.duration_ms)}
-                on_export={p.on_perfetto.clone()} status={p.perfetto.clone()} id="live-perfetto" />
-            if let Some(e) = &h.error {
-                <p class="refusal" role="alert">{ e.clone() }</p>
-            }
-            if let Some(st) = session.and_then(|s| s.stall) {
-                { stall_notice(st, h.playing, on_step.clone(), on_stop) }
-            }
-            if let Some((a, t)) = jumped {
-                <p class="jumped status" id="live-jumped" role="status">{ format!(
-                    "Jumped to {:.3} ms, just before the wasted-core moment the sweep saw at {:.3} ms: step to watch it.",
-                    a as f64 / 1e6, t as f64 / 1e6) }</p>
-            }
-            if let Some(w) = &wasted_now {
+        <div class="live-controls" role="toolbar" aria-label="live controls">
+            <label class="inline">{ "kernel " }
+                <select id="live-kernel" onchange={on_kernel}>
+                    { for p.exp.kernels.iter().enumerate().map(|(i, k)| html! {
+                        <option value={i.to_string()} selected={i as u32 == kernel}>{ format!("{}: {}", letter(i), k.name_with_label()) }</option>
+                    }) }
+                </select>
+            </label>
+            <label class="inline">{ format!("{} ", p.exp.workload.clients_meaning()) }
+                <select id="live-clients" onchange={on_clients}>
+                    { for p.exp.clients.iter().map(|&n| html! { <option value={n.to_string()} selected={n == clients}>{ n }</option> }) }
+                </select>
+            </label>
+            <button type="button" id="live-step" class="primary" onclick={ctl.on(Ctl::step)} title="Step one wakeup (space)">{ "Step" }<kbd>{ "space" }</kbd></button>
+            <button type="button" id="live-play" onclick={ctl.on(Ctl::toggle_play)} title="Play or pause (p)" aria-pressed={if h.playing { "true" } else { "false" }}>
+                { if h.playing { "Pause" } else { "Play" } }<kbd>{ "p" }</kbd>
+            </button>
+            <label class="inline">{ "speed " }
+                <select id="live-speed" onchange={on_speed}>
+                    { for SPEEDS.iter().enumerate().map(|(i, s)| html! {
+                        <option value={i.to_string()} selected={i == h.speed}>{ if *s == u32::MAX { "max".to_string() } else { format!("{s}/s") } }</option>
+                    }) }
+                </select>
+            </label>
+            <button type="button" id="live-reset" onclick={ctl.on(Ctl::reset)} title="Back to the start (r)">{ "Reset" }<kbd>{ "r" }</kbd></button>
+            <span id="live-status" class="status" role="status">{ status }</span>
+        </div>
+    }
+}
+
+/// The wasted-core alarm, if the invariant is broken right now, and the counters.
+fn live_counters(s: &LiveSession) -> Html {
+    let c = s.counters();
+    html! {
+        <>
+            if let Some(w) = s.wasted_now() {
                 <p class="wasted-now" id="live-wasted-now" role="alert">{ format!(
                     "Wasted core now: CPU {} idle for {} while {} waits on CPU {} ({} waiting machine-wide).",
                     w.idle_cpu, fmt_ns(w.idle_for_ns), w.waiting_task, w.busy_cpu, w.waiting) }</p>
             }
-            if let Some(c) = c {
-                <p class="live-counters">{ format!(
-                    "wakeups {} · migrations {} (SMT {}, LLC {}, cross-LLC {}, cross-node {}) · affine moves {} · CPUs probed {} · IPIs {}",
-                    c.wakeups, c.migrations, c.migrations_smt, c.migrations_llc, c.migrations_cross_llc, c.migrations_cross_node,
-                    c.affine_moves, c.sis_probed, c.ipis) }</p>
-            }
-            <div class="live-grid">
-                <div class="live-topo">
-                    if let Some(t) = topo {
-                        <TopologyView topo={Rc::new(t)} live={frame.clone()} />
-                    }
-                    { wakeup_summary(session.and_then(|s| s.last())) }
-                </div>
-                <aside class="trace" aria-labelledby="trace-h">
-                    <h3 id="trace-h">{ "Decision trace" }</h3>
-                    { trace_view(session.and_then(|s| s.last())) }
-                    if p.exp.wasted_core_threshold_ns > 0 {
-                        <h4>{ "Wasted-core moments" }</h4>
-                        <p class="muted small">{ format!("an idle CPU past {} while a task it could run waits as long; this run so far (live mode has no warm-up)", fmt_ns(p.exp.wasted_core_threshold_ns)) }</p>
-                        if moments.is_empty() {
-                            <p class="muted" id="live-wasted-none">{ "None so far." }</p>
-                        } else {
-                            <ol class="moments" id="live-wasted-list">
-                                { for moments.iter().map(|m| html! { <li>{ wasted::describe(m) }</li> }) }
-                            </ol>
-                        }
-                    }
-                    if let Some(s) = session {
-                        if s.recent.len() > 1 {
-                            <h4>{ "Recent wakeups" }</h4>
-                            <ol class="recent" reversed=true>
-                                { for s.recent.iter().rev().skip(1).map(|t| html! { <li>{ short(t) }</li> }) }
-                            </ol>
-                        }
-                    }
-                </aside>
+            <p class="live-counters">{ format!(
+                "wakeups {} · migrations {} (SMT {}, LLC {}, cross-LLC {}, cross-node {}) · affine moves {} · CPUs probed {} · IPIs {}",
+                c.wakeups, c.migrations, c.migrations_smt, c.migrations_llc, c.migrations_cross_llc, c.migrations_cross_node,
+                c.affine_moves, c.sis_probed, c.ipis) }</p>
+        </>
+    }
+}
+
+/// The machine with the current wakeup's roles, beside its decision trace (the machine
+/// alone before a session has started).
+fn live_grid(p: &LiveProps, session: Option<&LiveSession>) -> Html {
+    let topo = machine_topology(&p.exp.machine).ok();
+    let cstates =
+        p.exp.machine.resolve().map(|r| r.costs.cstates.iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
+    let frame = session.map(|s| {
+        Rc::new(LiveFrame {
+            cpus: s.cpus(),
+            trace: s.last().cloned(),
+            cstates,
+            wasted: s.wasted_now(),
+            counterfactual: None,
+        })
+    });
+    html! {
+        <div class="live-grid">
+            <div class="live-topo">
+                if let Some(t) = topo {
+                    <TopologyView topo={Rc::new(t)} live={frame} />
+                }
+                { wakeup_summary(session.and_then(|s| s.last())) }
             </div>
-            if let Some(s) = session {
-                <section class="live-timeline" aria-labelledby="live-timeline-h">
-                    <h3 id="live-timeline-h">{ "Timeline" }</h3>
-                    <p class="muted small">{ "What each CPU did over the last 20 ms of simulated time, up to now." }</p>
-                    <TimelineView data={TimelineData { tl: s.timeline.clone(), version: s.timeline_version }} live=true id="live-timeline" />
-                </section>
+            { trace_aside(p, session) }
+        </div>
+    }
+}
+
+/// Beside the machine: the current wakeup's decision trace, the wasted-core moments so
+/// far and the recent wakeups.
+fn trace_aside(p: &LiveProps, session: Option<&LiveSession>) -> Html {
+    let moments = session.map(|s| s.wasted_moments()).unwrap_or_default();
+    html! {
+        <aside class="trace" aria-labelledby="trace-h">
+            <h3 id="trace-h">{ "Decision trace" }</h3>
+            { trace_view(session.and_then(|s| s.last())) }
+            if p.exp.wasted_core_threshold_ns > 0 {
+                <h4>{ "Wasted-core moments" }</h4>
+                <p class="muted small">{ format!("an idle CPU past {} while a task it could run waits as long; this run so far (live mode has no warm-up)", fmt_ns(p.exp.wasted_core_threshold_ns)) }</p>
+                if moments.is_empty() {
+                    <p class="muted" id="live-wasted-none">{ "None so far." }</p>
+                } else {
+                    <ol class="moments" id="live-wasted-list">
+                        { for moments.iter().map(|m| html! { <li>{ wasted::describe(m) }</li> }) }
+                    </ol>
+                }
             }
-            if let Some(s) = session {
-                <div class="charts">
-                    <ChartCard spec={ChartSpec::Live { which: LiveChart::Throughput, series: Rc::new(s.series.clone()), names: names.clone() }} theme={p.theme.clone()} id="live-throughput" exports=true />
-                    <ChartCard spec={ChartSpec::Live { which: LiveChart::Migrations, series: Rc::new(s.series.clone()), names }} theme={p.theme.clone()} id="live-migrations" exports=true />
-                </div>
+            if let Some(s) = session.filter(|s| s.recent.len() > 1) {
+                <h4>{ "Recent wakeups" }</h4>
+                <ol class="recent" reversed=true>
+                    { for s.recent.iter().rev().skip(1).map(|t| html! { <li>{ short(t) }</li> }) }
+                </ol>
             }
-        </section>
+        </aside>
+    }
+}
+
+/// The stepped kernel's timeline and the live charts of every kernel.
+fn live_timeline_and_charts(p: &LiveProps, s: &LiveSession) -> Html {
+    let names: Rc<Vec<String>> = Rc::new(p.exp.kernels.iter().map(|k| k.name.clone()).collect());
+    html! {
+        <>
+            <section class="live-timeline" aria-labelledby="live-timeline-h">
+                <h3 id="live-timeline-h">{ "Timeline" }</h3>
+                <p class="muted small">{ "What each CPU did over the last 20 ms of simulated time, up to now." }</p>
+                <TimelineView data={TimelineData { tl: s.timeline.clone(), version: s.timeline_version }} live=true id="live-timeline" />
+            </section>
+            <div class="charts">
+                <ChartCard spec={ChartSpec::Live { which: LiveChart::Throughput, series: Rc::new(s.series.clone()), names: names.clone() }} theme={p.theme.clone()} id="live-throughput" exports=true />
+                <ChartCard spec={ChartSpec::Live { which: LiveChart::Migrations, series: Rc::new(s.series.clone()), names }} theme={p.theme.clone()} id="live-migrations" exports=true />
+            </div>
+        </>
     }
 }
 
