@@ -228,15 +228,23 @@ impl LiveSession {
 
     /// Runs the stepped kernel (and the others) to `ns` of simulated time, keeping the
     /// last wakeups for the trace: how live mode jumps to a wasted-core moment.
+    /// Unbounded: the page uses [`LiveSession::jump_within`].
     pub fn jump(&mut self, ns: u64) {
+        while !self.jump_within(ns, u64::MAX) {}
+    }
+
+    /// One piece of a jump to `ns`: at most a millisecond of simulated time and
+    /// `max_events` events (all kernels together). True once the stepped kernel is at
+    /// `ns` (or the run is over); the page calls it again, a frame at a time, until then.
+    pub fn jump_within(&mut self, ns: u64, max_events: u64) -> bool {
         let k = self.kernel();
-        let jumped = self.lives[k].now_ns() < ns;
-        // In pieces of a millisecond, so the timeline keeps its horizon's wakeups and
-        // never holds more than a piece's slices beyond it.
-        while self.lives[k].now_ns() < ns && !self.lives[k].ended() {
-            let now = self.lives[k].now_ns();
-            let piece = (ns - now).min(1_000_000);
-            let traces = self.lives[k].advance(piece, LIVE_TRACES_MAX);
+        let share = (max_events / self.lives.len() as u64).max(1);
+        if self.lives[k].now_ns() < ns && !self.lives[k].ended() {
+            self.stall = None;
+            // In pieces of a millisecond, so the timeline keeps its horizon's wakeups and
+            // never holds more than a piece's slices beyond it.
+            let piece = (ns - self.lives[k].now_ns()).min(1_000_000);
+            let traces = self.lives[k].advance_within(piece, LIVE_TRACES_MAX, share);
             {
                 let mut tl = self.timeline.borrow_mut();
                 for t in &traces {
@@ -246,13 +254,13 @@ impl LiveSession {
             self.recent.extend(traces);
             self.trim_recent();
             self.sync_timeline();
-        }
-        if jumped {
             // Every wakeup on the way counts as stepped (only the last few are kept).
             self.steps = self.lives[k].counters().wakeups;
         }
-        self.catch_up(u64::MAX);
-        self.sample(true);
+        self.catch_up(share);
+        let arrived = self.lives[k].now_ns() >= ns || self.lives[k].ended();
+        self.sample(arrived);
+        arrived
     }
 
     /// The wasted-core invariant broken right now by the stepped kernel, if it is.
@@ -393,5 +401,26 @@ mod tests {
         let s = Stall { events: 200_000, sim_ns: 3_125_000 };
         assert_eq!(s.describe(), "No wakeup within 200,000 events (3.125 ms simulated)");
         assert_eq!(Stall { events: 999, sim_ns: 0 }.describe(), "No wakeup within 999 events (0.000 ms simulated)");
+    }
+
+    /// A jump in bounded pieces arrives where an unbounded one does, with the same
+    /// wakeups kept for the trace.
+    #[test]
+    fn a_jump_in_pieces_is_the_same_jump() {
+        let key = LiveKey { experiment: cpu_bound(), kernel: 0, clients: 1, iteration: 0 };
+        let mut whole = LiveSession::new(key.clone()).unwrap();
+        let mut pieces = LiveSession::new(key).unwrap();
+        whole.jump(50_000_000);
+        let mut calls = 0;
+        while !pieces.jump_within(50_000_000, 2) {
+            calls += 1;
+            assert!(calls < 1_000_000, "the jump makes no progress");
+        }
+        assert!(calls > 50, "the bound should have cut the jump into many pieces ({calls})");
+        assert_eq!(pieces.now_ns(), whole.now_ns());
+        assert_eq!(pieces.steps, whole.steps);
+        assert_eq!(pieces.recent, whole.recent);
+        assert_eq!(pieces.cpus(), whole.cpus());
+        assert!(whole.now_ns() >= 50_000_000);
     }
 }

@@ -46,6 +46,8 @@ struct Host {
     timer: Option<(i32, Closure<dyn FnMut()>)>,
     /// Stepping back to a count a link gave: played at full speed up to it.
     restore_to: Option<u64>,
+    /// Going to a wasted-core moment: simulated time run to, a frame at a time.
+    jump_to: Option<u64>,
     /// Whether the first session (the one a link's step count is for) has started.
     started: bool,
     /// The count the view holds, as of the last render, and where a new one goes.
@@ -120,7 +122,7 @@ impl Ctl {
         let (on_steps, steps) = {
             let mut h = self.host.borrow_mut();
             let steps = h.session.as_ref().map_or(0, |s| s.steps);
-            if h.restore_to.is_some() || steps == h.view_steps {
+            if h.restore_to.is_some() || h.jump_to.is_some() || steps == h.view_steps {
                 return;
             }
             h.last_report_ms = dom::now_ms();
@@ -136,10 +138,17 @@ impl Ctl {
         self.start_timer();
     }
 
+    /// Runs to `ns` of simulated time, a frame budget at a time.
+    fn jump(&self, ns: u64) {
+        self.host.borrow_mut().jump_to = Some(ns);
+        self.start_timer();
+    }
+
     fn stop(&self) {
         let mut h = self.host.borrow_mut();
         h.playing = false;
         h.restore_to = None;
+        h.jump_to = None;
         if let Some((id, _cb)) = h.timer.take() {
             if let Some(w) = dom::window() {
                 w.clear_interval_with_handle(id);
@@ -159,7 +168,9 @@ impl Ctl {
 
     fn start_timer(&self) {
         if self.host.borrow().session.as_ref().map(|s| s.ended()).unwrap_or(true) {
-            self.host.borrow_mut().restore_to = None;
+            let mut h = self.host.borrow_mut();
+            h.restore_to = None;
+            h.jump_to = None;
             return;
         }
         let me = self.clone();
@@ -179,50 +190,14 @@ impl Ctl {
     }
 
     fn tick(&self) {
-        let ended = {
+        let done = {
             let mut h = self.host.borrow_mut();
-            let t0 = dom::now_ms();
-            let speed = SPEEDS[h.speed.min(SPEEDS.len() - 1)];
-            let due = if let Some(to) = h.restore_to {
-                to.saturating_sub(h.session.as_ref().map_or(0, |s| s.steps))
-            } else if speed == u32::MAX {
-                u64::MAX
-            } else {
-                let want = h.carry + speed as f64 * (t0 - h.last_ms).max(0.0) / 1e3;
-                let n = want.floor();
-                h.carry = (want - n).min(speed as f64);
-                n as u64
-            };
-            h.last_ms = t0;
-            let mut ended = false;
-            if let Some(s) = h.session.as_mut() {
-                let mut done = 0u64;
-                let mut stalled = false;
-                // A step that found no wakeup within its budget has used the frame: give
-                // the browser back control, and go on at the next tick.
-                while done < due && dom::now_ms() - t0 < FRAME_BUDGET_MS {
-                    match s.step_within(LIVE_STEP_EVENTS_MAX) {
-                        Stepped::Wakeup => done += 1,
-                        Stepped::NoWakeup => {
-                            stalled = true;
-                            break;
-                        }
-                        Stepped::Ended => {
-                            ended = true;
-                            break;
-                        }
-                    }
-                }
-                if done > 0 || ended || stalled {
-                    s.sync_timeline();
-                }
-            } else {
-                ended = true;
+            match h.jump_to {
+                Some(to) => jump_frame(&mut h, to),
+                None => play_frame(&mut h),
             }
-            let restored = h.restore_to.is_some_and(|to| h.session.as_ref().is_none_or(|s| s.steps >= to));
-            ended || restored
         };
-        if ended {
+        if done {
             self.stop();
             self.report();
         } else if dom::now_ms() - self.host.borrow().last_report_ms > 1000.0 {
@@ -230,6 +205,59 @@ impl Ctl {
             self.report();
         }
         self.redraw.force_update();
+    }
+}
+
+/// One frame of playing (or of stepping to a link's count): the wakeups due at this
+/// speed, within the frame budget. A step that found no wakeup within its budget of
+/// events has used the frame: the browser gets control back, and the next frame goes
+/// on. True when there is no more to play.
+fn play_frame(h: &mut Host) -> bool {
+    let t0 = dom::now_ms();
+    let speed = SPEEDS[h.speed.min(SPEEDS.len() - 1)];
+    let due = if let Some(to) = h.restore_to {
+        to.saturating_sub(h.session.as_ref().map_or(0, |s| s.steps))
+    } else if speed == u32::MAX {
+        u64::MAX
+    } else {
+        let want = h.carry + speed as f64 * (t0 - h.last_ms).max(0.0) / 1e3;
+        let n = want.floor();
+        h.carry = (want - n).min(speed as f64);
+        n as u64
+    };
+    h.last_ms = t0;
+    let Some(s) = h.session.as_mut() else { return true };
+    let (mut done, mut ended, mut stalled) = (0u64, false, false);
+    while done < due && dom::now_ms() - t0 < FRAME_BUDGET_MS {
+        match s.step_within(LIVE_STEP_EVENTS_MAX) {
+            Stepped::Wakeup => done += 1,
+            Stepped::NoWakeup => {
+                stalled = true;
+                break;
+            }
+            Stepped::Ended => {
+                ended = true;
+                break;
+            }
+        }
+    }
+    if done > 0 || ended || stalled {
+        s.sync_timeline();
+    }
+    ended || h.restore_to.is_some_and(|to| s.steps >= to)
+}
+
+/// One frame of a jump to `to` ns of simulated time. True once there.
+fn jump_frame(h: &mut Host, to: u64) -> bool {
+    let t0 = dom::now_ms();
+    let Some(s) = h.session.as_mut() else { return true };
+    loop {
+        if s.jump_within(to, LIVE_STEP_EVENTS_MAX) {
+            return true;
+        }
+        if dom::now_ms() - t0 >= FRAME_BUDGET_MS {
+            return false;
+        }
     }
 }
 
@@ -288,11 +316,7 @@ fn use_live_player(key: LiveKey, jump: Option<(u32, JumpPlan)>, link_steps: u64,
                 plan.kernel == key.kernel && plan.clients == key.clients && plan.iteration == key.iteration
             });
             if let Some((_, plan)) = jumped {
-                if let Some(s) = ctl.host.borrow_mut().session.as_mut() {
-                    s.jump(plan.advance_ns);
-                }
-                ctl.report();
-                ctl.redraw.force_update();
+                ctl.jump(plan.advance_ns);
             } else if first && link_steps > 0 {
                 // Opened from a link (or back to this tab): step as far as it says.
                 ctl.restore(link_steps);
