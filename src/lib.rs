@@ -17,6 +17,7 @@
 pub mod charts;
 pub mod compare;
 pub mod diff_page;
+pub mod fmt;
 pub mod form;
 pub mod gallery;
 pub mod import_text;

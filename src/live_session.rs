@@ -2,8 +2,9 @@
 //! advanced to the same simulated time, and time series of work and migrations for the
 //! live charts.
 
+use crate::fmt::thousands;
 use crate::timeline::{Timeline, LIVE_KEEP_NS, LIVE_TRACES_MAX};
-use schedsim::live::{CpuView, Live};
+use schedsim::live::{CpuView, Live, Step};
 use schedsim::trace::WakeupTrace;
 use schedsim::Experiment;
 use std::cell::RefCell;
@@ -14,6 +15,37 @@ use std::rc::Rc;
 pub const SERIES_POINTS_MAX: usize = 600;
 /// Recent wakeups listed beside the trace.
 pub const RECENT_MAX: usize = 12;
+
+/// Events one step of the session may run, all kernels together: the library's bound
+/// for a live step (about 50 ms of one core), so the page's main thread is never held
+/// much longer than that by one step.
+pub use schedsim::live::LIVE_STEP_EVENTS_MAX;
+
+/// What one bounded step of the session came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stepped {
+    /// The stepped kernel decided its next wakeup.
+    Wakeup,
+    /// The budget ran out first; [`LiveSession::stall`] says how long there has been none.
+    NoWakeup,
+    /// The run is over.
+    Ended,
+}
+
+/// How long the stepped kernel has gone without a wakeup, over the bounded steps since
+/// its last one (a machine where nothing sleeps may go the whole run).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stall {
+    pub events: u64,
+    pub sim_ns: u64,
+}
+
+impl Stall {
+    /// "No wakeup within 200,000 events (3.125 ms simulated)".
+    pub fn describe(&self) -> String {
+        format!("No wakeup within {} events ({:.3} ms simulated)", thousands(self.events), self.sim_ns as f64 / 1e6)
+    }
+}
 
 /// One sample of one kernel's run.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -50,6 +82,9 @@ pub struct LiveSession {
     /// to date by [`LiveSession::sync_timeline`]; `timeline_version` counts the updates.
     pub timeline: Rc<RefCell<Timeline>>,
     pub timeline_version: u64,
+    /// Set while the last bounded steps found no wakeup; cleared by one, or by
+    /// [`LiveSession::dismiss_stall`].
+    pub stall: Option<Stall>,
 }
 
 impl LiveSession {
@@ -80,6 +115,7 @@ impl LiveSession {
             sample_every_ns,
             timeline: Rc::new(RefCell::new(tl)),
             timeline_version: 0,
+            stall: None,
         })
     }
 
@@ -121,20 +157,55 @@ impl LiveSession {
     }
 
     /// One wakeup of the stepped kernel; the others catch up to the same time. False at
-    /// the end of the run.
+    /// the end of the run. Unbounded: tests and native tools only, the page uses
+    /// [`LiveSession::step_within`].
     pub fn step(&mut self) -> bool {
+        loop {
+            match self.step_within(u64::MAX) {
+                Stepped::Wakeup => return true,
+                Stepped::Ended => return false,
+                Stepped::NoWakeup => {}
+            }
+        }
+    }
+
+    /// Runs to the stepped kernel's next wakeup, or until `max_events` events (all
+    /// kernels together) have gone by without one, and lets the others catch up. A
+    /// [`Stepped::NoWakeup`] leaves the session where it got to: stepping on continues
+    /// the same run, and the wakeup found is the one an unbounded step finds.
+    pub fn step_within(&mut self, max_events: u64) -> Stepped {
         let k = self.kernel();
-        let Some(tr) = self.lives[k].step() else {
-            self.sample(true);
-            return false;
+        // Each kernel's share, so that catching up is bounded too.
+        let share = (max_events / self.lives.len() as u64).max(1);
+        let got = self.lives[k].step_within(share);
+        let out = match got {
+            Step::Wakeup(tr) => {
+                self.stall = None;
+                self.steps += 1;
+                self.timeline.borrow_mut().push_trace((*tr).clone());
+                self.recent.push_back(*tr);
+                self.trim_recent();
+                Stepped::Wakeup
+            }
+            Step::NoWakeup { events, sim_ns } => {
+                let s = self.stall.get_or_insert_with(Stall::default);
+                s.events = s.events.saturating_add(events);
+                s.sim_ns = s.sim_ns.saturating_add(sim_ns);
+                Stepped::NoWakeup
+            }
+            Step::Ended => {
+                self.stall = None;
+                Stepped::Ended
+            }
         };
-        self.steps += 1;
-        self.timeline.borrow_mut().push_trace(tr.clone());
-        self.recent.push_back(tr);
-        self.trim_recent();
-        self.catch_up();
-        self.sample(false);
-        true
+        self.catch_up(share);
+        self.sample(out == Stepped::Ended);
+        out
+    }
+
+    /// Forgets the no-wakeup notice (the user said Stop): the run stays where it is.
+    pub fn dismiss_stall(&mut self) {
+        self.stall = None;
     }
 
     fn trim_recent(&mut self) {
@@ -143,28 +214,37 @@ impl LiveSession {
         }
     }
 
-    /// Advances the other kernels to the stepped kernel's simulated time.
-    fn catch_up(&mut self) {
+    /// Advances the other kernels towards the stepped kernel's simulated time, at most
+    /// `max_events` events each: one that lags behind catches up over the next steps.
+    fn catch_up(&mut self, max_events: u64) {
         let k = self.kernel();
         let now = self.lives[k].now_ns();
         for (i, l) in self.lives.iter_mut().enumerate() {
             if i != k && l.now_ns() < now {
-                l.advance(now - l.now_ns(), 0);
+                l.advance_within(now - l.now_ns(), 0, max_events);
             }
         }
     }
 
     /// Runs the stepped kernel (and the others) to `ns` of simulated time, keeping the
     /// last wakeups for the trace: how live mode jumps to a wasted-core moment.
+    /// Unbounded: the page uses [`LiveSession::jump_within`].
     pub fn jump(&mut self, ns: u64) {
+        while !self.jump_within(ns, u64::MAX) {}
+    }
+
+    /// One piece of a jump to `ns`: at most a millisecond of simulated time and
+    /// `max_events` events (all kernels together). True once the stepped kernel is at
+    /// `ns` (or the run is over); the page calls it again, a frame at a time, until then.
+    pub fn jump_within(&mut self, ns: u64, max_events: u64) -> bool {
         let k = self.kernel();
-        let jumped = self.lives[k].now_ns() < ns;
-        // In pieces of a millisecond, so the timeline keeps its horizon's wakeups and
-        // never holds more than a piece's slices beyond it.
-        while self.lives[k].now_ns() < ns && !self.lives[k].ended() {
-            let now = self.lives[k].now_ns();
-            let piece = (ns - now).min(1_000_000);
-            let traces = self.lives[k].advance(piece, LIVE_TRACES_MAX);
+        let share = (max_events / self.lives.len() as u64).max(1);
+        if self.lives[k].now_ns() < ns && !self.lives[k].ended() {
+            self.stall = None;
+            // In pieces of a millisecond, so the timeline keeps its horizon's wakeups and
+            // never holds more than a piece's slices beyond it.
+            let piece = (ns - self.lives[k].now_ns()).min(1_000_000);
+            let traces = self.lives[k].advance_within(piece, LIVE_TRACES_MAX, share);
             {
                 let mut tl = self.timeline.borrow_mut();
                 for t in &traces {
@@ -174,13 +254,13 @@ impl LiveSession {
             self.recent.extend(traces);
             self.trim_recent();
             self.sync_timeline();
-        }
-        if jumped {
             // Every wakeup on the way counts as stepped (only the last few are kept).
             self.steps = self.lives[k].counters().wakeups;
         }
-        self.catch_up();
-        self.sample(true);
+        self.catch_up(share);
+        let arrived = self.lives[k].now_ns() >= ns || self.lives[k].ended();
+        self.sample(arrived);
+        arrived
     }
 
     /// The wasted-core invariant broken right now by the stepped kernel, if it is.
@@ -249,5 +329,98 @@ mod tests {
             iteration: 0
         })
         .is_err());
+    }
+
+    /// A machine where little sleeps (memcache workers, a hundred requests a second each,
+    /// on two CPUs): a bounded step comes back without a wakeup, says how long there has
+    /// been none, and stepping on finds the wakeup an unbounded step finds.
+    fn cpu_bound() -> Experiment {
+        Experiment::from_json(
+            r#"{"version":1,"machine":{"topology":"1x1x2x1"},"workload":{"kind":"memcache","rps_per_worker":100},
+            "clients":[1],"iterations":1,"duration_ms":200,"seed":1,
+            "kernels":[{"name":"a","preset":"v5.15"},{"name":"b","preset":"v6.5"}],
+            "housekeeping":{"enabled":false}}"#,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_bounded_step_says_there_was_no_wakeup_and_continues_the_same_run() {
+        let key = LiveKey { experiment: cpu_bound(), kernel: 0, clients: 1, iteration: 0 };
+        let mut bounded = LiveSession::new(key.clone()).unwrap();
+        let mut free = LiveSession::new(key).unwrap();
+        let mut stalls = 0;
+        loop {
+            let more = free.step();
+            let mut seen = Stall::default();
+            let got = loop {
+                match bounded.step_within(100) {
+                    Stepped::Wakeup => break true,
+                    Stepped::Ended => break false,
+                    Stepped::NoWakeup => {
+                        // 100 events for two kernels: 50 each, added up since the last wakeup.
+                        let s = bounded.stall.unwrap();
+                        assert_eq!(s.events, seen.events + 50);
+                        assert!(s.sim_ns >= seen.sim_ns);
+                        seen = s;
+                        stalls += 1;
+                    }
+                }
+            };
+            assert_eq!(got, more);
+            assert_eq!(bounded.stall, None, "a wakeup or the end clears the notice");
+            assert_eq!(bounded.last(), free.last());
+            assert_eq!(bounded.steps, free.steps);
+            if !more {
+                break;
+            }
+        }
+        assert!(bounded.steps > 0);
+        assert!(stalls > 0, "the load sleeps too often for the bound to show");
+        // The other kernel caught up over the bounded steps.
+        assert_eq!(bounded.cpus(), free.cpus());
+        assert_eq!(bounded.series[1].last().map(|p| p.t_ns), Some(bounded.now_ns()));
+    }
+
+    #[test]
+    fn stop_dismisses_the_notice_where_the_run_is() {
+        let key = LiveKey { experiment: cpu_bound(), kernel: 1, clients: 1, iteration: 0 };
+        let mut s = LiveSession::new(key).unwrap();
+        while s.step_within(100) != Stepped::NoWakeup {}
+        let (now, steps) = (s.now_ns(), s.steps);
+        assert!(s.stall.is_some());
+        s.dismiss_stall();
+        assert_eq!((s.stall, s.now_ns(), s.steps), (None, now, steps));
+        // A budget of nothing still makes progress (one event per kernel), never a loop in place.
+        assert!(matches!(s.step_within(0), Stepped::NoWakeup | Stepped::Wakeup));
+        assert!(s.now_ns() >= now);
+    }
+
+    #[test]
+    fn the_notice_in_words() {
+        let s = Stall { events: 200_000, sim_ns: 3_125_000 };
+        assert_eq!(s.describe(), "No wakeup within 200,000 events (3.125 ms simulated)");
+        assert_eq!(Stall { events: 999, sim_ns: 0 }.describe(), "No wakeup within 999 events (0.000 ms simulated)");
+    }
+
+    /// A jump in bounded pieces arrives where an unbounded one does, with the same
+    /// wakeups kept for the trace.
+    #[test]
+    fn a_jump_in_pieces_is_the_same_jump() {
+        let key = LiveKey { experiment: cpu_bound(), kernel: 0, clients: 1, iteration: 0 };
+        let mut whole = LiveSession::new(key.clone()).unwrap();
+        let mut pieces = LiveSession::new(key).unwrap();
+        whole.jump(50_000_000);
+        let mut calls = 0;
+        while !pieces.jump_within(50_000_000, 2) {
+            calls += 1;
+            assert!(calls < 1_000_000, "the jump makes no progress");
+        }
+        assert!(calls > 50, "the bound should have cut the jump into many pieces ({calls})");
+        assert_eq!(pieces.now_ns(), whole.now_ns());
+        assert_eq!(pieces.steps, whole.steps);
+        assert_eq!(pieces.recent, whole.recent);
+        assert_eq!(pieces.cpus(), whole.cpus());
+        assert!(whole.now_ns() >= 50_000_000);
     }
 }

@@ -334,6 +334,122 @@ impl ViewWindow {
     }
 }
 
+/// Live mode's first view: the last 2 ms.
+pub const LIVE_SPAN_NS: u64 = 2_000_000;
+/// How far a pointer moves before a press becomes a drag, px.
+pub const DRAG_SLOP_PX: f64 = 4.0;
+/// The narrowest two touches count as apart in a pinch, px (closer would zoom wildly).
+pub const PINCH_MIN_PX: f64 = 10.0;
+
+/// What the view's zoom and pan gestures ask for, whichever way they came (buttons,
+/// keys, the wheel).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gesture {
+    /// The span times `num / den`, around `anchor_ns` (none: the middle, or the present
+    /// while following it).
+    Zoom { num: u64, den: u64, anchor_ns: Option<u64> },
+    /// Moved by ns (negative: earlier).
+    Pan(i64),
+    /// Moved by `num / den` of the span.
+    PanBy(i64, i64),
+    /// The whole window.
+    Fit,
+    /// The present, at the current span.
+    Latest,
+}
+
+/// The view a gesture starts from, as last drawn: the window, the bounds of the
+/// timeline, the plot's width in px, and whether the view follows the present (live mode).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ViewState {
+    pub v: ViewWindow,
+    pub lo: u64,
+    pub hi: u64,
+    pub plot_w: f64,
+    pub following: bool,
+}
+
+impl ViewState {
+    /// The view after `g`.
+    pub fn apply(&self, g: Gesture) -> ViewWindow {
+        let (v, lo, hi) = (self.v, self.lo, self.hi);
+        match g {
+            Gesture::Zoom { num, den, anchor_ns } => {
+                let a = anchor_ns.unwrap_or(if self.following { v.end_ns } else { v.start_ns + v.span() / 2 });
+                let z = v.zoom(lo, hi, num, den, a);
+                if self.following && anchor_ns.is_none() {
+                    ViewWindow { start_ns: hi.saturating_sub(z.span()), end_ns: hi }.clamp(lo, hi)
+                } else {
+                    z
+                }
+            }
+            Gesture::Pan(d) => v.pan(lo, hi, d),
+            Gesture::PanBy(num, den) => v.pan(lo, hi, v.span() as i64 * num / den.max(1)),
+            Gesture::Fit => ViewWindow::fit(lo, hi),
+            Gesture::Latest => ViewWindow { start_ns: hi.saturating_sub(v.span()), end_ns: hi }.clamp(lo, hi),
+        }
+    }
+
+    /// The view a drag `dx` px long from `v0` shows (the content follows the pointer).
+    pub fn dragged(&self, v0: ViewWindow, dx: f64) -> ViewWindow {
+        v0.pan(self.lo, self.hi, -v0.ns_per_px(dx, self.plot_w))
+    }
+
+    /// The view of a pinch that began `d0` px apart on `v0` around `anchor_ns` and is
+    /// `d` px apart now.
+    pub fn pinched(&self, v0: ViewWindow, d0: f64, d: f64, anchor_ns: u64) -> ViewWindow {
+        let (d0, d) = (d0.max(PINCH_MIN_PX), d.max(PINCH_MIN_PX));
+        v0.zoom(self.lo, self.hi, (d0 * 1000.0) as u64, (d * 1000.0).max(1.0) as u64, anchor_ns)
+    }
+}
+
+/// The window drawn: the bounds while empty, the present while following it (live
+/// mode), else the window chosen (the whole timeline until one is), kept in bounds.
+pub fn shown_view(lo: u64, hi: u64, chosen: Option<ViewWindow>, following: bool) -> ViewWindow {
+    if hi <= lo {
+        ViewWindow::fit(lo, hi)
+    } else if following {
+        let span = chosen.map_or(LIVE_SPAN_NS, |v| v.span());
+        ViewWindow { start_ns: hi.saturating_sub(span), end_ns: hi }.clamp(lo, hi)
+    } else {
+        chosen.map_or(ViewWindow::fit(lo, hi), |v| v.clamp(lo, hi))
+    }
+}
+
+/// The timeline's keys: + and − zoom, the arrows pan a quarter, 0 fits, End follows.
+pub fn key_gesture(key: &str) -> Option<Gesture> {
+    Some(match key {
+        "+" | "=" => Gesture::Zoom { num: 1, den: 2, anchor_ns: None },
+        "-" | "_" => Gesture::Zoom { num: 2, den: 1, anchor_ns: None },
+        "ArrowLeft" => Gesture::PanBy(-1, 4),
+        "ArrowRight" => Gesture::PanBy(1, 4),
+        "0" => Gesture::Fit,
+        "End" => Gesture::Latest,
+        _ => return None,
+    })
+}
+
+/// A wheel event: with Ctrl (or Cmd; Chromium reports a trackpad pinch as Ctrl+wheel)
+/// it zooms at the pointer, `x_px` into the plot; with Shift, or when mostly sideways,
+/// it pans. Anything else scrolls the page (None).
+pub fn wheel_gesture(st: &ViewState, dx: f64, dy: f64, zoom_key: bool, shift: bool, x_px: f64) -> Option<Gesture> {
+    if zoom_key {
+        let anchor_ns = Some(st.v.time_at(x_px, st.plot_w));
+        if dy < 0.0 {
+            Some(Gesture::Zoom { num: 2, den: 3, anchor_ns })
+        } else if dy > 0.0 {
+            Some(Gesture::Zoom { num: 3, den: 2, anchor_ns })
+        } else {
+            None
+        }
+    } else if shift || dx.abs() > dy.abs() {
+        let d = if dx.abs() > dy.abs() { dx } else { dy };
+        Some(Gesture::Pan(st.v.ns_per_px(d, st.plot_w)))
+    } else {
+        None
+    }
+}
+
 /// What one drawn block shows.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rect {
@@ -421,49 +537,6 @@ pub fn ticks(v: ViewWindow, width: f64) -> Vec<(u64, String)> {
         t += step;
     }
     out
-}
-
-/// A time for people: "12.345678 ms" at ns precision, trimmed.
-pub fn fmt_ms(ns: u64) -> String {
-    let s = format!("{:.6}", ns as f64 / 1e6);
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    format!("{s} ms")
-}
-
-/// A duration for people: three significant digits in the largest unit under it,
-/// trailing zeros dropped ("2.07 ms", "850 µs", "20 ms", "1.5 s", "740 ns").
-pub fn fmt_duration(ns: u64) -> String {
-    let digits = ns.checked_ilog10().unwrap_or(0) + 1;
-    let ns = if digits > 3 {
-        let mag = 10u64.pow(digits - 3);
-        (ns.saturating_add(mag / 2) / mag).saturating_mul(mag)
-    } else {
-        ns
-    };
-    let (v, unit) = match ns {
-        n if n < 1_000 => return format!("{n} ns"),
-        n if n < 1_000_000 => (n as f64 / 1e3, "µs"),
-        n if n < 1_000_000_000 => (n as f64 / 1e6, "ms"),
-        n => (n as f64 / 1e9, "s"),
-    };
-    let decimals = if v >= 100.0 {
-        0
-    } else if v >= 10.0 {
-        1
-    } else {
-        2
-    };
-    let s = format!("{v:.decimals$}");
-    let s = if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.') } else { &s };
-    format!("{s} {unit}")
-}
-
-/// A time in ms at the precision a view `span_ns` wide shows (its third significant
-/// digit): "10.00 ms" in a 2 ms view, "10.0123 ms" in a 50 µs one.
-pub fn fmt_ms_within(ns: u64, span_ns: u64) -> String {
-    let digits = span_ns.checked_ilog10().unwrap_or(0) + 1;
-    let decimals = 9usize.saturating_sub(digits as usize).min(6);
-    format!("{:.*} ms", decimals, ns as f64 / 1e6)
 }
 
 /// A task's colour slot (the page has eight).
@@ -694,27 +767,72 @@ mod tests {
         assert!(t.len() >= 5 && t.len() <= 12, "{t:?}");
         let t = ticks(ViewWindow { start_ns: 1_000_100, end_ns: 1_002_000 }, 400.0);
         assert!(t.iter().all(|(_, l)| l.starts_with("1.00")), "{t:?}");
-        assert_eq!(fmt_ms(12_345_600), "12.3456 ms");
-        assert_eq!(fmt_ms(2_000_000), "2 ms");
-        // The caption's durations: three significant digits, never raw ns digits.
-        assert_eq!(fmt_duration(2_069_492), "2.07 ms");
-        assert_eq!(fmt_duration(20_000_000), "20 ms");
-        assert_eq!(fmt_duration(850_000), "850 µs");
-        assert_eq!(fmt_duration(85_349), "85.3 µs");
-        assert_eq!(fmt_duration(1_500), "1.5 µs");
-        assert_eq!(fmt_duration(740), "740 ns");
-        assert_eq!(fmt_duration(0), "0 ns");
-        assert_eq!(fmt_duration(999_999), "1 ms");
-        assert_eq!(fmt_duration(123_456_789), "123 ms");
-        assert_eq!(fmt_duration(1_500_000_000), "1.5 s");
-        assert_eq!(fmt_duration(u64::MAX), "18400000000 s");
-        assert_eq!(fmt_ms_within(10_003_215, 2_069_492), "10.00 ms");
-        assert_eq!(fmt_ms_within(12_072_707, 2_069_492), "12.07 ms");
-        assert_eq!(fmt_ms_within(10_012_345, 50_000), "10.0123 ms");
-        assert_eq!(fmt_ms_within(0, 20_000_000), "0.0 ms");
-        assert_eq!(fmt_ms_within(1_234, 0), "0.001234 ms");
         assert!((0..100).all(|i| task_colour(i) < 8));
         assert!(check_window(0, WINDOW_MAX_NS).is_ok());
         assert!(check_window(1, WINDOW_MAX_NS + 2).unwrap_err().contains("50 ms"));
+    }
+
+    fn state(start_ns: u64, end_ns: u64, following: bool) -> ViewState {
+        ViewState { v: ViewWindow { start_ns, end_ns }, lo: 0, hi: 10_000_000, plot_w: 1000.0, following }
+    }
+
+    #[test]
+    fn gestures_move_the_view() {
+        let st = state(2_000_000, 4_000_000, false);
+        // Zoom in around the middle, out around an anchor that stays put on screen.
+        assert_eq!(st.apply(key_gesture("+").unwrap()), ViewWindow { start_ns: 2_500_000, end_ns: 3_500_000 });
+        let out = st.apply(Gesture::Zoom { num: 2, den: 1, anchor_ns: Some(2_000_000) });
+        assert_eq!(out, ViewWindow { start_ns: 2_000_000, end_ns: 6_000_000 });
+        // Arrows pan a quarter of the span; panning stops at the bounds, keeping the span.
+        assert_eq!(st.apply(key_gesture("ArrowRight").unwrap()), ViewWindow { start_ns: 2_500_000, end_ns: 4_500_000 });
+        assert_eq!(st.apply(Gesture::Pan(-9_000_000)), ViewWindow { start_ns: 0, end_ns: 2_000_000 });
+        assert_eq!(st.apply(key_gesture("0").unwrap()), ViewWindow { start_ns: 0, end_ns: 10_000_000 });
+        assert_eq!(st.apply(key_gesture("End").unwrap()), ViewWindow { start_ns: 8_000_000, end_ns: 10_000_000 });
+        assert_eq!(key_gesture("a"), None);
+        assert_eq!(key_gesture("="), key_gesture("+"));
+        assert_eq!(key_gesture("_"), key_gesture("-"));
+        assert_eq!(st.apply(Gesture::PanBy(1, 0)), ViewWindow { start_ns: 4_000_000, end_ns: 6_000_000 });
+        // Following the present: a zoom keeps the end at the present.
+        let live = state(8_000_000, 10_000_000, true);
+        assert_eq!(live.apply(key_gesture("+").unwrap()), ViewWindow { start_ns: 9_000_000, end_ns: 10_000_000 });
+    }
+
+    #[test]
+    fn pointer_gestures() {
+        let st = state(2_000_000, 4_000_000, false);
+        // Ctrl+wheel zooms at the pointer; up is in.
+        let g = wheel_gesture(&st, 0.0, -100.0, true, false, 250.0).unwrap();
+        assert_eq!(g, Gesture::Zoom { num: 2, den: 3, anchor_ns: Some(2_500_000) });
+        assert_eq!(
+            wheel_gesture(&st, 0.0, 100.0, true, false, 0.0).unwrap(),
+            Gesture::Zoom { num: 3, den: 2, anchor_ns: Some(2_000_000) }
+        );
+        assert_eq!(wheel_gesture(&st, 0.0, 0.0, true, false, 0.0), None);
+        // Shift+wheel and sideways wheels pan; a plain wheel scrolls the page.
+        assert_eq!(wheel_gesture(&st, 0.0, 100.0, false, true, 0.0), Some(Gesture::Pan(200_000)));
+        assert_eq!(wheel_gesture(&st, -50.0, 10.0, false, false, 0.0), Some(Gesture::Pan(-100_000)));
+        assert_eq!(wheel_gesture(&st, 0.0, 100.0, false, false, 0.0), None);
+        // A drag moves the content with the pointer: to the right is earlier.
+        let v0 = st.v;
+        assert_eq!(st.dragged(v0, 100.0), ViewWindow { start_ns: 1_800_000, end_ns: 3_800_000 });
+        assert_eq!(st.dragged(v0, -5_000.0), ViewWindow { start_ns: 8_000_000, end_ns: 10_000_000 });
+        // Fingers twice as far apart: half the span, around the anchor.
+        assert_eq!(st.pinched(v0, 100.0, 200.0, 3_000_000), ViewWindow { start_ns: 2_500_000, end_ns: 3_500_000 });
+        // Touches closer than the minimum count as the minimum: no wild zoom.
+        assert_eq!(st.pinched(v0, 1.0, 0.0, 3_000_000), v0);
+    }
+
+    #[test]
+    fn the_view_shown() {
+        let chosen = Some(ViewWindow { start_ns: 1_000_000, end_ns: 2_000_000 });
+        assert_eq!(shown_view(5, 5, chosen, true), ViewWindow { start_ns: 5, end_ns: 5 });
+        assert_eq!(shown_view(0, 10_000_000, None, true), ViewWindow { start_ns: 8_000_000, end_ns: 10_000_000 });
+        assert_eq!(shown_view(0, 10_000_000, chosen, true), ViewWindow { start_ns: 9_000_000, end_ns: 10_000_000 });
+        assert_eq!(shown_view(0, 10_000_000, chosen, false), chosen.unwrap());
+        assert_eq!(shown_view(0, 10_000_000, None, false), ViewWindow { start_ns: 0, end_ns: 10_000_000 });
+        assert_eq!(
+            shown_view(3_000_000, 10_000_000, chosen, false),
+            ViewWindow { start_ns: 3_000_000, end_ns: 4_000_000 }
+        );
     }
 }

@@ -2,6 +2,7 @@
 //! the "Decade of Wasted Cores" invariant was broken, the moments it broke, and the
 //! plan to replay one of them in live mode.
 
+use crate::fmt::fmt_ns;
 use schedsim::{Report, WastedMoment};
 
 /// How far before a moment live mode stops, so the user steps into it.
@@ -34,16 +35,6 @@ pub fn rows(r: &Report) -> Vec<WastedRow> {
             })
         })
         .collect()
-}
-
-/// Wasted time as text: "0", "12.3 µs", "4.56 ms", "1.23 s".
-pub fn fmt_ns(ns: u64) -> String {
-    match ns {
-        0 => "0".into(),
-        n if n < 1_000_000 => format!("{:.1} µs", n as f64 / 1e3),
-        n if n < 1_000_000_000 => format!("{:.2} ms", n as f64 / 1e6),
-        n => format!("{:.2} s", n as f64 / 1e9),
-    }
 }
 
 /// One moment in words.
@@ -112,10 +103,6 @@ mod tests {
 
     #[test]
     fn formats() {
-        assert_eq!(fmt_ns(0), "0");
-        assert_eq!(fmt_ns(12_300), "12.3 µs");
-        assert_eq!(fmt_ns(4_560_000), "4.56 ms");
-        assert_eq!(fmt_ns(1_230_000_000), "1.23 s");
         assert_eq!(
             describe(&moment(0, 7_250_000)),
             "at 7.250 ms (iteration 0): CPU 3 idle for 2.50 ms while tbench-2 waited on CPU 1 (1 task waiting machine-wide)"

@@ -245,7 +245,8 @@ test("live mode: step, play, pause; roles and the decision trace are shown", asy
   await page.keyboard.press("Space");
   await page.waitForSelector("#wakeup-summary");
   for (let i = 0; i < 4; i++) await page.keyboard.press("Space");
-  assert.match(await page.textContent("#live-status"), /^5 wakeups stepped/);
+  // The status is redrawn after the key's handler returns: wait for it, never read it at once.
+  await page.waitForFunction(() => /^5 wakeups stepped/.test(document.querySelector("#live-status").textContent), null, { timeout: 10_000 });
   assert.ok((await page.$$("#trace-steps li.step")).length >= 1, "the trace has steps");
   assert.ok(await page.$(".live-mode .cpu.chosen"), "the chosen CPU is marked");
   assert.ok(await page.$(".live-mode .cpu.prev"), "prev is marked");

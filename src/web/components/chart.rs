@@ -2,6 +2,7 @@
 //! export of the same drawing. Errors are shown in the card, never thrown.
 
 use crate::charts::{self, ChartResult, ChartTheme, HEIGHT_PX, WIDTH_PX};
+use crate::fmt::sanitize;
 use crate::live_session::LivePoint;
 use crate::web::dom;
 use crate::web::state::SweepResult;
@@ -63,11 +64,6 @@ impl ChartSpec {
             }
         }
     }
-}
-
-/// A file-name-safe version of `s`.
-pub fn sanitize(s: &str) -> String {
-    s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '-' }).take(60).collect()
 }
 
 #[derive(Properties, PartialEq)]

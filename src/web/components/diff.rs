@@ -9,16 +9,13 @@ use crate::kernel_names::letter;
 use crate::proto::{Request, Response};
 use crate::web::components::topology::{LiveFrame, TopologyView};
 use crate::web::components::wakeup::{probed, wakeup_facts, TraceSteps};
-use crate::web::dom;
-use crate::web::hooks::typing;
+use crate::web::hooks::use_keydown;
 use crate::web::state::machine_topology;
 use crate::web::worker::SweepRunner;
-use schedsim::diff::{distance_words, reason, DiffReport, WakeupDiff};
+use schedsim::diff::{distance_words, reason, DiffAsk, DiffReport, WakeupDiff};
 use schedsim::trace::WakeupTrace;
 use schedsim::Experiment;
 use std::rc::Rc;
-use wasm_bindgen::closure::Closure;
-use wasm_bindgen::JsCast;
 use web_sys::{HtmlSelectElement, KeyboardEvent};
 use yew::prelude::*;
 
@@ -35,12 +32,11 @@ pub struct DiffProps {
     pub exp: Experiment,
 }
 
-#[function_component(DiffView)]
-pub fn diff_view(p: &DiffProps) -> Html {
-    let a = use_state(|| 0u32);
-    let b = use_state(|| 1u32);
-    let clients = use_state(|| p.exp.clients.first().copied().unwrap_or(1));
-    let count = use_state(|| COUNT_DEFAULT);
+/// Runs `ask` in a worker whenever it (or the experiment) changes, the tab opening
+/// included; an answer to an older question is dropped. The status, and the position
+/// in the differences (back to the first with each answer).
+#[hook]
+fn use_diff_run(ask: Option<DiffAsk>, exp: Experiment) -> (UseStateHandle<Status>, UseStateHandle<usize>) {
     let status = use_state(|| Status::Idle);
     let at = use_state(|| 0usize);
     let seq = use_mut_ref(|| 0u32);
@@ -67,14 +63,9 @@ pub fn diff_view(p: &DiffProps) -> Html {
             })
         })
     };
-    let ask = diff_page::ask(&p.exp, *a, *b, *clients, *count);
     {
-        // Ask again whenever the question changes (the tab opening included).
-        let runner = runner.clone();
         let status = status.clone();
-        let seq = seq.clone();
-        let exp = p.exp.clone();
-        use_effect_with((ask.clone(), exp), move |(ask, exp)| {
+        use_effect_with((ask, exp), move |(ask, exp)| {
             if let Some(ask) = ask.clone() {
                 let id = {
                     let mut s = seq.borrow_mut();
@@ -91,53 +82,34 @@ pub fn diff_view(p: &DiffProps) -> Html {
             move || runner.cancel()
         });
     }
+    (status, at)
+}
+
+#[function_component(DiffView)]
+pub fn diff_view(p: &DiffProps) -> Html {
+    let a = use_state(|| 0u32);
+    let b = use_state(|| 1u32);
+    let clients = use_state(|| p.exp.clients.first().copied().unwrap_or(1));
+    let count = use_state(|| COUNT_DEFAULT);
+    let ask = diff_page::ask(&p.exp, *a, *b, *clients, *count);
+    let (status, at) = use_diff_run(ask.clone(), p.exp.clone());
     let len = match &*status {
         Status::Done(r) => r.details.len(),
         _ => 0,
     };
-    let go = {
-        let at = at.clone();
-        move |delta: i64| {
-            let at = at.clone();
-            Callback::from(move |_: MouseEvent| at.set(diff_page::step(*at, delta, len)))
-        }
-    };
     {
         // ← and → step, when not typing.
         let at = at.clone();
-        use_effect_with((len, *at), move |(len, i)| {
-            let (len, i) = (*len, *i);
-            let cb = Closure::<dyn FnMut(KeyboardEvent)>::new(move |e: KeyboardEvent| {
-                if e.ctrl_key() || e.meta_key() || e.alt_key() || typing(&e) {
-                    return;
-                }
-                let delta = match e.key().as_str() {
-                    "ArrowLeft" => -1,
-                    "ArrowRight" => 1,
-                    _ => return,
-                };
-                e.prevent_default();
-                at.set(diff_page::step(i, delta, len));
-            });
-            let doc = dom::document();
-            if let Some(d) = &doc {
-                let _ = d.add_event_listener_with_callback("keydown", cb.as_ref().unchecked_ref());
-            }
-            move || {
-                if let Some(d) = doc {
-                    let _ = d.remove_event_listener_with_callback("keydown", cb.as_ref().unchecked_ref());
-                }
-            }
-        });
+        use_keydown(Callback::from(move |e: KeyboardEvent| {
+            let delta = match e.key().as_str() {
+                "ArrowLeft" => -1,
+                "ArrowRight" => 1,
+                _ => return,
+            };
+            e.prevent_default();
+            at.set(diff_page::step(*at, delta, len));
+        }));
     }
-    let select_u32 = |h: &UseStateHandle<u32>| {
-        let h = h.clone();
-        Callback::from(move |e: Event| {
-            if let Ok(v) = e.target_unchecked_into::<HtmlSelectElement>().value().parse::<u32>() {
-                h.set(v);
-            }
-        })
-    };
     let exp = &p.exp;
     let Some(ask) = ask else {
         return html! {
@@ -148,6 +120,41 @@ pub fn diff_view(p: &DiffProps) -> Html {
                 }</p>
             </section>
         };
+    };
+    let names = (exp.kernels[ask.a as usize].name.clone(), exp.kernels[ask.b as usize].name.clone());
+    let running = matches!(*status, Status::Running(_));
+    let body = match &*status {
+        Status::Idle | Status::Running(_) => html! {},
+        Status::Failed(m) => {
+            html! { <p class="refusal" role="alert" id="diff-error">{ format!("The diff failed: {m}") }</p> }
+        }
+        Status::Done(r) => diff_result(exp, r, &at, &names),
+    };
+    html! {
+        <section class="diff-view" aria-labelledby="diff-h">
+            <h2 id="diff-h">{ "Diff: where kernel B would place a wakeup differently" }</h2>
+            <p class="lead">{ "Kernel A runs. At every wakeup, kernel B's decision code is asked what it would choose in exactly the same state, on a copy of the simulation: its answer changes nothing. B reads A's state as it is, also state only B's kernel would keep up." }</p>
+            { diff_controls(exp, &ask, [&a, &b, &clients, &count], running, &names) }
+            { body }
+        </section>
+    }
+}
+
+/// The question: A, B, the client count and how many wakeups, and what is running.
+fn diff_controls(
+    exp: &Experiment,
+    ask: &DiffAsk,
+    [a, b, clients, count]: [&UseStateHandle<u32>; 4],
+    running: bool,
+    (name_a, name_b): &(String, String),
+) -> Html {
+    let select_u32 = |h: &UseStateHandle<u32>| {
+        let h = h.clone();
+        Callback::from(move |e: Event| {
+            if let Ok(v) = e.target_unchecked_into::<HtmlSelectElement>().value().parse::<u32>() {
+                h.set(v);
+            }
+        })
     };
     let kernel_options = |chosen: u32, not: Option<u32>| {
         exp.kernels
@@ -161,125 +168,139 @@ pub fn diff_view(p: &DiffProps) -> Html {
             })
             .collect::<Html>()
     };
-    let name_a = exp.kernels[ask.a as usize].name.clone();
-    let name_b = exp.kernels[ask.b as usize].name.clone();
-    let running = matches!(*status, Status::Running(_));
-    let body = match &*status {
-        Status::Idle | Status::Running(_) => html! {},
-        Status::Failed(m) => {
-            html! { <p class="refusal" role="alert" id="diff-error">{ format!("The diff failed: {m}") }</p> }
-        }
-        Status::Done(r) => {
-            let i = (*at).min(r.details.len().saturating_sub(1));
-            let d = r.details.get(i);
-            let topo = machine_topology(&exp.machine).ok();
-            let cstates = exp
-                .machine
-                .resolve()
-                .map(|r| r.costs.cstates.iter().map(|c| c.name.clone()).collect())
-                .unwrap_or_default();
-            let frame = d.map(|d| {
-                Rc::new(LiveFrame {
-                    cpus: d.cpus.clone(),
-                    trace: Some(d.a.clone()),
-                    cstates,
-                    wasted: None,
-                    counterfactual: Some(d.b_cpu()),
-                })
-            });
-            let pick = {
-                let at = at.clone();
-                move |k: usize| {
-                    let at = at.clone();
-                    Callback::from(move |_: MouseEvent| at.set(k))
+    html! {
+        <div class="live-controls" role="toolbar" aria-label="diff controls">
+            <label class="inline">{ "A runs " }
+                <select id="diff-a" onchange={select_u32(a)}>{ kernel_options(ask.a, None) }</select>
+            </label>
+            <label class="inline">{ "B is asked " }
+                <select id="diff-b" onchange={select_u32(b)}>{ kernel_options(ask.b, Some(ask.a)) }</select>
+            </label>
+            <label class="inline">{ format!("{} ", exp.workload.clients_meaning()) }
+                <select id="diff-clients" onchange={select_u32(clients)}>
+                    { for exp.clients.iter().map(|&n| html! { <option value={n.to_string()} selected={n == ask.clients}>{ n }</option> }) }
+                </select>
+            </label>
+            <label class="inline">{ "wakeups " }
+                <select id="diff-count" onchange={select_u32(count)}>
+                    { for COUNTS.iter().map(|&n| html! { <option value={n.to_string()} selected={n == ask.count}>{ n }</option> }) }
+                </select>
+            </label>
+            <span class="status muted" id="diff-status" role="status">{
+                if running {
+                    format!("Running {} with {} asked at each of the first {} wakeups, in a worker…", name_a, name_b, ask.count)
+                } else {
+                    format!("wakeups 0 to {} from the start of the run ({} ms of warm-up), iteration 0", ask.count - 1, exp.effective_warmup_ms())
                 }
-            };
-            html! {
-                <>
-                    <p class="diff-summary" id="diff-summary" role="status">{ diff_page::summary(r) }</p>
-                    <table class="diff-counts" id="diff-counts">
-                        <caption>{ format!("Where B's CPU is, seen from A's, over the {} compared wakeups", r.compared) }</caption>
-                        <tr><th scope="col">{ "B's CPU" }</th><th scope="col">{ "wakeups" }</th><th scope="col">{ "share" }</th></tr>
-                        { for diff_page::relation_rows(r).into_iter().map(|(w, n, pct)| html! {
-                            <tr class={classes!((n == 0).then_some("zero"))}><th scope="row">{ w }</th><td>{ n }</td><td>{ format!("{pct:.1}%") }</td></tr>
-                        }) }
-                    </table>
-                    if let Some(d) = d {
-                        <div class="diff-nav" role="toolbar" aria-label="step through the differences">
-                            <button type="button" id="diff-prev" onclick={go(-1)} disabled={i == 0} title="Previous difference (←)">{ "← Prev" }</button>
-                            <span id="diff-pos" class="status">{ diff_page::position(r, i) }</span>
-                            <button type="button" id="diff-next" class="primary" onclick={go(1)} disabled={i + 1 >= r.details.len()} title="Next difference (→)">{ "Next →" }</button>
-                        </div>
-                        <p class="diff-sentence" id="diff-sentence">{ sentence(d, &name_a, &name_b) }</p>
-                        <div class="live-grid diff-grid">
-                            <div class="live-topo">
-                                if let Some(t) = topo {
-                                    <TopologyView topo={Rc::new(t)} live={frame} />
-                                }
-                                { facts(d) }
-                            </div>
-                            <div class="diff-traces">
-                                { trace_column("a", &format!("A: {name_a}"), "what happened", &d.a) }
-                                { trace_column("b", &format!("B: {name_b}"), "asked in the same state; changes nothing", &d.b) }
-                            </div>
-                        </div>
-                    } else {
-                        <p class="muted" id="diff-none">{ "No difference in these wakeups: B would have chosen the same CPU every time." }</p>
-                    }
-                    if !r.list.is_empty() {
-                        <h3 class="diff-list-h">{ format!("All {} differences", r.list.len()) }</h3>
-                        <ol class="diff-list" id="diff-list">
-                            { for r.list.iter().enumerate().map(|(k, x)| {
-                                let full = k < r.details.len();
-                                let text = format!("#{} {:.3} ms {}: prev {} → A {} / B {} ({})",
-                                    x.index, x.time_ns as f64 / 1e6, x.wakee, x.prev_cpu, x.a_cpu, x.b_cpu, distance_words(x.relation));
-                                html! {
-                                    <li class={classes!((full && k == i).then_some("current"))}>
-                                        if full {
-                                            <button type="button" class="tool linkish" onclick={pick(k)}>{ text }</button>
-                                        } else {
-                                            <span>{ text }</span>
-                                        }
-                                    </li>
-                                }
-                            }) }
-                        </ol>
-                    }
-                </>
-            }
-        }
+            }</span>
+        </div>
+    }
+}
+
+/// The answer: the summary, the counts by distance, the difference at `at` (stepping,
+/// its sentence, both choices on the machine, both traces) and the list of all.
+fn diff_result(
+    exp: &Experiment,
+    r: &DiffReport,
+    at: &UseStateHandle<usize>,
+    (name_a, name_b): &(String, String),
+) -> Html {
+    let i = (**at).min(r.details.len().saturating_sub(1));
+    let go = |delta: i64| {
+        let at = at.clone();
+        let len = r.details.len();
+        Callback::from(move |_: MouseEvent| at.set(diff_page::step(*at, delta, len)))
     };
     html! {
-        <section class="diff-view" aria-labelledby="diff-h">
-            <h2 id="diff-h">{ "Diff: where kernel B would place a wakeup differently" }</h2>
-            <p class="lead">{ "Kernel A runs. At every wakeup, kernel B's decision code is asked what it would choose in exactly the same state, on a copy of the simulation: its answer changes nothing. B reads A's state as it is, also state only B's kernel would keep up." }</p>
-            <div class="live-controls" role="toolbar" aria-label="diff controls">
-                <label class="inline">{ "A runs " }
-                    <select id="diff-a" onchange={select_u32(&a)}>{ kernel_options(ask.a, None) }</select>
-                </label>
-                <label class="inline">{ "B is asked " }
-                    <select id="diff-b" onchange={select_u32(&b)}>{ kernel_options(ask.b, Some(ask.a)) }</select>
-                </label>
-                <label class="inline">{ format!("{} ", exp.workload.clients_meaning()) }
-                    <select id="diff-clients" onchange={select_u32(&clients)}>
-                        { for exp.clients.iter().map(|&n| html! { <option value={n.to_string()} selected={n == ask.clients}>{ n }</option> }) }
-                    </select>
-                </label>
-                <label class="inline">{ "wakeups " }
-                    <select id="diff-count" onchange={select_u32(&count)}>
-                        { for COUNTS.iter().map(|&n| html! { <option value={n.to_string()} selected={n == ask.count}>{ n }</option> }) }
-                    </select>
-                </label>
-                <span class="status muted" id="diff-status" role="status">{
-                    if running {
-                        format!("Running {} with {} asked at each of the first {} wakeups, in a worker…", name_a, name_b, ask.count)
-                    } else {
-                        format!("wakeups 0 to {} from the start of the run ({} ms of warm-up), iteration 0", ask.count - 1, exp.effective_warmup_ms())
-                    }
-                }</span>
+        <>
+            <p class="diff-summary" id="diff-summary" role="status">{ diff_page::summary(r) }</p>
+            { diff_counts(r) }
+            if let Some(d) = r.details.get(i) {
+                <div class="diff-nav" role="toolbar" aria-label="step through the differences">
+                    <button type="button" id="diff-prev" onclick={go(-1)} disabled={i == 0} title="Previous difference (←)">{ "← Prev" }</button>
+                    <span id="diff-pos" class="status">{ diff_page::position(r, i) }</span>
+                    <button type="button" id="diff-next" class="primary" onclick={go(1)} disabled={i + 1 >= r.details.len()} title="Next difference (→)">{ "Next →" }</button>
+                </div>
+                <p class="diff-sentence" id="diff-sentence">{ sentence(d, name_a, name_b) }</p>
+                { diff_detail(exp, d, name_a, name_b) }
+            } else {
+                <p class="muted" id="diff-none">{ "No difference in these wakeups: B would have chosen the same CPU every time." }</p>
+            }
+            { diff_list(r, i, at) }
+        </>
+    }
+}
+
+/// Where B's CPU is, seen from A's, by distance.
+fn diff_counts(r: &DiffReport) -> Html {
+    html! {
+        <table class="diff-counts" id="diff-counts">
+            <caption>{ format!("Where B's CPU is, seen from A's, over the {} compared wakeups", r.compared) }</caption>
+            <tr><th scope="col">{ "B's CPU" }</th><th scope="col">{ "wakeups" }</th><th scope="col">{ "share" }</th></tr>
+            { for diff_page::relation_rows(r).into_iter().map(|(w, n, pct)| html! {
+                <tr class={classes!((n == 0).then_some("zero"))}><th scope="row">{ w }</th><td>{ n }</td><td>{ format!("{pct:.1}%") }</td></tr>
+            }) }
+        </table>
+    }
+}
+
+/// One difference: both choices on one drawing of the machine, its facts, both traces.
+fn diff_detail(exp: &Experiment, d: &WakeupDiff, name_a: &str, name_b: &str) -> Html {
+    let topo = machine_topology(&exp.machine).ok();
+    let cstates =
+        exp.machine.resolve().map(|r| r.costs.cstates.iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
+    let frame = Rc::new(LiveFrame {
+        cpus: d.cpus.clone(),
+        trace: Some(d.a.clone()),
+        cstates,
+        wasted: None,
+        counterfactual: Some(d.b_cpu()),
+    });
+    html! {
+        <div class="live-grid diff-grid">
+            <div class="live-topo">
+                if let Some(t) = topo {
+                    <TopologyView topo={Rc::new(t)} live={Some(frame)} />
+                }
+                { facts(d) }
             </div>
-            { body }
-        </section>
+            <div class="diff-traces">
+                { trace_column("a", &format!("A: {name_a}"), "what happened", &d.a) }
+                { trace_column("b", &format!("B: {name_b}"), "asked in the same state; changes nothing", &d.b) }
+            </div>
+        </div>
+    }
+}
+
+/// Every difference; those with details are buttons that go to them.
+fn diff_list(r: &DiffReport, i: usize, at: &UseStateHandle<usize>) -> Html {
+    if r.list.is_empty() {
+        return html! {};
+    }
+    let pick = |k: usize| {
+        let at = at.clone();
+        Callback::from(move |_: MouseEvent| at.set(k))
+    };
+    html! {
+        <>
+            <h3 class="diff-list-h">{ format!("All {} differences", r.list.len()) }</h3>
+            <ol class="diff-list" id="diff-list">
+                { for r.list.iter().enumerate().map(|(k, x)| {
+                    let full = k < r.details.len();
+                    let text = format!("#{} {:.3} ms {}: prev {} → A {} / B {} ({})",
+                        x.index, x.time_ns as f64 / 1e6, x.wakee, x.prev_cpu, x.a_cpu, x.b_cpu, distance_words(x.relation));
+                    html! {
+                        <li class={classes!((full && k == i).then_some("current"))}>
+                            if full {
+                                <button type="button" class="tool linkish" onclick={pick(k)}>{ text }</button>
+                            } else {
+                                <span>{ text }</span>
+                            }
+                        </li>
+                    }
+                }) }
+            </ol>
+        </>
     }
 }
 

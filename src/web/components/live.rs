@@ -1,10 +1,13 @@
 //! Live mode: step one wakeup at a time or play at a chosen speed, with each CPU's state
 //! on the drawing, the current wakeup's roles (waker, prev, probed, chosen), its decision
 //! trace, and live charts. Simulation runs on the main thread in slices of a few
-//! milliseconds per frame, so input stays responsive.
+//! milliseconds per frame, and no step runs more than [`LIVE_STEP_EVENTS_MAX`] events
+//! (about 50 ms) before giving the browser back control, so input stays responsive even
+//! on a machine where nothing sleeps: there the page says so, with Continue and Stop.
 
 use crate::charts::ChartTheme;
-use crate::live_session::{LiveKey, LiveSession};
+use crate::fmt::fmt_ns;
+use crate::live_session::{LiveKey, LiveSession, Stall, Stepped, LIVE_STEP_EVENTS_MAX};
 use crate::perfetto::{default_window, PerfettoAsk};
 use crate::permalink::View;
 use crate::wasted::{self, JumpPlan};
@@ -43,6 +46,8 @@ struct Host {
     timer: Option<(i32, Closure<dyn FnMut()>)>,
     /// Stepping back to a count a link gave: played at full speed up to it.
     restore_to: Option<u64>,
+    /// Going to a wasted-core moment: simulated time run to, a frame at a time.
+    jump_to: Option<u64>,
     /// Whether the first session (the one a link's step count is for) has started.
     started: bool,
     /// The count the view holds, as of the last render, and where a new one goes.
@@ -92,9 +97,20 @@ impl Ctl {
                 h = self.host.borrow_mut();
             }
             if let Some(s) = h.session.as_mut() {
-                s.step();
+                s.step_within(LIVE_STEP_EVENTS_MAX);
                 s.sync_timeline();
             }
+        }
+        self.report();
+        self.redraw.force_update();
+    }
+
+    /// Stop, on the no-wakeup notice: no more looking for the wakeup; the run stays
+    /// where it got to.
+    fn stop_looking(&self) {
+        self.stop();
+        if let Some(s) = self.host.borrow_mut().session.as_mut() {
+            s.dismiss_stall();
         }
         self.report();
         self.redraw.force_update();
@@ -106,7 +122,7 @@ impl Ctl {
         let (on_steps, steps) = {
             let mut h = self.host.borrow_mut();
             let steps = h.session.as_ref().map_or(0, |s| s.steps);
-            if h.restore_to.is_some() || steps == h.view_steps {
+            if h.restore_to.is_some() || h.jump_to.is_some() || steps == h.view_steps {
                 return;
             }
             h.last_report_ms = dom::now_ms();
@@ -122,10 +138,17 @@ impl Ctl {
         self.start_timer();
     }
 
+    /// Runs to `ns` of simulated time, a frame budget at a time.
+    fn jump(&self, ns: u64) {
+        self.host.borrow_mut().jump_to = Some(ns);
+        self.start_timer();
+    }
+
     fn stop(&self) {
         let mut h = self.host.borrow_mut();
         h.playing = false;
         h.restore_to = None;
+        h.jump_to = None;
         if let Some((id, _cb)) = h.timer.take() {
             if let Some(w) = dom::window() {
                 w.clear_interval_with_handle(id);
@@ -145,7 +168,9 @@ impl Ctl {
 
     fn start_timer(&self) {
         if self.host.borrow().session.as_ref().map(|s| s.ended()).unwrap_or(true) {
-            self.host.borrow_mut().restore_to = None;
+            let mut h = self.host.borrow_mut();
+            h.restore_to = None;
+            h.jump_to = None;
             return;
         }
         let me = self.clone();
@@ -165,41 +190,14 @@ impl Ctl {
     }
 
     fn tick(&self) {
-        let ended = {
+        let done = {
             let mut h = self.host.borrow_mut();
-            let t0 = dom::now_ms();
-            let speed = SPEEDS[h.speed.min(SPEEDS.len() - 1)];
-            let due = if let Some(to) = h.restore_to {
-                to.saturating_sub(h.session.as_ref().map_or(0, |s| s.steps))
-            } else if speed == u32::MAX {
-                u64::MAX
-            } else {
-                let want = h.carry + speed as f64 * (t0 - h.last_ms).max(0.0) / 1e3;
-                let n = want.floor();
-                h.carry = (want - n).min(speed as f64);
-                n as u64
-            };
-            h.last_ms = t0;
-            let mut ended = false;
-            if let Some(s) = h.session.as_mut() {
-                let mut done = 0u64;
-                while done < due && dom::now_ms() - t0 < FRAME_BUDGET_MS {
-                    if !s.step() {
-                        ended = true;
-                        break;
-                    }
-                    done += 1;
-                }
-                if done > 0 || ended {
-                    s.sync_timeline();
-                }
-            } else {
-                ended = true;
+            match h.jump_to {
+                Some(to) => jump_frame(&mut h, to),
+                None => play_frame(&mut h),
             }
-            let restored = h.restore_to.is_some_and(|to| h.session.as_ref().is_none_or(|s| s.steps >= to));
-            ended || restored
         };
-        if ended {
+        if done {
             self.stop();
             self.report();
         } else if dom::now_ms() - self.host.borrow().last_report_ms > 1000.0 {
@@ -207,6 +205,59 @@ impl Ctl {
             self.report();
         }
         self.redraw.force_update();
+    }
+}
+
+/// One frame of playing (or of stepping to a link's count): the wakeups due at this
+/// speed, within the frame budget. A step that found no wakeup within its budget of
+/// events has used the frame: the browser gets control back, and the next frame goes
+/// on. True when there is no more to play.
+fn play_frame(h: &mut Host) -> bool {
+    let t0 = dom::now_ms();
+    let speed = SPEEDS[h.speed.min(SPEEDS.len() - 1)];
+    let due = if let Some(to) = h.restore_to {
+        to.saturating_sub(h.session.as_ref().map_or(0, |s| s.steps))
+    } else if speed == u32::MAX {
+        u64::MAX
+    } else {
+        let want = h.carry + speed as f64 * (t0 - h.last_ms).max(0.0) / 1e3;
+        let n = want.floor();
+        h.carry = (want - n).min(speed as f64);
+        n as u64
+    };
+    h.last_ms = t0;
+    let Some(s) = h.session.as_mut() else { return true };
+    let (mut done, mut ended, mut stalled) = (0u64, false, false);
+    while done < due && dom::now_ms() - t0 < FRAME_BUDGET_MS {
+        match s.step_within(LIVE_STEP_EVENTS_MAX) {
+            Stepped::Wakeup => done += 1,
+            Stepped::NoWakeup => {
+                stalled = true;
+                break;
+            }
+            Stepped::Ended => {
+                ended = true;
+                break;
+            }
+        }
+    }
+    if done > 0 || ended || stalled {
+        s.sync_timeline();
+    }
+    ended || h.restore_to.is_some_and(|to| s.steps >= to)
+}
+
+/// One frame of a jump to `to` ns of simulated time. True once there.
+fn jump_frame(h: &mut Host, to: u64) -> bool {
+    let t0 = dom::now_ms();
+    let Some(s) = h.session.as_mut() else { return true };
+    loop {
+        if s.jump_within(to, LIVE_STEP_EVENTS_MAX) {
+            return true;
+        }
+        if dom::now_ms() - t0 >= FRAME_BUDGET_MS {
+            return false;
+        }
     }
 }
 
@@ -225,33 +276,39 @@ pub struct LiveProps {
     pub perfetto: Option<PerfettoStatus>,
 }
 
-#[function_component(LiveView)]
-pub fn live_view(p: &LiveProps) -> Html {
-    let host = use_mut_ref(Host::default);
-    let redraw = use_force_update();
-    let ctl = Ctl { host: host.clone(), redraw };
+/// Which run live mode shows: the view's kernel and client count (the first of each
+/// when out of range), and after a jump to a wasted-core moment, that moment's iteration.
+fn live_key(p: &LiveProps) -> LiveKey {
     let clients = if p.view.live_clients == 0 || !p.exp.clients.contains(&p.view.live_clients) {
         p.exp.clients.first().copied().unwrap_or(1)
     } else {
         p.view.live_clients
     };
     let kernel = if (p.view.live_kernel as usize) < p.exp.kernels.len() { p.view.live_kernel } else { 0 };
-    // After a jump to a wasted-core moment, replay that moment's iteration.
     let iteration = p
         .jump
         .as_ref()
         .filter(|(_, plan)| plan.kernel == kernel && plan.clients == clients)
         .map_or(0, |(_, plan)| plan.iteration);
-    let key = LiveKey { experiment: p.exp.clone(), kernel, clients, iteration };
+    LiveKey { experiment: p.exp.clone(), kernel, clients, iteration }
+}
+
+/// The live player: a session for `key`, restarted when it changes (then jumped to a
+/// wasted-core moment, or stepped as far as a link says), the keyboard's space, p and
+/// r, and the timer stopped when the view goes.
+#[hook]
+fn use_live_player(key: LiveKey, jump: Option<(u32, JumpPlan)>, link_steps: u64, on_steps: Callback<u64>) -> Ctl {
+    let host = use_mut_ref(Host::default);
+    let redraw = use_force_update();
+    let ctl = Ctl { host: host.clone(), redraw };
     {
         let mut h = ctl.host.borrow_mut();
-        h.view_steps = p.view.live_steps;
-        h.on_steps = p.on_steps.clone();
+        h.view_steps = link_steps;
+        h.on_steps = on_steps;
     }
     {
         let ctl = ctl.clone();
-        let link_steps = p.view.live_steps;
-        use_effect_with((key, p.jump.clone()), move |(key, jump)| {
+        use_effect_with((key, jump), move |(key, jump)| {
             ctl.host.borrow_mut().key = Some(key.clone());
             ctl.restart();
             let first = !std::mem::replace(&mut ctl.host.borrow_mut().started, true);
@@ -259,11 +316,7 @@ pub fn live_view(p: &LiveProps) -> Html {
                 plan.kernel == key.kernel && plan.clients == key.clients && plan.iteration == key.iteration
             });
             if let Some((_, plan)) = jumped {
-                if let Some(s) = ctl.host.borrow_mut().session.as_mut() {
-                    s.jump(plan.advance_ns);
-                }
-                ctl.report();
-                ctl.redraw.force_update();
+                ctl.jump(plan.advance_ns);
             } else if first && link_steps > 0 {
                 // Opened from a link (or back to this tab): step as far as it says.
                 ctl.restore(link_steps);
@@ -287,10 +340,9 @@ pub fn live_view(p: &LiveProps) -> Html {
     }
     {
         // Leaving live mode stops the player.
-        let stopper = host.clone();
         use_effect_with((), move |_| {
             move || {
-                let mut h = stopper.borrow_mut();
+                let mut h = host.borrow_mut();
                 if let Some((id, _)) = h.timer.take() {
                     if let Some(w) = dom::window() {
                         w.clear_interval_with_handle(id);
@@ -300,20 +352,63 @@ pub fn live_view(p: &LiveProps) -> Html {
             }
         });
     }
+    ctl
+}
 
+#[function_component(LiveView)]
+pub fn live_view(p: &LiveProps) -> Html {
+    let key = live_key(p);
+    let (kernel, clients) = (key.kernel, key.clients);
+    let ctl = use_live_player(key, p.jump.clone(), p.view.live_steps, p.on_steps.clone());
     let h = ctl.host.borrow();
-    let on_step = {
-        let ctl = ctl.clone();
-        Callback::from(move |_| ctl.step())
-    };
-    let on_play = {
-        let ctl = ctl.clone();
-        Callback::from(move |_| ctl.toggle_play())
-    };
-    let on_reset = {
-        let ctl = ctl.clone();
-        Callback::from(move |_| ctl.reset())
-    };
+    let session = h.session.as_ref();
+    let jumped = p
+        .jump
+        .as_ref()
+        .filter(|(_, j)| {
+            j.kernel == kernel && j.clients == clients && session.map(|s| s.now_ns() >= j.advance_ns).unwrap_or(false)
+        })
+        .map(|(_, j)| (j.advance_ns, j.time_ns));
+    html! {
+        <section class="live-mode" aria-labelledby="live-h">
+            <h2 id="live-h">{ "Live: the wakeup path, one wakeup at a time" }</h2>
+            { live_toolbar(p, &ctl, &h, kernel, clients) }
+            <PerfettoExport exp={p.exp.clone()} {kernel} {clients} fixed_run=true
+                window={default_window(Some(session.map(|s| s.now_ns()).unwrap_or(0)), p.exp.warmup_ms, p.exp.duration_ms)}
+                on_export={p.on_perfetto.clone()} status={p.perfetto.clone()} id="live-perfetto" />
+            if let Some(e) = &h.error {
+                <p class="refusal" role="alert">{ e.clone() }</p>
+            }
+            if let Some(st) = session.and_then(|s| s.stall) {
+                { stall_notice(st, h.playing, ctl.on(Ctl::step), ctl.on(Ctl::stop_looking)) }
+            }
+            if let Some((a, t)) = jumped {
+                <p class="jumped status" id="live-jumped" role="status">{ format!(
+                    "Jumped to {:.3} ms, just before the wasted-core moment the sweep saw at {:.3} ms: step to watch it.",
+                    a as f64 / 1e6, t as f64 / 1e6) }</p>
+            }
+            if let Some(s) = session {
+                { live_counters(s) }
+            }
+            { live_grid(p, session) }
+            if let Some(s) = session {
+                { live_timeline_and_charts(p, s) }
+            }
+        </section>
+    }
+}
+
+impl Ctl {
+    /// A click handler that calls `f` on this player.
+    fn on(&self, f: fn(&Ctl)) -> Callback<MouseEvent> {
+        let ctl = self.clone();
+        Callback::from(move |_| f(&ctl))
+    }
+}
+
+/// The toolbar: kernel and client count (into the view, so the URL follows), Step,
+/// Play/Pause, speed, Reset and the status line.
+fn live_toolbar(p: &LiveProps, ctl: &Ctl, h: &Host, kernel: u32, clients: u32) -> Html {
     let on_speed = {
         let ctl = ctl.clone();
         Callback::from(move |e: Event| {
@@ -323,49 +418,21 @@ pub fn live_view(p: &LiveProps) -> Html {
             }
         })
     };
-    let on_kernel = {
+    // A choice in a select becomes the view with it set.
+    let view_with = |set: fn(&mut View, u32)| {
         let cb = p.on_view.clone();
         let v = p.view.clone();
         Callback::from(move |e: Event| {
             if let Ok(i) = e.target_unchecked_into::<HtmlSelectElement>().value().parse::<u32>() {
-                cb.emit(View { live_kernel: i, ..v.clone() });
+                let mut v = v.clone();
+                set(&mut v, i);
+                cb.emit(v);
             }
         })
     };
-    let on_clients = {
-        let cb = p.on_view.clone();
-        let v = p.view.clone();
-        Callback::from(move |e: Event| {
-            if let Ok(c) = e.target_unchecked_into::<HtmlSelectElement>().value().parse::<u32>() {
-                cb.emit(View { live_clients: c, ..v.clone() });
-            }
-        })
-    };
-
-    let topo = machine_topology(&p.exp.machine).ok();
-    let cstates =
-        p.exp.machine.resolve().map(|r| r.costs.cstates.iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
-    let session = h.session.as_ref();
-    let wasted_now = session.and_then(|s| s.wasted_now());
-    let moments = session.map(|s| s.wasted_moments()).unwrap_or_default();
-    let frame = session.map(|s| {
-        Rc::new(LiveFrame {
-            cpus: s.cpus(),
-            trace: s.last().cloned(),
-            cstates,
-            wasted: wasted_now.clone(),
-            counterfactual: None,
-        })
-    });
-    let jumped = p
-        .jump
-        .as_ref()
-        .filter(|(_, j)| {
-            j.kernel == kernel && j.clients == clients && session.map(|s| s.now_ns() >= j.advance_ns).unwrap_or(false)
-        })
-        .map(|(_, j)| (j.advance_ns, j.time_ns));
-    let names: Rc<Vec<String>> = Rc::new(p.exp.kernels.iter().map(|k| k.name.clone()).collect());
-    let status = match session {
+    let on_kernel = view_with(|v, i| v.live_kernel = i);
+    let on_clients = view_with(|v, c| v.live_clients = c);
+    let status = match h.session.as_ref() {
         Some(s) => format!(
             "{} wakeups stepped · {:.3} ms simulated{}",
             s.steps,
@@ -374,104 +441,149 @@ pub fn live_view(p: &LiveProps) -> Html {
         ),
         None => "not started".into(),
     };
-    let c = session.map(|s| s.counters());
     html! {
-        <section class="live-mode" aria-labelledby="live-h">
-            <h2 id="live-h">{ "Live: the wakeup path, one wakeup at a time" }</h2>
-            <div class="live-controls" role="toolbar" aria-label="live controls">
-                <label class="inline">{ "kernel " }
-                    <select id="live-kernel" onchange={on_kernel}>
-                        { for p.exp.kernels.iter().enumerate().map(|(i, k)| html! {
-                            <option value={i.to_string()} selected={i as u32 == kernel}>{ format!("{}: {}", letter(i), k.name_with_label()) }</option>
-                        }) }
-                    </select>
-                </label>
-                <label class="inline">{ format!("{} ", p.exp.workload.clients_meaning()) }
-                    <select id="live-clients" onchange={on_clients}>
-                        { for p.exp.clients.iter().map(|&n| html! { <option value={n.to_string()} selected={n == clients}>{ n }</option> }) }
-                    </select>
-                </label>
-                <button type="button" id="live-step" class="primary" onclick={on_step} title="Step one wakeup (space)">{ "Step" }<kbd>{ "space" }</kbd></button>
-                <button type="button" id="live-play" onclick={on_play} title="Play or pause (p)" aria-pressed={if h.playing { "true" } else { "false" }}>
-                    { if h.playing { "Pause" } else { "Play" } }<kbd>{ "p" }</kbd>
-                </button>
-                <label class="inline">{ "speed " }
-                    <select id="live-speed" onchange={on_speed}>
-                        { for SPEEDS.iter().enumerate().map(|(i, s)| html! {
-                            <option value={i.to_string()} selected={i == h.speed}>{ if *s == u32::MAX { "max".to_string() } else { format!("{s}/s") } }</option>
-                        }) }
-                    </select>
-                </label>
-                <button type="button" id="live-reset" onclick={on_reset} title="Back to the start (r)">{ "Reset" }<kbd>{ "r" }</kbd></button>
-                <span id="live-status" class="status" role="status">{ status }</span>
-            </div>
-            <PerfettoExport exp={p.exp.clone()} {kernel} {clients} fixed_run=true
-                window={default_window(Some(session.map(|s| s.now_ns()).unwrap_or(0)), p.exp.warmup_ms, p.exp.duration_ms)}
-                on_export={p.on_perfetto.clone()} status={p.perfetto.clone()} id="live-perfetto" />
-            if let Some(e) = &h.error {
-                <p class="refusal" role="alert">{ e.clone() }</p>
-            }
-            if let Some((a, t)) = jumped {
-                <p class="jumped status" id="live-jumped" role="status">{ format!(
-                    "Jumped to {:.3} ms, just before the wasted-core moment the sweep saw at {:.3} ms: step to watch it.",
-                    a as f64 / 1e6, t as f64 / 1e6) }</p>
-            }
-            if let Some(w) = &wasted_now {
+        <div class="live-controls" role="toolbar" aria-label="live controls">
+            <label class="inline">{ "kernel " }
+                <select id="live-kernel" onchange={on_kernel}>
+                    { for p.exp.kernels.iter().enumerate().map(|(i, k)| html! {
+                        <option value={i.to_string()} selected={i as u32 == kernel}>{ format!("{}: {}", letter(i), k.name_with_label()) }</option>
+                    }) }
+                </select>
+            </label>
+            <label class="inline">{ format!("{} ", p.exp.workload.clients_meaning()) }
+                <select id="live-clients" onchange={on_clients}>
+                    { for p.exp.clients.iter().map(|&n| html! { <option value={n.to_string()} selected={n == clients}>{ n }</option> }) }
+                </select>
+            </label>
+            <button type="button" id="live-step" class="primary" onclick={ctl.on(Ctl::step)} title="Step one wakeup (space)">{ "Step" }<kbd>{ "space" }</kbd></button>
+            <button type="button" id="live-play" onclick={ctl.on(Ctl::toggle_play)} title="Play or pause (p)" aria-pressed={if h.playing { "true" } else { "false" }}>
+                { if h.playing { "Pause" } else { "Play" } }<kbd>{ "p" }</kbd>
+            </button>
+            <label class="inline">{ "speed " }
+                <select id="live-speed" onchange={on_speed}>
+                    { for SPEEDS.iter().enumerate().map(|(i, s)| html! {
+                        <option value={i.to_string()} selected={i == h.speed}>{ if *s == u32::MAX { "max".to_string() } else { format!("{s}/s") } }</option>
+                    }) }
+                </select>
+            </label>
+            <button type="button" id="live-reset" onclick={ctl.on(Ctl::reset)} title="Back to the start (r)">{ "Reset" }<kbd>{ "r" }</kbd></button>
+            <span id="live-status" class="status" role="status">{ status }</span>
+        </div>
+    }
+}
+
+/// The wasted-core alarm, if the invariant is broken right now, and the counters.
+fn live_counters(s: &LiveSession) -> Html {
+    let c = s.counters();
+    html! {
+        <>
+            if let Some(w) = s.wasted_now() {
                 <p class="wasted-now" id="live-wasted-now" role="alert">{ format!(
                     "Wasted core now: CPU {} idle for {} while {} waits on CPU {} ({} waiting machine-wide).",
-                    w.idle_cpu, wasted::fmt_ns(w.idle_for_ns), w.waiting_task, w.busy_cpu, w.waiting) }</p>
+                    w.idle_cpu, fmt_ns(w.idle_for_ns), w.waiting_task, w.busy_cpu, w.waiting) }</p>
             }
-            if let Some(c) = c {
-                <p class="live-counters">{ format!(
-                    "wakeups {} · migrations {} (SMT {}, LLC {}, cross-LLC {}, cross-node {}) · affine moves {} · CPUs probed {} · IPIs {}",
-                    c.wakeups, c.migrations, c.migrations_smt, c.migrations_llc, c.migrations_cross_llc, c.migrations_cross_node,
-                    c.affine_moves, c.sis_probed, c.ipis) }</p>
-            }
-            <div class="live-grid">
-                <div class="live-topo">
-                    if let Some(t) = topo {
-                        <TopologyView topo={Rc::new(t)} live={frame.clone()} />
-                    }
-                    { wakeup_summary(session.and_then(|s| s.last())) }
-                </div>
-                <aside class="trace" aria-labelledby="trace-h">
-                    <h3 id="trace-h">{ "Decision trace" }</h3>
-                    { trace_view(session.and_then(|s| s.last())) }
-                    if p.exp.wasted_core_threshold_ns > 0 {
-                        <h4>{ "Wasted-core moments" }</h4>
-                        <p class="muted small">{ format!("an idle CPU past {} while a task it could run waits as long; this run so far (live mode has no warm-up)", wasted::fmt_ns(p.exp.wasted_core_threshold_ns)) }</p>
-                        if moments.is_empty() {
-                            <p class="muted" id="live-wasted-none">{ "None so far." }</p>
-                        } else {
-                            <ol class="moments" id="live-wasted-list">
-                                { for moments.iter().map(|m| html! { <li>{ wasted::describe(m) }</li> }) }
-                            </ol>
-                        }
-                    }
-                    if let Some(s) = session {
-                        if s.recent.len() > 1 {
-                            <h4>{ "Recent wakeups" }</h4>
-                            <ol class="recent" reversed=true>
-                                { for s.recent.iter().rev().skip(1).map(|t| html! { <li>{ short(t) }</li> }) }
-                            </ol>
-                        }
-                    }
-                </aside>
+            <p class="live-counters">{ format!(
+                "wakeups {} · migrations {} (SMT {}, LLC {}, cross-LLC {}, cross-node {}) · affine moves {} · CPUs probed {} · IPIs {}",
+                c.wakeups, c.migrations, c.migrations_smt, c.migrations_llc, c.migrations_cross_llc, c.migrations_cross_node,
+                c.affine_moves, c.sis_probed, c.ipis) }</p>
+        </>
+    }
+}
+
+/// The machine with the current wakeup's roles, beside its decision trace (the machine
+/// alone before a session has started).
+fn live_grid(p: &LiveProps, session: Option<&LiveSession>) -> Html {
+    let topo = machine_topology(&p.exp.machine).ok();
+    let cstates =
+        p.exp.machine.resolve().map(|r| r.costs.cstates.iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
+    let frame = session.map(|s| {
+        Rc::new(LiveFrame {
+            cpus: s.cpus(),
+            trace: s.last().cloned(),
+            cstates,
+            wasted: s.wasted_now(),
+            counterfactual: None,
+        })
+    });
+    html! {
+        <div class="live-grid">
+            <div class="live-topo">
+                if let Some(t) = topo {
+                    <TopologyView topo={Rc::new(t)} live={frame} />
+                }
+                { wakeup_summary(session.and_then(|s| s.last())) }
             </div>
-            if let Some(s) = session {
-                <section class="live-timeline" aria-labelledby="live-timeline-h">
-                    <h3 id="live-timeline-h">{ "Timeline" }</h3>
-                    <p class="muted small">{ "What each CPU did over the last 20 ms of simulated time, up to now." }</p>
-                    <TimelineView data={TimelineData { tl: s.timeline.clone(), version: s.timeline_version }} live=true id="live-timeline" />
-                </section>
+            { trace_aside(p, session) }
+        </div>
+    }
+}
+
+/// Beside the machine: the current wakeup's decision trace, the wasted-core moments so
+/// far and the recent wakeups.
+fn trace_aside(p: &LiveProps, session: Option<&LiveSession>) -> Html {
+    let moments = session.map(|s| s.wasted_moments()).unwrap_or_default();
+    html! {
+        <aside class="trace" aria-labelledby="trace-h">
+            <h3 id="trace-h">{ "Decision trace" }</h3>
+            { trace_view(session.and_then(|s| s.last())) }
+            if p.exp.wasted_core_threshold_ns > 0 {
+                <h4>{ "Wasted-core moments" }</h4>
+                <p class="muted small">{ format!("an idle CPU past {} while a task it could run waits as long; this run so far (live mode has no warm-up)", fmt_ns(p.exp.wasted_core_threshold_ns)) }</p>
+                if moments.is_empty() {
+                    <p class="muted" id="live-wasted-none">{ "None so far." }</p>
+                } else {
+                    <ol class="moments" id="live-wasted-list">
+                        { for moments.iter().map(|m| html! { <li>{ wasted::describe(m) }</li> }) }
+                    </ol>
+                }
             }
-            if let Some(s) = session {
-                <div class="charts">
-                    <ChartCard spec={ChartSpec::Live { which: LiveChart::Throughput, series: Rc::new(s.series.clone()), names: names.clone() }} theme={p.theme.clone()} id="live-throughput" exports=true />
-                    <ChartCard spec={ChartSpec::Live { which: LiveChart::Migrations, series: Rc::new(s.series.clone()), names }} theme={p.theme.clone()} id="live-migrations" exports=true />
-                </div>
+            if let Some(s) = session.filter(|s| s.recent.len() > 1) {
+                <h4>{ "Recent wakeups" }</h4>
+                <ol class="recent" reversed=true>
+                    { for s.recent.iter().rev().skip(1).map(|t| html! { <li>{ short(t) }</li> }) }
+                </ol>
             }
-        </section>
+        </aside>
+    }
+}
+
+/// The stepped kernel's timeline and the live charts of every kernel.
+fn live_timeline_and_charts(p: &LiveProps, s: &LiveSession) -> Html {
+    let names: Rc<Vec<String>> = Rc::new(p.exp.kernels.iter().map(|k| k.name.clone()).collect());
+    html! {
+        <>
+            <section class="live-timeline" aria-labelledby="live-timeline-h">
+                <h3 id="live-timeline-h">{ "Timeline" }</h3>
+                <p class="muted small">{ "What each CPU did over the last 20 ms of simulated time, up to now." }</p>
+                <TimelineView data={TimelineData { tl: s.timeline.clone(), version: s.timeline_version }} live=true id="live-timeline" />
+            </section>
+            <div class="charts">
+                <ChartCard spec={ChartSpec::Live { which: LiveChart::Throughput, series: Rc::new(s.series.clone()), names: names.clone() }} theme={p.theme.clone()} id="live-throughput" exports=true />
+                <ChartCard spec={ChartSpec::Live { which: LiveChart::Migrations, series: Rc::new(s.series.clone()), names }} theme={p.theme.clone()} id="live-migrations" exports=true />
+            </div>
+        </>
+    }
+}
+
+/// The stepped kernel went a whole budget of events without a wakeup (nothing on the
+/// machine sleeps, or not for long): say so, and let the user go on looking or stop.
+/// While playing, the player goes on by itself, a budget per frame; Stop pauses it.
+fn stall_notice(st: Stall, playing: bool, on_continue: Callback<MouseEvent>, on_stop: Callback<MouseEvent>) -> Html {
+    html! {
+        <div class="live-stall" id="live-stall" role="status">
+            <p>
+                <strong id="live-stall-text">{ st.describe() }</strong>
+                { if playing {
+                    " Playing goes on looking, a slice at a time."
+                } else {
+                    " Nothing on this machine has slept and been woken since the last wakeup, or the run is before its first one."
+                } }
+            </p>
+            <button type="button" id="live-continue" class="primary" onclick={on_continue} disabled={playing}
+                title="Run another slice of events looking for the next wakeup">{ "Continue" }</button>
+            <button type="button" id="live-stop" onclick={on_stop}
+                title="Stop looking: the run stays where it got to">{ "Stop" }</button>
+        </div>
     }
 }
 

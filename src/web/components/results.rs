@@ -4,9 +4,10 @@
 //! exports come with the last run.
 
 use crate::charts::{ChartTheme, REPORT_CHARTS};
+use crate::fmt::{fmt_ns, sanitize};
 use crate::perfetto::{default_window, PerfettoAsk};
 use crate::wasted::{self, JumpPlan};
-use crate::web::components::chart::{sanitize, ChartCard, ChartSpec};
+use crate::web::components::chart::{ChartCard, ChartSpec};
 use crate::web::components::perfetto::PerfettoExport;
 use crate::web::components::timeline::RecordTimeline;
 use crate::web::dom;
@@ -176,7 +177,7 @@ fn wasted_section(r: &SweepResult, on_jump: &Callback<JumpPlan>) -> Html {
         let table_rows = rep.configs.iter().enumerate().map(|(k, c)| {
             let cells = rows.iter().filter(|w| w.kernel == k).map(|w| html! {
                 <td class={classes!((w.wasted_ns > 0).then_some("bad"))} title={format!("{} episodes", w.episodes)}>
-                    { if w.wasted_ns == 0 { "0".to_string() } else { format!("{} ({}×)", wasted::fmt_ns(w.wasted_ns), w.episodes) } }
+                    { if w.wasted_ns == 0 { "0".to_string() } else { format!("{} ({}×)", fmt_ns(w.wasted_ns), w.episodes) } }
                 </td>
             }).collect::<Html>();
             html! { <tr><th scope="row">{ schedsim::kernel::name_with_label(&c.name, &c.label) }</th>{ cells }</tr> }
@@ -224,7 +225,7 @@ fn wasted_section(r: &SweepResult, on_jump: &Callback<JumpPlan>) -> Html {
             <h3 id="wasted-h">{ "Wasted cores" }</h3>
             <p class="muted">{ format!(
                 "The \"Decade of Wasted Cores\" invariant: no CPU idle for more than {} while a task it could run waits as long on another CPU's runqueue.",
-                if th == 0 { "the threshold".to_string() } else { wasted::fmt_ns(th) }) }</p>
+                if th == 0 { "the threshold".to_string() } else { fmt_ns(th) }) }</p>
             { body }
         </section>
     }

@@ -3,6 +3,7 @@
 //! fields to fix) and the results.
 
 use crate::charts::ChartTheme;
+use crate::fmt::fmt_secs;
 use crate::perfetto::PerfettoAsk;
 use crate::topo_edit::{Refusal, TopoEdit};
 use crate::wasted::JumpPlan;
@@ -253,15 +254,5 @@ pub fn sweep_view(p: &SweepProps) -> Html {
             </section>
             { results }
         </>
-    }
-}
-
-/// "12 s", "3 min 5 s".
-fn fmt_secs(s: f64) -> String {
-    let s = s.max(0.0).round() as u64;
-    if s < 60 {
-        format!("{s} s")
-    } else {
-        format!("{} min {} s", s / 60, s % 60)
     }
 }

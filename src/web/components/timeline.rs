@@ -5,19 +5,18 @@
 //! pinch; pan: drag, buttons, arrow keys, Shift+wheel. [`RecordTimeline`] asks a worker
 //! to record a window of one run of a sweep and shows it.
 
+use crate::fmt::{fmt_duration, fmt_ms, fmt_ms_within};
 use crate::perfetto::{parse_window, PerfettoAsk};
 use crate::proto::{Request, Response};
 use crate::timeline::{
-    fmt_duration, fmt_ms, fmt_ms_within, layout_lane, task_colour, ticks, Kind, Timeline, ViewWindow,
+    layout_lane, shown_view, task_colour, ticks, Arrow, Gesture, Kind, Timeline, ViewState, ViewWindow,
 };
-use crate::web::dom;
+use crate::web::hooks::{use_timeline_gestures, use_width, ViewOps};
 use crate::web::worker::SweepRunner;
 use schedsim::trace::WakeupTrace;
 use schedsim::Experiment;
 use std::cell::RefCell;
 use std::rc::Rc;
-use wasm_bindgen::closure::Closure;
-use wasm_bindgen::JsCast;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -27,9 +26,6 @@ const LABEL_W: f64 = 58.0;
 const AXIS_H: f64 = 22.0;
 /// Most arrows drawn; beyond it the view says to zoom in.
 const ARROWS_MAX: usize = 400;
-/// Live mode's first view: the last 2 ms.
-const LIVE_SPAN_NS: u64 = 2_000_000;
-
 /// A timeline to draw, shared with its owner (live mode changes it in place and bumps
 /// `version`).
 #[derive(Clone)]
@@ -53,342 +49,123 @@ pub struct TimelineProps {
     pub id: AttrValue,
 }
 
-/// What the event handlers need of the last render.
-#[derive(Clone, Copy, Default)]
-struct Cur {
-    v: Option<ViewWindow>,
-    lo: u64,
-    hi: u64,
-    plot_w: f64,
-}
-
-#[derive(Clone)]
-struct Ops {
-    cur: Rc<RefCell<Cur>>,
-    view: UseStateHandle<Option<ViewWindow>>,
-    follow: UseStateHandle<bool>,
-    live: bool,
-}
-
-impl Ops {
-    fn set(&self, v: ViewWindow) {
-        let c = *self.cur.borrow();
-        if self.live {
-            self.follow.set(v.end_ns >= c.hi);
-        }
-        self.cur.borrow_mut().v = Some(v);
-        self.view.set(Some(v));
-    }
-
-    /// Zoom by num/den around `anchor` (the middle, or the present while following).
-    fn zoom(&self, num: u64, den: u64, anchor: Option<u64>) {
-        let c = *self.cur.borrow();
-        let Some(v) = c.v else { return };
-        let following = self.live && *self.follow;
-        let a = anchor.unwrap_or(if following { v.end_ns } else { v.start_ns + v.span() / 2 });
-        let mut z = v.zoom(c.lo, c.hi, num, den, a);
-        if following && anchor.is_none() {
-            z = ViewWindow { start_ns: c.hi.saturating_sub(z.span()), end_ns: c.hi }.clamp(c.lo, c.hi);
-        }
-        self.set(z);
-    }
-
-    fn pan(&self, delta: i64) {
-        let c = *self.cur.borrow();
-        if let Some(v) = c.v {
-            self.set(v.pan(c.lo, c.hi, delta));
-        }
-    }
-
-    fn pan_frac(&self, num: i64, den: i64) {
-        let c = *self.cur.borrow();
-        if let Some(v) = c.v {
-            self.pan(v.span() as i64 * num / den);
-        }
-    }
-
-    fn fit(&self) {
-        let c = *self.cur.borrow();
-        self.set(ViewWindow::fit(c.lo, c.hi));
-    }
-
-    fn latest(&self) {
-        let c = *self.cur.borrow();
-        let span = c.v.map_or(LIVE_SPAN_NS, |v| v.span());
-        self.set(ViewWindow { start_ns: c.hi.saturating_sub(span), end_ns: c.hi }.clamp(c.lo, c.hi));
-    }
-}
-
-/// A pointer held down on the plot: where, and the view then.
-#[derive(Clone, Copy)]
-struct Drag {
-    id: i32,
-    x0: f64,
-    v0: ViewWindow,
-    moved: bool,
-}
-
-#[derive(Default)]
-struct Pointers {
-    drag: Option<Drag>,
-    /// Touch points for a pinch: (id, x).
-    touches: Vec<(i32, f64)>,
-    pinch0: Option<(f64, ViewWindow, f64)>,
-}
-
 #[function_component(TimelineView)]
 pub fn timeline_view(p: &TimelineProps) -> Html {
-    let view = use_state(|| None::<ViewWindow>);
-    let follow = use_state(|| true);
-    let width = use_state(|| 900.0f64);
     let selected = use_state(|| None::<Rc<WakeupTrace>>);
-    let cur = use_mut_ref(Cur::default);
-    let pointers = use_mut_ref(Pointers::default);
-    let root = use_node_ref();
     let plot = use_node_ref();
-    let ops = Ops { cur: cur.clone(), view: view.clone(), follow: follow.clone(), live: p.live };
-
-    {
-        // Measure the plot's width after each render, and on resize.
-        let root = plot.clone();
-        let width = width.clone();
-        use_effect(move || {
-            let measure = {
-                let root = root.clone();
-                let width = width.clone();
-                move || {
-                    if let Some(el) = root.cast::<web_sys::Element>() {
-                        let w = el.client_width() as f64;
-                        if w > 0.0 && (w - *width).abs() >= 1.0 {
-                            width.set(w);
-                        }
-                    }
-                }
-            };
-            measure();
-            let cb = Closure::<dyn FnMut()>::new(measure);
-            let w = dom::window();
-            if let Some(w) = &w {
-                let _ = w.add_event_listener_with_callback("resize", cb.as_ref().unchecked_ref());
-            }
-            move || {
-                if let Some(w) = w {
-                    let _ = w.remove_event_listener_with_callback("resize", cb.as_ref().unchecked_ref());
-                }
-            }
-        });
-    }
-    {
-        // Ctrl+wheel and pinches (Chromium reports a trackpad pinch as Ctrl+wheel) zoom
-        // at the pointer; Shift+wheel and sideways wheels pan. Not passive, to keep the
-        // page from zooming or scrolling sideways.
-        let plot = plot.clone();
-        let ops = ops.clone();
-        use_effect_with((), move |_| {
-            let el = plot.cast::<web_sys::Element>();
-            let el2 = el.clone();
-            let cb = Closure::<dyn FnMut(WheelEvent)>::new(move |e: WheelEvent| {
-                let c = *ops.cur.borrow();
-                let Some(v) = c.v else { return };
-                let (dx, dy) = (e.delta_x(), e.delta_y());
-                if e.ctrl_key() || e.meta_key() {
-                    e.prevent_default();
-                    let left = el2.as_ref().map_or(0.0, |el| el.get_bounding_client_rect().left());
-                    let x = e.client_x() as f64 - left - LABEL_W;
-                    let anchor = v.time_at(x, c.plot_w);
-                    if dy < 0.0 {
-                        ops.zoom(2, 3, Some(anchor));
-                    } else if dy > 0.0 {
-                        ops.zoom(3, 2, Some(anchor));
-                    }
-                } else if e.shift_key() || dx.abs() > dy.abs() {
-                    e.prevent_default();
-                    let d = if dx.abs() > dy.abs() { dx } else { dy };
-                    ops.pan(v.ns_per_px(d, c.plot_w));
-                }
-            });
-            let opts = web_sys::AddEventListenerOptions::new();
-            opts.set_passive(false);
-            if let Some(el) = &el {
-                let _ = el.add_event_listener_with_callback_and_add_event_listener_options(
-                    "wheel",
-                    cb.as_ref().unchecked_ref(),
-                    &opts,
-                );
-            }
-            move || {
-                if let Some(el) = el {
-                    let _ = el.remove_event_listener_with_callback("wheel", cb.as_ref().unchecked_ref());
-                }
-            }
-        });
-    }
-
+    let width = use_width(plot.clone());
+    let g = use_timeline_gestures(plot.clone(), p.live, LABEL_W);
     let tl = p.data.tl.borrow();
     let (lo, hi) = (tl.from_ns, tl.to_ns);
-    let plot_w = (*width - LABEL_W).max(40.0);
-    let v = if hi <= lo {
-        ViewWindow::fit(lo, hi)
-    } else if p.live && *follow {
-        let span = view.map_or(LIVE_SPAN_NS, |v| v.span());
-        ViewWindow { start_ns: hi.saturating_sub(span), end_ns: hi }.clamp(lo, hi)
-    } else {
-        view.map_or(ViewWindow::fit(lo, hi), |v| v.clamp(lo, hi))
-    };
-    *cur.borrow_mut() = Cur { v: Some(v), lo, hi, plot_w };
+    let plot_w = (width - LABEL_W).max(40.0);
+    let v = shown_view(lo, hi, g.ops.chosen(), g.ops.following());
+    g.ops.drawn(ViewState { v, lo, hi, plot_w, following: g.ops.following() });
+    let arrows = tl.arrows_in(v, ARROWS_MAX);
+    let status = format!(
+        "{} to {} ({} of {} shown){}",
+        fmt_ms_within(v.start_ns, v.span()),
+        fmt_ms_within(v.end_ns, v.span()),
+        fmt_duration(v.span()),
+        fmt_duration(hi - lo),
+        match &arrows {
+            Some(a) => format!(" · {} wakeup{} in view", a.len(), if a.len() == 1 { "" } else { "s" }),
+            None => format!(" · over {ARROWS_MAX} wakeups in view: zoom in to see them"),
+        }
+    );
+    let clipped = tl.clipped_at_ns.map(|c| html! {
+        <p class="refusal" role="status">{ format!("The recording was cut at {} (too many events): the rest of the window is empty.", fmt_ms(c)) }</p>
+    });
+    let lanes = Lanes { tl: &tl, v, plot_w };
+    let height = tl.nr_cpus() as f64 * LANE_H + 4.0;
+    html! {
+        <div class="timeline" id={p.id.clone()} data-view-start={v.start_ns.to_string()} data-view-end={v.end_ns.to_string()}>
+            { zoom_tools(&g.ops, p.live, status) }
+            { clipped }
+            <div class="tl-plot" ref={plot} tabindex="0" role="group"
+                aria-label="Per-CPU timeline: + and − zoom, arrow keys pan, 0 fits, Tab reaches the wakeup arrows"
+                onkeydown={g.on_key} onpointerdown={g.on_down} onpointermove={g.on_move} onpointerup={g.on_up.clone()} onpointercancel={g.on_up}>
+                { axis(v, width, plot_w) }
+                <div class="tl-scroll">
+                    <svg class="tl-lanes" width={format!("{}", width)} height={f(height)}>
+                        <defs>
+                            <marker id="tl-head" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse">
+                                <path d="M0,0 L10,5 L0,10 z" class="tl-head" />
+                            </marker>
+                        </defs>
+                        { lanes.cpus() }
+                        { lanes.wasted() }
+                        { lanes.arrows(arrows.as_deref().unwrap_or(&[]), &selected) }
+                    </svg>
+                </div>
+            </div>
+            { legend(&tl) }
+            { chosen_trace(&tl, &selected) }
+        </div>
+    }
+}
 
-    let btn = |label: &'static str, title: &'static str, cls: &'static str, f: Rc<dyn Fn()>| {
+/// The toolbar: zoom, pan, fit, follow the present (live mode) and what is shown.
+fn zoom_tools(ops: &ViewOps, live: bool, status: String) -> Html {
+    let btn = |label: &'static str, title: &'static str, cls: &'static str, gesture: Gesture| {
         html! { <button type="button" class={classes!("tool", cls)} {title} aria-label={title}
-        onclick={Callback::from(move |_| f())}>{ label }</button> }
+        onclick={ops.on(gesture)}>{ label }</button> }
     };
-    let o = ops.clone();
-    let zoom_in: Rc<dyn Fn()> = Rc::new(move || o.zoom(1, 2, None));
-    let o = ops.clone();
-    let zoom_out: Rc<dyn Fn()> = Rc::new(move || o.zoom(2, 1, None));
-    let o = ops.clone();
-    let left: Rc<dyn Fn()> = Rc::new(move || o.pan_frac(-1, 4));
-    let o = ops.clone();
-    let right: Rc<dyn Fn()> = Rc::new(move || o.pan_frac(1, 4));
-    let o = ops.clone();
-    let fit: Rc<dyn Fn()> = Rc::new(move || o.fit());
-    let o = ops.clone();
-    let latest: Rc<dyn Fn()> = Rc::new(move || o.latest());
+    html! {
+        <div class="tl-tools" role="toolbar" aria-label="timeline zoom and pan">
+            { btn("−", "Zoom out (-)", "tl-zoom-out", Gesture::Zoom { num: 2, den: 1, anchor_ns: None }) }
+            { btn("+", "Zoom in (+)", "tl-zoom-in", Gesture::Zoom { num: 1, den: 2, anchor_ns: None }) }
+            { btn("◀", "Pan earlier (←)", "tl-left", Gesture::PanBy(-1, 4)) }
+            { btn("▶", "Pan later (→)", "tl-right", Gesture::PanBy(1, 4)) }
+            { btn("Fit", "Show the whole window (0)", "tl-fit", Gesture::Fit) }
+            if live {
+                <button type="button" class="tool tl-latest" aria-pressed={if ops.following() { "true" } else { "false" }}
+                    title="Follow the present (End)" onclick={ops.on(Gesture::Latest)}>{ "Follow" }</button>
+            }
+            <span class="tl-status status" role="status">{ status }</span>
+        </div>
+    }
+}
 
-    let on_key = {
-        let ops = ops.clone();
-        Callback::from(move |e: KeyboardEvent| {
-            if e.ctrl_key() || e.meta_key() || e.alt_key() {
-                return;
-            }
-            let handled = match e.key().as_str() {
-                "+" | "=" => {
-                    ops.zoom(1, 2, None);
-                    true
-                }
-                "-" | "_" => {
-                    ops.zoom(2, 1, None);
-                    true
-                }
-                "ArrowLeft" => {
-                    ops.pan_frac(-1, 4);
-                    true
-                }
-                "ArrowRight" => {
-                    ops.pan_frac(1, 4);
-                    true
-                }
-                "0" => {
-                    ops.fit();
-                    true
-                }
-                "End" => {
-                    ops.latest();
-                    true
-                }
-                _ => false,
-            };
-            if handled {
-                e.prevent_default();
-                e.stop_propagation();
-            }
-        })
-    };
-
-    // Pointer: drag pans; two touches pinch.
-    let on_down = {
-        let pointers = pointers.clone();
-        let cur = cur.clone();
-        Callback::from(move |e: PointerEvent| {
-            if e.button() != 0 {
-                return;
-            }
-            let Some(v) = cur.borrow().v else { return };
-            let mut ps = pointers.borrow_mut();
-            if e.pointer_type() == "touch" {
-                ps.touches.retain(|t| t.0 != e.pointer_id());
-                ps.touches.push((e.pointer_id(), e.client_x() as f64));
-                if ps.touches.len() == 2 {
-                    let (a, b) = (ps.touches[0].1, ps.touches[1].1);
-                    ps.pinch0 = Some(((a - b).abs().max(10.0), v, (a + b) / 2.0));
-                    ps.drag = None;
-                    return;
-                }
-            }
-            ps.drag = Some(Drag { id: e.pointer_id(), x0: e.client_x() as f64, v0: v, moved: false });
-        })
-    };
-    let on_move = {
-        let pointers = pointers.clone();
-        let ops = ops.clone();
-        let plot = plot.clone();
-        Callback::from(move |e: PointerEvent| {
-            let c = *ops.cur.borrow();
-            let mut ps = pointers.borrow_mut();
-            if let Some(t) = ps.touches.iter_mut().find(|t| t.0 == e.pointer_id()) {
-                t.1 = e.client_x() as f64;
-            }
-            if let (Some((d0, v0, mid0)), 2) = (ps.pinch0, ps.touches.len()) {
-                let (a, b) = (ps.touches[0].1, ps.touches[1].1);
-                let d = (a - b).abs().max(10.0);
-                let left = plot.cast::<web_sys::Element>().map_or(0.0, |el| el.get_bounding_client_rect().left());
-                let anchor = v0.time_at(mid0 - left - LABEL_W, c.plot_w);
-                let z = v0.zoom(c.lo, c.hi, (d0 * 1000.0) as u64, (d * 1000.0).max(1.0) as u64, anchor);
-                drop(ps);
-                ops.set(z);
-                return;
-            }
-            let Some(mut d) = ps.drag.filter(|d| d.id == e.pointer_id()) else { return };
-            let dx = e.client_x() as f64 - d.x0;
-            if !d.moved && dx.abs() < 4.0 {
-                return;
-            }
-            if !d.moved {
-                d.moved = true;
-                if let Some(el) = plot.cast::<web_sys::Element>() {
-                    let _ = el.set_pointer_capture(e.pointer_id());
-                }
-            }
-            ps.drag = Some(d);
-            let nv = d.v0.pan(c.lo, c.hi, -d.v0.ns_per_px(dx, c.plot_w));
-            drop(ps);
-            ops.set(nv);
-        })
-    };
-    let on_up = {
-        let pointers = pointers.clone();
-        Callback::from(move |e: PointerEvent| {
-            let mut ps = pointers.borrow_mut();
-            ps.touches.retain(|t| t.0 != e.pointer_id());
-            if ps.touches.len() < 2 {
-                ps.pinch0 = None;
-            }
-            if ps.drag.is_some_and(|d| d.id == e.pointer_id()) {
-                ps.drag = None;
-            }
-        })
-    };
-
-    // Axis.
-    let x_of = |t: u64| LABEL_W + v.x(t, plot_w);
-    let axis = html! {
-        <svg class="tl-axis" width={format!("{}", *width)} height={AXIS_H.to_string()} aria-hidden="true">
+/// The time axis over the lanes, with its ticks.
+fn axis(v: ViewWindow, width: f64, plot_w: f64) -> Html {
+    html! {
+        <svg class="tl-axis" width={format!("{}", width)} height={AXIS_H.to_string()} aria-hidden="true">
             { for ticks(v, plot_w).into_iter().map(|(t, label)| {
-                let x = x_of(t);
+                let x = LABEL_W + v.x(t, plot_w);
                 html! { <g>
                     <line x1={f(x)} x2={f(x)} y1="14" y2={f(AXIS_H)} class="tl-tick" />
                     <text x={f(x + 3.0)} y="11" class="tl-ticklabel">{ label }</text>
                 </g> }
             }) }
         </svg>
-    };
+    }
+}
 
-    let n = tl.nr_cpus();
-    let lane_y = |c: u32| c as f64 * LANE_H;
-    let mut lanes = Vec::with_capacity(n);
-    for c in 0..n {
-        let y = lane_y(c as u32);
-        let rects = layout_lane(tl.lane(c), v, plot_w);
-        let blocks = rects.iter().map(|r| {
+/// What the lanes' drawing needs: the timeline, the view and the plot's width.
+struct Lanes<'a> {
+    tl: &'a Timeline,
+    v: ViewWindow,
+    plot_w: f64,
+}
+
+impl Lanes<'_> {
+    fn x(&self, t: u64) -> f64 {
+        LABEL_W + self.v.x(t, self.plot_w)
+    }
+
+    fn y(c: u32) -> f64 {
+        c as f64 * LANE_H
+    }
+
+    /// One lane per CPU: what ran, idle periods by C-state, the scheduler between them.
+    fn cpus(&self) -> Html {
+        (0..self.tl.nr_cpus()).map(|c| self.cpu(c)).collect()
+    }
+
+    fn cpu(&self, c: usize) -> Html {
+        let tl = self.tl;
+        let y = Lanes::y(c as u32);
+        let blocks = layout_lane(tl.lane(c), self.v, self.plot_w).into_iter().map(|r| {
             let (cls, what) = match r.kind {
                 Kind::Run(t) => (format!("tl-run tl-t{}", task_colour(t)), tl.task_name(t).to_string()),
                 Kind::Idle(s) => (format!("tl-idle tl-c{}", s.min(4)), format!("idle {}", tl.cstates.get(s as usize).map(String::as_str).unwrap_or("?"))),
@@ -414,57 +191,67 @@ pub fn timeline_view(p: &TimelineProps) -> Html {
                 { label }
             </> }
         }).collect::<Html>();
-        lanes.push(html! {
+        html! {
             <g class="tl-lane" data-cpu={c.to_string()}>
                 <text x="4" y={f(y + LANE_H - 5.0)} class="tl-cpu">{ format!("CPU {c}") }</text>
                 { blocks }
             </g>
-        });
-    }
-    let wasted = tl.wasted.iter().filter(|w| w.to_ns >= v.start_ns && w.from_ns <= v.end_ns).map(|w| {
-        let x0 = x_of(w.from_ns.max(v.start_ns));
-        let x1 = x_of(w.to_ns.min(v.end_ns)).max(x0 + 4.0);
-        let (yi, yb) = (lane_y(w.idle_cpu), lane_y(w.busy_cpu));
-        html! { <g class="tl-wasted" data-idle-cpu={w.idle_cpu.to_string()}>
-            <title>{ format!("Wasted core: CPU {} idle while {} waits on CPU {} ({} to {})", w.idle_cpu, w.waiting_task, w.busy_cpu, fmt_ms(w.from_ns), fmt_ms(w.to_ns)) }</title>
-            <rect x={f(x0)} y={f(yi + 0.5)} width={f(x1 - x0)} height={f(LANE_H - 1.0)} class="tl-wasted-box" />
-            <line x1={f(x0)} x2={f(x0)} y1={f(yi + LANE_H / 2.0)} y2={f(yb + LANE_H / 2.0)} class="tl-wasted-link" />
-        </g> }
-    }).collect::<Html>();
-
-    let arrows = tl.arrows_in(v, ARROWS_MAX);
-    let sel = (*selected).clone();
-    let arrow_html = arrows.as_deref().unwrap_or(&[]).iter().map(|a| {
-        let tr = tl.traces[a.key].clone();
-        let (x0, y0) = (x_of(a.time_ns), lane_y(a.from_cpu) + LANE_H / 2.0);
-        let (x1, y1) = (x_of(a.to_ns), lane_y(a.to_cpu) + LANE_H / 2.0);
-        // Same lane: a small arc above; else a gentle curve.
-        let (cx, cy) = ((x0 + x1) / 2.0, if a.from_cpu == a.to_cpu { y0 - LANE_H * 0.9 } else { (y0 + y1) / 2.0 - 4.0 });
-        let d = format!("M{:.1},{:.1} Q{:.1},{:.1} {:.1},{:.1}", x0, y0, cx, cy, x1.max(x0 + 1.0), y1);
-        let is_sel = sel.as_ref().is_some_and(|s| s.index == tr.index && s.time_ns == tr.time_ns);
-        let label = format!("wakeup #{}: {} woken on CPU {} by {}, ran on CPU {}{} — open its decision trace",
-            tr.index, tr.wakee, a.from_cpu, tr.waker, a.to_cpu, if a.ran { format!(" at {}", fmt_ms(a.to_ns)) } else { " (not yet)".into() });
-        let open = {
-            let selected = selected.clone();
-            let tr = tr.clone();
-            move || selected.set(Some(tr.clone()))
-        };
-        let o2 = open.clone();
-        html! {
-            <g class={classes!("tl-wake", is_sel.then_some("selected"), (!a.ran).then_some("pending"))} tabindex="0" role="button"
-                aria-label={label.clone()} data-index={tr.index.to_string()}
-                onclick={Callback::from(move |_| open())}
-                onkeydown={Callback::from(move |e: KeyboardEvent| if e.key() == "Enter" || e.key() == " " { e.prevent_default(); e.stop_propagation(); o2() })}>
-                <title>{ label }</title>
-                <path d={d.clone()} class="tl-hit" />
-                <path d={d} class="tl-arrow" marker-end="url(#tl-head)" />
-                <circle cx={f(x0)} cy={f(y0)} r="2.5" class="tl-waker" />
-            </g>
         }
-    }).collect::<Html>();
+    }
 
-    let height = n as f64 * LANE_H + 4.0;
-    let legend = html! {
+    /// Wasted-core spans: the idle CPU's box, linked to the CPU where a task waited.
+    fn wasted(&self) -> Html {
+        let v = self.v;
+        self.tl.wasted.iter().filter(|w| w.to_ns >= v.start_ns && w.from_ns <= v.end_ns).map(|w| {
+            let x0 = self.x(w.from_ns.max(v.start_ns));
+            let x1 = self.x(w.to_ns.min(v.end_ns)).max(x0 + 4.0);
+            let (yi, yb) = (Lanes::y(w.idle_cpu), Lanes::y(w.busy_cpu));
+            html! { <g class="tl-wasted" data-idle-cpu={w.idle_cpu.to_string()}>
+                <title>{ format!("Wasted core: CPU {} idle while {} waits on CPU {} ({} to {})", w.idle_cpu, w.waiting_task, w.busy_cpu, fmt_ms(w.from_ns), fmt_ms(w.to_ns)) }</title>
+                <rect x={f(x0)} y={f(yi + 0.5)} width={f(x1 - x0)} height={f(LANE_H - 1.0)} class="tl-wasted-box" />
+                <line x1={f(x0)} x2={f(x0)} y1={f(yi + LANE_H / 2.0)} y2={f(yb + LANE_H / 2.0)} class="tl-wasted-link" />
+            </g> }
+        }).collect()
+    }
+
+    /// Wakeup arrows, from the waker's CPU to where the wakee ran; a click (or Enter)
+    /// opens the wakeup's decision trace.
+    fn arrows(&self, arrows: &[Arrow], selected: &UseStateHandle<Option<Rc<WakeupTrace>>>) -> Html {
+        let sel = (**selected).clone();
+        arrows.iter().map(|a| {
+            let tr = self.tl.traces[a.key].clone();
+            let (x0, y0) = (self.x(a.time_ns), Lanes::y(a.from_cpu) + LANE_H / 2.0);
+            let (x1, y1) = (self.x(a.to_ns), Lanes::y(a.to_cpu) + LANE_H / 2.0);
+            // Same lane: a small arc above; else a gentle curve.
+            let (cx, cy) = ((x0 + x1) / 2.0, if a.from_cpu == a.to_cpu { y0 - LANE_H * 0.9 } else { (y0 + y1) / 2.0 - 4.0 });
+            let d = format!("M{:.1},{:.1} Q{:.1},{:.1} {:.1},{:.1}", x0, y0, cx, cy, x1.max(x0 + 1.0), y1);
+            let is_sel = sel.as_ref().is_some_and(|s| s.index == tr.index && s.time_ns == tr.time_ns);
+            let label = format!("wakeup #{}: {} woken on CPU {} by {}, ran on CPU {}{} — open its decision trace",
+                tr.index, tr.wakee, a.from_cpu, tr.waker, a.to_cpu, if a.ran { format!(" at {}", fmt_ms(a.to_ns)) } else { " (not yet)".into() });
+            let open = {
+                let selected = selected.clone();
+                let tr = tr.clone();
+                move || selected.set(Some(tr.clone()))
+            };
+            let o2 = open.clone();
+            html! {
+                <g class={classes!("tl-wake", is_sel.then_some("selected"), (!a.ran).then_some("pending"))} tabindex="0" role="button"
+                    aria-label={label.clone()} data-index={tr.index.to_string()}
+                    onclick={Callback::from(move |_| open())}
+                    onkeydown={Callback::from(move |e: KeyboardEvent| if e.key() == "Enter" || e.key() == " " { e.prevent_default(); e.stop_propagation(); o2() })}>
+                    <title>{ label }</title>
+                    <path d={d.clone()} class="tl-hit" />
+                    <path d={d} class="tl-arrow" marker-end="url(#tl-head)" />
+                    <circle cx={f(x0)} cy={f(y0)} r="2.5" class="tl-waker" />
+                </g>
+            }
+        }).collect()
+    }
+}
+
+/// What the colours mean, with the machine's C-states.
+fn legend(tl: &Timeline) -> Html {
+    html! {
         <ul class="tl-legend" aria-label="colours">
             <li><span class="sw tl-run tl-t0"></span><span class="sw tl-run tl-t3"></span>{ "a task runs (one colour per task)" }</li>
             { for tl.cstates.iter().enumerate().map(|(i, name)| html! {
@@ -474,94 +261,44 @@ pub fn timeline_view(p: &TimelineProps) -> Html {
             <li><span class="sw tl-wasted-sw"></span>{ "wasted core" }</li>
             <li><span class="sw-arrow" aria-hidden="true">{ "→" }</span>{ "wakeup: waker's CPU to where the wakee ran" }</li>
         </ul>
+    }
+}
+
+/// The decision trace of the wakeup chosen, with the previous and next ones for the
+/// keyboard; a hint until one is.
+fn chosen_trace(tl: &Timeline, selected: &UseStateHandle<Option<Rc<WakeupTrace>>>) -> Html {
+    let Some(t) = &**selected else {
+        return html! { <p class="muted small tl-hint">{ "Click a wakeup arrow (or focus it and press Enter) to read its decision trace." }</p> };
     };
-    let status = format!(
-        "{} to {} ({} of {} shown){}",
-        fmt_ms_within(v.start_ns, v.span()),
-        fmt_ms_within(v.end_ns, v.span()),
-        fmt_duration(v.span()),
-        fmt_duration(hi - lo),
-        match &arrows {
-            Some(a) => format!(" · {} wakeup{} in view", a.len(), if a.len() == 1 { "" } else { "s" }),
-            None => format!(" · over {ARROWS_MAX} wakeups in view: zoom in to see them"),
-        }
-    );
-    let sel_html = match &*selected {
-        Some(t) => {
-            let close = {
-                let selected = selected.clone();
-                Callback::from(move |_| selected.set(None))
-            };
-            // Previous and next wakeup, for the keyboard.
-            let pos = tl.traces.iter().position(|x| x.index == t.index && x.time_ns == t.time_ns);
-            let step = |d: i64| {
-                let selected = selected.clone();
-                let target = pos.and_then(|i| tl.traces.get((i as i64 + d) as usize).cloned());
-                let disabled = target.is_none();
-                (
-                    Callback::from(move |_| {
-                        if let Some(x) = target.clone() {
-                            selected.set(Some(x))
-                        }
-                    }),
-                    disabled,
-                )
-            };
-            let (prev, prev_dis) = step(-1);
-            let (next, next_dis) = step(1);
-            html! {
-                <div class="tl-trace" role="region" aria-label="decision trace of the chosen wakeup">
-                    <div class="tl-trace-head">
-                        <strong>{ format!("Wakeup #{}", t.index) }</strong>
-                        <button type="button" class="tool tl-prev" onclick={prev} disabled={prev_dis} aria-label="previous wakeup">{ "◀ previous" }</button>
-                        <button type="button" class="tool tl-next" onclick={next} disabled={next_dis} aria-label="next wakeup">{ "next ▶" }</button>
-                        <button type="button" class="tool tl-close" onclick={close} aria-label="close the trace">{ "✕" }</button>
-                    </div>
-                    <pre class="tl-trace-text" tabindex="0">{ t.render() }</pre>
-                </div>
-            }
-        }
-        None => {
-            html! { <p class="muted small tl-hint">{ "Click a wakeup arrow (or focus it and press Enter) to read its decision trace." }</p> }
-        }
+    let close = {
+        let selected = selected.clone();
+        Callback::from(move |_| selected.set(None))
     };
-    let clipped = tl.clipped_at_ns.map(|c| html! {
-        <p class="refusal" role="status">{ format!("The recording was cut at {} (too many events): the rest of the window is empty.", fmt_ms(c)) }</p>
-    });
-    html! {
-        <div class="timeline" id={p.id.clone()} ref={root} data-view-start={v.start_ns.to_string()} data-view-end={v.end_ns.to_string()}>
-            <div class="tl-tools" role="toolbar" aria-label="timeline zoom and pan">
-                { btn("−", "Zoom out (-)", "tl-zoom-out", zoom_out) }
-                { btn("+", "Zoom in (+)", "tl-zoom-in", zoom_in) }
-                { btn("◀", "Pan earlier (←)", "tl-left", left) }
-                { btn("▶", "Pan later (→)", "tl-right", right) }
-                { btn("Fit", "Show the whole window (0)", "tl-fit", fit) }
-                if p.live {
-                    <button type="button" class="tool tl-latest" aria-pressed={if *follow { "true" } else { "false" }}
-                        title="Follow the present (End)" onclick={Callback::from(move |_| latest())}>{ "Follow" }</button>
+    let pos = tl.traces.iter().position(|x| x.index == t.index && x.time_ns == t.time_ns);
+    let step = |d: i64| {
+        let selected = selected.clone();
+        let target = pos.and_then(|i| tl.traces.get((i as i64 + d) as usize).cloned());
+        let disabled = target.is_none();
+        (
+            Callback::from(move |_| {
+                if let Some(x) = target.clone() {
+                    selected.set(Some(x))
                 }
-                <span class="tl-status status" role="status">{ status }</span>
+            }),
+            disabled,
+        )
+    };
+    let (prev, prev_dis) = step(-1);
+    let (next, next_dis) = step(1);
+    html! {
+        <div class="tl-trace" role="region" aria-label="decision trace of the chosen wakeup">
+            <div class="tl-trace-head">
+                <strong>{ format!("Wakeup #{}", t.index) }</strong>
+                <button type="button" class="tool tl-prev" onclick={prev} disabled={prev_dis} aria-label="previous wakeup">{ "◀ previous" }</button>
+                <button type="button" class="tool tl-next" onclick={next} disabled={next_dis} aria-label="next wakeup">{ "next ▶" }</button>
+                <button type="button" class="tool tl-close" onclick={close} aria-label="close the trace">{ "✕" }</button>
             </div>
-            { clipped }
-            <div class="tl-plot" ref={plot} tabindex="0" role="group"
-                aria-label="Per-CPU timeline: + and − zoom, arrow keys pan, 0 fits, Tab reaches the wakeup arrows"
-                onkeydown={on_key} onpointerdown={on_down} onpointermove={on_move} onpointerup={on_up.clone()} onpointercancel={on_up}>
-                { axis }
-                <div class="tl-scroll">
-                    <svg class="tl-lanes" width={format!("{}", *width)} height={f(height)}>
-                        <defs>
-                            <marker id="tl-head" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse">
-                                <path d="M0,0 L10,5 L0,10 z" class="tl-head" />
-                            </marker>
-                        </defs>
-                        { lanes }
-                        { wasted }
-                        { arrow_html }
-                    </svg>
-                </div>
-            </div>
-            { legend }
-            { sel_html }
+            <pre class="tl-trace-text" tabindex="0">{ t.render() }</pre>
         </div>
     }
 }

@@ -1,14 +1,16 @@
 //! The page's own Yew hooks: DOM event listeners that are removed when their component
-//! goes, the page-wide keyboard, the theme, the page's state in its URL, the sweep's
+//! goes, the page-wide keyboard, the timeline's zoom and pan, the theme, the page's state in its URL, the sweep's
 //! worker pool and the Perfetto export's worker.
 
 mod events;
+mod gestures;
 mod perfetto;
 mod sweep;
 mod theme;
 mod url;
 
 pub use events::{typing, use_event_listener, use_keydown, ListenOn};
+pub use gestures::{use_timeline_gestures, use_width, Gestures, ViewOps};
 pub use perfetto::use_perfetto_export;
 pub use sweep::use_sweep_runner;
 pub use theme::{is_dark, use_theme};

@@ -1,0 +1,137 @@
+// End-to-end test of live mode on a machine where nothing sleeps (issue 29 A.1): seed
+// 002's memcache at 8,192 workers keeps every CPU busy, so no task is woken for the
+// whole run. A step there must give the page back control after its budget of events,
+// say that no wakeup came (with Continue and Stop), and Play must yield to the browser
+// between budgets. Before the budget, a step ran to the next wakeup or the end of the
+// run in one task and the tab froze. Screenshots of the notice at 1366x768 and 390x844
+// go to SCHEDSIM_OUT.
+import { test, before } from "node:test";
+import assert from "node:assert/strict";
+import path from "node:path";
+import zlib from "node:zlib";
+import { OUT, problems, newPage, openPage } from "./helpers.js";
+
+// The seed002 preset at 8,192 clients: 82 million requests a second for 8,192 workers on
+// 96 CPUs, so every worker always has a request queued and none ever sleeps.
+const CPU_BOUND = {
+  version: 1,
+  name: "seed002-8192",
+  machine: { preset: "cascadelake-2s" },
+  workload: { kind: "memcache", rps_per_worker: 10000, service_ns: 20000, ws_bytes: 131072 },
+  clients: [8192],
+  iterations: 1,
+  duration_ms: 300,
+  warmup_ms: 30,
+  seed: 1,
+  kernels: [
+    { name: "v5.13", preset: "v5.13" },
+    { name: "skip-pending", preset: "v5.13", overrides: { "newidle-skip-pending": true } },
+  ],
+  shard_size: 6,
+  wasted_core_threshold_ns: 1000000,
+};
+
+// A link made the page's way (zlib + base64url).
+function link(shared) {
+  return "#v1." + zlib.deflateSync(Buffer.from(JSON.stringify(shared)), { level: 9 }).toString("base64url");
+}
+
+// Starts recording, in the page, the longest gap between animation frames: how long
+// the main thread was held at a time.
+const watchFrames = (p) =>
+  p.evaluate(() => {
+    window.__gapMax = 0;
+    let last = performance.now();
+    const tick = (t) => {
+      window.__gapMax = Math.max(window.__gapMax, t - last);
+      last = t;
+      window.__frames = requestAnimationFrame(tick);
+    };
+    window.__frames = requestAnimationFrame(tick);
+  });
+const longestGap = (p) => p.evaluate(() => window.__gapMax);
+
+const STALL = /^No wakeup within ([\d,]+) events \(([\d.]+) ms simulated\)$/;
+const stallEvents = async (p) => Number(STALL.exec(await p.textContent("#live-stall-text"))[1].replaceAll(",", ""));
+const simulatedMs = async (p) => Number(/([\d.]+) ms simulated/.exec(await p.textContent("#live-status"))[1]);
+
+let page;
+
+before(async () => {
+  page = await newPage("live-budget");
+});
+
+test("a live link to a machine where nothing sleeps: the page stays responsive and says no wakeup came", async () => {
+  await openPage(page, link({ experiment: CPU_BOUND, view: { tab: "live" } }));
+  await page.waitForSelector(".live-mode .topo .cpu");
+  assert.match(await page.textContent("#live-status"), /^0 wakeups stepped/);
+
+  // One step: it comes back after its budget, with the notice and both buttons.
+  await watchFrames(page);
+  await page.click("#live-step");
+  await page.waitForSelector("#live-stall", { timeout: 20_000 });
+  assert.match(await page.textContent("#live-stall-text"), STALL);
+  const first = await stallEvents(page);
+  assert.ok(first > 0 && first <= 200_000, `one step ran ${first} events`);
+  assert.ok(await page.isEnabled("#live-continue"), "Continue is offered");
+  assert.ok(await page.isEnabled("#live-stop"), "Stop is offered");
+  assert.match(await page.textContent("#live-status"), /^0 wakeups stepped/);
+  const stepGap = await longestGap(page);
+  console.log(`# one bounded step held the main thread for at most ${stepGap.toFixed(0)} ms`);
+  assert.ok(stepGap < 1000, `a step held the page for ${stepGap} ms`);
+  // The page answers while the notice is up.
+  const t0 = Date.now();
+  await page.evaluate(() => document.title);
+  assert.ok(Date.now() - t0 < 500, "the page answers");
+
+  for (const [w, h] of [[1366, 768], [390, 844]]) {
+    await page.setViewportSize({ width: w, height: h });
+    await page.waitForTimeout(150);
+    await page.locator("#live-stall").scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(OUT, `30-live-no-wakeup-${w}x${h}.png`) });
+  }
+  await page.setViewportSize({ width: 1366, height: 768 });
+
+  // Continue goes on looking where the last step stopped: more events, more time.
+  const ms0 = await simulatedMs(page);
+  await page.click("#live-continue");
+  await page.waitForFunction((n) => {
+    const m = /within ([\d,]+) events/.exec(document.querySelector("#live-stall-text")?.textContent ?? "");
+    return m && Number(m[1].replaceAll(",", "")) > n;
+  }, first, { timeout: 20_000 });
+  assert.ok((await simulatedMs(page)) > ms0, "Continue ran on");
+
+  // Stop: the notice goes, the run stays where it got to.
+  const ms1 = await simulatedMs(page);
+  await page.click("#live-stop");
+  await page.waitForFunction(() => !document.querySelector("#live-stall"));
+  assert.equal(await simulatedMs(page), ms1);
+});
+
+test("playing a machine where nothing sleeps yields to the browser between budgets", async () => {
+  await page.keyboard.press("r");
+  await page.waitForFunction(() => /^0 wakeups stepped · 0\.000 ms/.test(document.querySelector("#live-status").textContent));
+  await page.selectOption("#live-speed", "6"); // max
+  await watchFrames(page);
+  await page.keyboard.press("p");
+  // Playing, and saying no wakeup came yet; Continue is not needed while it plays.
+  await page.waitForFunction(() => document.querySelector("#live-play").getAttribute("aria-pressed") === "true" &&
+    document.querySelector("#live-stall") && document.querySelector("#live-continue").disabled, null, { timeout: 20_000, polling: 10 });
+  // A task queued while it plays runs soon.
+  const t0 = Date.now();
+  await page.evaluate(() => new Promise((r) => setTimeout(r, 0)));
+  assert.ok(Date.now() - t0 < 500, "a task queued while playing ran soon");
+  // Stop pauses the player (unless it has reached the end of the run by now).
+  await page.click("#live-stop", { timeout: 2_000 }).catch(() => {});
+  await page.waitForFunction(() => document.querySelector("#live-play").getAttribute("aria-pressed") === "false", null, { timeout: 20_000 });
+  const gap = await longestGap(page);
+  console.log(`# while playing, the longest gap between frames was ${gap.toFixed(0)} ms`);
+  assert.ok(gap < 1000, `playing held the page for ${gap} ms`);
+  const s = await page.textContent("#live-status");
+  await page.waitForTimeout(300);
+  assert.equal(await page.textContent("#live-status"), s, "stopped");
+});
+
+test("no page error", () => {
+  assert.deepEqual(problems, []);
+});
