@@ -31,16 +31,22 @@ pub enum KernelVersion {
     /// idle CPUs in the LLC (`ttwu_queue_cond` `!nr_running`).
     #[serde(rename = "v6.5")]
     V6_5,
+    /// v6.6: EEVDF replaces CFS's pick and preemption (147f3efaa241, 5e963f2bd465):
+    /// `pick_eevdf()`, lag-preserving `place_entity()`, wakeup preemption by
+    /// `pick_eevdf() == pse`, a new request when the slice is used (`update_deadline`).
+    #[serde(rename = "v6.6")]
+    V6_6,
 }
 
 impl KernelVersion {
-    pub const ALL: [KernelVersion; 6] = [
+    pub const ALL: [KernelVersion; 7] = [
         KernelVersion::V3_8,
         KernelVersion::V4_15,
         KernelVersion::V5_13,
         KernelVersion::V5_14,
         KernelVersion::V5_15,
         KernelVersion::V6_5,
+        KernelVersion::V6_6,
     ];
 
     pub const fn name(self) -> &'static str {
@@ -51,6 +57,7 @@ impl KernelVersion {
             KernelVersion::V5_14 => "v5.14",
             KernelVersion::V5_15 => "v5.15",
             KernelVersion::V6_5 => "v6.5",
+            KernelVersion::V6_6 => "v6.6",
         }
     }
 
@@ -67,6 +74,7 @@ impl KernelVersion {
             KernelVersion::V5_14 => (5, 14),
             KernelVersion::V5_15 => (5, 15),
             KernelVersion::V6_5 => (6, 5),
+            KernelVersion::V6_6 => (6, 6),
         }
     }
 
