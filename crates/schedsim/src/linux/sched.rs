@@ -660,7 +660,7 @@ impl Sim {
     /// [`Sim::activate`], and for [`Enqueue::Wakeup`] [`Sim::ttwu_activate`]'s
     /// `avg_idle` sample, on one lookup of the CPU.
     #[inline(always)]
-    fn activate_as(&mut self, c: u32, t: u32, how: Enqueue) {
+    pub(crate) fn activate_as(&mut self, c: u32, t: u32, how: Enqueue) {
         let now = self.now;
         let lat = self.sched_latency_ns;
         let last = self.tasks[t as usize].last_rq;
@@ -873,7 +873,7 @@ enum After {
 
 /// How a task joins a runqueue.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Enqueue {
+pub(crate) enum Enqueue {
     /// `activate_task()`: a migration.
     Activate,
     /// `wake_up_new_task()`'s `activate_task()`: a fork (`ENQUEUE_INITIAL` from v6.6).
