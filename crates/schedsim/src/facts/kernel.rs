@@ -435,7 +435,7 @@ impl KernelSpec {
         for (i, sw) in Switch::ALL.iter().enumerate() {
             on[i] = self.overrides.get(sw).copied().unwrap_or(sw.default_in(self.preset).unwrap_or(false));
         }
-        KernelConfig { version: self.preset, on }
+        KernelConfig { version: self.preset, on, eevdf: self.preset.since(6, 6) }
     }
 
     /// Why this combination never existed in a kernel, if it did not.
@@ -470,6 +470,8 @@ impl KernelSpec {
 pub struct KernelConfig {
     pub version: KernelVersion,
     on: [bool; Switch::ALL.len()],
+    /// `version.since(6, 6)`, resolved once: see [`KernelConfig::eevdf`].
+    eevdf: bool,
 }
 
 impl KernelConfig {
@@ -482,6 +484,14 @@ impl KernelConfig {
     #[inline]
     pub fn since(&self, major: u32, minor: u32) -> bool {
         self.version.since(major, minor)
+    }
+
+    /// `since(6, 6)`: the fair class is EEVDF (147f3efaa241, 5e963f2bd465, v6.6). The
+    /// test sits on the paths every event takes (`update_curr`, the pick, enqueue and
+    /// dequeue), so it is resolved once into a flag rather than read from the version.
+    #[inline(always)]
+    pub fn eevdf(&self) -> bool {
+        self.eevdf
     }
 }
 

@@ -72,23 +72,35 @@ impl AvgSums {
     }
 }
 
-impl Sim {
-    /// `sysctl_sched_base_slice`: v6.6 renamed `sysctl_sched_min_granularity`
-    /// (e4ec3318a17f) and kept its 0.75 ms and its `update_sysctl()` scaling by
-    /// `1 + ilog2(min(ncpus, 8))`, so it is the older kernels' minimum granularity.
-    #[inline(always)]
-    pub(crate) fn base_slice_ns(&self) -> u64 {
-        self.min_gran_ns
-    }
+/// One CPU's fair runqueue as the EEVDF functions see it: the CPU, every task (a
+/// slice, so that a call from the older kernels' paths cannot change the length the
+/// caller has checked its indices against), the time and the tunables.
+pub(crate) struct Rq<'a> {
+    pub cpu: &'a mut Cpu,
+    pub tasks: &'a mut [Task],
+    pub now: Time,
+    /// `sysctl_sched_base_slice`, ns.
+    pub slice_ns: u64,
+    /// `TICK_NSEC`.
+    pub tick_ns: u64,
+}
 
-    /// `curr` of `c` if it is on the runqueue (`curr->on_rq`): running, or put back and
+/// The read-only part of [`Rq`]: what `avg_vruntime()`, `entity_eligible()` and
+/// `pick_eevdf()` read.
+#[derive(Clone, Copy)]
+pub(crate) struct View<'a> {
+    pub cpu: &'a Cpu,
+    pub tasks: &'a [Task],
+    pub now: Time,
+}
+
+impl View<'_> {
+    /// `curr` if it is on the runqueue (`curr->on_rq`): running, or put back and
     /// about to be picked again. A task that blocked stays `curr` until the switch away
     /// finishes but is no longer queued.
     #[inline(always)]
-    fn curr_on_rq(&self, c: u32) -> Option<u32> {
-        self.cpus[c as usize]
-            .curr
-            .filter(|&t| matches!(self.tasks[t as usize].state, TState::Running | TState::Runnable))
+    fn curr_on_rq(&self) -> Option<u32> {
+        self.cpu.curr.filter(|&t| matches!(self.tasks[t as usize].state, TState::Running | TState::Runnable))
     }
 
     /// `curr`'s vruntime as `update_curr()` would leave it now: `enqueue_entity()` calls
@@ -103,12 +115,11 @@ impl Sim {
         }
     }
 
-    /// The runqueue's [`AvgSums`]: the queued tasks and `curr` if it is on the runqueue.
-    pub(crate) fn avg_sums(&self, c: u32) -> AvgSums {
-        let cpu = &self.cpus[c as usize];
-        let running = self.curr_on_rq(c).filter(|&t| self.tasks[t as usize].state == TState::Running);
-        let queued = cpu.queue.iter().map(|&q| self.tasks[q as usize].vruntime);
-        AvgSums::of(cpu.min_vruntime, queued.chain(running.map(|t| self.vruntime_now(t))))
+    /// The runqueue's [`AvgSums`]: the queued tasks and `curr` if it is running.
+    pub(crate) fn avg_sums(&self) -> AvgSums {
+        let running = self.curr_on_rq().filter(|&t| self.tasks[t as usize].state == TState::Running);
+        let queued = self.cpu.queue.iter().map(|&q| self.tasks[q as usize].vruntime);
+        AvgSums::of(self.cpu.min_vruntime, queued.chain(running.map(|t| self.vruntime_now(t))))
     }
 
     /// `pick_eevdf()` (v6.6 with 63304558ba5d's RUN_TO_PARITY, on by default): the
@@ -119,9 +130,9 @@ impl Sim {
     /// first (the leftmost of the tree). The kernel's fallback to the leftmost entity
     /// when nothing is eligible cannot happen: some entity is always at or below V.
     /// NEXT_BUDDY (off by default) is not modelled.
-    pub(crate) fn pick_eevdf(&self, c: u32) -> Option<u32> {
-        let sums = self.avg_sums(c);
-        let curr = self.curr_on_rq(c).filter(|&t| sums.eligible(self.vruntime_now(t)));
+    pub(crate) fn pick_eevdf(&self) -> Option<u32> {
+        let sums = self.avg_sums();
+        let curr = self.curr_on_rq().filter(|&t| sums.eligible(self.vruntime_now(t)));
         if let Some(t) = curr {
             let task = &self.tasks[t as usize];
             if task.vlag == task.deadline as i64 {
@@ -129,8 +140,8 @@ impl Sim {
             }
         }
         let mut best: Option<u32> = None;
-        for &q in &self.cpus[c as usize].queue {
-            if Some(q) == self.cpus[c as usize].curr {
+        for &q in &self.cpu.queue {
+            if Some(q) == self.cpu.curr {
                 continue;
             }
             let tq = &self.tasks[q as usize];
@@ -157,36 +168,43 @@ impl Sim {
             (Some(b), _) => Some(b),
         }
     }
+}
+
+impl Rq<'_> {
+    #[inline(always)]
+    fn view(&self) -> View<'_> {
+        View { cpu: self.cpu, tasks: self.tasks, now: self.now }
+    }
 
     /// `update_entity_lag()` (v6.6), from `dequeue_entity()` on every dequeue (a sleep, a
     /// migration): `vlag = V - vruntime`, clamped to `calc_delta_fair(max(2 * slice,
-    /// TICK_NSEC))`. Called while `t` still counts on `c`'s runqueue.
-    pub(crate) fn update_entity_lag(&mut self, c: u32, t: u32) {
-        let v = self.avg_sums(c).avg_vruntime();
-        let limit = (2 * self.base_slice_ns()).max(self.cost.tick_ns) as i64;
+    /// TICK_NSEC))`. Called while `t` still counts on the runqueue.
+    pub(crate) fn update_entity_lag(&mut self, t: u32) {
+        let v = self.view().avg_sums().avg_vruntime();
+        let limit = (2 * self.slice_ns).max(self.tick_ns) as i64;
         let task = &mut self.tasks[t as usize];
         task.vlag = delta(v, task.vruntime).clamp(-limit, limit);
     }
 
     /// `place_entity()` (v6.6: 86bfbb7ce4f6, 147f3efaa241, with PLACE_LAG and
-    /// PLACE_DEADLINE_INITIAL on by default), for `t` about to join `c`'s runqueue:
+    /// PLACE_DEADLINE_INITIAL on by default), for `t` about to join the runqueue:
     /// `vruntime = V - lag`, the lag kept at dequeue scaled by `(load + w) / load` so
     /// that adding the task does not shrink it (only when the runqueue has entities);
     /// `deadline = vruntime + slice`, half a slice for a new task (`ENQUEUE_INITIAL`).
     /// The same for a wakeup and a migration: from e8f331bcc270 a migrating task
     /// carries its lag, not its vruntime relative to the old `min_vruntime`.
-    pub(crate) fn place_entity(&mut self, c: u32, t: u32, initial: bool) {
-        let sums = self.avg_sums(c);
+    pub(crate) fn place_entity(&mut self, t: u32, initial: bool) {
+        let sums = self.view().avg_sums();
         let v = sums.avg_vruntime();
         let mut lag = 0i64;
-        if self.cpus[c as usize].nr_running > 0 {
+        if self.cpu.nr_running > 0 {
             lag = self.tasks[t as usize].vlag;
-            // load includes curr (avg_sums adds a running curr); nr_running > 0 with an
-            // empty sum is a put-back curr whose weight is already in the queue.
+            // The kernel's load: avg_load plus a running curr, as in the sums; never 0
+            // with nr_running > 0 (the kernel warns and takes 1).
             let load = sums.load.max(1);
             lag = lag.wrapping_mul(load + WEIGHT) / load;
         }
-        let mut vslice = self.base_slice_ns();
+        let mut vslice = self.slice_ns;
         if initial {
             vslice /= 2;
         }
@@ -195,60 +213,132 @@ impl Sim {
         task.deadline = task.vruntime.wrapping_add(vslice);
     }
 
-    /// `update_deadline()` (v6.6), from `update_curr()`: once `curr` has used its
-    /// request (vruntime at or past its deadline), it gets a new one a slice later, and
-    /// the CPU reschedules when anything else is runnable.
-    #[inline(always)]
-    fn update_deadline(&mut self, c: u32, t: u32) {
-        let slice = self.base_slice_ns();
-        let task = &mut self.tasks[t as usize];
-        if delta(task.vruntime, task.deadline) < 0 {
-            return;
-        }
-        task.deadline = task.vruntime.wrapping_add(slice);
-        if self.cpus[c as usize].nr_running > 1 {
-            self.cpus[c as usize].need_resched = true;
-        }
-    }
-
     /// `update_curr()` from v6.6: the runtime goes to `curr`'s vruntime, then
-    /// [`Sim::update_deadline`], then `update_min_vruntime()`, which never moves back:
-    /// the smaller of `curr`'s and the leftmost queued vruntime, if that is ahead.
-    pub(crate) fn update_curr_eevdf(&mut self, c: u32) {
-        let Some(t) = self.cpus[c as usize].curr else { return };
-        let now = self.now;
+    /// `update_deadline()`: once `curr` has used its request (vruntime at or past its
+    /// deadline) it gets a new one a slice later, and the CPU reschedules when anything
+    /// else is runnable; then `update_min_vruntime()`, which never moves back: the
+    /// smaller of `curr`'s and the leftmost queued vruntime, if that is ahead.
+    pub(crate) fn update_curr(&mut self) {
+        let Some(t) = self.cpu.curr else { return };
         let task = &mut self.tasks[t as usize];
         if task.state != TState::Running {
             return;
         }
-        task.vruntime = task.vruntime.wrapping_add(now.saturating_sub(task.exec_start));
-        task.exec_start = now;
-        self.update_deadline(c, t);
-        let cpu = &self.cpus[c as usize];
-        let mut v = self.tasks[t as usize].vruntime;
-        for &q in &cpu.queue {
+        task.vruntime = task.vruntime.wrapping_add(self.now.saturating_sub(task.exec_start));
+        task.exec_start = self.now;
+        if delta(task.vruntime, task.deadline) >= 0 {
+            task.deadline = task.vruntime.wrapping_add(self.slice_ns);
+            if self.cpu.nr_running > 1 {
+                self.cpu.need_resched = true;
+            }
+        }
+        let mut v = task.vruntime;
+        for &q in &self.cpu.queue {
             let vq = self.tasks[q as usize].vruntime;
             if delta(vq, v) < 0 {
                 v = vq;
             }
         }
-        let cpu = &mut self.cpus[c as usize];
-        if delta(v, cpu.min_vruntime) > 0 {
-            cpu.min_vruntime = v;
+        if delta(v, self.cpu.min_vruntime) > 0 {
+            self.cpu.min_vruntime = v;
         }
     }
 
     /// `check_preempt_wakeup()` (v6.6; `check_preempt_wakeup_fair()` from v6.8) for a
-    /// busy `c` that `t` was just queued on: nothing if a reschedule is already pending;
+    /// busy CPU that `t` was just queued on: nothing if a reschedule is already pending;
     /// else `update_curr()` (which reschedules when `curr`'s slice is used) and a
     /// preemption exactly when `pick_eevdf()` would now pick the wakee. There is no
     /// wakeup granularity any more.
-    pub(crate) fn wakeup_preempt_eevdf(&mut self, c: u32, t: u32) -> bool {
-        if self.cpus[c as usize].need_resched {
+    pub(crate) fn wakeup_preempt(&mut self, t: u32) -> bool {
+        if self.cpu.need_resched {
             return false;
         }
-        self.update_curr_eevdf(c);
-        self.cpus[c as usize].need_resched || self.pick_eevdf(c) == Some(t)
+        self.update_curr();
+        self.cpu.need_resched || self.view().pick_eevdf() == Some(t)
+    }
+}
+
+// The entry points from the model's shared paths: never inlined, marked cold so that
+// the older kernels' code around the one flag test stays as it was, and given the
+// runqueue view rather than the whole `Sim`.
+
+/// [`Rq::update_curr`].
+#[inline(never)]
+#[cold]
+pub(crate) fn update_curr(rq: Rq) {
+    let mut rq = rq;
+    rq.update_curr();
+}
+
+/// `dequeue_entity()` for a task that sleeps: `update_curr()`, then
+/// `update_entity_lag()` while the task still counts.
+#[inline(never)]
+#[cold]
+pub(crate) fn dequeue_sleep(rq: Rq, t: u32) {
+    let mut rq = rq;
+    rq.update_curr();
+    rq.update_entity_lag(t);
+}
+
+/// [`Rq::place_entity`].
+#[inline(never)]
+#[cold]
+pub(crate) fn place_entity(rq: Rq, t: u32, initial: bool) {
+    let mut rq = rq;
+    rq.place_entity(t, initial);
+}
+
+/// [`Rq::wakeup_preempt`].
+#[inline(never)]
+#[cold]
+pub(crate) fn wakeup_preempt(rq: Rq, t: u32) -> bool {
+    let mut rq = rq;
+    rq.wakeup_preempt(t)
+}
+
+impl Sim {
+    /// `sysctl_sched_base_slice`: v6.6 renamed `sysctl_sched_min_granularity`
+    /// (e4ec3318a17f) and kept its 0.75 ms and its `update_sysctl()` scaling by
+    /// `1 + ilog2(min(ncpus, 8))`, so it is the older kernels' minimum granularity.
+    #[inline(always)]
+    pub(crate) fn base_slice_ns(&self) -> u64 {
+        self.min_gran_ns
+    }
+
+    /// CPU `c`'s runqueue view.
+    #[inline(always)]
+    pub(crate) fn rq(&mut self, c: u32) -> Rq<'_> {
+        let slice_ns = self.base_slice_ns();
+        Rq {
+            cpu: &mut self.cpus[c as usize],
+            tasks: &mut self.tasks,
+            now: self.now,
+            slice_ns,
+            tick_ns: self.cost.tick_ns,
+        }
+    }
+
+    /// CPU `c`'s read-only runqueue view.
+    #[inline(always)]
+    pub(crate) fn view(&self, c: u32) -> View<'_> {
+        View { cpu: &self.cpus[c as usize], tasks: &self.tasks, now: self.now }
+    }
+
+    /// [`View::avg_sums`] of `c`.
+    pub(crate) fn avg_sums(&self, c: u32) -> AvgSums {
+        self.view(c).avg_sums()
+    }
+
+    /// [`View::pick_eevdf`] of `c`.
+    #[inline(never)]
+    #[cold]
+    pub(crate) fn pick_eevdf(&self, c: u32) -> Option<u32> {
+        self.view(c).pick_eevdf()
+    }
+
+    /// [`Rq::update_entity_lag`] of `t` on `c`.
+    pub(crate) fn update_entity_lag(&mut self, c: u32, t: u32) {
+        self.rq(c).update_entity_lag(t);
     }
 }
 

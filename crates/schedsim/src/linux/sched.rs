@@ -293,12 +293,18 @@ impl Sim {
     }
 
     /// `update_curr()`: charge runtime to `curr`'s vruntime (all tasks are nice 0). From
-    /// v6.6 the EEVDF form, [`Sim::update_curr_eevdf`].
+    /// v6.6 the EEVDF form, [`eevdf::Rq::update_curr`](super::eevdf::Rq::update_curr).
     #[inline(always)]
     pub(crate) fn update_curr(&mut self, c: u32) {
-        if self.cfg.since(6, 6) {
-            return self.update_curr_eevdf(c);
+        if self.cfg.eevdf() {
+            return super::eevdf::update_curr(self.rq(c));
         }
+        self.update_curr_cfs(c);
+    }
+
+    /// [`Sim::update_curr`] before v6.6.
+    #[inline(always)]
+    fn update_curr_cfs(&mut self, c: u32) {
         let now = self.now;
         let cpu = &mut self.cpus[c as usize];
         if let Some(t) = cpu.curr {
@@ -319,11 +325,18 @@ impl Sim {
     /// `on_cpu`) until the switch away finishes.
     #[inline(always)]
     pub(crate) fn block(&mut self, c: u32, t: u32, state: TState) {
-        self.update_curr(c);
-        if self.cfg.since(6, 6) {
-            // dequeue_entity() -> update_entity_lag(), while the task still counts.
-            self.update_entity_lag(c, t);
+        if self.cfg.eevdf() {
+            // v6.6 dequeue_entity(): update_curr(), then the lag is kept.
+            super::eevdf::dequeue_sleep(self.rq(c), t);
+        } else {
+            self.update_curr_cfs(c);
         }
+        self.block_tail(c, t, state);
+    }
+
+    /// What every form of [`Sim::block`] does after `update_curr()`.
+    #[inline(always)]
+    fn block_tail(&mut self, c: u32, t: u32, state: TState) {
         let now = self.now;
         // update_load(c), then the task no longer counts: one lookup of the CPU.
         let cpu = &mut self.cpus[c as usize];
@@ -377,12 +390,19 @@ impl Sim {
         self.newidle_balance(c, lock)
     }
 
-    /// `pick_next_entity`: smallest vruntime; ties to the earliest queued. From v6.6,
-    /// [`Sim::pick_eevdf`].
+    /// `pick_next_entity()`, the task `schedule()` switches to: [`Sim::pick_cfs`] before
+    /// v6.6, [`Sim::pick_eevdf`] from v6.6.
+    #[inline(always)]
     pub(crate) fn pick_next(&self, c: u32) -> Option<u32> {
-        if self.cfg.since(6, 6) {
-            return self.pick_eevdf(c);
+        if self.cfg.eevdf() {
+            self.pick_eevdf(c)
+        } else {
+            self.pick_cfs(c)
         }
+    }
+
+    /// `pick_next_entity()` before v6.6: smallest vruntime; ties to the earliest queued.
+    pub(crate) fn pick_cfs(&self, c: u32) -> Option<u32> {
         let cpu = &self.cpus[c as usize];
         let mut best: Option<u32> = None;
         for &t in &cpu.queue {
@@ -661,18 +681,28 @@ impl Sim {
     /// `avg_idle` sample, on one lookup of the CPU.
     #[inline(always)]
     pub(crate) fn activate_as(&mut self, c: u32, t: u32, how: Enqueue) {
+        if self.cfg.eevdf() {
+            // v6.6: place_entity() with the lag kept at dequeue, on any runqueue
+            // (e8f331bcc270: a migrating task carries its lag, not its vruntime
+            // relative to the old min_vruntime); ENQUEUE_INITIAL for a fork.
+            super::eevdf::place_entity(self.rq(c), t, how == Enqueue::Fork);
+            self.enqueue(c, t, how, false);
+        } else {
+            self.enqueue(c, t, how, true);
+        }
+    }
+
+    /// `enqueue_entity()` and the accounting around it; `cfs`: with the vruntime
+    /// placement before v6.6 (a constant at both callers, so each gets its own code).
+    #[inline(always)]
+    fn enqueue(&mut self, c: u32, t: u32, how: Enqueue, cfs: bool) {
         let now = self.now;
         let lat = self.sched_latency_ns;
         let last = self.tasks[t as usize].last_rq;
-        let eevdf = self.cfg.since(6, 6);
         // migrate_task_rq_fair() + enqueue_entity(): vruntime moves relative to the
-        // old runqueue's min_vruntime onto the new one; from v6.6 (e8f331bcc270) the lag
-        // kept at dequeue travels instead, and place_entity() puts it on any runqueue.
+        // old runqueue's min_vruntime onto the new one.
         let old_min =
-            if !eevdf && last != c && last != NO_CPU { Some(self.cpus[last as usize].min_vruntime) } else { None };
-        if eevdf {
-            self.place_entity(c, t, how == Enqueue::Fork);
-        }
+            if cfs && last != c && last != NO_CPU { Some(self.cpus[last as usize].min_vruntime) } else { None };
         let (v313, tick_ns) = (self.cfg.since(3, 13), self.cost.tick_ns);
         let cpu = &mut self.cpus[c as usize];
         // update_load(c), before the task counts.
@@ -688,7 +718,7 @@ impl Sim {
         task.load.update(now, 0);
         // place_entity() before v6.6: a sleeper gets at most half a latency period of
         // credit.
-        if !eevdf {
+        if cfs {
             task.vruntime = task.vruntime.max(cpu.min_vruntime.saturating_sub(lat / 2));
         }
         task.queued_at = now;
@@ -716,7 +746,7 @@ impl Sim {
 
     /// `check_preempt_curr` / `resched_curr`: wake an idle CPU, or preempt its task
     /// when the wakee is far enough behind in vruntime (`wakeup_preempt_entity`); from
-    /// v6.6 when EEVDF would pick the wakee ([`Sim::wakeup_preempt_eevdf`]).
+    /// v6.6 when EEVDF would pick the wakee ([`eevdf::Rq::wakeup_preempt`](super::eevdf::Rq::wakeup_preempt)).
     #[inline(always)]
     pub(crate) fn check_preempt(&mut self, c: u32, t: u32, from: u32) {
         match self.cpus[c as usize].phase {
@@ -735,8 +765,8 @@ impl Sim {
                 if self.tasks[curr as usize].state != TState::Running {
                     return;
                 }
-                let preempt = if self.cfg.since(6, 6) {
-                    self.wakeup_preempt_eevdf(c, t)
+                let preempt = if self.cfg.eevdf() {
+                    super::eevdf::wakeup_preempt(self.rq(c), t)
                 } else {
                     self.update_curr(c);
                     let (cv, wv) = (self.tasks[curr as usize].vruntime, self.tasks[t as usize].vruntime);
@@ -786,7 +816,7 @@ impl Sim {
         }
         self.update_load(c);
         self.update_curr(c);
-        if self.cfg.since(6, 6) {
+        if self.cfg.eevdf() {
             // v6.6 has no check_preempt_tick(): update_curr() above gave curr a new
             // request if it used its slice, and asked for the reschedule
             // (update_deadline()), which the return from the tick takes.

@@ -484,7 +484,7 @@ impl Sim {
         }
         self.pause_user(src);
         self.update_curr(src);
-        if self.cfg.since(6, 6) {
+        if self.cfg.eevdf() {
             self.update_entity_lag(src, t);
         }
         self.update_load(src);
@@ -535,7 +535,7 @@ impl Sim {
     /// spent leaving its SHARED_RUNQ shard (`__dequeue_entity`).
     pub(crate) fn detach(&mut self, src: u32, t: u32, at: u64, by: u32) -> u64 {
         self.update_load(src);
-        if self.cfg.since(6, 6) {
+        if self.cfg.eevdf() {
             // dequeue_entity() -> update_entity_lag() (v6.6): the lag travels.
             self.update_entity_lag(src, t);
         }
