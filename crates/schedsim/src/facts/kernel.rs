@@ -519,6 +519,21 @@ mod tests {
         assert!(!on(V5_14, Switch::RecentUsedPrev) && on(V5_15, Switch::RecentUsedPrev));
         assert!(!on(V6_5, Switch::SharedRunqOverload) && !on(V6_5, Switch::SharedRunq));
         assert!(on(V6_5, Switch::SisUtil) && !on(V6_5, Switch::SisProp));
+        // v6.6 changes the fair class, not these switches: SIS_PROP is still there
+        // (removed in v6.7, 984ffb6a4366), off; SHARED_RUNQ v3 applies to its tip.
+        assert!(on(V6_6, Switch::SisUtil) && !on(V6_6, Switch::SisProp));
+        assert_eq!(Switch::SisProp.default_in(V6_6), Some(false));
+        assert!(!on(V6_6, Switch::SharedRunq));
+    }
+
+    #[test]
+    fn eevdf_is_v66_and_later() {
+        for v in KernelVersion::ALL {
+            assert_eq!(KernelSpec::new("k", v).resolve().eevdf(), v.since(6, 6), "{}", v.name());
+        }
+        assert_eq!(KernelVersion::parse("v6.6"), Some(KernelVersion::V6_6));
+        assert_eq!(KernelVersion::parse("6.6"), Some(KernelVersion::V6_6));
+        assert_eq!(KernelSpec::parse("new=v6.6+SHARED_RUNQ").unwrap().label(), "v6.6+SHARED_RUNQ");
     }
 
     #[test]
