@@ -60,6 +60,7 @@ fn presets_lists_experiments_machines_switches_and_versions() {
         "select_idle_cpu",
         "v3.8",
         "v6.5",
+        "v6.6",
         "tbench",
         "hackbench",
     ] {

@@ -3375,3 +3375,262 @@ fn every_switch_has_a_case() {
     let missing: Vec<&str> = Switch::ALL.iter().filter(|s| !covered.contains(s)).map(|s| s.name()).collect();
     assert!(missing.is_empty(), "switches without a scenario case: {missing:?}");
 }
+
+// ---- the fair class's pick and preemption (CFS before v6.6, EEVDF from v6.6) -------
+
+/// Runs one single-CPU pick/preemption scenario (`schedsim::scenario::run_cfs`).
+fn check_cfs(spec: &str, want: Expect) {
+    let got = schedsim::scenario::run_cfs(spec).unwrap_or_else(|e| panic!("scenario: {e}\n{spec}"));
+    want.assert_eq(&got);
+}
+
+/// A wakee that slept 0.3 ms of lag ahead: v6.6's place_entity() puts it at V minus
+/// its lag scaled by (load + w) / load = 2 (0.6 ms), its deadline a slice later is
+/// before curr's, it is eligible, so check_preempt_wakeup()'s pick_eevdf() == pse
+/// preempts. v6.5 keeps its vruntime (above min_vruntime - sched_latency / 2) and
+/// wakeup_preempt_entity() finds it less than wakeup_gran (1 ms) behind curr.
+const LAG_WAKEE: &str = "
+    kernel VERSION
+    min_vruntime 1000000
+    curr vruntime=1200000 deadline=1900000
+    wakee vruntime=900000 vlag=300000
+";
+
+#[test]
+fn eevdf_wakee_with_lag_and_earlier_deadline_preempts_v66() {
+    check_cfs(
+        &LAG_WAKEE.replace("VERSION", "v6.6"),
+        expect![[r#"
+            v6.6 on one CPU, curr ran 0 ns not yet charged
+            before: min_vruntime=1000000 V=1200000 (avg_vruntime=204800000 avg_load=1024)
+              curr   vruntime=1200000 deadline=1900000 eligible
+              pick_eevdf: curr
+            enqueue wakee (vlag 300000): vruntime=600000 deadline=1350000
+            check_preempt_curr: need_resched=1
+            after: min_vruntime=1000000 V=900000 (avg_vruntime=-204800000 avg_load=2048)
+              curr   vruntime=1200000 deadline=1900000 not eligible
+              wakee  vruntime=600000 deadline=1350000 eligible
+              pick_eevdf: wakee
+        "#]],
+    );
+}
+
+#[test]
+fn wakeup_gran_keeps_curr_for_the_same_wakee_v65() {
+    check_cfs(
+        &LAG_WAKEE.replace("VERSION", "v6.5"),
+        expect![[r#"
+            v6.5 on one CPU, curr ran 0 ns not yet charged
+            before: min_vruntime=1000000
+              curr   vruntime=1200000
+            enqueue wakee: vruntime=900000
+            check_preempt_curr: need_resched=0
+            after: min_vruntime=1000000
+              curr   vruntime=1200000
+              wakee  vruntime=900000
+        "#]],
+    );
+}
+
+/// The other way round: a wakee that slept long. v6.5 credits it half a latency period
+/// below min_vruntime (3 ms), more than wakeup_gran behind curr: preempt. v6.6 places
+/// it by its lag at sleep, 0 here: at V, so its deadline is a slice after V, later than
+/// the one curr is working towards: pick_eevdf() keeps curr. (On a tie the queued
+/// entity would win: curr only beats it with a strictly earlier deadline.)
+const LONG_SLEEPER: &str = "
+    kernel VERSION
+    min_vruntime 10000000
+    curr vruntime=10000000 deadline=10500000
+    wakee vruntime=2000000 vlag=0
+";
+
+#[test]
+fn long_sleeper_preempts_by_sleeper_credit_v65() {
+    check_cfs(
+        &LONG_SLEEPER.replace("VERSION", "v6.5"),
+        expect![[r#"
+            v6.5 on one CPU, curr ran 0 ns not yet charged
+            before: min_vruntime=10000000
+              curr   vruntime=10000000
+            enqueue wakee: vruntime=7000000
+            check_preempt_curr: need_resched=1
+            after: min_vruntime=10000000
+              curr   vruntime=10000000
+              wakee  vruntime=7000000
+        "#]],
+    );
+}
+
+#[test]
+fn long_sleeper_without_lag_does_not_preempt_v66() {
+    check_cfs(
+        &LONG_SLEEPER.replace("VERSION", "v6.6"),
+        expect![[r#"
+            v6.6 on one CPU, curr ran 0 ns not yet charged
+            before: min_vruntime=10000000 V=10000000 (avg_vruntime=0 avg_load=1024)
+              curr   vruntime=10000000 deadline=10500000 eligible
+              pick_eevdf: curr
+            enqueue wakee (vlag 0): vruntime=10000000 deadline=10750000
+            check_preempt_curr: need_resched=0
+            after: min_vruntime=10000000 V=10000000 (avg_vruntime=0 avg_load=2048)
+              curr   vruntime=10000000 deadline=10500000 eligible
+              wakee  vruntime=10000000 deadline=10750000 eligible
+              pick_eevdf: curr
+        "#]],
+    );
+}
+
+/// RUN_TO_PARITY (63304558ba5d, v6.6): the wakee is eligible with an earlier deadline
+/// than curr, and curr is still eligible. Picked with its current deadline
+/// (`protected`), curr keeps the CPU; once its stash no longer matches (it got a new
+/// request since), the wakee preempts.
+const PARITY: &str = "
+    kernel v6.6
+    min_vruntime 5000000
+    curr vruntime=5000000 deadline=5100000 PROTECTED
+    queued b vruntime=6000000 deadline=6750000
+    wakee vruntime=4200000 vlag=800000
+";
+
+#[test]
+fn eevdf_run_to_parity_keeps_an_eligible_curr_v66() {
+    check_cfs(
+        &PARITY.replace("PROTECTED", "protected"),
+        expect![[r#"
+            v6.6 on one CPU, curr ran 0 ns not yet charged
+            before: min_vruntime=5000000 V=5500000 (avg_vruntime=1024000000 avg_load=2048)
+              curr   vruntime=5000000 deadline=5100000 eligible
+              b      vruntime=6000000 deadline=6750000 not eligible
+              pick_eevdf: curr
+            enqueue wakee (vlag 800000): vruntime=4300000 deadline=5050000
+            check_preempt_curr: need_resched=0
+            after: min_vruntime=5000000 V=5100000 (avg_vruntime=307200000 avg_load=3072)
+              curr   vruntime=5000000 deadline=5100000 eligible
+              b      vruntime=6000000 deadline=6750000 not eligible
+              wakee  vruntime=4300000 deadline=5050000 eligible
+              pick_eevdf: curr
+        "#]],
+    );
+}
+
+#[test]
+fn eevdf_without_parity_the_earlier_deadline_preempts_v66() {
+    check_cfs(
+        &PARITY.replace("PROTECTED", ""),
+        expect![[r#"
+            v6.6 on one CPU, curr ran 0 ns not yet charged
+            before: min_vruntime=5000000 V=5500000 (avg_vruntime=1024000000 avg_load=2048)
+              curr   vruntime=5000000 deadline=5100000 eligible
+              b      vruntime=6000000 deadline=6750000 not eligible
+              pick_eevdf: curr
+            enqueue wakee (vlag 800000): vruntime=4300000 deadline=5050000
+            check_preempt_curr: need_resched=1
+            after: min_vruntime=5000000 V=5100000 (avg_vruntime=307200000 avg_load=3072)
+              curr   vruntime=5000000 deadline=5100000 eligible
+              b      vruntime=6000000 deadline=6750000 not eligible
+              wakee  vruntime=4300000 deadline=5050000 eligible
+              pick_eevdf: wakee
+        "#]],
+    );
+}
+
+/// update_deadline() (v6.6): at the tick curr has run past its deadline, so it gets a
+/// new request a slice later and the CPU reschedules (two others are runnable).
+/// pick_eevdf() then skips b, whose deadline is the earliest but whose vruntime is
+/// above V (not eligible), for c. v6.5's check_preempt_tick() gives curr
+/// sched_latency / nr_running = 2 ms, of which it has used 0.8 ms: no reschedule.
+const SLICE_USED: &str = "
+    kernel VERSION
+    min_vruntime 1000000
+    curr vruntime=1000000 deadline=1750000 ran=800000
+    queued b vruntime=2000000 deadline=2100000
+    queued c vruntime=1100000 deadline=2400000
+    tick
+";
+
+#[test]
+fn eevdf_slice_used_reschedules_and_skips_an_ineligible_earlier_deadline_v66() {
+    check_cfs(
+        &SLICE_USED.replace("VERSION", "v6.6"),
+        expect![[r#"
+            v6.6 on one CPU, curr ran 800000 ns not yet charged
+            before: min_vruntime=1000000 V=1633333 (avg_vruntime=1945600000 avg_load=3072)
+              curr   vruntime=1800000 deadline=1750000 not eligible
+              b      vruntime=2000000 deadline=2100000 not eligible
+              c      vruntime=1100000 deadline=2400000 eligible
+              pick_eevdf: c
+            tick: need_resched=1
+            after: min_vruntime=1100000 V=1633333 (avg_vruntime=1638400000 avg_load=3072)
+              curr   vruntime=1800000 deadline=2550000 not eligible
+              b      vruntime=2000000 deadline=2100000 not eligible
+              c      vruntime=1100000 deadline=2400000 eligible
+              pick_eevdf: c
+        "#]],
+    );
+}
+
+#[test]
+fn check_preempt_tick_within_the_ideal_slice_v65() {
+    check_cfs(
+        &SLICE_USED.replace("VERSION", "v6.5"),
+        expect![[r#"
+            v6.5 on one CPU, curr ran 800000 ns not yet charged
+            before: min_vruntime=1000000
+              curr   vruntime=1000000
+              b      vruntime=2000000
+              c      vruntime=1100000
+            tick: need_resched=0
+            after: min_vruntime=1100000
+              curr   vruntime=1800000
+              b      vruntime=2000000
+              c      vruntime=1100000
+        "#]],
+    );
+}
+
+/// v6.6 place_entity() for a new task (ENQUEUE_INITIAL, PLACE_DEADLINE_INITIAL): no
+/// lag, at V, with half a slice to its deadline; and a sleeper with negative lag goes
+/// after V by its lag scaled by (load + w) / load = 3 / 2.
+#[test]
+fn eevdf_place_entity_fork_half_slice_and_negative_lag_v66() {
+    let base = "
+        kernel v6.6
+        min_vruntime 1000000
+        curr vruntime=1000000 deadline=1750000 protected
+        queued b vruntime=1300000 deadline=2050000
+    ";
+    check_cfs(
+        &format!("{base}\nwakee new\n"),
+        expect![[r#"
+            v6.6 on one CPU, curr ran 0 ns not yet charged
+            before: min_vruntime=1000000 V=1150000 (avg_vruntime=307200000 avg_load=2048)
+              curr   vruntime=1000000 deadline=1750000 eligible
+              b      vruntime=1300000 deadline=2050000 not eligible
+              pick_eevdf: curr
+            enqueue wakee (vlag 0, new): vruntime=1150000 deadline=1525000
+            check_preempt_curr: need_resched=0
+            after: min_vruntime=1000000 V=1150000 (avg_vruntime=460800000 avg_load=3072)
+              curr   vruntime=1000000 deadline=1750000 eligible
+              b      vruntime=1300000 deadline=2050000 not eligible
+              wakee  vruntime=1150000 deadline=1525000 eligible
+              pick_eevdf: curr
+        "#]],
+    );
+    check_cfs(
+        &format!("{base}\nwakee vlag=-200000\n"),
+        expect![[r#"
+            v6.6 on one CPU, curr ran 0 ns not yet charged
+            before: min_vruntime=1000000 V=1150000 (avg_vruntime=307200000 avg_load=2048)
+              curr   vruntime=1000000 deadline=1750000 eligible
+              b      vruntime=1300000 deadline=2050000 not eligible
+              pick_eevdf: curr
+            enqueue wakee (vlag -200000): vruntime=1450000 deadline=2200000
+            check_preempt_curr: need_resched=0
+            after: min_vruntime=1000000 V=1250000 (avg_vruntime=768000000 avg_load=3072)
+              curr   vruntime=1000000 deadline=1750000 eligible
+              b      vruntime=1300000 deadline=2050000 not eligible
+              wakee  vruntime=1450000 deadline=2200000 not eligible
+              pick_eevdf: curr
+        "#]],
+    );
+}

@@ -31,16 +31,22 @@ pub enum KernelVersion {
     /// idle CPUs in the LLC (`ttwu_queue_cond` `!nr_running`).
     #[serde(rename = "v6.5")]
     V6_5,
+    /// v6.6: EEVDF replaces CFS's pick and preemption (147f3efaa241, 5e963f2bd465):
+    /// `pick_eevdf()`, lag-preserving `place_entity()`, wakeup preemption by
+    /// `pick_eevdf() == pse`, a new request when the slice is used (`update_deadline`).
+    #[serde(rename = "v6.6")]
+    V6_6,
 }
 
 impl KernelVersion {
-    pub const ALL: [KernelVersion; 6] = [
+    pub const ALL: [KernelVersion; 7] = [
         KernelVersion::V3_8,
         KernelVersion::V4_15,
         KernelVersion::V5_13,
         KernelVersion::V5_14,
         KernelVersion::V5_15,
         KernelVersion::V6_5,
+        KernelVersion::V6_6,
     ];
 
     pub const fn name(self) -> &'static str {
@@ -51,6 +57,7 @@ impl KernelVersion {
             KernelVersion::V5_14 => "v5.14",
             KernelVersion::V5_15 => "v5.15",
             KernelVersion::V6_5 => "v6.5",
+            KernelVersion::V6_6 => "v6.6",
         }
     }
 
@@ -67,6 +74,7 @@ impl KernelVersion {
             KernelVersion::V5_14 => (5, 14),
             KernelVersion::V5_15 => (5, 15),
             KernelVersion::V6_5 => (6, 5),
+            KernelVersion::V6_6 => (6, 6),
         }
     }
 
@@ -427,7 +435,7 @@ impl KernelSpec {
         for (i, sw) in Switch::ALL.iter().enumerate() {
             on[i] = self.overrides.get(sw).copied().unwrap_or(sw.default_in(self.preset).unwrap_or(false));
         }
-        KernelConfig { version: self.preset, on }
+        KernelConfig { version: self.preset, on, eevdf: self.preset.since(6, 6) }
     }
 
     /// Why this combination never existed in a kernel, if it did not.
@@ -462,6 +470,8 @@ impl KernelSpec {
 pub struct KernelConfig {
     pub version: KernelVersion,
     on: [bool; Switch::ALL.len()],
+    /// `version.since(6, 6)`, resolved once: see [`KernelConfig::eevdf`].
+    eevdf: bool,
 }
 
 impl KernelConfig {
@@ -474,6 +484,14 @@ impl KernelConfig {
     #[inline]
     pub fn since(&self, major: u32, minor: u32) -> bool {
         self.version.since(major, minor)
+    }
+
+    /// `since(6, 6)`: the fair class is EEVDF (147f3efaa241, 5e963f2bd465, v6.6). The
+    /// test sits on the paths every event takes (`update_curr`, the pick, enqueue and
+    /// dequeue), so it is resolved once into a flag rather than read from the version.
+    #[inline(always)]
+    pub fn eevdf(&self) -> bool {
+        self.eevdf
     }
 }
 
@@ -501,6 +519,21 @@ mod tests {
         assert!(!on(V5_14, Switch::RecentUsedPrev) && on(V5_15, Switch::RecentUsedPrev));
         assert!(!on(V6_5, Switch::SharedRunqOverload) && !on(V6_5, Switch::SharedRunq));
         assert!(on(V6_5, Switch::SisUtil) && !on(V6_5, Switch::SisProp));
+        // v6.6 changes the fair class, not these switches: SIS_PROP is still there
+        // (removed in v6.7, 984ffb6a4366), off; SHARED_RUNQ v3 applies to its tip.
+        assert!(on(V6_6, Switch::SisUtil) && !on(V6_6, Switch::SisProp));
+        assert_eq!(Switch::SisProp.default_in(V6_6), Some(false));
+        assert!(!on(V6_6, Switch::SharedRunq));
+    }
+
+    #[test]
+    fn eevdf_is_v66_and_later() {
+        for v in KernelVersion::ALL {
+            assert_eq!(KernelSpec::new("k", v).resolve().eevdf(), v.since(6, 6), "{}", v.name());
+        }
+        assert_eq!(KernelVersion::parse("v6.6"), Some(KernelVersion::V6_6));
+        assert_eq!(KernelVersion::parse("6.6"), Some(KernelVersion::V6_6));
+        assert_eq!(KernelSpec::parse("new=v6.6+SHARED_RUNQ").unwrap().label(), "v6.6+SHARED_RUNQ");
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 pub(crate) mod balance;
 pub(crate) mod counterfactual;
+pub(crate) mod eevdf;
 pub(crate) mod idle;
 pub(crate) mod sched;
 pub(crate) mod shared_runq;

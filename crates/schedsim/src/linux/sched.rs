@@ -46,7 +46,7 @@ impl Sim {
             task.vruntime = self.cpus[cpu as usize].min_vruntime;
             task.last_rq = cpu;
             self.shared_runq_enqueue(cpu, t, 0, cpu);
-            self.activate(cpu, t);
+            self.activate_as(cpu, t, Enqueue::Fork);
             self.check_preempt(cpu, t, cpu);
         }
     }
@@ -302,9 +302,19 @@ impl Sim {
         self.fail(format!("workload task {name} issued {ACTIONS_IN_A_ROW_MAX} actions without running"));
     }
 
-    /// `update_curr()`: charge runtime to `curr`'s vruntime (all tasks are nice 0).
+    /// `update_curr()`: charge runtime to `curr`'s vruntime (all tasks are nice 0). From
+    /// v6.6 the EEVDF form, [`eevdf::Rq::update_curr`](super::eevdf::Rq::update_curr).
     #[inline(always)]
     pub(crate) fn update_curr(&mut self, c: u32) {
+        if self.cfg.eevdf() {
+            return super::eevdf::update_curr(self.rq(c));
+        }
+        self.update_curr_cfs(c);
+    }
+
+    /// [`Sim::update_curr`] before v6.6.
+    #[inline(always)]
+    fn update_curr_cfs(&mut self, c: u32) {
         let now = self.now;
         let cpu = &mut self.cpus[c as usize];
         if let Some(t) = cpu.curr {
@@ -325,7 +335,18 @@ impl Sim {
     /// `on_cpu`) until the switch away finishes.
     #[inline(always)]
     pub(crate) fn block(&mut self, c: u32, t: u32, state: TState) {
-        self.update_curr(c);
+        if self.cfg.eevdf() {
+            // v6.6 dequeue_entity(): update_curr(), then the lag is kept.
+            super::eevdf::dequeue_sleep(self.rq(c), t);
+        } else {
+            self.update_curr_cfs(c);
+        }
+        self.block_tail(c, t, state);
+    }
+
+    /// What every form of [`Sim::block`] does after `update_curr()`.
+    #[inline(always)]
+    fn block_tail(&mut self, c: u32, t: u32, state: TState) {
         let now = self.now;
         // update_load(c), then the task no longer counts: one lookup of the CPU.
         let cpu = &mut self.cpus[c as usize];
@@ -379,8 +400,19 @@ impl Sim {
         self.newidle_balance(c, lock)
     }
 
-    /// `pick_next_entity`: smallest vruntime; ties to the earliest queued.
+    /// `pick_next_entity()`, the task `schedule()` switches to: [`Sim::pick_cfs`] before
+    /// v6.6, [`Sim::pick_eevdf`] from v6.6.
+    #[inline(always)]
     pub(crate) fn pick_next(&self, c: u32) -> Option<u32> {
+        if self.cfg.eevdf() {
+            self.pick_eevdf(c)
+        } else {
+            self.pick_cfs(c)
+        }
+    }
+
+    /// `pick_next_entity()` before v6.6: smallest vruntime; ties to the earliest queued.
+    pub(crate) fn pick_cfs(&self, c: u32) -> Option<u32> {
         let cpu = &self.cpus[c as usize];
         let mut best: Option<u32> = None;
         for &t in &cpu.queue {
@@ -446,6 +478,12 @@ impl Sim {
         task.state = TState::Running;
         task.exec_start = now;
         task.slice_start = task.vruntime;
+        // set_next_entity() (v6.6, 63304558ba5d): "stash a copy of deadline at the point
+        // of pick in vlag" for RUN_TO_PARITY; older kernels never read either field. A
+        // task picked again without a switch keeps its old stash, as with
+        // CONFIG_FAIR_GROUP_SCHED, where pick_next_task_fair() skips set_next_entity()
+        // for prev == p.
+        task.vlag = task.deadline as i64;
         if let Some(w) = task.woken_at.take() {
             self.wake_latency.record(now - w);
             self.m.run_delay_ns += now - w;
@@ -652,13 +690,29 @@ impl Sim {
     /// [`Sim::activate`], and for [`Enqueue::Wakeup`] [`Sim::ttwu_activate`]'s
     /// `avg_idle` sample, on one lookup of the CPU.
     #[inline(always)]
-    fn activate_as(&mut self, c: u32, t: u32, how: Enqueue) {
+    pub(crate) fn activate_as(&mut self, c: u32, t: u32, how: Enqueue) {
+        if self.cfg.eevdf() {
+            // v6.6: place_entity() with the lag kept at dequeue, on any runqueue
+            // (e8f331bcc270: a migrating task carries its lag, not its vruntime
+            // relative to the old min_vruntime); ENQUEUE_INITIAL for a fork.
+            super::eevdf::place_entity(self.rq(c), t, how == Enqueue::Fork);
+            self.enqueue(c, t, how, false);
+        } else {
+            self.enqueue(c, t, how, true);
+        }
+    }
+
+    /// `enqueue_entity()` and the accounting around it; `cfs`: with the vruntime
+    /// placement before v6.6 (a constant at both callers, so each gets its own code).
+    #[inline(always)]
+    fn enqueue(&mut self, c: u32, t: u32, how: Enqueue, cfs: bool) {
         let now = self.now;
         let lat = self.sched_latency_ns;
         let last = self.tasks[t as usize].last_rq;
         // migrate_task_rq_fair() + enqueue_entity(): vruntime moves relative to the
         // old runqueue's min_vruntime onto the new one.
-        let old_min = if last != c && last != NO_CPU { Some(self.cpus[last as usize].min_vruntime) } else { None };
+        let old_min =
+            if cfs && last != c && last != NO_CPU { Some(self.cpus[last as usize].min_vruntime) } else { None };
         let (v313, tick_ns) = (self.cfg.since(3, 13), self.cost.tick_ns);
         let cpu = &mut self.cpus[c as usize];
         // update_load(c), before the task counts.
@@ -672,8 +726,11 @@ impl Sim {
         task.cpu = c;
         task.state = TState::Runnable;
         task.load.update(now, 0);
-        // place_entity(): a sleeper gets at most half a latency period of credit.
-        task.vruntime = task.vruntime.max(cpu.min_vruntime.saturating_sub(lat / 2));
+        // place_entity() before v6.6: a sleeper gets at most half a latency period of
+        // credit.
+        if cfs {
+            task.vruntime = task.vruntime.max(cpu.min_vruntime.saturating_sub(lat / 2));
+        }
         task.queued_at = now;
         cpu.queue.push(t);
         cpu.nr_running += 1;
@@ -698,7 +755,8 @@ impl Sim {
     }
 
     /// `check_preempt_curr` / `resched_curr`: wake an idle CPU, or preempt its task
-    /// when the wakee is far enough behind in vruntime (`wakeup_preempt_entity`).
+    /// when the wakee is far enough behind in vruntime (`wakeup_preempt_entity`); from
+    /// v6.6 when EEVDF would pick the wakee ([`eevdf::Rq::wakeup_preempt`](super::eevdf::Rq::wakeup_preempt)).
     #[inline(always)]
     pub(crate) fn check_preempt(&mut self, c: u32, t: u32, from: u32) {
         match self.cpus[c as usize].phase {
@@ -717,9 +775,14 @@ impl Sim {
                 if self.tasks[curr as usize].state != TState::Running {
                     return;
                 }
-                self.update_curr(c);
-                let (cv, wv) = (self.tasks[curr as usize].vruntime, self.tasks[t as usize].vruntime);
-                if wv + self.wakeup_gran_ns < cv {
+                let preempt = if self.cfg.eevdf() {
+                    super::eevdf::wakeup_preempt(self.rq(c), t)
+                } else {
+                    self.update_curr(c);
+                    let (cv, wv) = (self.tasks[curr as usize].vruntime, self.tasks[t as usize].vruntime);
+                    wv + self.wakeup_gran_ns < cv
+                };
+                if preempt {
                     self.cpus[c as usize].need_resched = true;
                     if from != c && matches!(self.cpus[c as usize].phase, Phase::User) {
                         self.m.ipis += 1;
@@ -763,7 +826,15 @@ impl Sim {
         }
         self.update_load(c);
         self.update_curr(c);
-        if let Some(t) = self.cpus[c as usize].curr {
+        if self.cfg.eevdf() {
+            // v6.6 has no check_preempt_tick(): update_curr() above gave curr a new
+            // request if it used its slice, and asked for the reschedule
+            // (update_deadline()), which the return from the tick takes.
+            if self.cpus[c as usize].need_resched && matches!(self.cpus[c as usize].phase, Phase::User) {
+                self.pause_user(c);
+                self.kernel(c, 0, Phase::TaskSys);
+            }
+        } else if let Some(t) = self.cpus[c as usize].curr {
             let nr = self.cpus[c as usize].nr_running as u64;
             if nr > 1 && self.tasks[t as usize].state == TState::Running {
                 let slice = (self.sched_latency_ns / nr).max(self.min_gran_ns);
@@ -842,9 +913,11 @@ enum After {
 
 /// How a task joins a runqueue.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Enqueue {
-    /// `activate_task()`: a fork, a migration.
+pub(crate) enum Enqueue {
+    /// `activate_task()`: a migration.
     Activate,
+    /// `wake_up_new_task()`'s `activate_task()`: a fork (`ENQUEUE_INITIAL` from v6.6).
+    Fork,
     /// `ttwu_do_activate()`: a wakeup, which samples `avg_idle`.
     Wakeup,
 }

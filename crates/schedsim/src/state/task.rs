@@ -1,5 +1,5 @@
 //! A task's scheduler state: `task_struct`'s fields the model reads (its CPU,
-//! `on_cpu`, vruntime, affinity, `wakee_flips`, `recent_used_cpu`, PELT load) and the
+//! `on_cpu`, vruntime and EEVDF's deadline and lag, affinity, `wakee_flips`, `recent_used_cpu`, PELT load) and the
 //! bookkeeping of its cache footprint and wakeup latency.
 
 use super::pelt::Signal;
@@ -27,6 +27,12 @@ pub(crate) struct Task {
     /// The CPU that still has this task as `curr` while switching away (`p->on_cpu`).
     pub on_cpu: Option<u32>,
     pub vruntime: u64,
+    /// EEVDF (v6.6+): `se->deadline`, the virtual deadline of the current request.
+    pub deadline: u64,
+    /// EEVDF (v6.6+): `se->vlag`, the lag kept from the last dequeue for the next
+    /// `place_entity()`; while the task runs, the deadline it was picked with
+    /// (`set_next_entity()`'s stash for RUN_TO_PARITY), as in the kernel.
+    pub vlag: i64,
     pub pinned: Option<u32>,
     pub percpu_kthread: bool,
     pub ws_bytes: u64,

@@ -484,6 +484,9 @@ impl Sim {
         }
         self.pause_user(src);
         self.update_curr(src);
+        if self.cfg.eevdf() {
+            self.update_entity_lag(src, t);
+        }
         self.update_load(src);
         // Off the runqueue now, attached to dst when the switch away completes.
         self.cpus[src as usize].nr_running -= 1;
@@ -532,6 +535,10 @@ impl Sim {
     /// spent leaving its SHARED_RUNQ shard (`__dequeue_entity`).
     pub(crate) fn detach(&mut self, src: u32, t: u32, at: u64, by: u32) -> u64 {
         self.update_load(src);
+        if self.cfg.eevdf() {
+            // dequeue_entity() -> update_entity_lag() (v6.6): the lag travels.
+            self.update_entity_lag(src, t);
+        }
         let q = &mut self.cpus[src as usize].queue;
         if let Some(i) = q.iter().position(|&x| x == t) {
             q.swap_remove(i);
