@@ -364,31 +364,71 @@ fn shard_refuses_bad_specs_and_report_formats() {
     }
 }
 
-/// GNU parallel (Debian's `parallel`) runs the shards as `docs/cluster/` says, and the
-/// merge is `run`'s bytes. Skipped, saying so, when `parallel` is not installed.
+/// `docs/cluster/`, where the job files are.
+fn cluster_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/cluster")
+}
+
+/// The sweep as an experiment file, as the job files take it.
+fn experiment_file(name: &str) -> PathBuf {
+    let exp = dir(name).join("exp.json");
+    let show: Vec<&str> = std::iter::once("show").chain(SWEEP[1..].iter().copied()).collect();
+    std::fs::write(&exp, run_ok(&show).0).unwrap();
+    exp
+}
+
+/// `docs/cluster/parallel.sh` under GNU parallel (Debian's `parallel`), N = 1, 3, 7:
+/// its merge is `run`'s bytes. Skipped, saying so, when `parallel` is not installed.
 #[test]
-fn gnu_parallel_end_to_end() {
+fn gnu_parallel_script_end_to_end() {
     if Command::new("parallel").arg("--version").output().map(|o| !o.status.success()).unwrap_or(true) {
-        eprintln!("SKIPPED gnu_parallel_end_to_end: GNU parallel is not installed (apt-get install parallel)");
+        eprintln!("SKIPPED gnu_parallel_script_end_to_end: GNU parallel is not installed (apt-get install parallel)");
         return;
     }
     let want = run_ok(&with(SWEEP, &["--json"])).0;
-    let exp = dir("parallel-exp").join("exp.json");
-    let show: Vec<&str> = std::iter::once("show").chain(SWEEP[1..].iter().copied()).collect();
-    std::fs::write(&exp, run_ok(&show).0).unwrap();
+    let exp = experiment_file("parallel-exp");
     for n in [1, 3, 7] {
         let d = dir(&format!("parallel-{n}"));
-        let bin = env!("CARGO_BIN_EXE_schedsim");
-        let line = format!(
-            "parallel --will-cite --halt now,fail=1 {bin} run {} --shard {{}}/{n} --out {}/part-{{}}.jsonl ::: $(seq {n})",
-            exp.display(),
-            d.display()
-        );
-        let o = Command::new("sh").arg("-c").arg(&line).output().unwrap();
-        assert!(o.status.success(), "{line}: {}", text(&o.stderr));
-        let files: Vec<String> = (1..=n).map(|m| d.join(format!("part-{m}.jsonl")).to_str().unwrap().into()).collect();
-        let (code, got, err) = merge(&files, &["--json"]);
-        assert_eq!(code, Some(0), "{err}");
-        assert!(got == want, "parallel with {n} shards: merge differs from run");
+        let o = Command::new("sh")
+            .arg(cluster_dir().join("parallel.sh"))
+            .args([exp.to_str().unwrap(), &n.to_string(), d.to_str().unwrap(), "--json"])
+            .env("SCHEDSIM", env!("CARGO_BIN_EXE_schedsim"))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "parallel.sh with {n} shards: {}", text(&o.stderr));
+        assert!(text(&o.stdout) == want, "parallel.sh with {n} shards: merge differs from run");
     }
+}
+
+/// `docs/cluster/slurm.sbatch` as each task of `sbatch --array=1-3` runs it (the
+/// variables Slurm sets), then the merge: `run`'s bytes.
+#[test]
+fn slurm_script_with_array_variables() {
+    let want = run_ok(SWEEP).0;
+    let exp = experiment_file("slurm-exp");
+    let d = dir("slurm");
+    for id in 1..=3 {
+        let id = id.to_string();
+        let mut c = Command::new("bash");
+        c.arg(cluster_dir().join("slurm.sbatch")).args([exp.to_str().unwrap(), d.to_str().unwrap()]);
+        for v in AUTO_VARS {
+            c.env_remove(v);
+        }
+        let o = c
+            .env("SCHEDSIM", env!("CARGO_BIN_EXE_schedsim"))
+            .env("SLURM_ARRAY_TASK_ID", &id)
+            .env("SLURM_ARRAY_TASK_MIN", "1")
+            .env("SLURM_ARRAY_TASK_MAX", "3")
+            .env("SLURM_ARRAY_TASK_COUNT", "3")
+            .env("SLURM_CPUS_PER_TASK", "1")
+            .output()
+            .unwrap();
+        let err = text(&o.stderr);
+        assert!(o.status.success(), "task {id}: {err}");
+        assert!(err.contains(&format!("shard {id}/3 from Slurm")), "{err}");
+    }
+    let files: Vec<String> = (1..=3).map(|m| d.join(format!("part-{m}.jsonl")).to_str().unwrap().into()).collect();
+    let (code, got, err) = merge(&files, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(got, want);
 }
