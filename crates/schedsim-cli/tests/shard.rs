@@ -225,11 +225,11 @@ fn merge_refuses_a_truncated_or_malformed_part_naming_file_and_line() {
     // Not a part at all, and an empty file.
     let junk = d.join("junk.jsonl").to_str().unwrap().to_string();
     std::fs::write(&junk, "hello\n").unwrap();
-    assert!(merge_err(&[junk.clone()]).contains(&format!("{junk} line 1")));
+    assert!(merge_err(std::slice::from_ref(&junk)).contains(&format!("{junk} line 1")));
     std::fs::write(&junk, "").unwrap();
-    assert!(merge_err(&[junk.clone()]).contains("empty"));
+    assert!(merge_err(std::slice::from_ref(&junk)).contains("empty"));
     std::fs::write(&junk, [0xff, 0xfe, b'\n']).unwrap();
-    assert!(merge_err(&[junk.clone()]).contains("not UTF-8"));
+    assert!(merge_err(std::slice::from_ref(&junk)).contains("not UTF-8"));
     // An edited experiment no longer matches its SHA-256.
     std::fs::write(&files[1], &bytes).unwrap();
     let first = std::fs::read(&files[0]).unwrap();
@@ -291,12 +291,15 @@ fn an_interrupted_shard_is_completed_by_a_rerun() {
     assert_eq!(std::fs::read(&cut).unwrap(), want);
 }
 
+/// The variables set, extra arguments, and what stderr says.
+type AutoCase<'a> = (&'a [(&'a str, &'a str)], &'a [&'a str], &'a str);
+
 #[test]
 fn shard_auto_reads_slurm_and_kubernetes_variables() {
     let d = dir("auto");
     let want = std::fs::read(part(&d, 2, 3, &[])).unwrap();
     let out = d.join("auto.jsonl").to_str().unwrap().to_string();
-    let cases: &[(&[(&str, &str)], &[&str], &str)] = &[
+    let cases: &[AutoCase] = &[
         // sbatch --array=1-3
         (
             &[("SLURM_ARRAY_TASK_ID", "2"), ("SLURM_ARRAY_TASK_MIN", "1"), ("SLURM_ARRAY_TASK_COUNT", "3")],
@@ -321,7 +324,7 @@ fn shard_auto_reads_slurm_and_kubernetes_variables() {
         assert!(err.contains(&format!("shard 2/3 {from}")), "{env:?}: {err}");
         assert_eq!(std::fs::read(&out).unwrap(), want, "{env:?}");
     }
-    let refused: &[(&[(&str, &str)], &[&str], &str)] = &[
+    let refused: &[AutoCase] = &[
         (&[], &[], "neither SLURM_ARRAY_TASK_ID"),
         (&[("JOB_COMPLETION_INDEX", "1")], &[], "SCHEDSIM_SHARD_COUNT"),
         (&[("JOB_COMPLETION_INDEX", "3"), ("SCHEDSIM_SHARD_COUNT", "3")], &[], "not below the shard count 3"),
