@@ -435,3 +435,41 @@ fn slurm_script_with_array_variables() {
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(got, want);
 }
+
+/// A shard killed by SIGTERM (a batch system's time limit) keeps the runs it finished,
+/// each a whole line, and a rerun with the same `--out` writes the part an
+/// uninterrupted shard writes.
+#[test]
+fn a_shard_killed_by_sigterm_keeps_its_runs_and_resumes() {
+    // 20 runs of about 0.1 s each, so that the kill lands mid-shard.
+    let slow: Vec<&str> =
+        with(&SWEEP[..5], &["--clients", "2", "--iterations", "20", "--duration-ms", "200", "--kernel", "base=v4.15"]);
+    let d = dir("sigterm");
+    let (whole, killed) = (d.join("whole.jsonl"), d.join("killed.jsonl"));
+    let (w, k) = (whole.to_str().unwrap().to_string(), killed.to_str().unwrap().to_string());
+    let args = |out: &'static str| with(&slow, &["--shard", "1/1", "--jobs", "1", "--no-progress", "--out", out]);
+    assert_eq!(command(&args(leak(&w)), &[]).status.code(), Some(0));
+    let want = std::fs::read(&whole).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_schedsim")).args(args(leak(&k))).spawn().unwrap();
+    let start = std::time::Instant::now();
+    while std::fs::read_to_string(&killed).map(|t| t.lines().count()).unwrap_or(0) < 4
+        && start.elapsed() < std::time::Duration::from_secs(60)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+    let status = child.wait().unwrap();
+    let kept = std::fs::read(&killed).unwrap();
+    // Whatever it had finished is a prefix of the whole part (killed mid-write, a line
+    // may be cut short: the rerun drops it).
+    assert!(want.starts_with(&kept), "the killed part is not a prefix of the whole one");
+    let lines_of = |b: &[u8]| b.iter().filter(|&&c| c == b'\n').count();
+    eprintln!("killed ({status}) with {} of {} lines", lines_of(&kept), lines_of(&want));
+    let o = command(&args(leak(&k)), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(std::fs::read(&killed).unwrap(), want);
+}
+
+fn leak(s: &str) -> &'static str {
+    Box::leak(s.to_string().into_boxed_str())
+}
