@@ -473,3 +473,45 @@ fn a_shard_killed_by_sigterm_keeps_its_runs_and_resumes() {
 fn leak(s: &str) -> &'static str {
     Box::leak(s.to_string().into_boxed_str())
 }
+
+/// `docs/cluster/slurm.sbatch` under a real Slurm (`sbatch --array=1-N --wait`, then
+/// the merge as a job depending on the array), N = 1, 3, 7: `run`'s bytes. Runs only
+/// where `sinfo` reaches a controller with an idle node (docs/cluster/README.md says
+/// how to start a single-node one); skipped, saying so, elsewhere.
+#[test]
+fn slurm_array_end_to_end() {
+    let idle = Command::new("sinfo")
+        .args(["-h", "-t", "idle", "-o", "%n"])
+        .output()
+        .is_ok_and(|o| o.status.success() && !o.stdout.is_empty());
+    if !idle {
+        eprintln!("SKIPPED slurm_array_end_to_end: no Slurm controller with an idle node (sinfo)");
+        return;
+    }
+    let want = run_ok(SWEEP).0;
+    let exp = experiment_file("slurm-real-exp");
+    let bin = env!("CARGO_BIN_EXE_schedsim");
+    for n in [1, 3, 7] {
+        let d = dir(&format!("slurm-real-{n}"));
+        let parts = d.join("parts");
+        let o = Command::new("sbatch")
+            .current_dir(&d)
+            .args(["--parsable", "--wait", "--export=ALL", &format!("--array=1-{n}")])
+            .arg(cluster_dir().join("slurm.sbatch"))
+            .args([exp.to_str().unwrap(), parts.to_str().unwrap()])
+            .env("SCHEDSIM", bin)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "sbatch --array=1-{n}: {}", text(&o.stderr));
+        let job = text(&o.stdout).trim().to_string();
+        let report = d.join("report.txt");
+        let merge = format!("{bin} merge {}/part-*.jsonl --out {}", parts.display(), report.display());
+        let o = Command::new("sbatch")
+            .current_dir(&d)
+            .args(["--wait", &format!("--dependency=afterok:{job}"), "--wrap", &merge])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "the merge job: {}", text(&o.stderr));
+        assert!(std::fs::read_to_string(&report).unwrap() == want, "Slurm with {n} tasks: merge differs from run");
+    }
+}
