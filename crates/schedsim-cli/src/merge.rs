@@ -32,6 +32,12 @@ pub fn merge(args: &[String]) -> Result<(), CliError> {
     for path in &p.positionals {
         let part = part::read(path, CutEnd::Refuse)?;
         if let Some(first) = parts.first() {
+            if first.generator != part.generator {
+                return Err(CliError::input(format!(
+                    "merge: {} and {} were written by different builds ({:?}, {:?}); rerun one's shards with the other",
+                    first.path, part.path, first.generator, part.generator
+                )));
+            }
             if first.sha256 != part.sha256 {
                 return Err(CliError::input(format!(
                     "merge: {} and {} are parts of different experiments ({:?}, SHA-256 {}…; {:?}, SHA-256 {}…)",
@@ -45,6 +51,13 @@ pub fn merge(args: &[String]) -> Result<(), CliError> {
             }
         }
         parts.push(part);
+    }
+    if parts[0].generator != part::generator() {
+        eprintln!(
+            "schedsim: the parts were written by {:?}, this is {:?}: the report is theirs with this build's name",
+            schedsim::input::clip(&parts[0].generator),
+            part::generator()
+        );
     }
     let exp = parts[0].experiment.clone();
     check_mmtests_dir(&p, &exp)?;

@@ -1,6 +1,6 @@
 //! A part: what `schedsim run --shard M/N` writes and `schedsim merge` reads.
 //!
-//! JSON lines. Line 1 is the header: the format version, the SHA-256 of the
+//! JSON lines. Line 1 is the header: the format version, the build, the SHA-256 of the
 //! experiment's canonical JSON (serde's compact form of the validated experiment), the
 //! shard, and the experiment itself, so that a part says on its own what it is a part
 //! of. Every further line is one finished run: its key (`KERNEL/CLIENTS/ITERATION`, for
@@ -99,6 +99,7 @@ pub fn experiment_sha256(exp: &Experiment) -> String {
 #[derive(Serialize)]
 struct HeaderOut<'a> {
     schedsim_part: u32,
+    generator: String,
     experiment_sha256: &'a str,
     shard: String,
     experiment: &'a Experiment,
@@ -108,6 +109,7 @@ struct HeaderOut<'a> {
 #[serde(deny_unknown_fields)]
 struct HeaderIn {
     schedsim_part: u32,
+    generator: String,
     experiment_sha256: String,
     shard: String,
     experiment: Experiment,
@@ -126,10 +128,21 @@ struct LineIn {
     result: RunResult,
 }
 
+/// The build that writes a part: a report names it (`generator`), and runs of
+/// another build may give other numbers, so parts of two builds are not merged.
+pub fn generator() -> String {
+    format!("schedsim {}", env!("CARGO_PKG_VERSION"))
+}
+
 /// The header line, newline included.
 pub fn header_line(exp: &Experiment, sha256: &str, shard: Shard) -> String {
-    let h =
-        HeaderOut { schedsim_part: PART_VERSION, experiment_sha256: sha256, shard: shard.to_string(), experiment: exp };
+    let h = HeaderOut {
+        schedsim_part: PART_VERSION,
+        generator: generator(),
+        experiment_sha256: sha256,
+        shard: shard.to_string(),
+        experiment: exp,
+    };
     let mut s = serde_json::to_string(&h).unwrap_or_default();
     s.push('\n');
     s
@@ -148,6 +161,8 @@ pub struct Part {
     pub experiment: Experiment,
     pub sha256: String,
     pub shard: Shard,
+    /// The build that wrote it (`schedsim VERSION`).
+    pub generator: String,
     /// Each run with the line (from 1) it is on, in file order.
     pub runs: Vec<(RunResult, usize)>,
     /// Bytes of the header and the whole run lines: where a rerun appends.
@@ -182,7 +197,7 @@ pub fn read(path: &str, cut: CutEnd) -> Result<Part, CliError> {
     let mut buf = Vec::new();
     let mut lineno = 0usize;
     let mut good_bytes = 0u64;
-    let mut head: Option<(Experiment, String, Shard)> = None;
+    let mut head: Option<Header> = None;
     let mut runs = Vec::new();
     let mut cut_line = None;
     loop {
@@ -213,23 +228,43 @@ pub fn read(path: &str, cut: CutEnd) -> Result<Part, CliError> {
         };
         match &head {
             None => head = Some(read_header(path, text)?),
-            Some((exp, _, shard)) => runs.push((read_run(path, lineno, text, exp, *shard)?, lineno)),
+            Some(h) => runs.push((read_run(path, lineno, text, &h.experiment, h.shard)?, lineno)),
         }
         good_bytes += got as u64;
     }
-    let Some((experiment, sha256, shard)) = head else {
+    let Some(h) = head else {
         return Err(CliError::input(format!("{path}: the part is empty; expected a header line")));
     };
-    Ok(Part { path: path.to_string(), experiment, sha256, shard, runs, good_bytes, cut_line })
+    Ok(Part {
+        path: path.to_string(),
+        experiment: h.experiment,
+        sha256: h.sha256,
+        shard: h.shard,
+        generator: h.generator,
+        runs,
+        good_bytes,
+        cut_line,
+    })
 }
 
-fn read_header(path: &str, text: &str) -> Result<(Experiment, String, Shard), CliError> {
+/// A header as read and checked.
+struct Header {
+    experiment: Experiment,
+    sha256: String,
+    shard: Shard,
+    generator: String,
+}
+
+fn read_header(path: &str, text: &str) -> Result<Header, CliError> {
     let bad = |what: String| CliError::input(format!("{path} line 1: {what}"));
     if !text.trim_start().starts_with('{') {
         return Err(bad("not a schedsim part: expected the header, a JSON object".into()));
     }
     let h: HeaderIn = serde_json::from_str(text).map_err(|e| {
-        bad(format!("not a schedsim part header ({}): {e}", "schedsim_part, experiment_sha256, shard, experiment"))
+        bad(format!(
+            "not a schedsim part header ({}): {e}",
+            "schedsim_part, generator, experiment_sha256, shard, experiment"
+        ))
     })?;
     if h.schedsim_part != PART_VERSION {
         return Err(bad(format!(
@@ -246,7 +281,7 @@ fn read_header(path: &str, text: &str) -> Result<(Experiment, String, Shard), Cl
             schedsim::input::clip(&h.experiment_sha256)
         )));
     }
-    Ok((h.experiment, sha, shard))
+    Ok(Header { experiment: h.experiment, sha256: sha, shard, generator: h.generator })
 }
 
 fn read_run(path: &str, lineno: usize, text: &str, exp: &Experiment, shard: Shard) -> Result<RunResult, CliError> {

@@ -196,6 +196,14 @@ impl Out {
                     &sha256[..12]
                 )));
             }
+            if old.generator != part::generator() {
+                return Err(CliError::input(format!(
+                    "--out: {path} was written by {:?}, this is {:?}; its runs may differ from this build's: \
+                     give another --out or remove it",
+                    schedsim::input::clip(&old.generator),
+                    part::generator()
+                )));
+            }
             if old.shard != shard {
                 return Err(CliError::input(format!(
                     "--out: {path} holds shard {} of this experiment, not {shard}; give another --out",

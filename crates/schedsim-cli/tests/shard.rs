@@ -142,6 +142,7 @@ fn a_part_is_json_lines_with_a_header_and_keys() {
     let l = lines(&f);
     let h: serde_json::Value = serde_json::from_str(&l[0]).unwrap();
     assert_eq!(h["schedsim_part"], 1);
+    assert_eq!(h["generator"], format!("schedsim {}", env!("CARGO_PKG_VERSION")));
     assert_eq!(h["shard"], "2/3");
     assert_eq!(h["experiment_sha256"].as_str().unwrap().len(), 64);
     assert_eq!(h["experiment"]["clients"], serde_json::json!([1, 2, 4]));
@@ -238,6 +239,20 @@ fn merge_refuses_a_truncated_or_malformed_part_naming_file_and_line() {
     write_lines(&files[0], &l);
     let e = merge_err(&files);
     assert!(e.contains(&format!("{} line 1", files[0])) && e.contains("SHA-256"), "{e}");
+    // A part of another build.
+    std::fs::write(&files[0], &first).unwrap();
+    let mut l = lines(&files[1]);
+    let h = l[0].clone();
+    l[0] = l[0].replacen(
+        &format!("\"generator\":\"schedsim {}\"", env!("CARGO_PKG_VERSION")),
+        "\"generator\":\"schedsim 0.0.1\"",
+        1,
+    );
+    assert_ne!(l[0], h);
+    write_lines(&files[1], &l);
+    let e = merge_err(&files);
+    assert!(e.contains("different builds") && e.contains("schedsim 0.0.1"), "{e}");
+    std::fs::write(&files[1], &bytes).unwrap();
     // A run line moved into a part of another shard.
     std::fs::write(&files[0], first).unwrap();
     let mut l = lines(&files[1]);
