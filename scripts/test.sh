@@ -13,6 +13,16 @@ if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknow
   rustup target add wasm32-unknown-unknown
 fi
 
+# GNU parallel (Debian's package; moreutils' parallel is another tool) for the CLI's
+# end-to-end test of docs/cluster/parallel.sh, which says SKIPPED without it.
+if ! parallel --version 2>/dev/null | grep -q "GNU parallel" && command -v apt-get >/dev/null 2>&1; then
+  echo "== installing GNU parallel from Debian (the test of docs/cluster/parallel.sh)"
+  sudo=""
+  [[ $(id -u) -ne 0 ]] && sudo="sudo"
+  { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq parallel >/dev/null; } ||
+    echo "GNU parallel could not be installed; its test will say SKIPPED"
+fi
+
 echo "== formatting (rustfmt.toml at the root)"
 if cargo fmt --version >/dev/null 2>&1; then
   cargo fmt --all -- --check

@@ -13,7 +13,7 @@ use schedsim::workload::{Workload, WORKLOAD_NAMES};
 use std::fmt::Write;
 
 /// The at most one FILE|PRESET positional.
-fn target<'a>(p: &'a Parsed, command: &str) -> Result<Option<&'a str>, CliError> {
+pub fn target<'a>(p: &'a Parsed, command: &str) -> Result<Option<&'a str>, CliError> {
     match p.positionals.as_slice() {
         [] => Ok(None),
         [t] => Ok(Some(t.as_str())),
@@ -23,7 +23,7 @@ fn target<'a>(p: &'a Parsed, command: &str) -> Result<Option<&'a str>, CliError>
     }
 }
 
-fn source_label(s: &Source) -> String {
+pub fn source_label(s: &Source) -> String {
     match s {
         Source::File(f) => format!("{f}: "),
         Source::Preset(n) => format!("preset {n}: "),
@@ -264,10 +264,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     if p.help {
         return print_stdout(&help::command_help("run").unwrap_or_default());
     }
-    let formats = ["json", "csv", "counters-csv"].iter().filter(|f| p.has(f)).count();
-    if formats > 1 {
-        return Err(CliError::input("run: choose one of --json, --csv, --counters-csv"));
-    }
+    check_formats("run", &p)?;
     if p.has("progress") && p.has("no-progress") {
         return Err(CliError::input("run: --progress and --no-progress contradict each other"));
     }
@@ -279,6 +276,9 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         Some(n) => n as usize,
     };
     let t = target(&p, "run")?;
+    if p.get("shard").is_some() || p.has("shard-count") {
+        return crate::shard::run(&p, t, jobs);
+    }
     if p.has("dry-run") {
         // Nothing is written to --out and nothing runs: the estimate is the output.
         let Loaded { exp, source } = load(t, &p)?;
@@ -288,16 +288,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     }
     let dest = Destination::open(p.get("out"))?;
     let Loaded { exp, source } = load(t, &p)?;
-    if p.get("mmtests-dir").is_some() && !matches!(exp.workload, Workload::Tbench(_) | Workload::Dbench(_)) {
-        return Err(CliError::input(format!(
-            "--mmtests-dir: mmtests logs are written for tbench and dbench, not {}",
-            exp.workload.name()
-        )));
-    }
-    if let Some(dir) = p.get("mmtests-dir") {
-        check_mmtests_names(&exp)?;
-        check_dir_writable(dir)?;
-    }
+    check_mmtests_dir(&p, &exp)?;
     let mut line = ProgressLine::new(wanted(p.has("progress"), p.has("no-progress")));
     let (report, failure) = crate::pool::run(&exp, jobs, &mut line);
     line.finish();
@@ -309,8 +300,42 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     if failure.is_some() {
         eprintln!("schedsim: a run failed; writing the runs that finished before it");
     }
+    write_report(&p, dest, &report)?;
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// At most one of the report's formats (`run`, `merge`).
+pub fn check_formats(command: &str, p: &Parsed) -> Result<(), CliError> {
+    let formats = ["json", "csv", "counters-csv"].iter().filter(|f| p.has(f)).count();
+    if formats > 1 {
+        return Err(CliError::input(format!("{command}: choose one of --json, --csv, --counters-csv")));
+    }
+    Ok(())
+}
+
+/// `--mmtests-dir` is for tbench and dbench, with kernels that make distinct
+/// directories, in a directory that can be written: checked before anything runs.
+pub fn check_mmtests_dir(p: &Parsed, exp: &schedsim::Experiment) -> Result<(), CliError> {
+    let Some(dir) = p.get("mmtests-dir") else { return Ok(()) };
+    if !matches!(exp.workload, Workload::Tbench(_) | Workload::Dbench(_)) {
+        return Err(CliError::input(format!(
+            "--mmtests-dir: mmtests logs are written for tbench and dbench, not {}",
+            exp.workload.name()
+        )));
+    }
+    check_mmtests_names(exp)?;
+    check_dir_writable(dir)
+}
+
+/// Writes a sweep's report as `run` does: `--mmtests-dir`'s logs, then the table,
+/// `--json`, `--csv` or `--counters-csv` to `dest`. `merge` writes through this too,
+/// which is what makes its output the same bytes as `run`'s.
+pub fn write_report(p: &Parsed, dest: Destination, report: &schedsim::Report) -> Result<(), CliError> {
     if let Some(dir) = p.get("mmtests-dir") {
-        write_mmtests_logs(dir, &report)?;
+        write_mmtests_logs(dir, report)?;
     }
     let text = if p.has("json") {
         let mut j = report.to_json();
@@ -323,11 +348,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     } else {
         report.mmtests_table()
     };
-    dest.write(&text)?;
-    match failure {
-        Some(e) => Err(e),
-        None => Ok(()),
-    }
+    dest.write(&text)
 }
 
 pub fn show(args: &[String]) -> Result<(), CliError> {

@@ -30,8 +30,32 @@ pub fn run_flags() -> Vec<Flag> {
             "N",
             "run N simulations at once (default: the CPUs available); the output is the same for every N",
         ),
+        Flag::value(
+            "shard",
+            "M/N",
+            "run only shard M of N (from 1) of the sweep's runs and write a part\n(JSON lines) for 'schedsim merge'; with --out, a rerun skips the\nruns the part has. auto: M and N from Slurm's SLURM_ARRAY_TASK_ID,\n_MIN and _COUNT or Kubernetes' JOB_COMPLETION_INDEX",
+        ),
+        Flag::value(
+            "shard-count",
+            "N",
+            "with --shard auto under Kubernetes: the shard count (the Job's\ncompletions; or set SCHEDSIM_SHARD_COUNT)",
+        ),
     ]);
     f
+}
+
+pub fn merge_flags() -> Vec<Flag> {
+    vec![
+        Flag::switch("json", "print the report as JSON instead of the table"),
+        Flag::switch("csv", "print per-iteration samples as CSV instead of the table"),
+        Flag::switch("counters-csv", "print per-kernel, per-client-count counters as CSV"),
+        Flag::value("out", "FILE", "write the output to FILE instead of standard output"),
+        Flag::value(
+            "mmtests-dir",
+            "DIR",
+            "also write the per-iteration logs 'run --mmtests-dir' writes (tbench, dbench)",
+        ),
+    ]
 }
 
 pub fn show_flags() -> Vec<Flag> {
@@ -136,6 +160,9 @@ Usage:
   schedsim run FILE|PRESET [OPTIONS]      run an experiment, print the mmtests comparison table
   schedsim run --topology SPEC|--topology-file FILE|--machine NAME [OPTIONS]
                                           run an experiment given by flags alone
+  schedsim run FILE|PRESET --shard M/N --out PART
+                                          run shard M of N of the sweep (a cluster job's share)
+  schedsim merge PART... [OPTIONS]        print what 'run' prints, from all the shards' parts
   schedsim show FILE|PRESET [OPTIONS]     print an experiment as JSON (to edit and run)
   schedsim trace FILE|PRESET [OPTIONS]    print the decision trace of chosen wakeups
   schedsim diff FILE|PRESET [OPTIONS]     run kernel A; list the wakeups where kernel B,
@@ -154,6 +181,8 @@ Examples:
       --kernel base=v5.14 --kernel recent=v5.14+recent-used-prev
   schedsim show demo > exp.json; schedsim run exp.json
   lscpu -p > mybox.txt; schedsim run demo --topology-file mybox.txt
+  for m in 1 2 3; do schedsim run seed000 --shard $m/3 --out part-$m.jsonl & done; wait
+  schedsim merge part-*.jsonl
   schedsim trace demo --kernel-index 1 --clients 2 --from 100 --count 3
   schedsim diff seed001 --kernel-index 0 --kernel-index 1 --count 200
   schedsim perfetto seed001 --kernel-index 1 --to-ms 60 --out seed001.json
@@ -199,6 +228,18 @@ said on stderr. schedsim renumbers CPUs (first threads of all cores, then second
 threads), so CPU numbers in traces may differ from Linux's; stderr lists the changes.
 
 Progress goes to stderr, once a run takes more than a second and stderr is a terminal.
+
+--shard M/N runs only shard M of N: the runs numbered j (from 0, client count by
+client count, each one's kernels in order, each kernel's iterations in order) with
+j mod N = M - 1. Each run's random stream comes from its client count and iteration,
+never from the shard. It writes a part: JSON lines, first a header (format version,
+the experiment's SHA-256 and the experiment), then a line per finished run, each
+written whole as the run finishes. With --out, a rerun of an interrupted shard keeps
+the part's finished runs and runs the rest. 'schedsim merge' of all N parts prints
+exactly what 'schedsim run' prints. --shard auto takes M and N from a Slurm job array
+(SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_MIN, SLURM_ARRAY_TASK_COUNT: ids from 0 or
+from 1) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, from 0, with --shard-count
+or SCHEDSIM_SHARD_COUNT), says which on stderr, and refuses when neither is set.
 
 Options:
 {}",
@@ -296,6 +337,22 @@ client axis.
 Options:
 {}",
             options_help(&replay_flags())
+        ),
+        "merge" => format!(
+            "Usage: schedsim merge PART... [OPTIONS]
+
+Reads the parts 'schedsim run --shard M/N --out PART' wrote and prints the report
+'schedsim run' of the whole experiment prints, byte for byte: the table, --json,
+--csv, --counters-csv, and --mmtests-dir's logs. The parts may come in any order, and
+a shard's part may be given twice (a rerun shard) if its results agree.
+
+Refuses, naming the files: parts of different experiments (their SHA-256 differ), a
+run no part has (with the shard that runs it), two different results of one run, and
+a part cut short or malformed (with the line).
+
+Options:
+{}",
+            options_help(&merge_flags())
         ),
         "help" => "Usage: schedsim help [COMMAND]\n".to_string(),
         _ => return None,

@@ -10,11 +10,14 @@ mod diff;
 mod error;
 mod experiment_args;
 mod help;
+mod merge;
 mod output;
+mod part;
 mod perfetto;
 mod pool;
 mod progress;
 mod replay;
+mod shard;
 mod signals;
 
 use error::CliError;
@@ -75,12 +78,13 @@ fn dispatch(argv: &[String]) -> Result<(), CliError> {
         "bench" => bench::bench(rest),
         "perfetto" => perfetto::perfetto(rest),
         "replay" => replay::replay(rest),
+        "merge" => merge::merge(rest),
         other => Err(unknown_command(other)),
     }
 }
 
 fn unknown_command(c: &str) -> CliError {
     CliError::input(format!(
-        "unknown command {c:?}; commands are presets, run, show, trace, diff, perfetto, replay, bench, help (try 'schedsim --help')"
+        "unknown command {c:?}; commands are presets, run, merge, show, trace, diff, perfetto, replay, bench, help (try 'schedsim --help')"
     ))
 }

@@ -29,21 +29,46 @@ pub fn run(exp: &Experiment, jobs: usize, line: &mut ProgressLine) -> (Option<Re
         Ok(s) => s,
         Err(e) => return (None, Some(e)),
     };
-    let order = schedule(&sweep);
+    let order = schedule(&sweep, sweep.runs());
+    let mut builder = sweep.builder();
+    let total = builder.runs_total();
+    let failures = drive(&sweep, &order, jobs, line, (0, total), &mut |r| builder.add(r));
+    if let Some((_, e, _)) = failures.into_iter().next() {
+        let kept = builder.kept_report();
+        return (kept, Some(e));
+    }
+    match builder.report() {
+        Ok(r) => (Some(r), None),
+        Err(e) => (None, Some(e)),
+    }
+}
+
+/// Runs `order` on `jobs` threads and hands each result to `sink` on this thread as it
+/// lands; `progress` is (runs done before, runs in all) for the progress line. A run
+/// that fails, or whose result `sink` refuses, stops the others. Returns the failures:
+/// (run, error, whether it only stopped because another run had failed).
+pub fn drive(
+    sweep: &Sweep,
+    order: &[RunId],
+    jobs: usize,
+    line: &mut ProgressLine,
+    progress: (u32, u32),
+    sink: &mut dyn FnMut(RunResult) -> Result<(), Error>,
+) -> Vec<(RunId, Error, bool)> {
+    let exp = sweep.experiment();
     let jobs = jobs.min(order.len()).max(1);
     let run_ns = (exp.duration_ms * 1_000_000).max(1);
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     // Simulated time each thread's current run has reached, for the progress line.
     let reached: Vec<AtomicU64> = (0..jobs).map(|_| AtomicU64::new(0)).collect();
-    let mut builder = sweep.builder();
-    // (run, error, whether it only stopped because another run had failed)
+    let mut done = progress.0;
     let mut failures: Vec<(RunId, Error, bool)> = Vec::new();
     std::thread::scope(|s| {
         let (tx, rx) = mpsc::channel::<(RunId, Result<RunResult, Error>, bool)>();
         for slot in &reached {
             let tx = tx.clone();
-            let (sweep, order, next, stop) = (&sweep, &order, &next, &stop);
+            let (next, stop) = (&next, &stop);
             s.spawn(move || loop {
                 if stop.load(Ordering::Relaxed) {
                     break;
@@ -68,12 +93,13 @@ pub fn run(exp: &Experiment, jobs: usize, line: &mut ProgressLine) -> (Option<Re
         drop(tx);
         loop {
             match rx.recv_timeout(Duration::from_millis(100)) {
-                Ok((id, Ok(r), _)) => {
-                    if let Err(e) = builder.add(r) {
+                Ok((id, Ok(r), _)) => match sink(r) {
+                    Ok(()) => done += 1,
+                    Err(e) => {
                         failures.push((id, e, false));
                         stop.store(true, Ordering::Relaxed);
                     }
-                }
+                },
                 Ok((id, Err(e), cancelled)) => {
                     failures.push((id, e, cancelled));
                     stop.store(true, Ordering::Relaxed);
@@ -83,30 +109,22 @@ pub fn run(exp: &Experiment, jobs: usize, line: &mut ProgressLine) -> (Option<Re
             }
             let in_flight: f64 =
                 reached.iter().map(|a| (a.load(Ordering::Relaxed) as f64 / run_ns as f64).min(1.0)).sum();
-            line.update_parts(builder.runs_done(), builder.runs_total(), in_flight);
+            line.update_parts(done, progress.1, in_flight);
         }
     });
     // Of several failures, the first in report order; a run stopped because another
     // failed says only "cancelled" and is not the cause (its message names the run, so
     // it is told apart by when it ended, not by its text).
     failures.sort_by_key(|(id, _, cancelled)| (*cancelled, *id));
-    if let Some((_, e, _)) = failures.into_iter().next() {
-        let kept = builder.kept_report();
-        return (kept, Some(e));
-    }
-    match builder.report() {
-        Ok(r) => (Some(r), None),
-        Err(e) => (None, Some(e)),
-    }
+    failures
 }
 
 /// The order runs are handed out: the ones with the most tasks first (at equal
 /// duration, the longest), so that the last runs to start are short and the threads
 /// finish together; report order among equals.
-fn schedule(sweep: &Sweep) -> Vec<RunId> {
+pub fn schedule(sweep: &Sweep, mut order: Vec<RunId>) -> Vec<RunId> {
     let exp = sweep.experiment();
     let cpus = sweep.nr_cpus();
-    let mut order = sweep.runs();
     order.sort_by_key(|r| std::cmp::Reverse(exp.workload.task_count(exp.clients[r.point as usize], cpus)));
     order
 }

@@ -1,0 +1,532 @@
+//! `run --shard M/N` and `merge`: the merged parts are the bytes `run` prints, every
+//! refusal of `merge` names what to fix, an interrupted shard resumes, and `--shard
+//! auto` reads Slurm's and Kubernetes' variables.
+
+mod common;
+use common::{run_ok, schedsim, text};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// 2 kernels x 3 client counts x 3 iterations: 18 runs of a few ms each.
+const SWEEP: &[&str] = &[
+    "run",
+    "--topology",
+    "1x1x2x2",
+    "--workload",
+    "tbench",
+    "--clients",
+    "1,2,4",
+    "--iterations",
+    "3",
+    "--duration-ms",
+    "20",
+    "--kernel",
+    "base=v4.15",
+    "--kernel",
+    "patched=v4.15+wake-affine-prev",
+];
+
+/// The variables `--shard auto` reads, removed from every command that is not about
+/// them (the tests may run inside a Slurm job).
+const AUTO_VARS: &[&str] = &[
+    "SLURM_ARRAY_TASK_ID",
+    "SLURM_ARRAY_TASK_MIN",
+    "SLURM_ARRAY_TASK_MAX",
+    "SLURM_ARRAY_TASK_COUNT",
+    "SLURM_ARRAY_TASK_STEP",
+    "JOB_COMPLETION_INDEX",
+    "SCHEDSIM_SHARD_COUNT",
+];
+
+fn dir(name: &str) -> PathBuf {
+    let d = common::tmp("schedsim-shard", name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn with<'a>(base: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
+    base.iter().chain(extra).copied().collect()
+}
+
+fn command(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_schedsim"));
+    c.args(args);
+    for v in AUTO_VARS {
+        c.env_remove(v);
+    }
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("the schedsim binary runs")
+}
+
+/// Writes shard `m`/`n` of `SWEEP` (plus `extra`) to `d/part-m.jsonl`, one thread, so
+/// the part's bytes are the same every time.
+fn part(d: &Path, m: u32, n: u32, extra: &[&str]) -> String {
+    let out = d.join(format!("part-{m}.jsonl")).to_str().unwrap().to_string();
+    let shard = format!("{m}/{n}");
+    let args = with(&with(SWEEP, &["--shard", &shard, "--out", &out, "--jobs", "1"]), extra);
+    let o = command(&args, &[]);
+    assert_eq!(o.status.code(), Some(0), "{args:?}: {}", text(&o.stderr));
+    out
+}
+
+fn parts(d: &Path, n: u32) -> Vec<String> {
+    (1..=n).map(|m| part(d, m, n, &[])).collect()
+}
+
+/// `merge` of `files` with `extra`: (exit code, stdout, stderr).
+fn merge(files: &[String], extra: &[&str]) -> (Option<i32>, String, String) {
+    let mut args = vec!["merge"];
+    args.extend(files.iter().map(String::as_str));
+    args.extend(extra);
+    let o = command(&args, &[]);
+    (o.status.code(), text(&o.stdout), text(&o.stderr))
+}
+
+fn merge_err(files: &[String]) -> String {
+    let (code, out, err) = merge(files, &[]);
+    assert_eq!(code, Some(2), "merge {files:?} should be refused; it printed {out}");
+    assert!(!err.contains("panicked"), "{err}");
+    err
+}
+
+fn lines(path: &str) -> Vec<String> {
+    std::fs::read_to_string(path).unwrap().lines().map(String::from).collect()
+}
+
+fn write_lines(path: &str, lines: &[String]) {
+    std::fs::write(path, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+}
+
+#[test]
+fn merge_is_byte_identical_to_run_for_1_3_and_7_shards() {
+    let formats: &[&[&str]] = &[&[], &["--json"], &["--csv"], &["--counters-csv"]];
+    let whole: Vec<String> = formats.iter().map(|f| run_ok(&with(SWEEP, f)).0).collect();
+    for n in [1, 3, 7] {
+        let d = dir(&format!("identity-{n}"));
+        let mut files = parts(&d, n);
+        // Any order of the parts.
+        files.reverse();
+        for (f, want) in formats.iter().zip(&whole) {
+            let (code, got, err) = merge(&files, f);
+            assert_eq!(code, Some(0), "{err}");
+            assert!(got == *want, "merge of {n} parts {f:?} differs from run:\n{got}\n---\n{want}");
+        }
+    }
+}
+
+#[test]
+fn merge_writes_the_same_mmtests_logs_and_out_file() {
+    let d = dir("mmtests");
+    let files = parts(&d, 3);
+    let (a, b) = (d.join("run-logs"), d.join("merge-logs"));
+    let (out_run, out_merge) = (d.join("run.txt"), d.join("merge.txt"));
+    run_ok(&with(SWEEP, &["--mmtests-dir", a.to_str().unwrap(), "--out", out_run.to_str().unwrap()]));
+    let (code, _, err) = merge(&files, &["--mmtests-dir", b.to_str().unwrap(), "--out", out_merge.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(std::fs::read(&out_run).unwrap(), std::fs::read(&out_merge).unwrap());
+    for k in ["base", "patched"] {
+        for c in [1, 2, 4] {
+            let f = format!("{k}/tbench-{c}.log");
+            assert_eq!(std::fs::read(a.join(&f)).unwrap(), std::fs::read(b.join(&f)).unwrap(), "{f}");
+        }
+    }
+}
+
+#[test]
+fn a_part_is_json_lines_with_a_header_and_keys() {
+    let d = dir("format");
+    let f = part(&d, 2, 3, &[]);
+    let l = lines(&f);
+    let h: serde_json::Value = serde_json::from_str(&l[0]).unwrap();
+    assert_eq!(h["schedsim_part"], 1);
+    assert_eq!(h["generator"], format!("schedsim {}", env!("CARGO_PKG_VERSION")));
+    assert_eq!(h["shard"], "2/3");
+    assert_eq!(h["experiment_sha256"].as_str().unwrap().len(), 64);
+    assert_eq!(h["experiment"]["clients"], serde_json::json!([1, 2, 4]));
+    // 18 runs dealt over 3 shards: 6 each.
+    assert_eq!(l.len(), 1 + 6);
+    for line in &l[1..] {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let key = v["key"].as_str().unwrap();
+        assert!(key.starts_with("base/") || key.starts_with("patched/"), "{key}");
+        assert!(v["result"]["counters"].is_object());
+    }
+}
+
+#[test]
+fn merge_refuses_parts_of_different_experiments_naming_both() {
+    let (d1, d2) = (dir("exp-a"), dir("exp-b"));
+    let a = part(&d1, 1, 2, &[]);
+    let b = part(&d2, 2, 2, &["--seed", "2"]);
+    let e = merge_err(&[a.clone(), b.clone()]);
+    assert!(e.contains("different experiments") && e.contains(&a) && e.contains(&b), "{e}");
+}
+
+#[test]
+fn merge_refuses_a_missing_run_naming_it_and_its_shard() {
+    let d = dir("missing");
+    let files = parts(&d, 3);
+    let e = merge_err(&files[..2]);
+    assert!(e.contains("missing run") && e.contains("shard 3/3") && e.contains("no part of shard 3/3"), "{e}");
+    assert!(e.contains("6 runs are missing"), "{e}");
+    // A part that lacks one of its runs: that run, and that part, named.
+    let mut l = lines(&files[1]);
+    let gone: serde_json::Value = serde_json::from_str(&l.remove(3)).unwrap();
+    write_lines(&files[1], &l);
+    let e = merge_err(&files);
+    let key = gone["key"].as_str().unwrap();
+    assert!(e.contains(&format!("missing run {key} ")) && e.contains("shard 2/3"), "{e}");
+    assert!(e.contains(&format!("its part {} lacks it", files[1])), "{e}");
+}
+
+#[test]
+fn merge_takes_duplicates_that_agree_and_refuses_ones_that_differ() {
+    let d = dir("dup");
+    let files = parts(&d, 3);
+    let want = run_ok(SWEEP).0;
+    let again = d.join("part-1-again.jsonl").to_str().unwrap().to_string();
+    std::fs::copy(&files[0], &again).unwrap();
+    let mut with_dup = files.clone();
+    with_dup.push(again.clone());
+    let (code, got, err) = merge(&with_dup, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(got, want);
+    // The rerun gave another result for one run.
+    let mut l = lines(&again);
+    let mut v: serde_json::Value = serde_json::from_str(&l[2]).unwrap();
+    let e = v["result"]["elapsed_ns"].as_u64().unwrap();
+    v["result"]["elapsed_ns"] = (e + 1).into();
+    l[2] = serde_json::to_string(&v).unwrap();
+    write_lines(&again, &l);
+    let e = merge_err(&with_dup);
+    assert!(e.contains("two different results"), "{e}");
+    assert!(e.contains(&format!("{} line 3", files[0])) && e.contains(&format!("{again} line 3")), "{e}");
+}
+
+#[test]
+fn merge_refuses_a_truncated_or_malformed_part_naming_file_and_line() {
+    let d = dir("bad");
+    let files = parts(&d, 2);
+    let n = lines(&files[1]).len();
+    // Cut short: the last line loses its end.
+    let bytes = std::fs::read(&files[1]).unwrap();
+    std::fs::write(&files[1], &bytes[..bytes.len() - 20]).unwrap();
+    let e = merge_err(&files);
+    assert!(e.contains(&format!("{} line {n}", files[1])) && e.contains("cut short"), "{e}");
+    std::fs::write(&files[1], &bytes).unwrap();
+    // Garbage in the middle.
+    let mut l = lines(&files[1]);
+    l[2] = "{\"key\": \"base/1/0\", \"result\": {".into();
+    write_lines(&files[1], &l);
+    let e = merge_err(&files);
+    assert!(e.contains(&format!("{} line 3", files[1])), "{e}");
+    // Not a part at all, and an empty file.
+    let junk = d.join("junk.jsonl").to_str().unwrap().to_string();
+    std::fs::write(&junk, "hello\n").unwrap();
+    assert!(merge_err(std::slice::from_ref(&junk)).contains(&format!("{junk} line 1")));
+    std::fs::write(&junk, "").unwrap();
+    assert!(merge_err(std::slice::from_ref(&junk)).contains("empty"));
+    std::fs::write(&junk, [0xff, 0xfe, b'\n']).unwrap();
+    assert!(merge_err(std::slice::from_ref(&junk)).contains("not UTF-8"));
+    // An edited experiment no longer matches its SHA-256.
+    std::fs::write(&files[1], &bytes).unwrap();
+    let first = std::fs::read(&files[0]).unwrap();
+    let mut l = lines(&files[0]);
+    l[0] = l[0].replacen("\"seed\":1", "\"seed\":3", 1);
+    write_lines(&files[0], &l);
+    let e = merge_err(&files);
+    assert!(e.contains(&format!("{} line 1", files[0])) && e.contains("SHA-256"), "{e}");
+    // A part of another build.
+    std::fs::write(&files[0], &first).unwrap();
+    let mut l = lines(&files[1]);
+    let h = l[0].clone();
+    l[0] = l[0].replacen(
+        &format!("\"generator\":\"schedsim {}\"", env!("CARGO_PKG_VERSION")),
+        "\"generator\":\"schedsim 0.0.1\"",
+        1,
+    );
+    assert_ne!(l[0], h);
+    write_lines(&files[1], &l);
+    let e = merge_err(&files);
+    assert!(e.contains("different builds") && e.contains("schedsim 0.0.1"), "{e}");
+    std::fs::write(&files[1], &bytes).unwrap();
+    // A run line moved into a part of another shard.
+    std::fs::write(&files[0], first).unwrap();
+    let mut l = lines(&files[1]);
+    l.push(lines(&part(&dir("bad-other"), 1, 2, &[]))[1].clone());
+    write_lines(&files[1], &l);
+    let e = merge_err(&files);
+    assert!(e.contains(&format!("{} line {}", files[1], l.len())) && e.contains("belongs to shard 1/2"), "{e}");
+}
+
+#[test]
+fn merge_refuses_no_parts_and_two_formats() {
+    let (code, _, err) = merge(&[], &[]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("give the parts"), "{err}");
+    let (code, _, err) = merge(&["x".into()], &["--json", "--csv"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("choose one of"), "{err}");
+}
+
+#[test]
+fn an_interrupted_shard_is_completed_by_a_rerun() {
+    let d = dir("resume");
+    let whole = part(&d, 2, 3, &[]);
+    let want = std::fs::read(&whole).unwrap();
+    let cut = d.join("part-cut.jsonl").to_str().unwrap().to_string();
+    // Two runs finished and the third was being written when the shard was killed.
+    let l = lines(&whole);
+    let mut partial: String = l[..3].iter().map(|x| format!("{x}\n")).collect();
+    partial.push_str(&l[3][..l[3].len() / 2]);
+    std::fs::write(&cut, partial).unwrap();
+    let o = command(&with(SWEEP, &["--shard", "2/3", "--out", &cut, "--jobs", "1"]), &[]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("line 4 was cut short") && err.contains("2 of its 6 runs are in the part, 4 to run"), "{err}");
+    assert_eq!(std::fs::read(&cut).unwrap(), want);
+    // Complete: a rerun runs nothing and leaves the part as it is.
+    let o = command(&with(SWEEP, &["--shard", "2/3", "--out", &cut, "--jobs", "1"]), &[]);
+    assert!(text(&o.stderr).contains("6 of its 6 runs are in the part, 0 to run"), "{}", text(&o.stderr));
+    assert_eq!(std::fs::read(&cut).unwrap(), want);
+    // Only the header made it: the part is written afresh.
+    std::fs::write(&cut, format!("{}\n", l[0])).unwrap();
+    assert_eq!(command(&with(SWEEP, &["--shard", "2/3", "--out", &cut, "--jobs", "1"]), &[]).status.code(), Some(0));
+    assert_eq!(std::fs::read(&cut).unwrap(), want);
+    // Another shard's or another experiment's part is not resumed into.
+    let o = command(&with(SWEEP, &["--shard", "1/3", "--out", &cut]), &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("holds shard 2/3"), "{}", text(&o.stderr));
+    let o = command(&with(SWEEP, &["--shard", "2/3", "--out", &cut, "--seed", "9"]), &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("another experiment"), "{}", text(&o.stderr));
+    assert_eq!(std::fs::read(&cut).unwrap(), want);
+}
+
+/// The variables set, extra arguments, and what stderr says.
+type AutoCase<'a> = (&'a [(&'a str, &'a str)], &'a [&'a str], &'a str);
+
+#[test]
+fn shard_auto_reads_slurm_and_kubernetes_variables() {
+    let d = dir("auto");
+    let want = std::fs::read(part(&d, 2, 3, &[])).unwrap();
+    let out = d.join("auto.jsonl").to_str().unwrap().to_string();
+    let cases: &[AutoCase] = &[
+        // sbatch --array=1-3
+        (
+            &[("SLURM_ARRAY_TASK_ID", "2"), ("SLURM_ARRAY_TASK_MIN", "1"), ("SLURM_ARRAY_TASK_COUNT", "3")],
+            &[],
+            "from Slurm",
+        ),
+        // sbatch --array=0-2
+        (
+            &[("SLURM_ARRAY_TASK_ID", "1"), ("SLURM_ARRAY_TASK_MIN", "0"), ("SLURM_ARRAY_TASK_COUNT", "3")],
+            &[],
+            "from Slurm",
+        ),
+        (&[("JOB_COMPLETION_INDEX", "1"), ("SCHEDSIM_SHARD_COUNT", "3")], &[], "from Kubernetes"),
+        (&[("JOB_COMPLETION_INDEX", "1")], &["--shard-count", "3"], "from Kubernetes"),
+    ];
+    for (env, extra, from) in cases {
+        let _ = std::fs::remove_file(&out);
+        let args = with(&with(SWEEP, &["--shard", "auto", "--out", &out, "--jobs", "1"]), extra);
+        let o = command(&args, env);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{env:?}: {err}");
+        assert!(err.contains(&format!("shard 2/3 {from}")), "{env:?}: {err}");
+        assert_eq!(std::fs::read(&out).unwrap(), want, "{env:?}");
+    }
+    let refused: &[AutoCase] = &[
+        (&[], &[], "neither SLURM_ARRAY_TASK_ID"),
+        (&[("JOB_COMPLETION_INDEX", "1")], &[], "SCHEDSIM_SHARD_COUNT"),
+        (&[("JOB_COMPLETION_INDEX", "3"), ("SCHEDSIM_SHARD_COUNT", "3")], &[], "not below the shard count 3"),
+        (
+            &[("SLURM_ARRAY_TASK_ID", "4"), ("SLURM_ARRAY_TASK_MIN", "1"), ("SLURM_ARRAY_TASK_COUNT", "3")],
+            &[],
+            "not among",
+        ),
+        (&[("SLURM_ARRAY_TASK_ID", "2"), ("SLURM_ARRAY_TASK_COUNT", "3")], &[], "SLURM_ARRAY_TASK_MIN is not set"),
+        (&[("SLURM_ARRAY_TASK_ID", "x"), ("SLURM_ARRAY_TASK_COUNT", "3")], &[], "not a whole number"),
+        (
+            &[("SLURM_ARRAY_TASK_ID", "1"), ("SLURM_ARRAY_TASK_MIN", "1"), ("SLURM_ARRAY_TASK_COUNT", "3")],
+            &["--shard-count", "4"],
+            "contradicts",
+        ),
+    ];
+    for (env, extra, says) in refused {
+        let args = with(&with(SWEEP, &["--shard", "auto", "--out", &out]), extra);
+        let o = command(&args, env);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{env:?}: {err}");
+        assert!(err.contains(says), "{env:?}: {err}");
+    }
+}
+
+#[test]
+fn shard_refuses_bad_specs_and_report_formats() {
+    for (extra, says) in [
+        (&["--shard", "0/3"][..], "count from 1"),
+        (&["--shard", "4/3"], "from 1 to N"),
+        (&["--shard", "two"], "not M/N"),
+        (&["--shard", "1/3", "--json"], "drop --json"),
+        (&["--shard", "1/3", "--mmtests-dir", "x"], "drop --mmtests-dir"),
+        (&["--shard", "1/3", "--shard-count", "3"], "only with --shard auto"),
+        (&["--shard-count", "3"], "only with --shard auto"),
+    ] {
+        let o = schedsim(&with(SWEEP, extra));
+        assert_eq!(o.status.code(), Some(2), "{extra:?}");
+        assert!(text(&o.stderr).contains(says), "{extra:?}: {}", text(&o.stderr));
+    }
+}
+
+/// `docs/cluster/`, where the job files are.
+fn cluster_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/cluster")
+}
+
+/// The sweep as an experiment file, as the job files take it.
+fn experiment_file(name: &str) -> PathBuf {
+    let exp = dir(name).join("exp.json");
+    let show: Vec<&str> = std::iter::once("show").chain(SWEEP[1..].iter().copied()).collect();
+    std::fs::write(&exp, run_ok(&show).0).unwrap();
+    exp
+}
+
+/// `docs/cluster/parallel.sh` under GNU parallel (Debian's `parallel`), N = 1, 3, 7:
+/// its merge is `run`'s bytes. Skipped, saying so, when `parallel` is not installed.
+#[test]
+fn gnu_parallel_script_end_to_end() {
+    if Command::new("parallel").arg("--version").output().map(|o| !o.status.success()).unwrap_or(true) {
+        eprintln!("SKIPPED gnu_parallel_script_end_to_end: GNU parallel is not installed (apt-get install parallel)");
+        return;
+    }
+    let want = run_ok(&with(SWEEP, &["--json"])).0;
+    let exp = experiment_file("parallel-exp");
+    for n in [1, 3, 7] {
+        let d = dir(&format!("parallel-{n}"));
+        let o = Command::new("sh")
+            .arg(cluster_dir().join("parallel.sh"))
+            .args([exp.to_str().unwrap(), &n.to_string(), d.to_str().unwrap(), "--json"])
+            .env("SCHEDSIM", env!("CARGO_BIN_EXE_schedsim"))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "parallel.sh with {n} shards: {}", text(&o.stderr));
+        assert!(text(&o.stdout) == want, "parallel.sh with {n} shards: merge differs from run");
+    }
+}
+
+/// `docs/cluster/slurm.sbatch` as each task of `sbatch --array=1-3` runs it (the
+/// variables Slurm sets), then the merge: `run`'s bytes.
+#[test]
+fn slurm_script_with_array_variables() {
+    let want = run_ok(SWEEP).0;
+    let exp = experiment_file("slurm-exp");
+    let d = dir("slurm");
+    for id in 1..=3 {
+        let id = id.to_string();
+        let mut c = Command::new("bash");
+        c.arg(cluster_dir().join("slurm.sbatch")).args([exp.to_str().unwrap(), d.to_str().unwrap()]);
+        for v in AUTO_VARS {
+            c.env_remove(v);
+        }
+        let o = c
+            .env("SCHEDSIM", env!("CARGO_BIN_EXE_schedsim"))
+            .env("SLURM_ARRAY_TASK_ID", &id)
+            .env("SLURM_ARRAY_TASK_MIN", "1")
+            .env("SLURM_ARRAY_TASK_MAX", "3")
+            .env("SLURM_ARRAY_TASK_COUNT", "3")
+            .env("SLURM_CPUS_PER_TASK", "1")
+            .output()
+            .unwrap();
+        let err = text(&o.stderr);
+        assert!(o.status.success(), "task {id}: {err}");
+        assert!(err.contains(&format!("shard {id}/3 from Slurm")), "{err}");
+    }
+    let files: Vec<String> = (1..=3).map(|m| d.join(format!("part-{m}.jsonl")).to_str().unwrap().into()).collect();
+    let (code, got, err) = merge(&files, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(got, want);
+}
+
+/// A shard killed by SIGTERM (a batch system's time limit) keeps the runs it finished,
+/// each a whole line, and a rerun with the same `--out` writes the part an
+/// uninterrupted shard writes.
+#[test]
+fn a_shard_killed_by_sigterm_keeps_its_runs_and_resumes() {
+    // 20 runs of about 0.1 s each, so that the kill lands mid-shard.
+    let slow: Vec<&str> =
+        with(&SWEEP[..5], &["--clients", "2", "--iterations", "20", "--duration-ms", "200", "--kernel", "base=v4.15"]);
+    let d = dir("sigterm");
+    let (whole, killed) = (d.join("whole.jsonl"), d.join("killed.jsonl"));
+    let (w, k) = (whole.to_str().unwrap().to_string(), killed.to_str().unwrap().to_string());
+    let args = |out: &'static str| with(&slow, &["--shard", "1/1", "--jobs", "1", "--no-progress", "--out", out]);
+    assert_eq!(command(&args(leak(&w)), &[]).status.code(), Some(0));
+    let want = std::fs::read(&whole).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_schedsim")).args(args(leak(&k))).spawn().unwrap();
+    let start = std::time::Instant::now();
+    while std::fs::read_to_string(&killed).map(|t| t.lines().count()).unwrap_or(0) < 4
+        && start.elapsed() < std::time::Duration::from_secs(60)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+    let status = child.wait().unwrap();
+    let kept = std::fs::read(&killed).unwrap();
+    // Whatever it had finished is a prefix of the whole part (killed mid-write, a line
+    // may be cut short: the rerun drops it).
+    assert!(want.starts_with(&kept), "the killed part is not a prefix of the whole one");
+    let lines_of = |b: &[u8]| b.iter().filter(|&&c| c == b'\n').count();
+    eprintln!("killed ({status}) with {} of {} lines", lines_of(&kept), lines_of(&want));
+    let o = command(&args(leak(&k)), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(std::fs::read(&killed).unwrap(), want);
+}
+
+fn leak(s: &str) -> &'static str {
+    Box::leak(s.to_string().into_boxed_str())
+}
+
+/// `docs/cluster/slurm.sbatch` under a real Slurm (`sbatch --array=1-N --wait`, then
+/// the merge as a job depending on the array), N = 1, 3, 7: `run`'s bytes. Runs only
+/// where `sinfo` reaches a controller with an idle node (docs/cluster/README.md says
+/// how to start a single-node one); skipped, saying so, elsewhere.
+#[test]
+fn slurm_array_end_to_end() {
+    let idle = Command::new("sinfo")
+        .args(["-h", "-t", "idle", "-o", "%n"])
+        .output()
+        .is_ok_and(|o| o.status.success() && !o.stdout.is_empty());
+    if !idle {
+        eprintln!("SKIPPED slurm_array_end_to_end: no Slurm controller with an idle node (sinfo)");
+        return;
+    }
+    let want = run_ok(SWEEP).0;
+    let exp = experiment_file("slurm-real-exp");
+    let bin = env!("CARGO_BIN_EXE_schedsim");
+    for n in [1, 3, 7] {
+        let d = dir(&format!("slurm-real-{n}"));
+        let parts = d.join("parts");
+        let o = Command::new("sbatch")
+            .current_dir(&d)
+            .args(["--parsable", "--wait", "--export=ALL", &format!("--array=1-{n}")])
+            .arg(cluster_dir().join("slurm.sbatch"))
+            .args([exp.to_str().unwrap(), parts.to_str().unwrap()])
+            .env("SCHEDSIM", bin)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "sbatch --array=1-{n}: {}", text(&o.stderr));
+        let job = text(&o.stdout).trim().to_string();
+        let report = d.join("report.txt");
+        let merge = format!("{bin} merge {}/part-*.jsonl --out {}", parts.display(), report.display());
+        let o = Command::new("sbatch")
+            .current_dir(&d)
+            .args(["--wait", &format!("--dependency=afterok:{job}"), "--wrap", &merge])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "the merge job: {}", text(&o.stderr));
+        assert!(std::fs::read_to_string(&report).unwrap() == want, "Slurm with {n} tasks: merge differs from run");
+    }
+}
