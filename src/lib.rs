@@ -31,3 +31,4 @@ pub mod topo_edit;
 pub mod wasted;
 
 pub mod web;
+pub mod replay_view;

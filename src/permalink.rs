@@ -155,7 +155,25 @@ impl fmt::Display for LinkError {
 /// assert!(f.starts_with("v1."));
 /// assert_eq!(decode(&f).unwrap(), Some(s));
 /// ```
+///
+/// A replay whose programs are larger than `replay_view::LINK_REPLAY_JSON_MAX`, or
+/// whose link would be longer than [`FRAGMENT_LEN_MAX`], goes in its reference form
+/// (the trace's name and SHA-256): opening the link asks for the trace file.
 pub fn encode(s: &Shared) -> String {
+    if crate::replay_view::replay_of(&s.experiment).is_some() {
+        if crate::replay_view::link_carries_programs(&s.experiment) {
+            let f = encode_whole(s);
+            if f.len() <= FRAGMENT_LEN_MAX {
+                return f;
+            }
+        }
+        let r = Shared { experiment: crate::replay_view::as_reference(&s.experiment), view: s.view.clone() };
+        return encode_whole(&r);
+    }
+    encode_whole(s)
+}
+
+fn encode_whole(s: &Shared) -> String {
     let json = serde_json::to_vec(s).unwrap_or_default();
     let z = miniz_oxide::deflate::compress_to_vec_zlib(&json, 9);
     format!("v{LINK_VERSION}.{}", B64.encode(z))
@@ -219,12 +237,30 @@ pub fn parse_shared(text: &str) -> Result<Shared, LinkError> {
         return Err(LinkError::Invalid(format!("unknown field {:?}", schedsim::input::clip(k))));
     }
     let exp_v = obj.get("experiment").ok_or_else(|| LinkError::Invalid("no experiment".into()))?;
-    let experiment = Experiment::from_json(&exp_v.to_string()).map_err(|e| LinkError::Invalid(e.to_string()))?;
+    let experiment = match Experiment::from_json(&exp_v.to_string()) {
+        Ok(e) => e,
+        Err(e) => reference_experiment(&exp_v.to_string()).ok_or_else(|| LinkError::Invalid(e.to_string()))?,
+    };
     let view = match obj.get("view") {
         None => View::default(),
         Some(v) => serde_json::from_value(v.clone()).map_err(|e| LinkError::Invalid(format!("field view: {e}")))?,
     };
     Ok(Shared { experiment, view })
+}
+
+/// A link's experiment whose replay is in the reference form: kept as it is (the page
+/// asks for the trace file), when everything else in it is valid — checked by
+/// validating a copy that replays one trivial task in its place.
+fn reference_experiment(text: &str) -> Option<Experiment> {
+    let e = Experiment::parse_json(text).ok()?;
+    let r = crate::replay_view::reference_of(&e)?;
+    let stand_in = serde_json::json!([{ "name": "stand-in/1", "program": "r1000 x" }]);
+    let mut probe = e.clone();
+    let mut p = r.clone();
+    p.tasks = serde_json::from_value(stand_in).ok()?;
+    probe.workload = schedsim::Workload::Replay(p);
+    probe.validate().ok()?;
+    Some(e)
 }
 
 #[cfg(test)]

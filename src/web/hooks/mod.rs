@@ -4,12 +4,14 @@
 
 mod events;
 mod perfetto;
+mod replay;
 mod sweep;
 mod theme;
 mod url;
 
 pub use events::{typing, use_event_listener, use_keydown, ListenOn};
 pub use perfetto::use_perfetto_export;
+pub use replay::{use_replay, ImportStatus, Replay, TableStatus};
 pub use sweep::use_sweep_runner;
 pub use theme::{is_dark, use_theme};
 pub use url::{use_url_state, URL_DEBOUNCE_MS};
