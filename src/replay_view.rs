@@ -11,8 +11,8 @@
 //! trace without saying so.
 
 use crate::web::state::{machine_topology, set_topology};
-use schedsim::replay::Comparison;
 use schedsim::experiment::Experiment;
+use schedsim::replay::Comparison;
 use schedsim::sched_trace::Trace;
 use schedsim::topology::Topology;
 use schedsim::workload::{ReplayParams, Workload};
@@ -251,7 +251,8 @@ mod tests {
     fn random_bytes_and_a_cut_trace_give_messages() {
         let mut cut = MAKE.to_vec();
         cut.truncate(MAKE.len() / 2);
-        for (bytes, name) in [(&cut[..], "cut.gz"), (&b"\x00\x01garbage\xff"[..], "junk.txt"), (&b""[..], "empty.txt")] {
+        for (bytes, name) in [(&cut[..], "cut.gz"), (&b"\x00\x01garbage\xff"[..], "junk.txt"), (&b""[..], "empty.txt")]
+        {
             match schedsim::sched_trace::import(bytes, name) {
                 Err(e) => assert!(e.to_string().starts_with(&format!("trace {name}")), "{e}"),
                 Ok(t) => {
@@ -273,7 +274,10 @@ mod tests {
         assert_eq!(tab.head.len(), 2);
         for (name, cells) in &tab.rows {
             let line = tab.text.lines().find(|l| l.starts_with(name.as_str())).expect("the row is in the text");
-            assert_eq!(line.split_whitespace().rev().take(1).next(), cells.last().and_then(|c| c.split_whitespace().last()));
+            assert_eq!(
+                line.split_whitespace().rev().take(1).next(),
+                cells.last().and_then(|c| c.split_whitespace().last())
+            );
         }
         assert!(tab.rows.iter().any(|(n, _)| n == "replay throughput (x rec.)"));
     }

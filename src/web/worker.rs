@@ -117,7 +117,9 @@ fn handle(req: Request) {
 /// The trace file's bytes from a request.
 fn trace_bytes(b64: &str) -> Result<Vec<u8>, String> {
     use base64::Engine;
-    base64::engine::general_purpose::STANDARD.decode(b64).map_err(|e| format!("the trace did not reach the worker whole: {e}"))
+    base64::engine::general_purpose::STANDARD
+        .decode(b64)
+        .map_err(|e| format!("the trace did not reach the worker whole: {e}"))
 }
 
 /// The trace this worker imported last, if it has `sha256`; otherwise `bytes_b64`

@@ -61,7 +61,7 @@ pub fn gallery(p: &GalleryProps) -> Html {
                     <h4>{ "What to look for" }</h4>
                     <p>{ REPLAY_GUIDE.look_for }</p>
                     <div class="guide-actions">
-                        <button type="button" class="primary" id="guide-replay-run" onclick={p.on_replay.reform(|_| ())}
+                        <button type="button" class="primary" id="guide-replay-run" onclick={p.on_replay.reform(|_: MouseEvent| ())}
                             aria-label="Replay make.perf.txt.gz">{ "Replay it" }</button>
                     </div>
                 </article>

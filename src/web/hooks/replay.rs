@@ -21,12 +21,27 @@ use yew::prelude::*;
 pub enum ImportStatus {
     Idle,
     /// Reading the file (or fetching the bundled trace) in the page.
-    Reading { name: String },
+    Reading {
+        name: String,
+    },
     /// In the worker; `read_bytes` of its text read so far.
-    Importing { name: String, read_bytes: f64 },
-    Done { name: String, sha256: String, summary: Vec<String>, notes: Vec<String> },
-    Failed { name: String, message: String },
-    Cancelled { name: String },
+    Importing {
+        name: String,
+        read_bytes: f64,
+    },
+    Done {
+        name: String,
+        sha256: String,
+        summary: Vec<String>,
+        notes: Vec<String>,
+    },
+    Failed {
+        name: String,
+        message: String,
+    },
+    Cancelled {
+        name: String,
+    },
 }
 
 impl ImportStatus {
@@ -86,10 +101,9 @@ pub fn use_replay(state: &UseReducerHandle<State>, dispatch: Callback<Action>) -
     let refs = use_mut_ref(Refs::default);
     refs.borrow_mut().exp = Some(state.exp.clone());
     let runner = {
-        let (import, table, held, refs, d) = (import.clone(), table.clone(), held.clone(), refs.clone(), dispatch.clone());
-        use_memo((), move |_| {
-            Rc::new(SweepRunner::new(move |r| on_response(r, &import, &table, &held, &refs, &d)))
-        })
+        let (import, table, held, refs, d) =
+            (import.clone(), table.clone(), held.clone(), refs.clone(), dispatch.clone());
+        use_memo((), move |_| Rc::new(SweepRunner::new(move |r| on_response(r, &import, &table, &held, &refs, &d))))
     };
     // The table, once a replay's sweep is done and the page holds its trace.
     {
@@ -99,7 +113,7 @@ pub fn use_replay(state: &UseReducerHandle<State>, dispatch: Callback<Action>) -
             _ => None,
         };
         let want = done.filter(|_| replay_view::replay_of(&state.exp).is_some_and(|p| !p.is_reference()));
-        let sha = held.as_ref().map(|h| h.1.clone());
+        let sha = (*held).as_ref().map(|h| h.1.clone());
         let exp = state.exp.clone();
         use_effect_with((want, sha), move |(want, sha)| {
             let (Some(result_id), Some(sha)) = (*want, sha.clone()) else { return };
@@ -107,7 +121,7 @@ pub fn use_replay(state: &UseReducerHandle<State>, dispatch: Callback<Action>) -
                 return;
             }
             let mut r = refs.borrow_mut();
-            let Some(h) = r.held.clone() else { return };
+            let Some(h) = r.held.clone().filter(|h| h.sha256 == sha) else { return };
             r.seq += 1;
             let id = r.seq;
             r.table_req = Some((id, result_id));
@@ -135,7 +149,8 @@ pub fn use_replay(state: &UseReducerHandle<State>, dispatch: Callback<Action>) -
             let exp_json = r.exp.as_ref().map(|e| e.to_json()).unwrap_or_default();
             drop(r);
             import.set(ImportStatus::Importing { name: name.clone(), read_bytes: 0.0 });
-            let req = Request::ImportTrace { id, name: name.clone(), bytes_b64: (*b64).clone(), experiment_json: exp_json };
+            let req =
+                Request::ImportTrace { id, name: name.clone(), bytes_b64: (*b64).clone(), experiment_json: exp_json };
             if let Err(message) = runner.request(id, req) {
                 import.set(ImportStatus::Failed { name, message });
             }
@@ -162,10 +177,8 @@ pub fn use_replay(state: &UseReducerHandle<State>, dispatch: Callback<Action>) -
             wasm_bindgen_futures::spawn_local(async move {
                 match JsFuture::from(f.array_buffer()).await {
                     Ok(buf) => start(name, js_sys::Uint8Array::new(&buf).to_vec(), false),
-                    Err(e) => import.set(ImportStatus::Failed {
-                        name,
-                        message: format!("cannot read the file: {}", js_err(e)),
-                    }),
+                    Err(e) => import
+                        .set(ImportStatus::Failed { name, message: format!("cannot read the file: {}", js_err(e)) }),
                 }
             });
         })
