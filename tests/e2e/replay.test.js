@@ -37,6 +37,7 @@ test("make.perf.txt.gz imported through the file input replays, and the table ha
   assert.match(summary, /3205 lines, 2 CPUs/, "the importer's summary lines");
   assert.match(summary, /The workload is now the replay of make\.perf\.txt\.gz \(101 tasks\)/);
   assert.equal(await p.inputValue("#workload-kind"), "replay");
+  assert.match(await p.textContent(".metric-note"), /replay throughput/);
   assert.match(await p.textContent("#replay-link-note"), /Links carry this replay whole/);
   // Two copies at most: a quick sweep.
   await p.fill("#clients", "1 2");
@@ -116,6 +117,7 @@ test("the classroom's replay card imports the bundled trace from this origin and
   await p.click("#guide-replay-run");
   await p.waitForSelector("#replay-summary", { timeout: 60_000 });
   assert.equal(await p.inputValue("#workload-kind"), "replay");
+  assert.match(await p.textContent(".metric-note"), /replay throughput/);
   await p.waitForSelector("#replay-table", { timeout: 300_000 });
   await p.context().close();
   assert.deepEqual(problems, []);

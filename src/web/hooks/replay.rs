@@ -140,8 +140,8 @@ pub fn use_replay(state: &UseReducerHandle<State>, dispatch: Callback<Action>) -
     }
     let start = {
         let (runner, refs, import) = (runner.clone(), refs.clone(), import.clone());
-        Rc::new(move |name: String, bytes: Vec<u8>, run: bool| {
-            let b64 = Rc::new(base64::engine::general_purpose::STANDARD.encode(&bytes));
+        // The file's bytes, as base64, to the worker.
+        Rc::new(move |name: String, b64: Rc<String>, run: bool| {
             let mut r = refs.borrow_mut();
             r.seq += 1;
             let id = r.seq;
@@ -156,6 +156,19 @@ pub fn use_replay(state: &UseReducerHandle<State>, dispatch: Callback<Action>) -
             }
         })
     };
+    // A link's reference form (opened, or brought back by Back) whose trace the page
+    // still holds: import it again, without asking for the file.
+    {
+        let (start, refs) = (start.clone(), refs.clone());
+        let wanted = replay_view::reference_of(&state.exp).map(|r| r.trace_sha256.clone());
+        use_effect_with(wanted, move |wanted| {
+            let Some(sha) = wanted else { return };
+            let h = refs.borrow().held.clone().filter(|h| &h.sha256 == sha);
+            if let Some(h) = h {
+                start(h.name, h.bytes_b64, false);
+            }
+        });
+    }
     let on_file = {
         let (start, import) = (start.clone(), import.clone());
         use_callback((), move |f: web_sys::File, _| {
@@ -176,7 +189,7 @@ pub fn use_replay(state: &UseReducerHandle<State>, dispatch: Callback<Action>) -
             let (start, import) = (start.clone(), import.clone());
             wasm_bindgen_futures::spawn_local(async move {
                 match JsFuture::from(f.array_buffer()).await {
-                    Ok(buf) => start(name, js_sys::Uint8Array::new(&buf).to_vec(), false),
+                    Ok(buf) => start(name, b64_of(&js_sys::Uint8Array::new(&buf).to_vec()), false),
                     Err(e) => import
                         .set(ImportStatus::Failed { name, message: format!("cannot read the file: {}", js_err(e)) }),
                 }
@@ -190,7 +203,7 @@ pub fn use_replay(state: &UseReducerHandle<State>, dispatch: Callback<Action>) -
             let (start, import) = (start.clone(), import.clone());
             wasm_bindgen_futures::spawn_local(async move {
                 match fetch_bytes(&url).await {
-                    Ok(b) => start(name, b, run),
+                    Ok(b) => start(name, b64_of(&b), run),
                     Err(message) => import.set(ImportStatus::Failed { name, message }),
                 }
             });
@@ -261,6 +274,10 @@ fn on_response(
         }
         _ => {}
     }
+}
+
+fn b64_of(bytes: &[u8]) -> Rc<String> {
+    Rc::new(base64::engine::general_purpose::STANDARD.encode(bytes))
 }
 
 /// The bytes at a same-origin URL (the bundled traces).
