@@ -122,3 +122,34 @@ test("the classroom's replay card imports the bundled trace from this origin and
   await p.context().close();
   assert.deepEqual(problems, []);
 });
+
+test("a link to a large replay names its trace, asks for the file and refuses another", async () => {
+  const p = await freshPage("replay-ref", { foreign: true });
+  await importTrace(p, path.join(ROOT, "traces/dbench.perf.txt.gz"));
+  assert.match(await p.textContent("#replay-link-note"), /more than a link carries/);
+  await p.waitForTimeout(800); // the address bar follows after its debounce
+  const frag = new URL(p.url()).hash;
+  assert.ok(frag.length < 4000, `a reference link is short (${frag.length} characters)`);
+  await p.context().close();
+
+  const q = await newPage("replay-ref-open", { foreign: true });
+  await q.goto(BASE + frag);
+  await q.waitForSelector(".topo .cpu");
+  assert.match(await q.textContent("#replay-wanted"), /replays the trace dbench\.perf\.txt\.gz \(sha256 [0-9a-f]{12}…\)/);
+  assert.match(await q.textContent("#exp-invalid"), /this experiment replays trace dbench\.perf\.txt\.gz \(sha256 [0-9a-f]{12}…\): load that trace file/);
+  assert.ok(await q.isDisabled("#run"), "Run waits for the file");
+  // Another trace is refused, and says which one the link wants.
+  await importTrace(q, MAKE);
+  assert.match(await q.textContent("#replay-error"), /make\.perf\.txt\.gz \(sha256 14764b05dde7…\) is not the trace this experiment replays: it replays dbench\.perf\.txt\.gz/);
+  assert.ok(await q.$("#replay-wanted"), "still asking for the link's trace");
+  // The right one fills the programs in.
+  await importTrace(q, path.join(ROOT, "traces/dbench.perf.txt.gz"));
+  await q.waitForFunction(() => !document.querySelector("#replay-wanted") && !document.querySelector("#exp-invalid"));
+  assert.match(await q.textContent("#replay-summary"), /has the SHA-256 the link names/);
+  assert.ok(!(await q.isDisabled("#run")));
+  await q.screenshot({ path: path.join(OUT, "replay-reference-1366x768.png") });
+  await q.context().close();
+  // The opened link's run request met the missing file: said in the page, not a crash.
+  problems.splice(0, problems.length, ...problems.filter((s) => !/^replay-ref-open: .*cannot run/.test(s)));
+  assert.deepEqual(problems, []);
+});
