@@ -142,11 +142,14 @@ test("a link to a large replay names its trace, asks for the file and refuses an
   await importTrace(q, MAKE);
   assert.match(await q.textContent("#replay-error"), /make\.perf\.txt\.gz \(sha256 14764b05dde7…\) is not the trace this experiment replays: it replays dbench\.perf\.txt\.gz/);
   assert.ok(await q.$("#replay-wanted"), "still asking for the link's trace");
+  await q.locator("#replay-h").scrollIntoViewIfNeeded();
+  await q.screenshot({ path: path.join(OUT, "replay-refused-1366x768.png") });
   // The right one fills the programs in.
   await importTrace(q, path.join(ROOT, "traces/dbench.perf.txt.gz"));
   await q.waitForFunction(() => !document.querySelector("#replay-wanted") && !document.querySelector("#exp-invalid"));
   assert.match(await q.textContent("#replay-summary"), /has the SHA-256 the link names/);
   assert.ok(!(await q.isDisabled("#run")));
+  await q.locator("#replay-summary").scrollIntoViewIfNeeded();
   await q.screenshot({ path: path.join(OUT, "replay-reference-1366x768.png") });
   await q.context().close();
   // The opened link's run request met the missing file: said in the page, not a crash.

@@ -79,7 +79,7 @@ pub fn replay_control(p: &ReplayControlProps) -> Html {
             </div>
         },
         ImportStatus::Failed { name, message } => html! {
-            <p class="refusal" role="alert" id="replay-error">{ format!("Could not replay {name}: {message}. The experiment is unchanged.") }</p>
+            <p class="refusal" role="alert" id="replay-error">{ format!("Could not replay {name}: {}. The experiment is unchanged.", message.trim_end_matches('.')) }</p>
         },
         ImportStatus::Cancelled { name } => html! {
             <p class="status" role="status" id="replay-cancelled">{ format!("Import of {name} cancelled; the experiment is unchanged.") }</p>
