@@ -137,3 +137,28 @@ mod tests {
         assert_eq!(seeds.len(), 5);
     }
 }
+
+/// The classroom's replay card: a real trace bundled with the page (a same-origin
+/// static file, `index.html` copies it), imported when the card is opened.
+pub struct ReplayGuide {
+    pub title: &'static str,
+    /// The bundled file, relative to the page.
+    pub url: &'static str,
+    pub file: &'static str,
+    pub what: &'static str,
+    pub look_for: &'static str,
+}
+
+pub const REPLAY_GUIDE: ReplayGuide = ReplayGuide {
+    title: "Replay a real trace: make -j2 on a 2-CPU machine",
+    url: "traces/make.perf.txt.gz",
+    file: "make.perf.txt.gz",
+    what: "A scheduler trace (perf sched record, then perf script) of half a second of a parallel build of a small C \
+           project on a 2-CPU virtual machine: 101 tasks, 37 forks and 440 wakeups. Replay turns each traced task into \
+           a program of the model's own steps (run the CPU time it ran, wake the task it woke, block until woken) and \
+           lets the modelled kernel choose where and when they run.",
+    look_for: "The table under the results: the traced machine's wakeups, migrations and run delays (observed) beside \
+               each kernel's replay of the same tasks (simulated), and how often the model put a woken task on the \
+               CPU the machine did. The machine was not idle (another job's linker is the top waker), so the \
+               observed column includes that load; the replay does not.",
+};

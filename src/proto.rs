@@ -22,6 +22,14 @@ pub enum Request {
     Timeline { id: u32, experiment_json: String, ask: crate::perfetto::PerfettoAsk },
     /// Kernel A's run with kernel B asked at every wakeup (`Experiment::diff`).
     Diff { id: u32, experiment_json: String, ask: schedsim::diff::DiffAsk },
+    /// Import a scheduler trace (`schedsim::sched_trace::import_with`) and make
+    /// `experiment_json` replay it (`replay_view::with_trace`). The file's bytes cross as
+    /// base64: a JSON string, as every other request's payload. The worker keeps the
+    /// trace for the next `ReplayTable`.
+    ImportTrace { id: u32, name: String, bytes_b64: String, experiment_json: String },
+    /// The observed/simulated table of a replay (`Experiment::compare_with`); the trace
+    /// comes again, for a worker that no longer holds it (a new one after a cancel).
+    ReplayTable { id: u32, experiment_json: String, name: String, bytes_b64: String },
 }
 
 /// Worker → page.
@@ -57,6 +65,26 @@ pub enum Response {
     Diff {
         id: u32,
         report_json: String,
+    },
+    /// An import has read `read_bytes` of the trace's text (after any gunzip).
+    ImportProgress {
+        id: u32,
+        read_bytes: f64,
+    },
+    /// A trace imported: the experiment replaying it, the import summary's lines and
+    /// what changed besides the workload.
+    Imported {
+        id: u32,
+        name: String,
+        sha256: String,
+        experiment_json: String,
+        summary: Vec<String>,
+        notes: Vec<String>,
+    },
+    /// A replay's observed/simulated table.
+    ReplayTable {
+        id: u32,
+        table: crate::replay_view::ReplayTable,
     },
     Failed {
         id: u32,

@@ -824,11 +824,12 @@ mod tests {
 
     #[test]
     fn the_view_shown() {
-        let chosen = Some(ViewWindow { start_ns: 1_000_000, end_ns: 2_000_000 });
+        let window = ViewWindow { start_ns: 1_000_000, end_ns: 2_000_000 };
+        let chosen = Some(window);
         assert_eq!(shown_view(5, 5, chosen, true), ViewWindow { start_ns: 5, end_ns: 5 });
         assert_eq!(shown_view(0, 10_000_000, None, true), ViewWindow { start_ns: 8_000_000, end_ns: 10_000_000 });
         assert_eq!(shown_view(0, 10_000_000, chosen, true), ViewWindow { start_ns: 9_000_000, end_ns: 10_000_000 });
-        assert_eq!(shown_view(0, 10_000_000, chosen, false), chosen.unwrap());
+        assert_eq!(shown_view(0, 10_000_000, chosen, false), window);
         assert_eq!(shown_view(0, 10_000_000, None, false), ViewWindow { start_ns: 0, end_ns: 10_000_000 });
         assert_eq!(
             shown_view(3_000_000, 10_000_000, chosen, false),

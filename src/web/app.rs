@@ -11,7 +11,9 @@ use crate::web::components::gallery::Gallery;
 use crate::web::components::live::LiveView;
 use crate::web::components::sweep::SweepView;
 use crate::web::dom;
-use crate::web::hooks::{is_dark, use_keydown, use_perfetto_export, use_sweep_runner, use_theme, use_url_state};
+use crate::web::hooks::{
+    is_dark, use_keydown, use_perfetto_export, use_replay, use_sweep_runner, use_theme, use_url_state,
+};
 use crate::web::state::{self, Action, RunAnswer, State};
 use web_sys::{HtmlSelectElement, KeyboardEvent};
 use yew::prelude::*;
@@ -61,6 +63,7 @@ pub fn app() -> Html {
         // A tab opens at its top, not at the scroll position of the one left.
         use_effect_with(state.view.tab, |_| dom::scroll_to_top());
     }
+    let replay = use_replay(&state, dispatch.clone());
     let (on_run, on_cancel) = use_sweep_runner(&state, dispatch.clone(), !field_errors.0.is_empty());
 
     // The address bar follows the page (a tab is a history entry); Back, Forward and a
@@ -145,7 +148,7 @@ pub fn app() -> Html {
             on_add_kernel={d.reform(|()| Action::AddKernel)} on_workload={d.reform(Action::SetWorkload)}
             on_edit={d.reform(Action::Edit)} on_workers={d.reform(Action::SetWorkers)}
             on_latency_point={d.reform(move |i| Action::SetView(View { latency_point: i, ..view.clone() }))}
-            on_jump={d.reform(Action::Jump)} on_perfetto={on_perfetto.clone()} /> }
+            on_jump={d.reform(Action::Jump)} on_perfetto={on_perfetto.clone()} replay={replay.clone()} /> }
         }
         Tab::Live => {
             let d = dispatch.clone();
@@ -156,7 +159,13 @@ pub fn app() -> Html {
         }
         Tab::Classroom => {
             let d = dispatch.clone();
-            html! { <Gallery on_load={Callback::from(move |(name, run)| d.emit(Action::LoadPreset { name, run }))} /> }
+            let (d2, fetch) = (dispatch.clone(), replay.on_fetch.clone());
+            let on_replay = Callback::from(move |()| {
+                let g = &crate::gallery::REPLAY_GUIDE;
+                d2.emit(Action::SetTab(Tab::Sweep));
+                fetch.emit((g.url.to_string(), g.file.to_string(), true));
+            });
+            html! { <Gallery on_load={Callback::from(move |(name, run)| d.emit(Action::LoadPreset { name, run }))} {on_replay} /> }
         }
         Tab::Diff => html! { <DiffView exp={state.exp.clone()} /> },
     };

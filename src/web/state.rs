@@ -385,6 +385,9 @@ pub enum Action {
     AddKernel,
     RemoveKernel(usize),
     SetWorkload(Workload),
+    /// A whole experiment, the view unchanged (a trace imported into it:
+    /// `replay_view::with_trace`).
+    SetExperiment(Box<Experiment>),
     /// Any other experiment field.
     Edit(ExpEdit),
     SetView(View),
@@ -527,6 +530,10 @@ impl State {
             Action::SetWorkload(w) => {
                 s.exp.workload = w;
                 clamp_irq_cpu(&mut s.exp);
+            }
+            Action::SetExperiment(e) => {
+                s.exp = *e;
+                s.refusal = None;
             }
             Action::Edit(e) => e.apply(&mut s.exp),
             Action::SetView(v) => s.view = v,

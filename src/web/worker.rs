@@ -9,6 +9,7 @@
 use crate::proto::{Request, Response, PROGRESS_INTERVAL_MS};
 use crate::sweep_job::{JobProgress, SweepJob, Tell};
 use crate::web::dom::{self, js_err};
+use schedsim::sched_trace::Trace;
 use schedsim::{Experiment, Report, RunId, Sweep};
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
@@ -23,6 +24,8 @@ thread_local! {
     static CURRENT: Cell<u32> = const { Cell::new(0) };
     /// The sweep this worker last ran a run of, parsed and resolved.
     static SWEEP: RefCell<Option<(u32, Rc<Sweep>)>> = const { RefCell::new(None) };
+    /// The trace this worker imported last (`Request::ImportTrace`).
+    static TRACE: RefCell<Option<Rc<Trace>>> = const { RefCell::new(None) };
 }
 
 fn scope() -> DedicatedWorkerGlobalScope {
@@ -91,6 +94,14 @@ fn handle(req: Request) {
                 Err(e) => Response::Failed { id, message: e.to_string() },
             });
         }
+        Request::ImportTrace { id, name, bytes_b64, experiment_json } => {
+            CURRENT.with(|c| c.set(id));
+            post(&import_trace(id, &name, &bytes_b64, &experiment_json));
+        }
+        Request::ReplayTable { id, experiment_json, name, bytes_b64 } => {
+            CURRENT.with(|c| c.set(id));
+            post(&replay_table(id, &experiment_json, &name, &bytes_b64));
+        }
         Request::Diff { id, experiment_json, ask } => {
             CURRENT.with(|c| c.set(id));
             let r = Experiment::from_json(&experiment_json).and_then(|e| e.diff(&ask));
@@ -100,6 +111,74 @@ fn handle(req: Request) {
                 Err(e) => Response::Failed { id, message: e.to_string() },
             });
         }
+    }
+}
+
+/// The trace file's bytes from a request.
+fn trace_bytes(b64: &str) -> Result<Vec<u8>, String> {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD
+        .decode(b64)
+        .map_err(|e| format!("the trace did not reach the worker whole: {e}"))
+}
+
+/// The trace this worker imported last, if it has `sha256`; otherwise `bytes_b64`
+/// imported now (and kept).
+fn trace_of(id: u32, name: &str, bytes_b64: &str, sha256: Option<&str>) -> Result<Rc<Trace>, String> {
+    if let Some(t) = TRACE.with(|c| c.borrow().as_ref().filter(|t| Some(t.sha256.as_str()) == sha256).cloned()) {
+        return Ok(t);
+    }
+    let bytes = trace_bytes(bytes_b64)?;
+    let mut last = worker_now_ms();
+    let mut progress = |read: u64| {
+        let now = worker_now_ms();
+        if now - last >= PROGRESS_INTERVAL_MS {
+            last = now;
+            post(&Response::ImportProgress { id, read_bytes: read as f64 });
+        }
+        true
+    };
+    let t = Rc::new(schedsim::sched_trace::import_with(&bytes, name, &mut progress).map_err(|e| e.to_string())?);
+    TRACE.with(|c| *c.borrow_mut() = Some(t.clone()));
+    Ok(t)
+}
+
+fn import_trace(id: u32, name: &str, bytes_b64: &str, experiment_json: &str) -> Response {
+    // Not `from_json`: a link's reference form does not validate until the trace is in.
+    let exp = match Experiment::parse_json(experiment_json) {
+        Ok(e) => e,
+        Err(e) => return Response::Failed { id, message: e.to_string() },
+    };
+    let trace = match trace_of(id, name, bytes_b64, None) {
+        Ok(t) => t,
+        Err(message) => return Response::Failed { id, message },
+    };
+    match crate::replay_view::with_trace(&exp, &trace) {
+        Ok(w) => Response::Imported {
+            id,
+            name: trace.name.clone(),
+            sha256: trace.sha256.clone(),
+            experiment_json: w.experiment.to_json(),
+            summary: trace.summary.lines(),
+            notes: w.notes,
+        },
+        Err(message) => Response::Failed { id, message },
+    }
+}
+
+fn replay_table(id: u32, experiment_json: &str, name: &str, bytes_b64: &str) -> Response {
+    let exp = match Experiment::from_json(experiment_json) {
+        Ok(e) => e,
+        Err(e) => return Response::Failed { id, message: e.to_string() },
+    };
+    let sha = crate::replay_view::replay_of(&exp).map(|p| p.trace_sha256.clone());
+    let trace = match trace_of(id, name, bytes_b64, sha.as_deref()) {
+        Ok(t) => t,
+        Err(message) => return Response::Failed { id, message },
+    };
+    match exp.compare_with(&trace) {
+        Ok(c) => Response::ReplayTable { id, table: crate::replay_view::ReplayTable::of(&c) },
+        Err(e) => Response::Failed { id, message: e.to_string() },
     }
 }
 

@@ -1,12 +1,15 @@
 //! The classroom gallery: one guided experiment per seed patch.
 
-use crate::gallery::guides;
+use crate::gallery::{guides, REPLAY_GUIDE};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
 pub struct GalleryProps {
     /// Loads the named built-in experiment; `true` runs it at once.
     pub on_load: Callback<(String, bool)>,
+    /// Imports the replay card's bundled trace (and runs its sweep).
+    #[prop_or_default]
+    pub on_replay: Callback<()>,
 }
 
 #[function_component(Gallery)]
@@ -48,7 +51,21 @@ pub fn gallery(p: &GalleryProps) -> Html {
         <section class="gallery" aria-labelledby="gallery-h">
             <h2 id="gallery-h">{ "Classroom: one guided experiment per seed patch" }</h2>
             <p class="lead">{ "Each card runs the built-in sweep that reproduces the patch mail's setting, with the patch off (kernel A) and on (kernel B). Results appear under Sweep; press Live to watch single wakeups." }</p>
-            <div class="guides">{ cards }</div>
+            <div class="guides">{ cards }
+                <article class="guide" data-preset="replay" id="guide-replay">
+                    <h3>{ REPLAY_GUIDE.title }</h3>
+                    <p class="byline">{ "workload " }<code>{ "replay" }</code>{ " · " }
+                        <a href={REPLAY_GUIDE.url} download={REPLAY_GUIDE.file}>{ REPLAY_GUIDE.file }</a></p>
+                    <h4>{ "What replay does" }</h4>
+                    <p>{ REPLAY_GUIDE.what }</p>
+                    <h4>{ "What to look for" }</h4>
+                    <p>{ REPLAY_GUIDE.look_for }</p>
+                    <div class="guide-actions">
+                        <button type="button" class="primary" id="guide-replay-run" onclick={p.on_replay.reform(|_: MouseEvent| ())}
+                            aria-label="Replay make.perf.txt.gz">{ "Replay it" }</button>
+                    </div>
+                </article>
+            </div>
         </section>
     }
 }

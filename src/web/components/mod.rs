@@ -9,6 +9,7 @@ pub mod import;
 pub mod kernels;
 pub mod live;
 pub mod perfetto;
+pub mod replay;
 pub mod results;
 pub mod sweep;
 pub mod timeline;

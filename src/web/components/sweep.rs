@@ -10,10 +10,12 @@ use crate::wasted::JumpPlan;
 use crate::web::components::fields::{Field, FieldErrors};
 use crate::web::components::import::ImportBox;
 use crate::web::components::kernels::KernelPanel;
+use crate::web::components::replay::{ReplayControl, ReplayTableView};
 use crate::web::components::results::Results;
 use crate::web::components::topology::TopologyView;
 use crate::web::components::workload::WorkloadForm;
 use crate::web::dom;
+use crate::web::hooks::Replay;
 use crate::web::state::{machine_topology, ExpEdit, PerfettoStatus, Sweep, SweepResult};
 use schedsim::experiment::MachineSpec;
 use schedsim::topology::Topology;
@@ -59,6 +61,8 @@ pub struct SweepProps {
     /// Live mode at a wasted-core moment.
     pub on_jump: Callback<JumpPlan>,
     pub on_perfetto: Callback<PerfettoAsk>,
+    /// The trace replay's import, table and callbacks.
+    pub replay: Replay,
 }
 
 #[function_component(SweepView)]
@@ -224,6 +228,7 @@ pub fn sweep_view(p: &SweepProps) -> Html {
                 <h2 id="workload-h">{ "Workload and sweep" }</h2>
                 <WorkloadForm exp={exp.clone()} nr_cpus={nr_cpus}
                     on_workload={p.on_workload.clone()} on_edit={p.on_edit.clone()} />
+                <ReplayControl exp={exp.clone()} replay={p.replay.clone()} />
             </section>
             <section class="panel runbar" aria-label="run">
                 <button type="button" id="run" class="primary big" onclick={p.on_run.clone()}
@@ -253,6 +258,8 @@ pub fn sweep_view(p: &SweepProps) -> Html {
                 { results_ready }
             </section>
             { results }
+            <ReplayTableView exp={exp.clone()} replay={p.replay.clone()}
+                result_id={p.result.as_ref().filter(|r| r.complete && r.report.experiment == *exp).map(|r| r.done.id)} />
         </>
     }
 }

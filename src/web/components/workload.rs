@@ -43,7 +43,11 @@ pub fn workload_form(p: &WorkloadProps) -> Html {
         .as_object()
         .map(|o| {
             o.iter()
-                .filter(|(k, _)| *k != "kind")
+                // A replay's trace fields (name, SHA-256, CPUs, span, programs) come from
+                // its trace file, not from typing: only numbers and switches are fields.
+                .filter(|(k, v)| {
+                    *k != "kind" && (v.is_number() || v.is_boolean()) && !matches!(k.as_str(), "trace_cpus" | "span_ns")
+                })
                 .map(|(k, v)| {
                     let key = k.clone();
                     let w = e.workload.clone();
@@ -188,6 +192,10 @@ pub fn workload_form(p: &WorkloadProps) -> Html {
                     <span class="field-label">{ "benchmark" }</span>
                     <select id="workload-kind" onchange={on_kind}>
                         { for WORKLOAD_NAMES.iter().map(|n| html! { <option value={*n} selected={*n == e.workload.name()}>{ *n }</option> }) }
+                        // A replay comes from a trace (Replay a trace, below), not from this list.
+                        if !WORKLOAD_NAMES.contains(&e.workload.name()) {
+                            <option value={e.workload.name()} selected=true disabled=true>{ e.workload.name() }</option>
+                        }
                     </select>
                 </label>
                 <p class="metric-note">{ format!("reports {} in {}, {}; clients are {}", metric.name, metric.unit,

@@ -5,6 +5,7 @@
 mod events;
 mod gestures;
 mod perfetto;
+mod replay;
 mod sweep;
 mod theme;
 mod url;
@@ -12,6 +13,7 @@ mod url;
 pub use events::{typing, use_event_listener, use_keydown, ListenOn};
 pub use gestures::{use_timeline_gestures, use_width, Gestures, ViewOps};
 pub use perfetto::use_perfetto_export;
+pub use replay::{use_replay, ImportStatus, Replay, TableStatus};
 pub use sweep::use_sweep_runner;
 pub use theme::{is_dark, use_theme};
 pub use url::{use_url_state, URL_DEBOUNCE_MS};

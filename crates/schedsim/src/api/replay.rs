@@ -195,8 +195,46 @@ fn short_sha(s: &str) -> &str {
 }
 
 impl Comparison {
+    /// The table's title line: the trace, its size and the machine it is replayed on.
+    pub fn title(&self) -> String {
+        format!(
+            "{} ({} CPUs, {:.3} ms, sha256 {}) on {}",
+            self.trace_name,
+            self.trace_cpus,
+            self.span_ns as f64 / 1e6,
+            short_sha(&self.trace_sha256),
+            self.machine
+        )
+    }
+
     /// The table as text: a row per statistic, the trace's column then each kernel's.
     pub fn table(&self) -> String {
+        let (head, rows) = self.rows();
+        let w0 = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
+        let widths: Vec<usize> = (0..head.len())
+            .map(|i| rows.iter().map(|r| r.1[i].len()).chain([head[i].len()]).max().unwrap_or(0))
+            .collect();
+        let mut out = format!("{}\n\n", self.title());
+        let _ = write!(out, "{:<w0$}", "");
+        for (h, w) in head.iter().zip(&widths) {
+            let _ = write!(out, "  {h:>w$}");
+        }
+        out.push('\n');
+        for (name, cells) in &rows {
+            let _ = write!(out, "{name:<w0$}");
+            for (c, w) in cells.iter().zip(&widths) {
+                let _ = write!(out, "  {c:>w$}");
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The table's cells, as [`Comparison::table`] prints them: the column heads
+    /// ("observed", then each kernel) and one (statistic, cells) row per statistic; a
+    /// sub-row's name starts with two spaces. The page draws its HTML table from these,
+    /// so both show the same rows and numbers.
+    pub fn rows(&self) -> (Vec<String>, Vec<(String, Vec<String>)>) {
         let mut head = vec!["observed".to_string()];
         head.extend(self.simulated.iter().map(|s| s.kernel.clone()));
         let cols: Vec<&WakeStats> =
@@ -234,31 +272,7 @@ impl Comparison {
         });
         extra("replay throughput (x rec.)", &|s| format!("{:.2}", s.replay_throughput));
         extra("finished the trace", &|s| if s.finished { "yes".into() } else { "no".into() });
-        let w0 = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
-        let widths: Vec<usize> = (0..head.len())
-            .map(|i| rows.iter().map(|r| r.1[i].len()).chain([head[i].len()]).max().unwrap_or(0))
-            .collect();
-        let mut out = format!(
-            "{} ({} CPUs, {:.3} ms, sha256 {}) on {}\n\n",
-            self.trace_name,
-            self.trace_cpus,
-            self.span_ns as f64 / 1e6,
-            short_sha(&self.trace_sha256),
-            self.machine
-        );
-        let _ = write!(out, "{:<w0$}", "");
-        for (h, w) in head.iter().zip(&widths) {
-            let _ = write!(out, "  {h:>w$}");
-        }
-        out.push('\n');
-        for (name, cells) in &rows {
-            let _ = write!(out, "{name:<w0$}");
-            for (c, w) in cells.iter().zip(&widths) {
-                let _ = write!(out, "  {c:>w$}");
-            }
-            out.push('\n');
-        }
-        out
+        (head, rows)
     }
 }
 

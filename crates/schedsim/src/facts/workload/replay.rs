@@ -114,6 +114,13 @@ impl ReplayParams {
     /// step of the first problem.
     pub(super) fn validate(&self, nr_cpus: u32) -> Result<(), String> {
         let n = self.tasks.len();
+        if self.is_reference() {
+            return Err(format!(
+                "this experiment replays trace {} (sha256 {}…): load that trace file",
+                crate::facts::input::clip(&self.trace_name),
+                self.trace_sha256.get(..12).unwrap_or(&self.trace_sha256)
+            ));
+        }
         if n == 0 {
             return Err("workload replay: tasks is empty: the trace gave no task to replay".into());
         }
@@ -181,6 +188,19 @@ impl ReplayParams {
             }
         }
         Ok(())
+    }
+
+    /// The reference form: which trace (name and SHA-256) and how it is replayed, with
+    /// no programs. A link too long to carry the programs carries this; it does not
+    /// validate ("load that trace file") until the trace with that SHA-256 fills the
+    /// programs in again.
+    pub fn reference(&self) -> ReplayParams {
+        ReplayParams { tasks: Vec::new(), ..self.clone() }
+    }
+
+    /// Whether these are the reference form: no programs, and the trace's SHA-256.
+    pub fn is_reference(&self) -> bool {
+        self.tasks.is_empty() && !self.trace_sha256.is_empty()
     }
 
     /// The traced CPU work of one copy, ns: every `Run` of every program.
@@ -387,6 +407,26 @@ impl Replay {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_reference_form_names_its_trace_and_does_not_validate() {
+        let json = r#"{"trace_name":"make.perf.txt.gz","trace_sha256":"14764b05dde7aabbccdd","trace_cpus":2,
+            "span_ns":5,"tasks":[{"name":"a/1","program":"r10 x"}]}"#;
+        let full: ReplayParams = serde_json::from_str(json).unwrap();
+        assert!(!full.is_reference());
+        assert_eq!(full.validate(2), Ok(()));
+        let r = full.reference();
+        assert!(r.is_reference() && r.tasks.is_empty());
+        assert_eq!((r.trace_name.as_str(), r.trace_cpus, r.span_ns), ("make.perf.txt.gz", 2, 5));
+        assert_eq!(
+            r.validate(2).unwrap_err(),
+            "this experiment replays trace make.perf.txt.gz (sha256 14764b05dde7…): load that trace file"
+        );
+        // No SHA-256: not a reference, just an empty replay.
+        let empty = ReplayParams { trace_sha256: String::new(), ..r };
+        assert!(!empty.is_reference());
+        assert!(empty.validate(2).unwrap_err().contains("tasks is empty"), "{:?}", empty.validate(2));
+    }
 
     #[test]
     fn program_text_round_trips_and_errors_name_the_step() {

@@ -1,0 +1,284 @@
+//! Replaying a real scheduler trace in the page: what an imported trace does to the
+//! experiment, what a link carries of it, and the observed/simulated table as the page
+//! draws it. Pure, so it is tested natively; the import itself and the table's runs
+//! happen in the web worker (`proto::Request::ImportTrace`, `Request::ReplayTable`).
+//!
+//! A link cannot carry a 10 MB trace, nor always the programs made from it. When the
+//! replay's programs are small ([`LINK_REPLAY_JSON_MAX`]) the link carries them and
+//! runs by itself; otherwise it carries the reference form (`ReplayParams::reference`:
+//! the trace's name and SHA-256, no programs), and the page that opens it asks for the
+//! file and refuses any file whose SHA-256 differs. A link is never run against another
+//! trace without saying so.
+
+use crate::web::state::{machine_topology, set_topology};
+use schedsim::experiment::Experiment;
+use schedsim::replay::Comparison;
+use schedsim::sched_trace::Trace;
+use schedsim::topology::Topology;
+use schedsim::workload::{ReplayParams, Workload};
+use serde::{Deserialize, Serialize};
+
+/// Largest replay workload (its JSON, bytes) a link carries whole; a larger one goes
+/// into links as its reference form. 64 KiB of program text compresses to well under
+/// the link's own bound (`permalink::FRAGMENT_LEN_MAX`), which is checked too.
+pub const LINK_REPLAY_JSON_MAX: usize = 64 * 1024;
+
+/// Largest trace file the page reads (the library reads up to
+/// `schedsim::sched_trace::TRACE_BYTES_MAX` of text; the page holds the file and sends
+/// it to the worker, so it stops earlier).
+pub const TRACE_FILE_BYTES_MAX: u64 = 64 << 20;
+
+/// The replay of `exp`, if its workload is one.
+pub fn replay_of(exp: &Experiment) -> Option<&ReplayParams> {
+    match &exp.workload {
+        Workload::Replay(p) => Some(p),
+        _ => None,
+    }
+}
+
+/// The reference form `exp` holds (a link's replay without its programs), if any.
+pub fn reference_of(exp: &Experiment) -> Option<&ReplayParams> {
+    replay_of(exp).filter(|p| p.is_reference())
+}
+
+/// Bytes of the replay workload's JSON (0 for another workload).
+pub fn replay_json_len(exp: &Experiment) -> usize {
+    replay_of(exp).and_then(|p| serde_json::to_string(p).ok()).map(|s| s.len()).unwrap_or(0)
+}
+
+/// Whether a link carries `exp`'s replay programs whole ([`LINK_REPLAY_JSON_MAX`]).
+pub fn link_carries_programs(exp: &Experiment) -> bool {
+    replay_json_len(exp) <= LINK_REPLAY_JSON_MAX
+}
+
+/// `exp` with its replay in the reference form (unchanged if it is not a replay).
+pub fn as_reference(exp: &Experiment) -> Experiment {
+    let mut e = exp.clone();
+    if let Workload::Replay(p) = &exp.workload {
+        e.workload = Workload::Replay(p.reference());
+    }
+    e
+}
+
+/// "abcdef012345…": the first 12 hex digits, as the library's messages write them.
+pub fn short_sha(sha: &str) -> String {
+    format!("{}…", sha.get(..12).unwrap_or(sha))
+}
+
+/// Why a trace is refused for `exp`, if it is: `exp` replays another trace by
+/// reference (a link's), so `trace` cannot fill its programs in.
+pub fn refusal(exp: &Experiment, name: &str, sha256: &str) -> Option<String> {
+    let r = reference_of(exp)?;
+    (r.trace_sha256 != sha256).then(|| {
+        format!(
+            "{name} (sha256 {}) is not the trace this experiment replays: it replays {} (sha256 {}). Load that \
+             file, or choose another benchmark first to replay a different trace.",
+            short_sha(sha256),
+            r.trace_name,
+            short_sha(&r.trace_sha256)
+        )
+    })
+}
+
+/// What importing a trace made of the experiment.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WithTrace {
+    pub experiment: Experiment,
+    /// What changed besides the workload, in sentences (the machine grown, the
+    /// duration set), for the page to say.
+    pub notes: Vec<String>,
+}
+
+/// `exp` replaying `trace`. A reference form of the same trace gets its programs back
+/// and keeps the link's settings (machine, duration, everything); a reference to
+/// another trace is refused. Otherwise the workload becomes the trace's replay with the
+/// duration and warm-up of `Experiment::replay_of` (a trace is a finite piece of work,
+/// replayed whole), and a machine with fewer CPUs than the trace becomes one LLC of
+/// that many single-thread cores (the preset's costs stay), as the CLI's `replay` does.
+pub fn with_trace(exp: &Experiment, trace: &Trace) -> Result<WithTrace, String> {
+    if let Some(why) = refusal(exp, &trace.name, &trace.sha256) {
+        return Err(why);
+    }
+    let fresh = trace.replay_params();
+    let mut e = exp.clone();
+    let mut notes = Vec::new();
+    if let Some(r) = reference_of(exp) {
+        e.workload = Workload::Replay(ReplayParams { tasks: fresh.tasks, ..r.clone() });
+        notes.push(format!(
+            "{} has the SHA-256 the link names: its programs are back, with the link's settings.",
+            trace.name
+        ));
+    } else if replay_of(exp).is_some_and(|p| p.trace_sha256 == trace.sha256) {
+        // The same trace again (a link that carried its programs): keep them.
+        notes.push(format!("{} is the trace this experiment replays: nothing changed.", trace.name));
+    } else {
+        let nr_cpus = machine_topology(&e.machine).map(|t| t.cpu_count() as u32).unwrap_or(0);
+        if nr_cpus < trace.cpus {
+            let spec = format!("1x1x{}x1", trace.cpus.max(1));
+            let t = Topology::parse_spec(&spec).map_err(|err| err.0)?;
+            set_topology(&mut e.machine, t);
+            notes.push(format!(
+                "The machine had {nr_cpus} CPUs and the trace names {}: it is now {spec} (one LLC, no SMT, the \
+                 preset's costs). Give the traced machine's topology above for a closer replay.",
+                trace.cpus
+            ));
+        }
+        let model = Experiment::replay_of(trace, e.machine.clone(), e.kernels.clone());
+        e.workload = model.workload;
+        e.duration_ms = model.duration_ms;
+        e.warmup_ms = 0;
+        // The name the CLI gives it (the form's name field may change it after).
+        e.name = model.name.chars().take(80).collect();
+        notes.push(format!(
+            "The workload is now the replay of {} ({} tasks); duration {} ms (20 times the traced span, so a slower \
+             kernel still finishes), no warm-up. Client counts are copies of the trace.",
+            trace.name,
+            trace.tasks.len(),
+            e.duration_ms
+        ));
+    }
+    let nr_cpus = machine_topology(&e.machine).map(|t| t.cpu_count() as u32).unwrap_or(0);
+    trace.check_cpus(nr_cpus).map_err(|err| err.to_string())?;
+    e.validate().map_err(|err| err.to_string())?;
+    Ok(WithTrace { experiment: e, notes })
+}
+
+/// The observed/simulated table as the page draws it: the rows of
+/// `Comparison::table()`, cell for cell.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReplayTable {
+    /// The trace, its size and the machine (`Comparison::title`).
+    pub title: String,
+    /// "observed", then each kernel's name.
+    pub head: Vec<String>,
+    pub rows: Vec<(String, Vec<String>)>,
+    /// The text table, for copying.
+    pub text: String,
+}
+
+impl ReplayTable {
+    pub fn of(c: &Comparison) -> ReplayTable {
+        let (head, rows) = c.rows();
+        ReplayTable { title: c.title(), head, rows, text: c.table() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::permalink::{self, Shared, View};
+
+    const MAKE: &[u8] = include_bytes!("../traces/make.perf.txt.gz");
+    const DBENCH: &[u8] = include_bytes!("../traces/dbench.perf.txt.gz");
+
+    fn demo() -> Experiment {
+        crate::web::state::default_experiment()
+    }
+
+    fn trace(bytes: &[u8], name: &str) -> Trace {
+        schedsim::sched_trace::import(bytes, name).expect("a bundled trace imports")
+    }
+
+    #[test]
+    fn importing_makes_the_replay_and_grows_a_small_machine() {
+        let t = trace(MAKE, "make.perf.txt.gz");
+        let mut small = demo();
+        set_topology(&mut small.machine, Topology::parse_spec("1x1x1x1").unwrap());
+        let w = with_trace(&small, &t).unwrap();
+        assert_eq!(replay_of(&w.experiment), Some(&t.replay_params()));
+        assert_eq!(machine_topology(&w.experiment.machine).unwrap().spec().as_deref(), Some("1x1x2x1"));
+        assert!(w.notes[0].contains("it is now 1x1x2x1"), "{:?}", w.notes);
+        assert_eq!(w.experiment.warmup_ms, 0);
+        // The same duration as the CLI's `schedsim replay`, so the table's numbers agree.
+        let cli = Experiment::replay_of(&t, w.experiment.machine.clone(), w.experiment.kernels.clone());
+        assert_eq!(w.experiment.duration_ms, cli.duration_ms);
+        // A machine as large as the trace's stays.
+        let big = demo();
+        let w = with_trace(&big, &t).unwrap();
+        assert_eq!(w.experiment.machine, big.machine);
+    }
+
+    #[test]
+    fn a_large_replay_goes_into_links_by_reference_and_a_small_one_whole() {
+        let make = with_trace(&demo(), &trace(MAKE, "make.perf.txt.gz")).unwrap().experiment;
+        let dbench = with_trace(&demo(), &trace(DBENCH, "dbench.perf.txt.gz")).unwrap().experiment;
+        let (m, d) = (replay_json_len(&make), replay_json_len(&dbench));
+        assert!(m <= LINK_REPLAY_JSON_MAX && d > LINK_REPLAY_JSON_MAX, "make {m} B, dbench {d} B");
+        let view = View::default();
+        // make: the whole replay, runnable as opened.
+        let s = Shared { experiment: make.clone(), view: view.clone() };
+        assert_eq!(permalink::decode(&permalink::encode(&s)).unwrap(), Some(s));
+        // dbench: the reference form, which opens (with its settings) but asks for the file.
+        let s = Shared { experiment: dbench.clone(), view };
+        let f = permalink::encode(&s);
+        assert!(f.len() < 2000, "{} characters", f.len());
+        let opened = permalink::decode(&f).unwrap().unwrap();
+        assert_eq!(opened.experiment, as_reference(&dbench));
+        let why = opened.experiment.validate().err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(why.contains("this experiment replays trace dbench.perf.txt.gz (sha256 "), "{why}");
+        assert!(why.ends_with("load that trace file"), "{why}");
+    }
+
+    #[test]
+    fn a_reference_takes_back_its_own_trace_and_refuses_another() {
+        let d = trace(DBENCH, "dbench.perf.txt.gz");
+        let mut full = with_trace(&demo(), &d).unwrap().experiment;
+        full.seed = 7;
+        full.duration_ms = 1234;
+        let r = as_reference(&full);
+        // The right file: the programs come back and the link's settings stay.
+        let back = with_trace(&r, &d).unwrap();
+        assert_eq!(back.experiment, full);
+        // Another file, even under the same name: refused, naming both.
+        let other = trace(MAKE, "dbench.perf.txt.gz");
+        let why = with_trace(&r, &other).unwrap_err();
+        assert!(why.contains(&short_sha(&other.sha256)) && why.contains(&short_sha(&d.sha256)), "{why}");
+        assert!(why.contains("is not the trace this experiment replays"), "{why}");
+        assert_eq!(refusal(&r, &d.name, &d.sha256), None);
+        // With the whole replay (not a reference), any trace may replace it.
+        assert!(with_trace(&full, &other).is_ok());
+    }
+
+    #[test]
+    fn a_link_with_another_broken_field_is_refused_even_by_reference() {
+        let mut e = as_reference(&with_trace(&demo(), &trace(DBENCH, "dbench.perf.txt.gz")).unwrap().experiment);
+        e.iterations = 0;
+        let f = permalink::encode(&Shared { experiment: e, view: View::default() });
+        assert!(matches!(permalink::decode(&f), Err(permalink::LinkError::Invalid(_))), "{:?}", permalink::decode(&f));
+    }
+
+    #[test]
+    fn random_bytes_and_a_cut_trace_give_messages() {
+        let mut cut = MAKE.to_vec();
+        cut.truncate(MAKE.len() / 2);
+        for (bytes, name) in [(&cut[..], "cut.gz"), (&b"\x00\x01garbage\xff"[..], "junk.txt"), (&b""[..], "empty.txt")]
+        {
+            match schedsim::sched_trace::import(bytes, name) {
+                Err(e) => assert!(e.to_string().starts_with(&format!("trace {name}")), "{e}"),
+                Ok(t) => {
+                    // A gzip cut short may still give a trace (the summary says so).
+                    assert!(t.summary.gzip_truncated || with_trace(&demo(), &t).is_err(), "{name}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_table_has_the_rows_of_the_text_table() {
+        let t = trace(MAKE, "make.perf.txt.gz");
+        let mut e = with_trace(&demo(), &t).unwrap().experiment;
+        e.kernels.truncate(1);
+        let c = e.compare_with(&t).unwrap();
+        let tab = ReplayTable::of(&c);
+        assert_eq!(tab.text, c.table());
+        assert_eq!(tab.head.len(), 2);
+        for (name, cells) in &tab.rows {
+            let line = tab.text.lines().find(|l| l.starts_with(name.as_str())).expect("the row is in the text");
+            assert_eq!(
+                line.split_whitespace().rev().take(1).next(),
+                cells.last().and_then(|c| c.split_whitespace().last())
+            );
+        }
+        assert!(tab.rows.iter().any(|(n, _)| n == "replay throughput (x rec.)"));
+    }
+}

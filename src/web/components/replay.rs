@@ -1,0 +1,185 @@
+//! "Replay a trace": a `perf script` or `trace-cmd report` file (text or gzip) picked
+//! or dropped, imported in the worker, and the experiment made to replay it; and under
+//! a replay's results, what the traced machine did beside what each modelled kernel
+//! does with the same tasks.
+
+use crate::replay_view::{self, short_sha};
+use crate::web::hooks::{ImportStatus, Replay, TableStatus};
+use schedsim::Experiment;
+use web_sys::{DragEvent, HtmlInputElement};
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct ReplayControlProps {
+    pub exp: Experiment,
+    pub replay: Replay,
+}
+
+#[function_component(ReplayControl)]
+pub fn replay_control(p: &ReplayControlProps) -> Html {
+    let over = use_state(|| false);
+    let r = &p.replay;
+    let on_pick = {
+        let on_file = r.on_file.clone();
+        Callback::from(move |e: Event| {
+            let input = e.target_unchecked_into::<HtmlInputElement>();
+            if let Some(f) = input.files().and_then(|l| l.get(0)) {
+                on_file.emit(f);
+            }
+            input.set_value("");
+        })
+    };
+    let on_drag_over = {
+        let over = over.clone();
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            over.set(true);
+        })
+    };
+    let on_drag_leave = {
+        let over = over.clone();
+        Callback::from(move |_: DragEvent| over.set(false))
+    };
+    let on_drop = {
+        let (over, on_file) = (over.clone(), r.on_file.clone());
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            over.set(false);
+            if let Some(f) = e.data_transfer().and_then(|dt| dt.files()).and_then(|l| l.get(0)) {
+                on_file.emit(f);
+            }
+        })
+    };
+    let on_cancel = r.on_cancel.reform(|_: MouseEvent| ());
+    // A link's replay by reference: say which file it needs.
+    let wanted = replay_view::reference_of(&p.exp).map(|rf| {
+        html! {
+            <p class="refusal" role="alert" id="replay-wanted">{ format!(
+                "This link replays the trace {} (sha256 {}), too large for a link to carry. Load that file to run it; \
+                 a file with another SHA-256 is refused.", rf.trace_name, short_sha(&rf.trace_sha256)) }</p>
+        }
+    });
+    let status = match &r.import {
+        ImportStatus::Idle => html! {},
+        ImportStatus::Reading { name } => html! {
+            <p class="status" role="status" id="replay-progress">{ format!("Reading {name}…") }</p>
+        },
+        ImportStatus::Importing { name, read_bytes } => html! {
+            <div class="progress" role="status" id="replay-progress">
+                <progress aria-label="trace import"></progress>
+                <span>{ format!("Importing {name} in the worker: {:.1} MB of text read…", read_bytes / 1e6) }</span>
+                <button type="button" id="replay-cancel" onclick={on_cancel}>{ "Cancel" }</button>
+            </div>
+        },
+        ImportStatus::Done { name, sha256, summary, notes } => html! {
+            <div class="import-result status" role="status" id="replay-summary">
+                <p>{ format!("Imported {name} (sha256 {}).", short_sha(sha256)) }</p>
+                <ul class="replay-notes">{ for notes.iter().map(|n| html! { <li>{ n.clone() }</li> }) }</ul>
+                <pre class="table replay-summary-lines">{ summary.join("\n") }</pre>
+            </div>
+        },
+        ImportStatus::Failed { name, message } => html! {
+            <p class="refusal" role="alert" id="replay-error">{ format!("Could not replay {name}: {}. The experiment is unchanged.", message.trim_end_matches('.')) }</p>
+        },
+        ImportStatus::Cancelled { name } => html! {
+            <p class="status" role="status" id="replay-cancelled">{ format!("Import of {name} cancelled; the experiment is unchanged.") }</p>
+        },
+    };
+    let link_note = match replay_view::replay_of(&p.exp) {
+        Some(rp) if !rp.is_reference() => {
+            let kib = replay_view::replay_json_len(&p.exp) as f64 / 1024.0;
+            let max = replay_view::LINK_REPLAY_JSON_MAX / 1024;
+            html! { <p class="muted hint" id="replay-link-note">{
+                if replay_view::link_carries_programs(&p.exp) {
+                    format!("Links carry this replay whole ({kib:.0} KiB of programs, at most {max} KiB).")
+                } else {
+                    format!("This replay's programs are {kib:.0} KiB, more than a link carries ({max} KiB): a link names the trace and its SHA-256, and whoever opens it is asked for the file.")
+                }
+            }</p> }
+        }
+        _ => html! {},
+    };
+    html! {
+        <div class="replay" aria-label="replay a trace">
+            <h3 id="replay-h">{ "Replay a trace" }</h3>
+            { for wanted }
+            <div class={classes!("dropzone", (*over).then_some("over"))} id="replay-drop"
+                ondragover={on_drag_over.clone()} ondragenter={on_drag_over} ondragleave={on_drag_leave} ondrop={on_drop}>
+                <p>{ "Drop a scheduler trace here (perf script or trace-cmd report text of the sched events, plain or .gz), or " }</p>
+                <input type="file" id="replay-file" accept=".txt,.gz,text/plain,application/gzip" onchange={on_pick}
+                    disabled={r.import.busy()} aria-label="choose a trace file to replay" />
+                <p class="muted">{ format!("Read in the page's worker; nothing is uploaded. At most {} MB.", replay_view::TRACE_FILE_BYTES_MAX >> 20) }</p>
+            </div>
+            { status }
+            { link_note }
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct ReplayTableProps {
+    pub exp: Experiment,
+    /// The id of the sweep result on the page, if it is this experiment's.
+    pub result_id: Option<u32>,
+    pub replay: Replay,
+}
+
+/// The observed/simulated table under a replay's results.
+#[function_component(ReplayTableView)]
+pub fn replay_table_view(p: &ReplayTableProps) -> Html {
+    let Some(rp) = replay_view::replay_of(&p.exp) else { return html! {} };
+    if rp.is_reference() {
+        return html! {};
+    }
+    let Some(rid) = p.result_id else { return html! {} };
+    let held = p.replay.held.as_ref().map(|h| h.1 == rp.trace_sha256).unwrap_or(false);
+    let body = match &p.replay.table {
+        _ if !held => html! {
+            <p class="muted" id="replay-table-wanted">{ format!(
+                "Load {} (sha256 {}) under Replay a trace to see the traced machine's statistics beside these runs.",
+                rp.trace_name, short_sha(&rp.trace_sha256)) }</p>
+        },
+        Some(TableStatus::Running { result_id }) if *result_id == rid => html! {
+            <div class="progress" role="status" id="replay-table-progress">
+                <progress aria-label="replay table"></progress>
+                <span>{ "Replaying the trace once per kernel with the wake log on…" }</span>
+                <button type="button" onclick={p.replay.on_cancel.reform(|_: MouseEvent| ())}>{ "Cancel" }</button>
+            </div>
+        },
+        Some(TableStatus::Failed { result_id, message }) if *result_id == rid => html! {
+            <p class="refusal" role="alert" id="replay-table-error">{ format!("The table could not be made: {message}") }</p>
+        },
+        Some(TableStatus::Done { result_id, table }) if *result_id == rid => html! {
+            <>
+                <table class="replay-table" id="replay-table">
+                    <caption>{ table.title.clone() }</caption>
+                    <thead><tr><th scope="col">{ "" }</th>{ for table.head.iter().map(|h| html! { <th scope="col">{ h.clone() }</th> }) }</tr></thead>
+                    <tbody>
+                        { for table.rows.iter().map(|(name, cells)| {
+                            let sub = name.starts_with("  ");
+                            html! { <tr class={classes!(sub.then_some("sub"))}>
+                                <th scope="row">{ name.trim_start().to_string() }</th>
+                                { for cells.iter().map(|c| html! { <td>{ c.clone() }</td> }) }
+                            </tr> }
+                        }) }
+                    </tbody>
+                </table>
+                <details><summary>{ "as text (the CLI's schedsim replay prints the same)" }</summary>
+                    <pre class="table" id="replay-table-text">{ table.text.clone() }</pre></details>
+            </>
+        },
+        _ => html! {},
+    };
+    html! {
+        <section class="panel replay-compare" aria-labelledby="replay-compare-h">
+            <h2 id="replay-compare-h">{ "The trace beside the model" }</h2>
+            <p class="muted">{ "Observed: what the traced machine did in the trace's window, read from its sched events — one \
+                real run, on a machine that may have been running other work too (those tasks are in the trace only as far \
+                as they woke or were switched). Simulated: one copy of the trace replayed under each kernel on this page's \
+                machine (the first client count's copy 0, iteration 0), where each task runs the CPU time and wakes the tasks \
+                it did in the trace, and the modelled kernel decides where and when. Where the machine's topology differs \
+                from the traced one, so do the distances." }</p>
+            { body }
+        </section>
+    }
+}
