@@ -574,9 +574,9 @@ fn stall_notice(st: Stall, playing: bool, on_continue: Callback<MouseEvent>, on_
             <p>
                 <strong id="live-stall-text">{ st.describe() }</strong>
                 { if playing {
-                    " Playing goes on looking, a slice at a time."
+                    " Playing goes on looking, a slice of events per frame."
                 } else {
-                    " Nothing on this machine has slept and been woken since the last wakeup, or the run is before its first one."
+                    " No task was woken in that stretch: on this machine nothing sleeps, or not for long."
                 } }
             </p>
             <button type="button" id="live-continue" class="primary" onclick={on_continue} disabled={playing}
