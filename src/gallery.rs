@@ -121,23 +121,6 @@ pub fn guides() -> Vec<Guide> {
     ]
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn every_guide_names_a_real_preset_and_patch() {
-        let guides = super::guides();
-        for g in &guides {
-            let e = schedsim::presets::experiment(g.preset).unwrap_or_else(|| panic!("{} is not a preset", g.preset));
-            assert!(e.kernels.iter().any(|k| k.overrides.contains_key(&g.switch)), "{}", g.preset);
-            assert!(g.switch.seed_file().is_some());
-        }
-        // One guide per seed file, at least.
-        let mut seeds: Vec<_> = guides.iter().filter_map(|g| g.switch.seed_file()).collect();
-        seeds.dedup();
-        assert_eq!(seeds.len(), 5);
-    }
-}
-
 /// The classroom's replay card: a real trace bundled with the page (a same-origin
 /// static file, `index.html` copies it), imported when the card is opened.
 pub struct ReplayGuide {
@@ -162,3 +145,20 @@ pub const REPLAY_GUIDE: ReplayGuide = ReplayGuide {
                CPU the machine did. The machine was not idle (another job's linker is the top waker), so the \
                observed column includes that load; the replay does not.",
 };
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_guide_names_a_real_preset_and_patch() {
+        let guides = super::guides();
+        for g in &guides {
+            let e = schedsim::presets::experiment(g.preset).unwrap_or_else(|| panic!("{} is not a preset", g.preset));
+            assert!(e.kernels.iter().any(|k| k.overrides.contains_key(&g.switch)), "{}", g.preset);
+            assert!(g.switch.seed_file().is_some());
+        }
+        // One guide per seed file, at least.
+        let mut seeds: Vec<_> = guides.iter().filter_map(|g| g.switch.seed_file()).collect();
+        seeds.dedup();
+        assert_eq!(seeds.len(), 5);
+    }
+}
