@@ -4,9 +4,10 @@
 
 use crate::import_text::{import, IMPORT_LEN_MAX};
 use crate::web::dom::js_err;
+use crate::web::hooks::use_file_drop;
 use schedsim::MachineSpec;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{DragEvent, File, HtmlInputElement, HtmlTextAreaElement};
+use web_sys::{File, HtmlTextAreaElement};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -26,7 +27,6 @@ enum Outcome {
 pub fn import_box(p: &ImportProps) -> Html {
     let text = use_state(String::new);
     let outcome = use_state(|| None::<Outcome>);
-    let over = use_state(|| false);
     // Reads `t` against the current machine; on success replaces it.
     let run = {
         let machine = p.machine.clone();
@@ -78,42 +78,7 @@ pub fn import_box(p: &ImportProps) -> Html {
         let text = text.clone();
         Callback::from(move |_| run.emit(("the pasted text".into(), (*text).clone())))
     };
-    let on_pick = {
-        let read_file = read_file.clone();
-        Callback::from(move |e: Event| {
-            let input = e.target_unchecked_into::<HtmlInputElement>();
-            if let Some(f) = input.files().and_then(|l| l.get(0)) {
-                read_file.emit(f);
-            }
-            input.set_value("");
-        })
-    };
-    let on_drag_over = {
-        let over = over.clone();
-        Callback::from(move |e: DragEvent| {
-            e.prevent_default();
-            over.set(true);
-        })
-    };
-    let on_drag_leave = {
-        let over = over.clone();
-        Callback::from(move |_: DragEvent| over.set(false))
-    };
-    let on_drop = {
-        let over = over.clone();
-        let read_file = read_file.clone();
-        let run = run.clone();
-        Callback::from(move |e: DragEvent| {
-            e.prevent_default();
-            over.set(false);
-            let Some(dt) = e.data_transfer() else { return };
-            if let Some(f) = dt.files().and_then(|l| l.get(0)) {
-                read_file.emit(f);
-            } else if let Ok(t) = dt.get_data("text/plain") {
-                run.emit(("the dropped text".into(), t));
-            }
-        })
-    };
+    let drop = use_file_drop(read_file.clone(), Some(run.reform(|t: String| ("the dropped text".into(), t))));
     let result = match &*outcome {
         None => html! {},
         Some(Outcome::Done { from, summary, notes }) => html! {
@@ -136,10 +101,10 @@ pub fn import_box(p: &ImportProps) -> Html {
                     placeholder="output of lscpu -p, lscpu -e, or grep . /sys/devices/system/cpu/cpu*/topology/* …; numactl --hardware may follow" />
                 <button type="button" id="import-paste" onclick={on_import} disabled={text.trim().is_empty()}>{ "Import" }</button>
             </label>
-            <div class={classes!("dropzone", (*over).then_some("over"))} id="import-drop"
-                ondragover={on_drag_over.clone()} ondragenter={on_drag_over} ondragleave={on_drag_leave} ondrop={on_drop}>
+            <div class={classes!("dropzone", drop.over.then_some("over"))} id="import-drop"
+                ondragover={drop.on_drag_over.clone()} ondragenter={drop.on_drag_over} ondragleave={drop.on_drag_leave} ondrop={drop.on_drop}>
                 <p>{ "Drop a file of lscpu or sysfs output here, or " }</p>
-                <input type="file" id="import-file" accept=".txt,.csv,text/plain" onchange={on_pick} aria-label="choose a file to import" />
+                <input type="file" id="import-file" accept=".txt,.csv,text/plain" onchange={drop.on_pick} aria-label="choose a file to import" />
                 <p class="muted">{ "Replaces the machine's topology; the preset's costs stay. At most 2 MB." }</p>
             </div>
             { result }

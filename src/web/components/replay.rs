@@ -4,9 +4,8 @@
 //! does with the same tasks.
 
 use crate::replay_view::{self, short_sha};
-use crate::web::hooks::{ImportStatus, Replay, TableStatus};
+use crate::web::hooks::{use_file_drop, ImportStatus, Replay, TableStatus};
 use schedsim::Experiment;
-use web_sys::{DragEvent, HtmlInputElement};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -17,39 +16,8 @@ pub struct ReplayControlProps {
 
 #[function_component(ReplayControl)]
 pub fn replay_control(p: &ReplayControlProps) -> Html {
-    let over = use_state(|| false);
     let r = &p.replay;
-    let on_pick = {
-        let on_file = r.on_file.clone();
-        Callback::from(move |e: Event| {
-            let input = e.target_unchecked_into::<HtmlInputElement>();
-            if let Some(f) = input.files().and_then(|l| l.get(0)) {
-                on_file.emit(f);
-            }
-            input.set_value("");
-        })
-    };
-    let on_drag_over = {
-        let over = over.clone();
-        Callback::from(move |e: DragEvent| {
-            e.prevent_default();
-            over.set(true);
-        })
-    };
-    let on_drag_leave = {
-        let over = over.clone();
-        Callback::from(move |_: DragEvent| over.set(false))
-    };
-    let on_drop = {
-        let (over, on_file) = (over.clone(), r.on_file.clone());
-        Callback::from(move |e: DragEvent| {
-            e.prevent_default();
-            over.set(false);
-            if let Some(f) = e.data_transfer().and_then(|dt| dt.files()).and_then(|l| l.get(0)) {
-                on_file.emit(f);
-            }
-        })
-    };
+    let drop = use_file_drop(r.on_file.clone(), None);
     let on_cancel = r.on_cancel.reform(|_: MouseEvent| ());
     // A link's replay by reference: say which file it needs.
     let wanted = replay_view::reference_of(&p.exp).map(|rf| {
@@ -103,10 +71,10 @@ pub fn replay_control(p: &ReplayControlProps) -> Html {
         <div class="replay" aria-label="replay a trace">
             <h3 id="replay-h">{ "Replay a trace" }</h3>
             { for wanted }
-            <div class={classes!("dropzone", (*over).then_some("over"))} id="replay-drop"
-                ondragover={on_drag_over.clone()} ondragenter={on_drag_over} ondragleave={on_drag_leave} ondrop={on_drop}>
+            <div class={classes!("dropzone", drop.over.then_some("over"))} id="replay-drop"
+                ondragover={drop.on_drag_over.clone()} ondragenter={drop.on_drag_over} ondragleave={drop.on_drag_leave} ondrop={drop.on_drop}>
                 <p>{ "Drop a scheduler trace here (perf script or trace-cmd report text of the sched events, plain or .gz), or " }</p>
-                <input type="file" id="replay-file" accept=".txt,.gz,text/plain,application/gzip" onchange={on_pick}
+                <input type="file" id="replay-file" accept=".txt,.gz,text/plain,application/gzip" onchange={drop.on_pick}
                     disabled={r.import.busy()} aria-label="choose a trace file to replay" />
                 <p class="muted">{ format!("Read in the page's worker; nothing is uploaded. At most {} MB.", replay_view::TRACE_FILE_BYTES_MAX >> 20) }</p>
             </div>

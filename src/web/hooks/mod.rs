@@ -3,6 +3,7 @@
 //! worker pool and the Perfetto export's worker.
 
 mod events;
+mod file_drop;
 mod gestures;
 mod perfetto;
 mod replay;
@@ -11,6 +12,7 @@ mod theme;
 mod url;
 
 pub use events::{typing, use_event_listener, use_keydown, ListenOn};
+pub use file_drop::{use_file_drop, FileDrop};
 pub use gestures::{use_timeline_gestures, use_width, Gestures, ViewOps};
 pub use perfetto::use_perfetto_export;
 pub use replay::{use_replay, ImportStatus, Replay, TableStatus};
