@@ -7,13 +7,18 @@ use crate::experiment_args::EXPERIMENT_FLAGS;
 
 pub const PRESETS_FLAGS: &[Flag] = &[];
 
+/// How a report is written: `run` and `merge` write the same bytes.
+const REPORT_FLAGS: [Flag; 4] = [
+    Flag::switch("json", "print the report as JSON instead of the table"),
+    Flag::switch("csv", "print per-iteration samples as CSV instead of the table"),
+    Flag::switch("counters-csv", "print per-kernel, per-client-count counters as CSV"),
+    Flag::value("out", "FILE", "write the output to FILE instead of standard output"),
+];
+
 pub fn run_flags() -> Vec<Flag> {
     let mut f = EXPERIMENT_FLAGS.to_vec();
+    f.extend(REPORT_FLAGS);
     f.extend([
-        Flag::switch("json", "print the report as JSON instead of the table"),
-        Flag::switch("csv", "print per-iteration samples as CSV instead of the table"),
-        Flag::switch("counters-csv", "print per-kernel, per-client-count counters as CSV"),
-        Flag::value("out", "FILE", "write the output to FILE instead of standard output"),
         Flag::value(
             "mmtests-dir",
             "DIR",
@@ -45,17 +50,13 @@ pub fn run_flags() -> Vec<Flag> {
 }
 
 pub fn merge_flags() -> Vec<Flag> {
-    vec![
-        Flag::switch("json", "print the report as JSON instead of the table"),
-        Flag::switch("csv", "print per-iteration samples as CSV instead of the table"),
-        Flag::switch("counters-csv", "print per-kernel, per-client-count counters as CSV"),
-        Flag::value("out", "FILE", "write the output to FILE instead of standard output"),
-        Flag::value(
-            "mmtests-dir",
-            "DIR",
-            "also write the per-iteration logs 'run --mmtests-dir' writes (tbench, dbench)",
-        ),
-    ]
+    let mut f = REPORT_FLAGS.to_vec();
+    f.push(Flag::value(
+        "mmtests-dir",
+        "DIR",
+        "also write the per-iteration logs 'run --mmtests-dir' writes (tbench, dbench)",
+    ));
+    f
 }
 
 pub fn show_flags() -> Vec<Flag> {
