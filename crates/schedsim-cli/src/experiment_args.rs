@@ -169,7 +169,7 @@ fn from_flags_only(p: &Parsed) -> Result<Experiment, CliError> {
 
 /// Applies --machine, --topology and --topology-file. Returns notes for stderr (what
 /// `--topology-file` assumed or left out).
-pub fn apply_machine_flags(exp: &mut Experiment, p: &Parsed) -> Result<Vec<String>, CliError> {
+pub fn apply_machine_flags(machine: &mut MachineSpec, p: &Parsed) -> Result<Vec<String>, CliError> {
     let mut notes = Vec::new();
     if p.has("topology") && p.has("topology-file") {
         return Err(CliError::input("--topology-file: give either --topology or --topology-file, not both"));
@@ -182,13 +182,13 @@ pub fn apply_machine_flags(exp: &mut Experiment, p: &Parsed) -> Result<Vec<Strin
                 names.join(", ")
             )));
         }
-        exp.machine = MachineSpec { preset: Some(name.to_string()), topology: None, costs: None };
+        *machine = MachineSpec { preset: Some(name.to_string()), topology: None, costs: None };
     }
     if let Some(spec) = p.get("topology") {
         let t = Topology::parse_spec(spec).map_err(|e| CliError::input(format!("--topology: {e}")))?;
         // Keep the compact form in the experiment when it round-trips, so `show`
         // prints what the user typed.
-        exp.machine.topology = Some(match t.spec() {
+        machine.topology = Some(match t.spec() {
             Some(s) => TopologyInput::Spec(s),
             None => TopologyInput::Full(t),
         });
@@ -214,7 +214,7 @@ pub fn apply_machine_flags(exp: &mut Experiment, p: &Parsed) -> Result<Vec<Strin
             t.cpu_count()
         ));
         notes.extend(imported.notes.iter().map(|n| format!("{file}: note: {n}")));
-        exp.machine.topology = Some(TopologyInput::Full(imported.topology));
+        machine.topology = Some(TopologyInput::Full(imported.topology));
     }
     Ok(notes)
 }
@@ -222,7 +222,7 @@ pub fn apply_machine_flags(exp: &mut Experiment, p: &Parsed) -> Result<Vec<Strin
 /// Applies every experiment flag given. Syntax errors name the flag. Returns notes
 /// for stderr (what `--topology-file` assumed or left out).
 pub fn apply_flags(exp: &mut Experiment, p: &Parsed) -> Result<Vec<String>, CliError> {
-    let mut notes = apply_machine_flags(exp, p)?;
+    let mut notes = apply_machine_flags(&mut exp.machine, p)?;
     if let Some(w) = p.get("workload") {
         if w == "replay" && !p.has("replay") {
             return Err(CliError::input("--workload: replay needs its trace: give it with --replay TRACE"));

@@ -10,19 +10,17 @@ use schedsim::experiment::{Experiment, MachineSpec};
 use schedsim::kernel::{KernelSpec, KernelVersion};
 use schedsim::sched_trace::Trace;
 use schedsim::topology::TopologyInput;
-use schedsim::workload::Workload;
 
 /// The machine a replay runs on: the flags' machine, or (without one) the trace's CPU
 /// count as one LLC of single-thread cores, said on stderr.
 fn machine_for(trace: &Trace, p: &Parsed) -> Result<MachineSpec, CliError> {
-    let tbench = Workload::by_name("tbench").expect("tbench is a built-in workload");
-    let mut probe = Experiment::new("machine", MachineSpec::default(), tbench, &[1], Vec::new());
-    let notes = apply_machine_flags(&mut probe, p)?;
+    let mut machine = MachineSpec::default();
+    let notes = apply_machine_flags(&mut machine, p)?;
     for n in notes {
         eprintln!("schedsim: {n}");
     }
     if p.has("machine") || p.has("topology") || p.has("topology-file") {
-        return Ok(probe.machine);
+        return Ok(machine);
     }
     let spec = format!("1x1x{}x1", trace.cpus.max(1));
     eprintln!(
