@@ -99,11 +99,10 @@ pub fn with_trace(exp: &Experiment, trace: &Trace) -> Result<WithTrace, String> 
     if let Some(why) = refusal(exp, &trace.name, &trace.sha256) {
         return Err(why);
     }
-    let fresh = trace.replay_params();
     let mut e = exp.clone();
     let mut notes = Vec::new();
     if let Some(r) = reference_of(exp) {
-        e.workload = Workload::Replay(ReplayParams { tasks: fresh.tasks, ..r.clone() });
+        e.workload = Workload::Replay(ReplayParams { tasks: trace.replay_params().tasks, ..r.clone() });
         notes.push(format!(
             "{} has the SHA-256 the link names: its programs are back, with the link's settings.",
             trace.name
@@ -130,11 +129,12 @@ pub fn with_trace(exp: &Experiment, trace: &Trace) -> Result<WithTrace, String> 
         // The name the CLI gives it (the form's name field may change it after).
         e.name = model.name.chars().take(80).collect();
         notes.push(format!(
-            "The workload is now the replay of {} ({} tasks); duration {} ms (20 times the traced span, so a slower \
+            "The workload is now the replay of {} ({} tasks); duration {} ms ({} times the traced span, so a slower \
              kernel still finishes), no warm-up. Client counts are copies of the trace.",
             trace.name,
             trace.tasks.len(),
-            e.duration_ms
+            e.duration_ms,
+            schedsim::replay::REPLAY_SPAN_FACTOR
         ));
     }
     let nr_cpus = machine_topology(&e.machine).map(|t| t.cpu_count() as u32).unwrap_or(0);

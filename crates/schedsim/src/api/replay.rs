@@ -152,17 +152,19 @@ impl Experiment {
         let place = |c: u32| p.cpu_map.get(c as usize).copied().unwrap_or(c);
         let distance = |a: u32, b: u32| r.map.distance(a.min(nr_cpus - 1), b.min(nr_cpus - 1));
         let observed = WakeStats::of(&trace.wakes, |a, b| distance(place(a), place(b)), trace.busy_share);
-        // Agreement compares CPUs: put the trace's in the machine's numbers.
-        let observed_here: Vec<WakeRecord> = trace
-            .wakes
-            .iter()
-            .map(|w| WakeRecord {
+        // Agreement compares CPUs: put the trace's in the machine's numbers (the same
+        // numbers unless the replay has a CPU map).
+        let observed_here: std::borrow::Cow<[WakeRecord]> = if p.cpu_map.is_empty() {
+            std::borrow::Cow::Borrowed(&trace.wakes)
+        } else {
+            let here = |w: &WakeRecord| WakeRecord {
                 waker_cpu: place(w.waker_cpu),
                 last_cpu: w.last_cpu.map(place),
                 ran_cpu: place(w.ran_cpu),
                 ..w.clone()
-            })
-            .collect();
+            };
+            std::borrow::Cow::Owned(trace.wakes.iter().map(here).collect())
+        };
         let n = p.tasks.len() as u32;
         let clients = self.clients.first().copied().unwrap_or(1);
         let mut simulated = Vec::with_capacity(self.kernels.len());
