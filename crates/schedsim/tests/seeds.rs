@@ -212,6 +212,7 @@ fn seed003_hackbench_steady_state_within_a_factor_of_two() {
         runs.into_iter().map(|h| h.join().unwrap()).collect()
     });
     let ((off, a_off), (on, a_on)) = (rates[0], rates[1]);
+    eprintln!("hackbench 203 groups, 1,000 loops: {off:.2}% -> {on:.2}% ({a_off} / {a_on} attempts)");
     assert!(a_off > 0 && a_on > 0, "attempts {a_off} / {a_on}");
     assert!(within_2x(off, 0.21) && within_2x(on, 6.64), "hackbench 203 groups, 1,000 loops: {off:.2}% -> {on:.2}%");
 }

@@ -41,9 +41,7 @@ pub fn run_events(exp: &Experiment, clients: u32, nr_cpus: u32, costs: &CostMode
             2 * c * ops_per_sec(*work_ns, costs)
         }
         Workload::Dbench(DbenchParams { work_ns, .. }) => (c + 1) * ops_per_sec(*work_ns, costs),
-        Workload::Hackbench(HackbenchParams { fds, work_ns, .. }) => {
-            c * 2 * *fds as u128 * ops_per_sec(*work_ns, costs)
-        }
+        Workload::Hackbench(p @ HackbenchParams { fds, .. }) => c * 2 * *fds as u128 * ops_per_sec(p.work_ns(), costs),
         Workload::Schbench(SchbenchParams { workers, sleep_ns, cpu_ns, .. }) => {
             c * ops_per_sec(*sleep_ns, costs) + c * *workers as u128 * ops_per_sec(*cpu_ns, costs)
         }
