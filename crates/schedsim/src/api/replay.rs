@@ -33,7 +33,8 @@ pub struct RunWakes {
 
 impl Experiment {
     /// Runs (kernel, clients, iteration) to its end with the wake log on. A replay's
-    /// kernel threads are those its trace shows; in the benchmarks, the per-CPU ones.
+    /// kernel threads are those its trace shows; in the benchmarks, those the model
+    /// creates as kernel threads (per-CPU kworkers and `ksoftirqd`, `jbd2`, loop workers).
     pub fn wake_log(&self, kernel: usize, clients: u32, iteration: u32) -> Result<RunWakes, Error> {
         let mut e = self.clone();
         e.clients = vec![clients];
@@ -49,7 +50,7 @@ impl Experiment {
                 v.resize(sim.tasks.len(), false);
                 v
             }
-            _ => sim.tasks.iter().map(|t| t.percpu_kthread).collect(),
+            _ => sim.tasks.iter().map(|t| t.kthread).collect(),
         };
         sim.rec = Some(Recorder::wake_log_only(sim.cpus.len(), kthread));
         sim.run(&mut |_| true).map_err(Error)?;

@@ -358,7 +358,14 @@ fn task_table(s: &Spec, cpus: &[CpuSpec], n: u32) -> (Tasks, Vec<TaskInit>) {
     let mut inits = Vec::new();
     let mut running: Vec<Option<u32>> = vec![None; n as usize];
     let mut queued: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
-    let task = |name: String| TaskInit { name, pinned: None, percpu_kthread: false, ws_bytes: 16 << 10, sys_pct: 50 };
+    let task = |name: String| TaskInit {
+        name,
+        pinned: None,
+        percpu_kthread: false,
+        kthread: false,
+        ws_bytes: 16 << 10,
+        sys_pct: 50,
+    };
     for (c, cs) in cpus.iter().enumerate() {
         if cs.busy {
             running[c] = Some(inits.len() as u32);
@@ -880,6 +887,7 @@ pub fn run_cfs(text: &str) -> Result<String, String> {
         name: name.into(),
         pinned: None,
         percpu_kthread: false,
+        kthread: false,
         ws_bytes: 16 << 10,
         sys_pct: 50,
     };

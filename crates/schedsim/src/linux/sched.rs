@@ -255,7 +255,7 @@ impl Sim {
 
     fn run_program(&mut self, c: u32, t: u32) {
         for _ in 0..ACTIONS_IN_A_ROW_MAX {
-            let a = self.wl.step(t, self.now, &mut self.rng);
+            let a = self.wl.step(t, c, self.now, &mut self.rng);
             match a {
                 Action::Run(ns) => {
                     let w = ns + std::mem::take(&mut self.tasks[t as usize].penalty_ns);

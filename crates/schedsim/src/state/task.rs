@@ -35,6 +35,9 @@ pub(crate) struct Task {
     pub vlag: i64,
     pub pinned: Option<u32>,
     pub percpu_kthread: bool,
+    /// A kernel thread, per-CPU or not (`jbd2`, an unbound `kworker`): the wake log's
+    /// waker kind.
+    pub kthread: bool,
     pub ws_bytes: u64,
     /// Share of the task's work that runs in the kernel (syscalls, kthreads), percent.
     pub sys_pct: u8,
@@ -94,6 +97,7 @@ impl Task {
             last_ran_cpu: NO_CPU,
             last_rq: NO_CPU,
             percpu_kthread: ti.percpu_kthread,
+            kthread: ti.kthread,
             ws_bytes: ti.ws_bytes,
             sys_pct: ti.sys_pct,
             ..Task::default()

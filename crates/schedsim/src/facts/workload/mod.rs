@@ -13,7 +13,7 @@ pub mod replay;
 mod run;
 mod schbench;
 mod tbench;
-pub use dbench::DbenchParams;
+pub use dbench::{DbenchParams, Device as DbenchDevice};
 pub use hackbench::HackbenchParams;
 pub use memcache::MemcacheParams;
 pub use pipe::PipeParams;
@@ -163,7 +163,7 @@ impl Workload {
         let c = clients as u64;
         match self {
             Workload::Tbench(_) | Workload::Pipe(_) => 2 * c,
-            Workload::Dbench(_) => c + 1 + nr_cpus as u64,
+            Workload::Dbench(p) => c + 1 + nr_cpus as u64 + 2 * (p.device == dbench::Device::Loop) as u64,
             Workload::Hackbench(p) => c * 2 * p.fds as u64,
             Workload::Schbench(p) => c * (1 + p.workers as u64),
             Workload::Memcache(p) => c + p.background_threads as u64,

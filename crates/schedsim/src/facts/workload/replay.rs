@@ -305,6 +305,7 @@ impl Replay {
                     name,
                     pinned,
                     percpu_kthread: t.kthread && pinned.is_some(),
+                    kthread: t.kthread,
                     ws_bytes: p.ws_bytes,
                     sys_pct,
                 });

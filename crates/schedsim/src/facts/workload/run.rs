@@ -47,6 +47,8 @@ pub(crate) struct TaskInit {
     pub name: String,
     pub pinned: Option<u32>,
     pub percpu_kthread: bool,
+    /// A kernel thread (per-CPU or not): what the wake log calls a kernel-thread waker.
+    pub kthread: bool,
     pub ws_bytes: u64,
     /// Share of its work spent in the kernel, percent (kernel threads: 100).
     pub sys_pct: u8,
@@ -55,12 +57,17 @@ pub(crate) struct TaskInit {
 impl TaskInit {
     /// A benchmark task free to run anywhere.
     pub(super) fn app(name: String, ws_bytes: u64, sys_pct: u8) -> TaskInit {
-        TaskInit { name, pinned: None, percpu_kthread: false, ws_bytes, sys_pct }
+        TaskInit { name, pinned: None, percpu_kthread: false, kthread: false, ws_bytes, sys_pct }
     }
 
     /// A per-CPU kernel thread pinned to `cpu`.
     pub(super) fn kthread(name: String, cpu: u32, ws_bytes: u64) -> TaskInit {
-        TaskInit { name, pinned: Some(cpu), percpu_kthread: true, ws_bytes, sys_pct: 100 }
+        TaskInit { name, pinned: Some(cpu), percpu_kthread: true, kthread: true, ws_bytes, sys_pct: 100 }
+    }
+
+    /// A kernel thread free to run anywhere (`jbd2`, a worker of an unbound workqueue).
+    pub(super) fn unbound_kthread(name: String, ws_bytes: u64) -> TaskInit {
+        TaskInit { name, pinned: None, percpu_kthread: false, kthread: true, ws_bytes, sys_pct: 100 }
     }
 }
 
@@ -243,8 +250,8 @@ impl WorkloadState {
         }
     }
 
-    /// The next action of `task` at `now`.
-    pub(crate) fn step(&mut self, task: u32, now: u64, rng: &mut Pcg64) -> Action {
+    /// The next action of `task`, running on `cpu`, at `now`.
+    pub(crate) fn step(&mut self, task: u32, cpu: u32, now: u64, rng: &mut Pcg64) -> Action {
         let s = &mut self.shared;
         if task >= s.nr_tasks {
             // Housekeeping kworker: sleep on a timer, then run a work item.
@@ -259,7 +266,7 @@ impl WorkloadState {
         }
         match &mut self.program {
             Program::Tbench(w) => w.step(s, task, now, rng),
-            Program::Dbench(w) => w.step(s, task, now, rng),
+            Program::Dbench(w) => w.step(s, task, cpu, now, rng),
             Program::Hackbench(w) => w.step(s, task, now, rng),
             Program::Pipe(w) => w.step(s, task, now, rng),
             Program::Schbench(w) => w.step(s, task, now),
