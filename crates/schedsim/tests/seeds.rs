@@ -62,7 +62,7 @@ fn seed000_top_counts_within_5pct() {
 
 /// The seed: +6.2 / +5.3 / +1.3% at 2/4/8 clients.
 #[test]
-#[ignore = "model gap: +31.8 / -1.0 / -0.2% at 2/4/8 clients, dominated by which socket a client runs on (bimodal: pulled to the interrupt CPU on every read completion, or completing locally); see docs/seeds.md"]
+#[ignore = "model gap: +7.5 / -11.4 / -1.1% at 2/4/8 clients, dominated by which socket a client runs on (bimodal: pulled to the interrupt CPU on every read completion, or completing locally); see docs/seeds.md"]
 fn seed000_gains_at_2_to_8_clients() {
     let r = run("seed000");
     let d: Vec<f64> = [2, 4, 8].iter().map(|&c| summary(&r, 1, c) / summary(&r, 0, c) - 1.0).collect();
@@ -71,7 +71,6 @@ fn seed000_gains_at_2_to_8_clients() {
 
 /// The seed: -5.5 / -5.4% at 16/32 clients: no better than +2% there.
 #[test]
-#[ignore = "model gap: +13.9% at 16 clients (-2.0% at 32); see docs/seeds.md"]
 fn seed000_no_gain_at_16_and_32() {
     let r = run("seed000");
     for c in [16, 32] {
@@ -82,7 +81,7 @@ fn seed000_no_gain_at_16_and_32() {
 
 /// The seed: system time 5729 -> 5288 s (-7.7%); at least 3% lower.
 #[test]
-#[ignore = "model gap: system time +0.8% with the seed's exact kernels; the RFC's CPU-1 targets make the patched kernel scan more; see docs/seeds.md"]
+#[ignore = "model gap: system time -0.4% with the seed's exact kernels; the RFC's CPU-1 targets make the patched kernel scan more; see docs/seeds.md"]
 fn seed000_system_time_at_least_3pct_lower() {
     let r = run("seed000");
     let (s0, s1) = (total(&r, 0).system_ns as f64, total(&r, 1).system_ns as f64);

@@ -69,10 +69,14 @@ pub struct DbenchParams {
     /// CPU time of one filesystem op. Default 5 µs (estimate).
     #[serde(default = "d_work")]
     pub work_ns: u64,
-    /// Bytes accounted per op. Default 4096.
+    /// Bytes accounted per op. Default 5,428: dbench counts the bytes of ReadX and
+    /// WriteX, and its loadfile (`client.txt` of dbench 4.0, Debian's
+    /// `/usr/share/dbench/client.txt`, which mmtests' dbench4 and tbench replay) has
+    /// 2,488,062,937 of them in 458,344 operations.
     #[serde(default = "d_bytes")]
     pub op_bytes: u64,
-    /// One op in this many is an fsync waiting on a journal commit. Default 40.
+    /// One op in this many is an fsync waiting on a journal commit. Default 82: the
+    /// loadfile's 5,553 Flush lines (`fio_flush()` is an `fsync()`) of 458,344.
     #[serde(default = "d_fsync")]
     pub fsync_every: u64,
     /// One op in this many misses the page cache and waits for a read. Default 20.
@@ -112,10 +116,10 @@ fn d_work() -> u64 {
     5_000
 }
 fn d_bytes() -> u64 {
-    4096
+    5_428
 }
 fn d_fsync() -> u64 {
-    40
+    82
 }
 fn d_read() -> u64 {
     20
