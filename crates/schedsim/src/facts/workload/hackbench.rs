@@ -107,7 +107,8 @@ enum Buffer {
     /// Messages queued on the shared sending socket; `cap` of them fill `sk_sndbuf`.
     Socket { queued: u32, cap: u32 },
     /// Per used slot of the ring, the messages written into it and those read; a
-    /// page holds `per_page` messages, a message larger than a page takes `slots`.
+    /// page holds `per_page` messages, a message larger than a page takes `slots`
+    /// (at most the ring).
     Pipe { ring: VecDeque<(u32, u32)>, per_page: u32, slots: u32 },
 }
 
@@ -115,7 +116,10 @@ impl Buffer {
     fn new(pipe: bool, datasize: u64) -> Buffer {
         if pipe {
             let per_page = (PAGE_SIZE / datasize.max(1)).max(1) as u32;
-            let slots = datasize.div_ceil(PAGE_SIZE).max(1) as u32;
+            // A message larger than the ring is written as the kernel streams it, a
+            // page at a time while the reader drains: the model lets it take the
+            // whole ring at once, when the ring is empty.
+            let slots = datasize.div_ceil(PAGE_SIZE).clamp(1, PIPE_SLOTS as u64) as u32;
             Buffer::Pipe { ring: VecDeque::new(), per_page, slots }
         } else {
             let cap = (WMEM_DEFAULT / (datasize + SKB_OVERHEAD)).max(1) as u32;
@@ -324,4 +328,51 @@ impl Hackbench {
 /// Seconds from the start to the end of the run; finished only if every task exited.
 pub(super) fn sample(s: &Shared, m: &Measured) -> Sample {
     Sample { value: m.end_ns as f64 / 1e9, finished: s.finished_at.is_some() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 100-byte messages: 40 to a page, 16 pages; a writer waits only when the last
+    /// page is full too, and a read wakes one writer only when it frees a page of a
+    /// full ring.
+    #[test]
+    fn a_pipe_merges_into_pages_and_wakes_one_writer_per_page_freed() {
+        let mut b = Buffer::new(true, 100);
+        for _ in 0..16 * 40 {
+            assert!(!b.full());
+            b.write();
+        }
+        assert!(b.full());
+        let wakes: Vec<Wakes> = (0..40).map(|_| b.read()).collect();
+        assert!(wakes[..39].iter().all(|&w| w == Wakes::None));
+        assert!(wakes[39] == Wakes::One);
+        assert!(!b.full());
+    }
+
+    /// A socket wakes its waiting writers, all of them, once back to a quarter.
+    #[test]
+    fn a_socket_wakes_every_writer_at_a_quarter() {
+        let mut b = Buffer::new(false, 100);
+        let Buffer::Socket { cap, .. } = b else { unreachable!() };
+        for _ in 0..cap {
+            b.write();
+        }
+        assert!(b.full());
+        let first_all = (1..=cap).find(|_| b.read() == Wakes::All).unwrap();
+        assert_eq!(cap - first_all, cap / 4, "cap {cap}");
+    }
+
+    /// A message larger than the ring takes the whole ring, when it is empty: the
+    /// benchmark still finishes.
+    #[test]
+    fn a_pipe_message_larger_than_the_ring_fits_an_empty_ring() {
+        let mut b = Buffer::new(true, 1 << 20);
+        assert!(!b.full());
+        b.write();
+        assert!(b.full());
+        assert!(b.read() == Wakes::One);
+        assert!(b.empty() && !b.full());
+    }
 }
