@@ -3435,8 +3435,8 @@ fn wakeup_gran_keeps_curr_for_the_same_wakee_v65() {
 /// The other way round: a wakee that slept long. v6.5 credits it half a latency period
 /// below min_vruntime (3 ms), more than wakeup_gran behind curr: preempt. v6.6 places
 /// it by its lag at sleep, 0 here: at V, so its deadline is a slice after V, later than
-/// the one curr is working towards: pick_eevdf() keeps curr. (On a tie the queued
-/// entity would win: curr only beats it with a strictly earlier deadline.)
+/// the one curr is working towards: pick_eevdf() keeps curr. (On a tie curr would stay
+/// too: `eevdf_a_deadline_tie_keeps_curr_v66`.)
 const LONG_SLEEPER: &str = "
     kernel VERSION
     min_vruntime 10000000
@@ -3530,6 +3530,67 @@ fn eevdf_without_parity_the_earlier_deadline_preempts_v66() {
               b      vruntime=6000000 deadline=6750000 not eligible
               wakee  vruntime=4300000 deadline=5050000 eligible
               pick_eevdf: wakee
+        "#]],
+    );
+}
+
+/// A tie of deadlines: v6.6's __pick_eevdf() (b01db23d5923) starts from best = curr
+/// and takes a queued entity only with a strictly earlier deadline, so curr, eligible
+/// and no longer protected by RUN_TO_PARITY, keeps the CPU. The wakee slept with lag
+/// 0.2 ms: placed 0.3 ms (x 3/2) before V, its deadline a slice (0.75 ms) later is
+/// curr's; V is then curr's vruntime, so both are eligible.
+#[test]
+fn eevdf_a_deadline_tie_keeps_curr_v66() {
+    check_cfs(
+        "
+        kernel v6.6
+        min_vruntime 1000000
+        curr vruntime=1000000 deadline=1550000
+        queued b vruntime=1200000 deadline=1950000
+        wakee vlag=200000
+        ",
+        expect![[r#"
+            v6.6 on one CPU, curr ran 0 ns not yet charged
+            before: min_vruntime=1000000 V=1100000 (avg_vruntime=204800000 avg_load=2048)
+              curr   vruntime=1000000 deadline=1550000 eligible
+              b      vruntime=1200000 deadline=1950000 not eligible
+              pick_eevdf: curr
+            enqueue wakee (vlag 200000): vruntime=800000 deadline=1550000
+            check_preempt_curr: need_resched=0
+            after: min_vruntime=1000000 V=1000000 (avg_vruntime=0 avg_load=3072)
+              curr   vruntime=1000000 deadline=1550000 eligible
+              b      vruntime=1200000 deadline=1950000 not eligible
+              wakee  vruntime=800000 deadline=1550000 eligible
+              pick_eevdf: curr
+        "#]],
+    );
+}
+
+/// curr ran alone past its deadline when the wakeup comes. enqueue_entity()'s
+/// update_curr() runs before the wakee counts (nr_running 1), so update_deadline()
+/// gives curr its next request without a reschedule, and check_preempt_wakeup()'s own
+/// update_curr() has nothing left to charge: the pick decides, and the wakee, placed
+/// after V by its negative lag, is not eligible. curr keeps the CPU.
+#[test]
+fn eevdf_slice_used_alone_renews_quietly_at_enqueue_v66() {
+    check_cfs(
+        "
+        kernel v6.6
+        min_vruntime 1000000
+        curr vruntime=1000000 deadline=1500000 ran=600000
+        wakee vlag=-100000
+        ",
+        expect![[r#"
+            v6.6 on one CPU, curr ran 600000 ns not yet charged
+            before: min_vruntime=1000000 V=1600000 (avg_vruntime=614400000 avg_load=1024)
+              curr   vruntime=1600000 deadline=1500000 eligible
+              pick_eevdf: curr
+            enqueue wakee (vlag -100000): vruntime=1800000 deadline=2550000
+            check_preempt_curr: need_resched=0
+            after: min_vruntime=1600000 V=1700000 (avg_vruntime=204800000 avg_load=2048)
+              curr   vruntime=1600000 deadline=2350000 eligible
+              wakee  vruntime=1800000 deadline=2550000 not eligible
+              pick_eevdf: curr
         "#]],
     );
 }

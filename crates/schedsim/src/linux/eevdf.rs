@@ -124,12 +124,14 @@ impl View<'_> {
 
     /// `pick_eevdf()` (v6.6 with 63304558ba5d's RUN_TO_PARITY, on by default): the
     /// eligible entity with the earliest virtual deadline; `curr` keeps the CPU while it
-    /// is eligible and has not been given a new request since it was picked. `curr`
-    /// wins only with a strictly earlier deadline (`deadline_gt(best, curr)`); among the
-    /// queued tasks, equal deadlines go to the smaller vruntime, then to the one queued
-    /// first (the leftmost of the tree). The kernel's fallback to the leftmost entity
-    /// when nothing is eligible cannot happen: some entity is always at or below V.
-    /// NEXT_BUDDY (off by default) is not modelled.
+    /// is eligible and has not been given a new request since it was picked. v6.6's
+    /// `__pick_eevdf()` as b01db23d5923 ("sched/eevdf: Fix pick_eevdf()", v6.6-rc6)
+    /// left it starts from `best = curr` and a queued entity replaces it only with a
+    /// strictly earlier deadline (`deadline_gt(deadline, best, se)`): on a tie `curr`
+    /// stays. Among the queued tasks, equal deadlines go to the smaller vruntime, then
+    /// to the one queued first (the leftmost of the tree). The kernel's fallback to the
+    /// leftmost entity when nothing is eligible cannot happen: some entity is always at
+    /// or below V. NEXT_BUDDY (off by default) is not modelled.
     pub(crate) fn pick_eevdf(&self) -> Option<u32> {
         let sums = self.avg_sums();
         let curr = self.curr_on_rq().filter(|&t| sums.eligible(self.vruntime_now(t)));
@@ -162,7 +164,7 @@ impl View<'_> {
         }
         match (best, curr) {
             (None, curr) => curr,
-            (Some(b), Some(t)) if delta(self.tasks[b as usize].deadline, self.tasks[t as usize].deadline) > 0 => {
+            (Some(b), Some(t)) if delta(self.tasks[b as usize].deadline, self.tasks[t as usize].deadline) >= 0 => {
                 Some(t)
             }
             (Some(b), _) => Some(b),
@@ -219,6 +221,12 @@ impl Rq<'_> {
     /// else is runnable; then `update_min_vruntime()`, which never moves back: the
     /// smaller of `curr`'s and the leftmost queued vruntime, if that is ahead.
     pub(crate) fn update_curr(&mut self) {
+        self.update_curr_among(self.cpu.nr_running);
+    }
+
+    /// [`Rq::update_curr`] with `nr` as `cfs_rq->nr_running` for the reschedule test:
+    /// `enqueue_entity()` calls `update_curr()` before the wakee counts.
+    fn update_curr_among(&mut self, nr: u32) {
         let Some(t) = self.cpu.curr else { return };
         let task = &mut self.tasks[t as usize];
         if task.state != TState::Running {
@@ -228,7 +236,7 @@ impl Rq<'_> {
         task.exec_start = self.now;
         if delta(task.vruntime, task.deadline) >= 0 {
             task.deadline = task.vruntime.wrapping_add(self.slice_ns);
-            if self.cpu.nr_running > 1 {
+            if nr > 1 {
                 self.cpu.need_resched = true;
             }
         }
@@ -244,16 +252,22 @@ impl Rq<'_> {
         }
     }
 
-    /// `check_preempt_wakeup()` (v6.6; `check_preempt_wakeup_fair()` from v6.8) for a
-    /// busy CPU that `t` was just queued on: nothing if a reschedule is already pending;
-    /// else `update_curr()` (which reschedules when `curr`'s slice is used) and a
-    /// preemption exactly when `pick_eevdf()` would now pick the wakee. There is no
-    /// wakeup granularity any more.
+    /// `enqueue_entity()`'s `update_curr()` and `check_preempt_wakeup()` (v6.6;
+    /// `check_preempt_wakeup_fair()` from v6.8) for a busy CPU that `t` was just queued
+    /// on. `enqueue_entity()` calls `update_curr()` before `account_entity_enqueue()`,
+    /// so its `update_deadline()` reschedules for a used slice only if something besides
+    /// the wakee waits (a `curr` that ran alone gets its new request quietly); the
+    /// `update_curr()` of `check_preempt_wakeup()` finds no time to charge
+    /// (`delta_exec <= 0` returns). (The model places the wakee first and charges
+    /// `curr` here: `place_entity()` reads `curr`'s vruntime as charged, see
+    /// [`View::vruntime_now`], and not its deadline.) Then nothing if a reschedule is
+    /// pending, else a preemption exactly when `pick_eevdf()` would now pick the
+    /// wakee. There is no wakeup granularity any more.
     pub(crate) fn wakeup_preempt(&mut self, t: u32) -> bool {
         if self.cpu.need_resched {
             return false;
         }
-        self.update_curr();
+        self.update_curr_among(self.cpu.nr_running - 1);
         self.cpu.need_resched || self.view().pick_eevdf() == Some(t)
     }
 }
