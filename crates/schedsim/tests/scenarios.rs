@@ -3730,6 +3730,37 @@ fn eevdf_picking_a_delayed_task_dequeues_it_with_zero_lag_v612() {
     );
 }
 
+/// The last runnable task goes to sleep behind a delayed one: curr is not eligible,
+/// so it is delayed too; the pick takes d (eligible), finishes its dequeue, then takes
+/// curr itself, a delayed entity still on the runqueue (the kernel's cfs_rq->curr with
+/// on_rq set), and finishes that: nothing is left, the CPU goes idle.
+#[test]
+fn eevdf_the_last_sleeper_behind_a_delayed_task_leaves_nothing_queued_v612() {
+    check_cfs(
+        "
+        kernel v6.12
+        min_vruntime 1000000
+        curr vruntime=1300000 deadline=2050000
+        queued d vruntime=1000000 deadline=1750000 delayed
+        block
+        ",
+        expect![[r#"
+            v6.12 on one CPU, curr ran 0 ns not yet charged
+            before: min_vruntime=1000000 V=1150000 (avg_vruntime=307200000 avg_load=2048)
+              curr   vruntime=1300000 deadline=2050000 not eligible
+              d      vruntime=1000000 deadline=1750000 eligible delayed
+              pick_eevdf: d
+            curr sleeps: delayed (not eligible), stays queued
+            picked delayed d: dequeued, vlag=0
+            picked delayed curr: dequeued, vlag=0
+            pick_next_entity: none
+            after: min_vruntime=1000000 V=1000000 (avg_vruntime=0 avg_load=0)
+              curr   vruntime=1300000 deadline=2050000 eligible
+              pick_eevdf: none
+        "#]],
+    );
+}
+
 /// ttwu_runnable() of a delayed task (v6.12): requeue_delayed_entity() with DELAY_ZERO.
 /// d has burnt off its negative lag (V is past its vruntime): placed again at V
 /// without it (curr's vruntime) with lag 0 and a new deadline a slice on; curr is

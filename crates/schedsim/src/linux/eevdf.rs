@@ -157,7 +157,9 @@ impl View<'_> {
         }
         let mut best: Option<u32> = None;
         for &q in self.cpu.queue.iter().chain(&self.cpu.delayed) {
-            if Some(q) == self.cpu.curr {
+            // A runnable curr put back on the queue is judged as curr above; a delayed
+            // curr (v6.12: asleep, still on_rq) competes as the entity it still is.
+            if Some(q) == self.cpu.curr && !self.tasks[q as usize].delayed {
                 continue;
             }
             let tq = &self.tasks[q as usize];
