@@ -164,7 +164,7 @@ proptest! {
         prop_assert!(gated + c.newidle_skipped_pending <= c.newidle_calls, "{c:?}");
         match exp.kernels[0].preset {
             KernelVersion::V3_8 => prop_assert_eq!(c.newidle_gate_overload + c.newidle_gate_cost, 0),
-            KernelVersion::V6_5 | KernelVersion::V6_6 => prop_assert_eq!(c.newidle_gate_avg_idle, 0),
+            KernelVersion::V6_5 | KernelVersion::V6_6 | KernelVersion::V6_12 | KernelVersion::V6_18 => prop_assert_eq!(c.newidle_gate_avg_idle, 0),
             _ => {}
         }
         let t = match &exp.machine.topology { Some(TopologyInput::Full(t)) => t, _ => unreachable!() };

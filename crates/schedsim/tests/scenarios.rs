@@ -3435,8 +3435,8 @@ fn wakeup_gran_keeps_curr_for_the_same_wakee_v65() {
 /// The other way round: a wakee that slept long. v6.5 credits it half a latency period
 /// below min_vruntime (3 ms), more than wakeup_gran behind curr: preempt. v6.6 places
 /// it by its lag at sleep, 0 here: at V, so its deadline is a slice after V, later than
-/// the one curr is working towards: pick_eevdf() keeps curr. (On a tie the queued
-/// entity would win: curr only beats it with a strictly earlier deadline.)
+/// the one curr is working towards: pick_eevdf() keeps curr. (On a tie curr would stay
+/// too: `eevdf_a_deadline_tie_keeps_curr_v66`.)
 const LONG_SLEEPER: &str = "
     kernel VERSION
     min_vruntime 10000000
@@ -3530,6 +3530,291 @@ fn eevdf_without_parity_the_earlier_deadline_preempts_v66() {
               b      vruntime=6000000 deadline=6750000 not eligible
               wakee  vruntime=4300000 deadline=5050000 eligible
               pick_eevdf: wakee
+        "#]],
+    );
+}
+
+/// A tie of deadlines: v6.6's __pick_eevdf() (b01db23d5923) starts from best = curr
+/// and takes a queued entity only with a strictly earlier deadline, so curr, eligible
+/// and no longer protected by RUN_TO_PARITY, keeps the CPU. The wakee slept with lag
+/// 0.2 ms: placed 0.3 ms (x 3/2) before V, its deadline a slice (0.75 ms) later is
+/// curr's; V is then curr's vruntime, so both are eligible.
+#[test]
+fn eevdf_a_deadline_tie_keeps_curr_v66() {
+    check_cfs(
+        "
+        kernel v6.6
+        min_vruntime 1000000
+        curr vruntime=1000000 deadline=1550000
+        queued b vruntime=1200000 deadline=1950000
+        wakee vlag=200000
+        ",
+        expect![[r#"
+            v6.6 on one CPU, curr ran 0 ns not yet charged
+            before: min_vruntime=1000000 V=1100000 (avg_vruntime=204800000 avg_load=2048)
+              curr   vruntime=1000000 deadline=1550000 eligible
+              b      vruntime=1200000 deadline=1950000 not eligible
+              pick_eevdf: curr
+            enqueue wakee (vlag 200000): vruntime=800000 deadline=1550000
+            check_preempt_curr: need_resched=0
+            after: min_vruntime=1000000 V=1000000 (avg_vruntime=0 avg_load=3072)
+              curr   vruntime=1000000 deadline=1550000 eligible
+              b      vruntime=1200000 deadline=1950000 not eligible
+              wakee  vruntime=800000 deadline=1550000 eligible
+              pick_eevdf: curr
+        "#]],
+    );
+}
+
+/// curr ran alone past its deadline when the wakeup comes. enqueue_entity()'s
+/// update_curr() runs before the wakee counts (nr_running 1), so update_deadline()
+/// gives curr its next request without a reschedule, and check_preempt_wakeup()'s own
+/// update_curr() has nothing left to charge: the pick decides, and the wakee, placed
+/// after V by its negative lag, is not eligible. curr keeps the CPU.
+#[test]
+fn eevdf_slice_used_alone_renews_quietly_at_enqueue_v66() {
+    check_cfs(
+        "
+        kernel v6.6
+        min_vruntime 1000000
+        curr vruntime=1000000 deadline=1500000 ran=600000
+        wakee vlag=-100000
+        ",
+        expect![[r#"
+            v6.6 on one CPU, curr ran 600000 ns not yet charged
+            before: min_vruntime=1000000 V=1600000 (avg_vruntime=614400000 avg_load=1024)
+              curr   vruntime=1600000 deadline=1500000 eligible
+              pick_eevdf: curr
+            enqueue wakee (vlag -100000): vruntime=1800000 deadline=2550000
+            check_preempt_curr: need_resched=0
+            after: min_vruntime=1600000 V=1700000 (avg_vruntime=204800000 avg_load=2048)
+              curr   vruntime=1600000 deadline=2350000 eligible
+              wakee  vruntime=1800000 deadline=2550000 not eligible
+              pick_eevdf: curr
+        "#]],
+    );
+}
+
+/// v6.8's deadline-sorted tree (2227a957e1d5): curr replaces the leftmost eligible
+/// entity only with a strictly earlier deadline, so the tie that kept curr in v6.6
+/// (`eevdf_a_deadline_tie_keeps_curr_v66`) goes to the wakee from v6.8 on.
+#[test]
+fn eevdf_a_deadline_tie_goes_to_the_wakee_v612() {
+    check_cfs(
+        "
+        kernel v6.12
+        min_vruntime 1000000
+        curr vruntime=1000000 deadline=1550000
+        queued b vruntime=1200000 deadline=1950000
+        wakee vlag=200000
+        ",
+        expect![[r#"
+            v6.12 on one CPU, curr ran 0 ns not yet charged
+            before: min_vruntime=1000000 V=1100000 (avg_vruntime=204800000 avg_load=2048)
+              curr   vruntime=1000000 deadline=1550000 eligible
+              b      vruntime=1200000 deadline=1950000 not eligible
+              pick_eevdf: curr
+            enqueue wakee (vlag 200000): vruntime=800000 deadline=1550000
+            check_preempt_curr: need_resched=1
+            after: min_vruntime=1000000 V=1000000 (avg_vruntime=0 avg_load=3072)
+              curr   vruntime=1000000 deadline=1550000 eligible
+              b      vruntime=1200000 deadline=1950000 not eligible
+              wakee  vruntime=800000 deadline=1550000 eligible
+              pick_eevdf: wakee
+        "#]],
+    );
+}
+
+/// v6.15's base slice (2ae891b82695): 0.70 ms, so v6.18 places the lagging wakee of
+/// `eevdf_wakee_with_lag_and_earlier_deadline_preempts_v66` with its deadline 0.70 ms
+/// after its vruntime (one CPU: no 1 + ilog2(ncpus) factor).
+#[test]
+fn eevdf_base_slice_is_0_70_ms_v618() {
+    check_cfs(
+        &LAG_WAKEE.replace("VERSION", "v6.18"),
+        expect![[r#"
+            v6.18 on one CPU, curr ran 0 ns not yet charged
+            before: min_vruntime=1000000 V=1200000 (avg_vruntime=204800000 avg_load=1024)
+              curr   vruntime=1200000 deadline=1900000 eligible
+              pick_eevdf: curr
+            enqueue wakee (vlag 300000): vruntime=600000 deadline=1300000
+            check_preempt_curr: need_resched=1
+            after: min_vruntime=1000000 V=900000 (avg_vruntime=-204800000 avg_load=2048)
+              curr   vruntime=1200000 deadline=1900000 not eligible
+              wakee  vruntime=600000 deadline=1300000 eligible
+              pick_eevdf: wakee
+        "#]],
+    );
+}
+
+/// DELAY_DEQUEUE (v6.12, 152e11f6df29): curr goes to sleep 0.15 ms past V (not
+/// eligible), so it stays queued as sched_delayed, its vruntime still in V; the pick
+/// is b. v6.6 dequeues it with its lag.
+const INELIGIBLE_SLEEPER: &str = "
+    kernel VERSION
+    min_vruntime 1000000
+    curr vruntime=1300000 deadline=2050000
+    queued b vruntime=1000000 deadline=1750000
+    block
+";
+
+#[test]
+fn eevdf_an_ineligible_sleeper_is_delayed_v612() {
+    check_cfs(
+        &INELIGIBLE_SLEEPER.replace("VERSION", "v6.12"),
+        expect![[r#"
+            v6.12 on one CPU, curr ran 0 ns not yet charged
+            before: min_vruntime=1000000 V=1150000 (avg_vruntime=307200000 avg_load=2048)
+              curr   vruntime=1300000 deadline=2050000 not eligible
+              b      vruntime=1000000 deadline=1750000 eligible
+              pick_eevdf: b
+            curr sleeps: delayed (not eligible), stays queued
+            pick_next_entity: b
+            after: min_vruntime=1000000 V=1150000 (avg_vruntime=307200000 avg_load=2048)
+              curr   vruntime=1300000 deadline=2050000 not eligible delayed
+              b      vruntime=1000000 deadline=1750000 eligible
+              pick_eevdf: b
+        "#]],
+    );
+}
+
+#[test]
+fn eevdf_an_ineligible_sleeper_is_dequeued_with_its_lag_v66() {
+    check_cfs(
+        &INELIGIBLE_SLEEPER.replace("VERSION", "v6.6"),
+        expect![[r#"
+            v6.6 on one CPU, curr ran 0 ns not yet charged
+            before: min_vruntime=1000000 V=1150000 (avg_vruntime=307200000 avg_load=2048)
+              curr   vruntime=1300000 deadline=2050000 not eligible
+              b      vruntime=1000000 deadline=1750000 eligible
+              pick_eevdf: b
+            curr sleeps: dequeued, vlag=-150000
+            pick_next_entity: b
+            after: min_vruntime=1000000 V=1000000 (avg_vruntime=0 avg_load=1024)
+              curr   vruntime=1300000 deadline=2050000 not eligible
+              b      vruntime=1000000 deadline=1750000 eligible
+              pick_eevdf: b
+        "#]],
+    );
+}
+
+/// pick_next_entity() (v6.12) picks the delayed d (eligible, earliest deadline once
+/// curr has gone to sleep): its dequeue is finished, its lag (positive by then) is
+/// clipped to 0 by DELAY_ZERO, and the CPU picks again: b.
+#[test]
+fn eevdf_picking_a_delayed_task_dequeues_it_with_zero_lag_v612() {
+    check_cfs(
+        "
+        kernel v6.12
+        min_vruntime 1000000
+        curr vruntime=1000000 deadline=1750000
+        queued b vruntime=1200000 deadline=1950000
+        queued d vruntime=1100000 deadline=1800000 delayed
+        block
+        ",
+        expect![[r#"
+            v6.12 on one CPU, curr ran 0 ns not yet charged
+            before: min_vruntime=1000000 V=1100000 (avg_vruntime=307200000 avg_load=3072)
+              curr   vruntime=1000000 deadline=1750000 eligible
+              b      vruntime=1200000 deadline=1950000 not eligible
+              d      vruntime=1100000 deadline=1800000 eligible delayed
+              pick_eevdf: curr
+            curr sleeps: dequeued, vlag=100000
+            picked delayed d: dequeued, vlag=0
+            pick_next_entity: b
+            after: min_vruntime=1000000 V=1200000 (avg_vruntime=204800000 avg_load=1024)
+              curr   vruntime=1000000 deadline=1750000 eligible
+              b      vruntime=1200000 deadline=1950000 eligible
+              pick_eevdf: b
+        "#]],
+    );
+}
+
+/// The last runnable task goes to sleep behind a delayed one: curr is not eligible,
+/// so it is delayed too; the pick takes d (eligible), finishes its dequeue, then takes
+/// curr itself, a delayed entity still on the runqueue (the kernel's cfs_rq->curr with
+/// on_rq set), and finishes that: nothing is left, the CPU goes idle.
+#[test]
+fn eevdf_the_last_sleeper_behind_a_delayed_task_leaves_nothing_queued_v612() {
+    check_cfs(
+        "
+        kernel v6.12
+        min_vruntime 1000000
+        curr vruntime=1300000 deadline=2050000
+        queued d vruntime=1000000 deadline=1750000 delayed
+        block
+        ",
+        expect![[r#"
+            v6.12 on one CPU, curr ran 0 ns not yet charged
+            before: min_vruntime=1000000 V=1150000 (avg_vruntime=307200000 avg_load=2048)
+              curr   vruntime=1300000 deadline=2050000 not eligible
+              d      vruntime=1000000 deadline=1750000 eligible delayed
+              pick_eevdf: d
+            curr sleeps: delayed (not eligible), stays queued
+            picked delayed d: dequeued, vlag=0
+            picked delayed curr: dequeued, vlag=0
+            pick_next_entity: none
+            after: min_vruntime=1000000 V=1000000 (avg_vruntime=0 avg_load=0)
+              curr   vruntime=1300000 deadline=2050000 eligible
+              pick_eevdf: none
+        "#]],
+    );
+}
+
+/// ttwu_runnable() of a delayed task (v6.12): requeue_delayed_entity() with DELAY_ZERO.
+/// d has burnt off its negative lag (V is past its vruntime): placed again at V
+/// without it (curr's vruntime) with lag 0 and a new deadline a slice on; curr is
+/// protected by RUN_TO_PARITY, no preemption.
+#[test]
+fn eevdf_waking_a_delayed_task_that_caught_up_places_it_at_v_v612() {
+    check_cfs(
+        "
+        kernel v6.12
+        min_vruntime 900000
+        curr vruntime=1000000 deadline=1500000 protected
+        queued d vruntime=900000 deadline=1600000 delayed
+        wake d
+        ",
+        expect![[r#"
+            v6.12 on one CPU, curr ran 0 ns not yet charged
+            before: min_vruntime=900000 V=950000 (avg_vruntime=102400000 avg_load=2048)
+              curr   vruntime=1000000 deadline=1500000 not eligible
+              d      vruntime=900000 deadline=1600000 eligible delayed
+              pick_eevdf: d
+            ttwu_runnable d (vlag 0): vruntime=1000000 deadline=1750000
+            check_preempt_curr: need_resched=0
+            after: min_vruntime=1000000 V=1000000 (avg_vruntime=0 avg_load=2048)
+              curr   vruntime=1000000 deadline=1500000 eligible
+              d      vruntime=1000000 deadline=1750000 eligible
+              pick_eevdf: curr
+        "#]],
+    );
+}
+
+/// The same wakeup of a delayed task still behind V: it keeps its vruntime and
+/// deadline, is not eligible, and curr (not protected) stays.
+#[test]
+fn eevdf_waking_a_delayed_task_still_behind_keeps_its_place_v612() {
+    check_cfs(
+        "
+        kernel v6.12
+        min_vruntime 1000000
+        curr vruntime=1000000 deadline=1500000
+        queued d vruntime=1200000 deadline=1950000 delayed
+        wake d
+        ",
+        expect![[r#"
+            v6.12 on one CPU, curr ran 0 ns not yet charged
+            before: min_vruntime=1000000 V=1100000 (avg_vruntime=204800000 avg_load=2048)
+              curr   vruntime=1000000 deadline=1500000 eligible
+              d      vruntime=1200000 deadline=1950000 not eligible delayed
+              pick_eevdf: curr
+            ttwu_runnable d (vlag -100000): vruntime=1200000 deadline=1950000
+            check_preempt_curr: need_resched=0
+            after: min_vruntime=1000000 V=1100000 (avg_vruntime=204800000 avg_load=2048)
+              curr   vruntime=1000000 deadline=1500000 eligible
+              d      vruntime=1200000 deadline=1950000 not eligible
+              pick_eevdf: curr
         "#]],
     );
 }

@@ -806,11 +806,15 @@ struct CfsSpec {
     /// curr: (vruntime, deadline, ns run since `exec_start` not yet charged, its
     /// RUN_TO_PARITY stash still holds).
     curr: Option<(u64, u64, u64, bool)>,
-    /// Queued: (name, vruntime, deadline).
-    queued: Vec<(String, u64, u64)>,
+    /// Queued: (name, vruntime, deadline, delayed: asleep but still queued, v6.12).
+    queued: Vec<(String, u64, u64, bool)>,
     /// The wakee: (vruntime at sleep, vlag at sleep, a new task).
     wakee: Option<(u64, i64, bool)>,
     tick: bool,
+    /// Instead of a wakee or a tick: curr goes to sleep and the CPU picks (`block`),
+    /// or the delayed task of this name is woken (`wake NAME`).
+    block: bool,
+    wake: Option<String>,
 }
 
 fn parse_cfs(text: &str) -> Result<CfsSpec, String> {
@@ -840,7 +844,9 @@ fn parse_cfs(text: &str) -> Result<CfsSpec, String> {
             }
             "queued" => {
                 let name = flags.first().cloned().unwrap_or_else(|| format!("q{}", s.queued.len() + 1));
-                s.queued.push((name, get("vruntime")?, get("deadline")?));
+                let delayed = flags.iter().any(|f| f == "delayed");
+                let name = if delayed && flags.len() == 1 { format!("q{}", s.queued.len() + 1) } else { name };
+                s.queued.push((name, get("vruntime")?, get("deadline")?, delayed));
             }
             "wakee" => {
                 let vlag = match fields.get("vlag") {
@@ -850,14 +856,21 @@ fn parse_cfs(text: &str) -> Result<CfsSpec, String> {
                 s.wakee = Some((get("vruntime")?, vlag, flags.iter().any(|f| f == "new")));
             }
             "tick" => s.tick = true,
+            "block" => s.block = true,
+            "wake" => s.wake = Some(words.get(1).ok_or("wake: missing the delayed task's name")?.to_string()),
             w => return Err(format!("line {line:?}: unknown directive {w:?}")),
         }
     }
     if s.kernel.is_empty() || s.curr.is_none() {
         return Err("a CFS scenario needs `kernel` and `curr`".into());
     }
-    if s.wakee.is_some() == s.tick {
-        return Err("a CFS scenario is either a `wakee` or a `tick`".into());
+    if [s.wakee.is_some(), s.tick, s.block, s.wake.is_some()].iter().filter(|&&b| b).count() != 1 {
+        return Err("a CFS scenario is one of `wakee`, `tick`, `block` or `wake NAME`".into());
+    }
+    if let Some(w) = &s.wake {
+        if !s.queued.iter().any(|q| &q.0 == w && q.3) {
+            return Err(format!("wake {w}: no delayed task of that name"));
+        }
     }
     Ok(s)
 }
@@ -875,9 +888,12 @@ fn parse_cfs(text: &str) -> Result<CfsSpec, String> {
 /// curr vruntime=1000000 deadline=3250000 ran=500000 protected   # protected: picked
 ///                           # with this deadline (RUN_TO_PARITY's stash holds)
 /// queued b vruntime=1400000 deadline=3000000
+/// queued d vruntime=1500000 deadline=2250000 delayed  # asleep, still queued (v6.12)
 /// wakee vruntime=900000 vlag=200000 new   # its vruntime and lag when it slept;
 ///                           # `new`: a fork (ENQUEUE_INITIAL)
 /// tick                      # instead of a wakee: the tick after `ran`
+/// block                     # instead: curr sleeps, the CPU picks
+/// wake d                    # instead: the delayed task d is woken (ttwu_runnable)
 /// ```
 pub fn run_cfs(text: &str) -> Result<String, String> {
     let s = parse_cfs(text)?;
@@ -892,7 +908,7 @@ pub fn run_cfs(text: &str) -> Result<String, String> {
         sys_pct: 50,
     };
     let mut inits = vec![task("curr")];
-    inits.extend(s.queued.iter().map(|(n, _, _)| task(n)));
+    inits.extend(s.queued.iter().map(|(n, _, _, _)| task(n)));
     if s.wakee.is_some() {
         inits.push(task("wakee"));
     }
@@ -916,15 +932,21 @@ pub fn run_cfs(text: &str) -> Result<String, String> {
     cpu.curr = Some(0);
     cpu.nr_running = 1;
     cpu.phase = Phase::Irq;
-    for (i, (_, v, d)) in s.queued.iter().enumerate() {
+    for (i, (_, v, d, delayed)) in s.queued.iter().enumerate() {
         let q = i as u32 + 1;
         let t = &mut sim.tasks[q as usize];
-        t.state = TState::Runnable;
         t.vruntime = *v;
         t.deadline = *d;
         t.last_rq = 0;
-        sim.cpus[0].queue.push(q);
-        sim.cpus[0].nr_running += 1;
+        if *delayed {
+            t.state = TState::Sleeping;
+            t.delayed = true;
+            sim.cpus[0].delayed.push(q);
+        } else {
+            t.state = TState::Runnable;
+            sim.cpus[0].queue.push(q);
+            sim.cpus[0].nr_running += 1;
+        }
     }
     let eevdf = sim.cfg.since(6, 6);
     let mut out = String::new();
@@ -960,9 +982,40 @@ pub fn run_cfs(text: &str) -> Result<String, String> {
             sim.check_preempt(0, w, 0);
             let _ = writeln!(out, "check_preempt_curr: need_resched={}", sim.cpus[0].need_resched as u8);
         }
-        None => {
+        None if s.tick => {
             sim.tick(0);
             let _ = writeln!(out, "tick: need_resched={}", sim.cpus[0].need_resched as u8);
+        }
+        None if s.block => {
+            sim.block(0, 0, TState::Sleeping);
+            let t = &sim.tasks[0];
+            if t.delayed {
+                let _ = writeln!(out, "curr sleeps: delayed (not eligible), stays queued");
+            } else {
+                let _ = writeln!(out, "curr sleeps: dequeued, vlag={}", t.vlag);
+            }
+            if sim.cfg.delay_dequeue() {
+                let before = sim.cpus[0].delayed.clone();
+                sim.pick_past_delayed(0);
+                for d in before.into_iter().filter(|&d| !sim.tasks[d as usize].delayed) {
+                    let t = &sim.tasks[d as usize];
+                    let _ = writeln!(out, "picked delayed {}: dequeued, vlag={}", t.name, t.vlag);
+                }
+            }
+            let next = sim.pick_next(0).map_or("none".to_string(), |t| sim.tasks[t as usize].name.clone());
+            let _ = writeln!(out, "pick_next_entity: {next}");
+        }
+        None => {
+            let name = s.wake.clone().unwrap_or_default();
+            let w = sim.tasks.iter().position(|t| t.name == name).unwrap_or(0) as u32;
+            sim.try_to_wake_up(0, Some(0), w, false, 0);
+            let t = &sim.tasks[w as usize];
+            let _ = writeln!(
+                out,
+                "ttwu_runnable {name} (vlag {}): vruntime={} deadline={}",
+                t.vlag, t.vruntime, t.deadline
+            );
+            let _ = writeln!(out, "check_preempt_curr: need_resched={}", sim.cpus[0].need_resched as u8);
         }
     }
     render_cfs(&mut sim, &mut out, "after", eevdf);
@@ -975,6 +1028,11 @@ fn render_cfs(sim: &mut Sim, out: &mut String, when: &str, eevdf: bool) {
     let cpu = &sim.cpus[0];
     let mut tasks: Vec<u32> = cpu.curr.into_iter().chain(cpu.queue.iter().copied()).collect();
     tasks.dedup();
+    for &d in &cpu.delayed {
+        if !tasks.contains(&d) {
+            tasks.push(d);
+        }
+    }
     if !eevdf {
         let _ = writeln!(out, "{when}: min_vruntime={}", cpu.min_vruntime);
         for t in tasks {
@@ -999,11 +1057,12 @@ fn render_cfs(sim: &mut Sim, out: &mut String, when: &str, eevdf: bool) {
             if running { task.vruntime.wrapping_add(sim.now.saturating_sub(task.exec_start)) } else { task.vruntime };
         let _ = writeln!(
             out,
-            "  {:<6} vruntime={} deadline={}{}",
+            "  {:<6} vruntime={} deadline={}{}{}",
             task.name,
             v,
             task.deadline,
-            if sums.eligible(v) { " eligible" } else { " not eligible" }
+            if sums.eligible(v) { " eligible" } else { " not eligible" },
+            if task.delayed { " delayed" } else { "" }
         );
     }
     let pick = sim.pick_eevdf(0).map_or("none".to_string(), |t| sim.tasks[t as usize].name.clone());

@@ -36,10 +36,25 @@ pub enum KernelVersion {
     /// `pick_eevdf() == pse`, a new request when the slice is used (`update_deadline`).
     #[serde(rename = "v6.6")]
     V6_6,
+    /// v6.12: the tree sorted by deadline with the leftmost pick (2227a957e1d5,
+    /// ee4373dc902c, v6.8: a deadline tie goes to the queued entity, not `curr`), and
+    /// delayed dequeue (152e11f6df29 "sched/fair: Implement delayed dequeue" and its
+    /// series, v6.12): a task that sleeps while not eligible stays queued
+    /// (`sched_delayed`) until it is picked or woken, DELAY_ZERO, and the wakeup of a
+    /// delayed task as `ttwu_runnable()`'s requeue on its own CPU. PREEMPT_SHORT
+    /// (85e511df3cec) only acts on unequal slices, which nice-0 tasks never have.
+    #[serde(rename = "v6.12")]
+    V6_12,
+    /// v6.18, the kernel of the traces in `traces/`: v6.12's fair class with the base
+    /// slice of 0.70 ms (2ae891b82695, v6.15) and RUN_TO_PARITY as a protected vruntime
+    /// (`set_protect_slice()`, v6.17), which for equal slices protects `curr` to the
+    /// deadline it was picked with, as v6.6's stash did.
+    #[serde(rename = "v6.18")]
+    V6_18,
 }
 
 impl KernelVersion {
-    pub const ALL: [KernelVersion; 7] = [
+    pub const ALL: [KernelVersion; 9] = [
         KernelVersion::V3_8,
         KernelVersion::V4_15,
         KernelVersion::V5_13,
@@ -47,6 +62,8 @@ impl KernelVersion {
         KernelVersion::V5_15,
         KernelVersion::V6_5,
         KernelVersion::V6_6,
+        KernelVersion::V6_12,
+        KernelVersion::V6_18,
     ];
 
     pub const fn name(self) -> &'static str {
@@ -58,6 +75,8 @@ impl KernelVersion {
             KernelVersion::V5_15 => "v5.15",
             KernelVersion::V6_5 => "v6.5",
             KernelVersion::V6_6 => "v6.6",
+            KernelVersion::V6_12 => "v6.12",
+            KernelVersion::V6_18 => "v6.18",
         }
     }
 
@@ -75,6 +94,8 @@ impl KernelVersion {
             KernelVersion::V5_15 => (5, 15),
             KernelVersion::V6_5 => (6, 5),
             KernelVersion::V6_6 => (6, 6),
+            KernelVersion::V6_12 => (6, 12),
+            KernelVersion::V6_18 => (6, 18),
         }
     }
 
@@ -240,13 +261,13 @@ impl Switch {
             // WA_IDLE, WA_WEIGHT (d153b153446f) and WA_BIAS (f2cdd9cc6c97), v4.14.
             Switch::WaIdle | Switch::WaWeight | Switch::WaBias => exists(4, 14).then_some(true),
             // SIS_PROP, 1ad3aaf3fcd2 (v4.13); off by default from SIS_UTIL's 70fb5ccf2ebb
-            // (v6.0).
-            Switch::SisProp => exists(4, 13).then_some(!v.since(6, 0)),
+            // (v6.0); removed by 984ffb6a4366 (v6.7).
+            Switch::SisProp => (exists(4, 13) && !v.since(6, 7)).then_some(!v.since(6, 0)),
             Switch::SisUtil => exists(6, 0).then_some(true),
             // TTWU_QUEUE, 317f394160e9 (v3.0).
             Switch::TtwuQueue => exists(3, 0).then_some(true),
-            // The SHARED_RUNQ RFC (v3, 2023) applies to the v6.5 tip.
-            Switch::SharedRunq | Switch::SharedRunqOverload => exists(6, 5).then_some(false),
+            // The SHARED_RUNQ RFC (v3, 2023) applies to the v6.5 tip (and its v6.6).
+            Switch::SharedRunq | Switch::SharedRunqOverload => (exists(6, 5) && !v.since(6, 7)).then_some(false),
             Switch::SisPrevIdle => Some(v.since(3, 9)),
             // wake_affine_idle() exists from v4.14; both merged patches are v4.16.
             Switch::WakeAffineNoirq | Switch::WakeAffinePrev => exists(4, 14).then_some(v.since(4, 16)),
@@ -435,7 +456,12 @@ impl KernelSpec {
         for (i, sw) in Switch::ALL.iter().enumerate() {
             on[i] = self.overrides.get(sw).copied().unwrap_or(sw.default_in(self.preset).unwrap_or(false));
         }
-        KernelConfig { version: self.preset, on, eevdf: self.preset.since(6, 6) }
+        KernelConfig {
+            version: self.preset,
+            on,
+            eevdf: self.preset.since(6, 6),
+            delay_dequeue: self.preset.since(6, 12),
+        }
     }
 
     /// Why this combination never existed in a kernel, if it did not.
@@ -472,6 +498,8 @@ pub struct KernelConfig {
     on: [bool; Switch::ALL.len()],
     /// `version.since(6, 6)`, resolved once: see [`KernelConfig::eevdf`].
     eevdf: bool,
+    /// `version.since(6, 12)`, resolved once: see [`KernelConfig::delay_dequeue`].
+    delay_dequeue: bool,
 }
 
 impl KernelConfig {
@@ -492,6 +520,13 @@ impl KernelConfig {
     #[inline(always)]
     pub fn eevdf(&self) -> bool {
         self.eevdf
+    }
+
+    /// `since(6, 12)`: DELAY_DEQUEUE and DELAY_ZERO (152e11f6df29, 54a58a787791,
+    /// v6.12), on the same hot paths as [`KernelConfig::eevdf`], resolved once.
+    #[inline(always)]
+    pub fn delay_dequeue(&self) -> bool {
+        self.delay_dequeue
     }
 }
 
@@ -534,6 +569,19 @@ mod tests {
         assert_eq!(KernelVersion::parse("v6.6"), Some(KernelVersion::V6_6));
         assert_eq!(KernelVersion::parse("6.6"), Some(KernelVersion::V6_6));
         assert_eq!(KernelSpec::parse("new=v6.6+SHARED_RUNQ").unwrap().label(), "v6.6+SHARED_RUNQ");
+    }
+
+    #[test]
+    fn delayed_dequeue_is_v612_and_later() {
+        for v in KernelVersion::ALL {
+            let c = KernelSpec::new("k", v).resolve();
+            assert_eq!(c.delay_dequeue(), v.since(6, 12), "{}", v.name());
+            assert!(!c.delay_dequeue() || c.eevdf());
+        }
+        assert!(!KernelVersion::V6_6.since(6, 8) && KernelVersion::V6_12.since(6, 8));
+        assert!(!KernelVersion::V6_12.since(6, 15) && KernelVersion::V6_18.since(6, 15));
+        assert_eq!(KernelVersion::parse("v6.18"), Some(KernelVersion::V6_18));
+        assert_eq!(KernelVersion::parse("6.12"), Some(KernelVersion::V6_12));
     }
 
     #[test]

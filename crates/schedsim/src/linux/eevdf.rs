@@ -83,6 +83,10 @@ pub(crate) struct Rq<'a> {
     pub slice_ns: u64,
     /// `TICK_NSEC`.
     pub tick_ns: u64,
+    /// From v6.8 (2227a957e1d5): a deadline tie goes to the queued entity.
+    pub ties_to_queued: bool,
+    /// From v6.12: DELAY_DEQUEUE and DELAY_ZERO.
+    pub delay: bool,
 }
 
 /// The read-only part of [`Rq`]: what `avg_vruntime()`, `entity_eligible()` and
@@ -92,6 +96,7 @@ pub(crate) struct View<'a> {
     pub cpu: &'a Cpu,
     pub tasks: &'a [Task],
     pub now: Time,
+    pub ties_to_queued: bool,
 }
 
 impl View<'_> {
@@ -115,21 +120,32 @@ impl View<'_> {
         }
     }
 
-    /// The runqueue's [`AvgSums`]: the queued tasks and `curr` if it is running.
+    /// The runqueue's [`AvgSums`]: the queued tasks (delayed ones too: v6.12's
+    /// `sched_delayed` entities stay in the tree) and `curr` if it is running.
     pub(crate) fn avg_sums(&self) -> AvgSums {
         let running = self.curr_on_rq().filter(|&t| self.tasks[t as usize].state == TState::Running);
-        let queued = self.cpu.queue.iter().map(|&q| self.tasks[q as usize].vruntime);
+        let queued = self.cpu.queue.iter().chain(&self.cpu.delayed).map(|&q| self.tasks[q as usize].vruntime);
         AvgSums::of(self.cpu.min_vruntime, queued.chain(running.map(|t| self.vruntime_now(t))))
     }
 
     /// `pick_eevdf()` (v6.6 with 63304558ba5d's RUN_TO_PARITY, on by default): the
     /// eligible entity with the earliest virtual deadline; `curr` keeps the CPU while it
-    /// is eligible and has not been given a new request since it was picked. `curr`
-    /// wins only with a strictly earlier deadline (`deadline_gt(best, curr)`); among the
-    /// queued tasks, equal deadlines go to the smaller vruntime, then to the one queued
-    /// first (the leftmost of the tree). The kernel's fallback to the leftmost entity
-    /// when nothing is eligible cannot happen: some entity is always at or below V.
-    /// NEXT_BUDDY (off by default) is not modelled.
+    /// is eligible and has not been given a new request since it was picked. v6.6's
+    /// `__pick_eevdf()` as b01db23d5923 ("sched/eevdf: Fix pick_eevdf()", v6.6-rc6)
+    /// left it starts from `best = curr` and a queued entity replaces it only with a
+    /// strictly earlier deadline (`deadline_gt(deadline, best, se)`): on a tie `curr`
+    /// stays. Among the queued tasks, equal deadlines go to the smaller vruntime, then
+    /// to the one queued first (the leftmost of the tree). The kernel's fallback to the
+    /// leftmost entity when nothing is eligible cannot happen: some entity is always at
+    /// or below V. NEXT_BUDDY (off by default) is not modelled.
+    ///
+    /// From v6.8 (2227a957e1d5 "sched/eevdf: Sort the rbtree by virtual deadline",
+    /// ee4373dc902c "O(1) fastpath for task selection") the tree is sorted by deadline,
+    /// the leftmost entity is taken when it is eligible and `curr` replaces the best
+    /// queued one only when `entity_before(curr, best)`, a strictly earlier deadline: on
+    /// a tie the queued entity wins. From v6.12 the candidates include the delayed
+    /// entities; picking one makes `pick_next_entity()` finish its dequeue
+    /// ([`Rq::finish_delayed_dequeue`]).
     pub(crate) fn pick_eevdf(&self) -> Option<u32> {
         let sums = self.avg_sums();
         let curr = self.curr_on_rq().filter(|&t| sums.eligible(self.vruntime_now(t)));
@@ -140,8 +156,10 @@ impl View<'_> {
             }
         }
         let mut best: Option<u32> = None;
-        for &q in &self.cpu.queue {
-            if Some(q) == self.cpu.curr {
+        for &q in self.cpu.queue.iter().chain(&self.cpu.delayed) {
+            // A runnable curr put back on the queue is judged as curr above; a delayed
+            // curr (v6.12: asleep, still on_rq) competes as the entity it still is.
+            if Some(q) == self.cpu.curr && !self.tasks[q as usize].delayed {
                 continue;
             }
             let tq = &self.tasks[q as usize];
@@ -162,7 +180,10 @@ impl View<'_> {
         }
         match (best, curr) {
             (None, curr) => curr,
-            (Some(b), Some(t)) if delta(self.tasks[b as usize].deadline, self.tasks[t as usize].deadline) > 0 => {
+            (Some(b), Some(t))
+                if delta(self.tasks[b as usize].deadline, self.tasks[t as usize].deadline)
+                    >= self.ties_to_queued as i64 =>
+            {
                 Some(t)
             }
             (Some(b), _) => Some(b),
@@ -173,7 +194,13 @@ impl View<'_> {
 impl Rq<'_> {
     #[inline(always)]
     fn view(&self) -> View<'_> {
-        View { cpu: self.cpu, tasks: self.tasks, now: self.now }
+        View { cpu: self.cpu, tasks: self.tasks, now: self.now, ties_to_queued: self.ties_to_queued }
+    }
+
+    /// `cfs_rq->nr_running`: the runnable tasks and, from v6.12, the delayed ones.
+    #[inline(always)]
+    fn nr_queued(&self) -> u32 {
+        self.cpu.nr_running + self.cpu.delayed.len() as u32
     }
 
     /// `update_entity_lag()` (v6.6), from `dequeue_entity()` on every dequeue (a sleep, a
@@ -197,7 +224,7 @@ impl Rq<'_> {
         let sums = self.view().avg_sums();
         let v = sums.avg_vruntime();
         let mut lag = 0i64;
-        if self.cpu.nr_running > 0 {
+        if self.nr_queued() > 0 {
             lag = self.tasks[t as usize].vlag;
             // The kernel's load: avg_load plus a running curr, as in the sums; never 0
             // with nr_running > 0 (the kernel warns and takes 1).
@@ -219,6 +246,12 @@ impl Rq<'_> {
     /// else is runnable; then `update_min_vruntime()`, which never moves back: the
     /// smaller of `curr`'s and the leftmost queued vruntime, if that is ahead.
     pub(crate) fn update_curr(&mut self) {
+        self.update_curr_among(self.nr_queued());
+    }
+
+    /// [`Rq::update_curr`] with `nr` as `cfs_rq->nr_running` for the reschedule test:
+    /// `enqueue_entity()` calls `update_curr()` before the wakee counts.
+    fn update_curr_among(&mut self, nr: u32) {
         let Some(t) = self.cpu.curr else { return };
         let task = &mut self.tasks[t as usize];
         if task.state != TState::Running {
@@ -228,12 +261,12 @@ impl Rq<'_> {
         task.exec_start = self.now;
         if delta(task.vruntime, task.deadline) >= 0 {
             task.deadline = task.vruntime.wrapping_add(self.slice_ns);
-            if self.cpu.nr_running > 1 {
+            if nr > 1 {
                 self.cpu.need_resched = true;
             }
         }
         let mut v = task.vruntime;
-        for &q in &self.cpu.queue {
+        for &q in self.cpu.queue.iter().chain(&self.cpu.delayed) {
             let vq = self.tasks[q as usize].vruntime;
             if delta(vq, v) < 0 {
                 v = vq;
@@ -244,17 +277,81 @@ impl Rq<'_> {
         }
     }
 
-    /// `check_preempt_wakeup()` (v6.6; `check_preempt_wakeup_fair()` from v6.8) for a
-    /// busy CPU that `t` was just queued on: nothing if a reschedule is already pending;
-    /// else `update_curr()` (which reschedules when `curr`'s slice is used) and a
-    /// preemption exactly when `pick_eevdf()` would now pick the wakee. There is no
-    /// wakeup granularity any more.
+    /// `enqueue_entity()`'s `update_curr()` and `check_preempt_wakeup()` (v6.6;
+    /// `check_preempt_wakeup_fair()` from v6.8) for a busy CPU that `t` was just queued
+    /// on. `enqueue_entity()` calls `update_curr()` before `account_entity_enqueue()`,
+    /// so its `update_deadline()` reschedules for a used slice only if something besides
+    /// the wakee waits (a `curr` that ran alone gets its new request quietly); the
+    /// `update_curr()` of `check_preempt_wakeup()` finds no time to charge
+    /// (`delta_exec <= 0` returns). (The model places the wakee first and charges
+    /// `curr` here: `place_entity()` reads `curr`'s vruntime as charged, see
+    /// [`View::vruntime_now`], and not its deadline.) Then nothing if a reschedule is
+    /// pending, else a preemption exactly when `pick_eevdf()` would now pick the
+    /// wakee. There is no wakeup granularity any more.
+    ///
+    /// A delayed task woken by `ttwu_runnable()` (v6.12) is requeued without
+    /// `enqueue_entity()`: it has counted all along, and the only `update_curr()` is
+    /// `check_preempt_wakeup_fair()`'s, which then reschedules for a used slice.
     pub(crate) fn wakeup_preempt(&mut self, t: u32) -> bool {
+        let requeued = std::mem::take(&mut self.tasks[t as usize].requeued);
         if self.cpu.need_resched {
             return false;
         }
-        self.update_curr();
+        self.update_curr_among(self.nr_queued() - !requeued as u32);
         self.cpu.need_resched || self.view().pick_eevdf() == Some(t)
+    }
+
+    /// `dequeue_entity()` of a task going to sleep, from v6.12 with DELAY_DEQUEUE
+    /// (152e11f6df29): a task that is not eligible (`!entity_eligible()`, lag below
+    /// zero) stays on the runqueue as `sched_delayed`, its vruntime in the sums, to burn
+    /// off its negative lag; otherwise, and before v6.12, `update_entity_lag()`.
+    /// Returns whether it was delayed. `may_delay`: a sleep (an exit is not delayed).
+    pub(crate) fn dequeue_sleep(&mut self, t: u32, may_delay: bool) -> bool {
+        self.update_curr();
+        if self.delay && may_delay {
+            let v = self.view().vruntime_now(t);
+            if !self.view().avg_sums().eligible(v) {
+                self.tasks[t as usize].delayed = true;
+                self.cpu.delayed.push(t);
+                return true;
+            }
+        }
+        self.update_entity_lag(t);
+        false
+    }
+
+    /// The end of a delayed entity's dequeue (v6.12 `dequeue_entity()` with
+    /// DEQUEUE_DELAYED, from `pick_next_entity()` when the pick is delayed):
+    /// `update_entity_lag()` while it still counts, then out of the tree, and
+    /// `finish_delayed_dequeue_entity()`: DELAY_ZERO (54a58a787791) clips a positive lag
+    /// to 0.
+    pub(crate) fn finish_delayed_dequeue(&mut self, t: u32) {
+        self.update_entity_lag(t);
+        self.unlink_delayed(t);
+        let task = &mut self.tasks[t as usize];
+        task.vlag = task.vlag.min(0);
+    }
+
+    /// `requeue_delayed_entity()` (v6.12), for `ttwu_runnable()` waking a delayed task:
+    /// with DELAY_ZERO, `update_entity_lag()`, and a task that has burnt off its
+    /// negative lag (now positive) is placed again at V with lag 0 (its vruntime and
+    /// deadline anew, `place_entity()` without it in the sums); one still behind keeps
+    /// its vruntime and deadline. The caller puts it back on the runqueue.
+    pub(crate) fn requeue_delayed(&mut self, t: u32) {
+        self.update_entity_lag(t);
+        self.unlink_delayed(t);
+        if self.tasks[t as usize].vlag > 0 {
+            self.tasks[t as usize].vlag = 0;
+            self.place_entity(t, false);
+        }
+        self.tasks[t as usize].requeued = true;
+    }
+
+    fn unlink_delayed(&mut self, t: u32) {
+        if let Some(i) = self.cpu.delayed.iter().position(|&d| d == t) {
+            self.cpu.delayed.swap_remove(i);
+        }
+        self.tasks[t as usize].delayed = false;
     }
 }
 
@@ -271,13 +368,13 @@ pub(crate) fn update_curr(rq: Rq) {
 }
 
 /// `dequeue_entity()` for a task that sleeps: `update_curr()`, then
-/// `update_entity_lag()` while the task still counts.
+/// `update_entity_lag()` while the task still counts, or from v6.12 the delay
+/// ([`Rq::dequeue_sleep`]).
 #[inline(never)]
 #[cold]
-pub(crate) fn dequeue_sleep(rq: Rq, t: u32) {
+pub(crate) fn dequeue_sleep(rq: Rq, t: u32, may_delay: bool) -> bool {
     let mut rq = rq;
-    rq.update_curr();
-    rq.update_entity_lag(t);
+    rq.dequeue_sleep(t, may_delay)
 }
 
 /// [`Rq::place_entity`].
@@ -315,13 +412,30 @@ impl Sim {
             now: self.now,
             slice_ns,
             tick_ns: self.cost.tick_ns,
+            ties_to_queued: self.cfg.since(6, 8),
+            delay: self.cfg.delay_dequeue(),
         }
     }
 
     /// CPU `c`'s read-only runqueue view.
     #[inline(always)]
     pub(crate) fn view(&self, c: u32) -> View<'_> {
-        View { cpu: &self.cpus[c as usize], tasks: &self.tasks, now: self.now }
+        View { cpu: &self.cpus[c as usize], tasks: &self.tasks, now: self.now, ties_to_queued: self.cfg.since(6, 8) }
+    }
+
+    /// v6.12 `pick_next_entity()`: while the pick is a delayed entity, finish its
+    /// dequeue and pick again (`pick_next_task_fair()`'s `goto again`), so that what
+    /// [`Sim::pick_next`] then picks is runnable. The delayed entities' dequeues are
+    /// not charged as CPU time.
+    #[inline(never)]
+    #[cold]
+    pub(crate) fn pick_past_delayed(&mut self, c: u32) {
+        while let Some(p) = self.pick_eevdf(c) {
+            if !self.tasks[p as usize].delayed {
+                return;
+            }
+            self.rq(c).finish_delayed_dequeue(p);
+        }
     }
 
     /// [`View::avg_sums`] of `c`.

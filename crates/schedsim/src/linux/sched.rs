@@ -336,8 +336,9 @@ impl Sim {
     #[inline(always)]
     pub(crate) fn block(&mut self, c: u32, t: u32, state: TState) {
         if self.cfg.eevdf() {
-            // v6.6 dequeue_entity(): update_curr(), then the lag is kept.
-            super::eevdf::dequeue_sleep(self.rq(c), t);
+            // v6.6 dequeue_entity(): update_curr(), then the lag is kept; from v6.12 a
+            // sleeper that is not eligible stays queued instead (DELAY_DEQUEUE).
+            super::eevdf::dequeue_sleep(self.rq(c), t, state == TState::Sleeping);
         } else {
             self.update_curr_cfs(c);
         }
@@ -380,6 +381,9 @@ impl Sim {
         cpu.need_resched = false;
         let carry = std::mem::take(&mut cpu.carry_ns);
         let lock = self.lock_rq(c, self.now + carry, c, self.cost.schedule_hold_ns) + carry;
+        if self.cfg.delay_dequeue() {
+            self.pick_past_delayed(c);
+        }
         if let Some(next) = self.pick_next(c) {
             let same = self.cpus[c as usize].curr == Some(next);
             if same {
@@ -743,6 +747,13 @@ impl Sim {
             let shard = self.shard_of(c);
             self.llcs[llc as usize].shards[shard as usize].overload = true;
         }
+    }
+
+    /// The enqueue of a delayed task that `ttwu_runnable()` woke (v6.12): back on the
+    /// runqueue as it was placed, with no `place_entity()` (`requeue_delayed_entity()`
+    /// has done what placement there is) and no `avg_idle` sample.
+    pub(crate) fn activate_requeued(&mut self, c: u32, t: u32) {
+        self.enqueue(c, t, Enqueue::Activate, false);
     }
 
     /// `ttwu_do_activate()`: a woken task lands on `c`'s runqueue, and

@@ -58,6 +58,9 @@ impl Sim {
             // ttwu_runnable() or a task already waking: only the state check.
             return self.cost.ttwu_base_ns / 2;
         }
+        if self.tasks[p as usize].delayed {
+            return self.ttwu_runnable_delayed(this, waker, p, sync);
+        }
         if self.opts.trace.is_some() || self.rec.is_some() {
             self.rec_waking(p, this, waker);
             self.trace_begin(p, waker, this, sync);
@@ -115,6 +118,41 @@ impl Sim {
         }
         let w = Wakeup { p: TaskId(p), prev: CpuId(prev), this: CpuId(this), waker: waker.map(TaskId), sync };
         self.ttwu_place(w, cost)
+    }
+
+    /// `try_to_wake_up()` of a delayed task (v6.12): `p->on_rq` is still set, so
+    /// `ttwu_runnable()` takes its runqueue's lock (on whichever CPU that is), requeues
+    /// it there (`enqueue_task(ENQUEUE_DELAYED)` -> `requeue_delayed_entity()`) and, if
+    /// it is not still on that CPU switching out, asks for wakeup preemption. No CPU is
+    /// selected, nothing is queued on a wake list, the task never migrates. It is a
+    /// wakeup as the trace counts them (`sched_waking`, `sched_wakeup`).
+    #[cold]
+    #[inline(never)]
+    fn ttwu_runnable_delayed(&mut self, this: u32, waker: Option<u32>, p: u32, sync: bool) -> u64 {
+        let now = self.now;
+        if self.rec.is_some() {
+            self.rec_waking(p, this, waker);
+        }
+        self.wake_index += 1;
+        self.m.wakeups += 1;
+        self.m.wakeups_sync += sync as u64;
+        self.m.wakeups_from_irq += waker.is_none() as u64;
+        let c = self.tasks[p as usize].cpu;
+        let mut cost = self.cost.ttwu_base_ns;
+        cost += self.lock_rq(c, now + cost, this, self.cost.enqueue_hold_ns);
+        self.rq(c).requeue_delayed(p);
+        let t = &mut self.tasks[p as usize];
+        t.state = TState::Waking;
+        t.wake_data = (this, 0);
+        t.woken_at = Some(now);
+        let on_cpu = t.on_cpu.is_some();
+        self.activate_requeued(c, p);
+        if on_cpu {
+            self.tasks[p as usize].requeued = false;
+        } else {
+            self.check_preempt(c, p, this);
+        }
+        cost
     }
 
     /// The second half of `try_to_wake_up()`: choose the CPU and enqueue there, or

@@ -58,6 +58,11 @@ pub(crate) struct Cpu {
     pub queue: Vec<u32>,
     /// `rq->nr_running`: `queue` plus `curr` if it is runnable.
     pub nr_running: u32,
+    /// v6.12: tasks asleep but still on the fair runqueue (`sched_delayed`). They count
+    /// in EEVDF's sums, `cfs_rq->nr_running` and the pick only; the model leaves them
+    /// out of `nr_running`, the load and the balancers (the kernel counts them in
+    /// `rq->nr_running` too).
+    pub delayed: Vec<u32>,
     pub min_vruntime: u64,
     pub phase: Phase,
     pub seg_start: Time,

@@ -242,7 +242,9 @@ impl Sim {
             events_done: 0,
             wakeup_gran_ns: 1_000_000 * factor,
             sched_latency_ns: 6_000_000 * factor,
-            min_gran_ns: 750_000 * factor,
+            // v6.15 (2ae891b82695): sysctl_sched_base_slice, which EEVDF reads where
+            // CFS read the minimum granularity, is 0.70 ms.
+            min_gran_ns: if cfg.since(6, 15) { 700_000 } else { 750_000 } * factor,
             measure_start: 0,
             stop_after_trace: false,
             segs: segq::SegQueue::new(n),

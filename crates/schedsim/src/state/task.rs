@@ -70,6 +70,12 @@ pub(crate) struct Task {
     pub last_rq: u32,
     /// When it last joined a runqueue's waiting list.
     pub queued_at: Time,
+    /// v6.12 `se->sched_delayed`: asleep but still on `cpu`'s fair runqueue (in its
+    /// `Cpu::delayed`), until picked or woken.
+    pub delayed: bool,
+    /// Just requeued by `ttwu_runnable()`: the wakeup-preemption check that follows
+    /// charges `curr` with the wakee counted.
+    pub requeued: bool,
 }
 
 /// `p->wakee_flips`, `p->wakee_flip_decay_ts` and `p->last_wakee` of a task (or of a
