@@ -33,13 +33,15 @@ impl Sim {
     /// groups for the first wholly idle one ([`Sim::sis_38`]), or from Peter Zijlstra's
     /// rewrite (10e2f1acd010, v4.9) the fast checks of target, prev and
     /// `recent_used_cpu` followed by the idle core/CPU scans ([`Sim::sis_scans`]).
-    pub(crate) fn select_idle_sibling(&mut self, w: &Wakeup, target: CpuId, cost: &mut u64) -> u32 {
+    /// `P`: a policy script may replace it ([`Sim::select_task_rq`]).
+    #[inline(always)]
+    pub(crate) fn select_idle_sibling<const P: bool>(&mut self, w: &Wakeup, target: CpuId, cost: &mut u64) -> u32 {
         self.m.sis_searches += 1;
         if let Some(tb) = &mut self.trace {
             tb.target_cpu = Some(target.0);
         }
         #[cfg(feature = "policy")]
-        if self.hooks & crate::facts::policy::HOOK_SELECT_IDLE_SIBLING != 0 {
+        if P && self.hooks & crate::facts::policy::HOOK_SELECT_IDLE_SIBLING != 0 {
             return self.policy_select_idle_sibling(w, target, cost);
         }
         self.sis_forms(w, target, cost)

@@ -259,6 +259,7 @@ impl Sim {
     /// `wake_wide()` (Galbraith's form, 63b0e9edceec, v4.3, unchanged to v6.5): a waker
     /// with many partners relative to the LLC size does not pull its wakees. `a` is
     /// `current->wakee_flips`, as [`Sim::record_wakee`] just left it.
+    #[inline(always)]
     pub(crate) fn wake_wide(&mut self, w: &Wakeup, current: Current, a: u32) -> bool {
         let (p, this) = (w.p.0, w.this.0);
         let b = self.tasks[p as usize].wakee.flips;
@@ -290,15 +291,28 @@ impl Sim {
     /// `select_task_rq_fair()` for a wakeup. v3.8: affine domain, `wake_affine`, then
     /// `select_idle_sibling(target)`. v4.15+: `wake_wide`, then the same with
     /// `select_idle_sibling(prev, target)`. No domain has SD_BALANCE_WAKE on a
-    /// symmetric machine, so the slow path is never taken for wakeups.
+    /// symmetric machine, so the slow path is never taken for wakeups. A kernel column
+    /// with a policy script takes the path's second instance (`P`), which asks the
+    /// script where it defines a function: the one test the path pays without one.
+    #[inline(always)]
     pub(crate) fn select_task_rq(&mut self, w: &Wakeup, cost: &mut u64) -> u32 {
+        #[cfg(feature = "policy")]
+        if self.hooks != 0 {
+            return self.select_task_rq_scripted(w, cost);
+        }
+        self.select_task_rq_in::<false>(w, cost)
+    }
+
+    /// [`Sim::select_task_rq`]; `P`: a policy script may replace its functions.
+    #[inline(always)]
+    pub(crate) fn select_task_rq_in<const P: bool>(&mut self, w: &Wakeup, cost: &mut u64) -> u32 {
         let (p, this) = (w.p.0, w.this.0);
         if let Some(c) = self.tasks[p as usize].pinned {
             self.step(|_| st("select_task_rq", vec![format!("nr_cpus_allowed=1")], format!("CPU {c}"), "pinned task"));
             return c;
         }
         #[cfg(feature = "policy")]
-        if self.hooks & policy::HOOK_SELECT_TASK_RQ != 0 {
+        if P && self.hooks & policy::HOOK_SELECT_TASK_RQ != 0 {
             return self.policy_select_task_rq(w, cost);
         }
         // Only a task allowed on several CPUs gets here (select_task_rq() in core.c), so
@@ -307,15 +321,15 @@ impl Sim {
         let want_affine = if self.cfg.since(3, 12) {
             let flips = self.record_wakee(current, p);
             #[cfg(feature = "policy")]
-            if self.hooks & policy::HOOK_WAKE_WIDE != 0 {
+            if P && self.hooks & policy::HOOK_WAKE_WIDE != 0 {
                 let wide = self.policy_wake_wide(w, current, flips, cost);
-                return self.select_task_rq_from(w, cost, current, !wide);
+                return self.select_task_rq_from::<P>(w, cost, current, !wide);
             }
             !self.wake_wide(w, current, flips)
         } else {
             true
         };
-        self.select_task_rq_from(w, cost, current, want_affine)
+        self.select_task_rq_from::<P>(w, cost, current, want_affine)
     }
 
     /// The wake-affine domain of `this` that spans `prev`: its depth in `this`'s chain.
@@ -329,14 +343,20 @@ impl Sim {
 
     /// The rest of [`Sim::select_task_rq`] once `wake_wide` has answered.
     #[inline(always)]
-    fn select_task_rq_from(&mut self, w: &Wakeup, cost: &mut u64, current: Current, want_affine: bool) -> u32 {
+    fn select_task_rq_from<const P: bool>(
+        &mut self,
+        w: &Wakeup,
+        cost: &mut u64,
+        current: Current,
+        want_affine: bool,
+    ) -> u32 {
         let (prev, this) = (w.prev.0, w.this.0);
         let mut new = prev;
         let affine_depth = if want_affine { self.affine_domain(this, prev) } else { None };
         if let Some(depth) = affine_depth {
             if this != prev {
                 #[cfg(feature = "policy")]
-                if self.hooks & policy::HOOK_WAKE_AFFINE != 0 {
+                if P && self.hooks & policy::HOOK_WAKE_AFFINE != 0 {
                     new = self.policy_wake_affine(depth, w, cost);
                 } else {
                     new = self.wake_affine(depth, w);
@@ -371,7 +391,7 @@ impl Sim {
             });
             return prev;
         }
-        let cpu = self.select_idle_sibling(w, CpuId(new), cost);
+        let cpu = self.select_idle_sibling::<P>(w, CpuId(new), cost);
         // v4.17–v5.14: `current->recent_used_cpu = cpu` (reverted by seed 003); from an
         // interrupt that is the interrupted task (the idle task's is never read).
         if self.cfg.since(4, 17) && !self.cfg.on(Switch::RecentUsedPrev) && want_affine {
@@ -387,6 +407,7 @@ impl Sim {
     /// `effective_load` form; from v4.14 (Peter Zijlstra's rewrite, d153b153446f and
     /// f2cdd9cc6c97): `wake_affine_idle` under WA_IDLE, then `wake_affine_weight`
     /// under WA_WEIGHT when it had no opinion.
+    #[inline(always)]
     pub(crate) fn wake_affine(&mut self, depth: usize, w: &Wakeup) -> u32 {
         let (this, prev) = (w.this.0, w.prev.0);
         self.m.affine_attempts += 1;

@@ -403,7 +403,7 @@ fn kernel_answer(ctx: &mut Ctx, name: &str, r: i64) -> i64 {
 pub(crate) fn kernel_select_task_rq(t: TaskRef, prev: i64, _flags: i64) -> R<i64> {
     with(|sim, ctx| {
         let w = asked(sim, ctx, t, prev, "select_task_rq_fair")?;
-        let c = sim.select_task_rq(&w, &mut ctx.cost);
+        let c = sim.select_task_rq_in::<false>(&w, &mut ctx.cost);
         Ok(kernel_answer(ctx, "select_task_rq_fair", c as i64))
     })
 }
@@ -439,7 +439,7 @@ pub(crate) fn kernel_sis(t: TaskRef, prev: i64, target: i64) -> R<i64> {
         let c = if ctx.hook == HOOK_SELECT_IDLE_SIBLING {
             sim.sis_forms(&w, target, &mut ctx.cost)
         } else {
-            sim.select_idle_sibling(&w, target, &mut ctx.cost)
+            sim.select_idle_sibling::<false>(&w, target, &mut ctx.cost)
         };
         Ok(kernel_answer(ctx, "select_idle_sibling", c as i64))
     })

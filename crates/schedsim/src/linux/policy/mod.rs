@@ -141,10 +141,14 @@ impl Sim {
                 return c;
             }
         }
-        let hooks = std::mem::replace(&mut self.hooks, 0);
-        let c = self.select_task_rq(w, cost);
-        self.hooks = hooks;
-        c
+        self.select_task_rq_in::<false>(w, cost)
+    }
+
+    /// [`Sim::select_task_rq`] of a kernel column with a script.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn select_task_rq_scripted(&mut self, w: &Wakeup, cost: &mut u64) -> u32 {
+        self.select_task_rq_in::<true>(w, cost)
     }
 
     /// The script's `wake_wide(p)`: true (or non-zero) is wide. On a failure, the
