@@ -172,3 +172,15 @@ fn kernel_calls_give_the_kernels_answer() {
     let e = with_kernels("demo", vec![KernelSpec::new("k", V::V4_15), scripted("s", V::V4_15, src)], 50, &[4]);
     assert_same_results(&e);
 }
+
+#[test]
+fn the_diff_runs_a_script_as_kernel_a_and_refuses_one_as_kernel_b() {
+    use schedsim::diff::DiffAsk;
+    let src = template("waker-cpu").unwrap();
+    let e = with_kernels("demo", vec![scripted("s", V::V5_15, src), KernelSpec::new("k", V::V5_15)], 20, &[2]);
+    let ask = DiffAsk { a: 0, b: 1, clients: 2, iteration: 0, from: 0, count: 200, details: 1 };
+    let d = e.diff(&ask).unwrap();
+    assert!(d.compared > 0);
+    let err = e.diff(&DiffAsk { a: 1, b: 0, ..ask }).unwrap_err().0;
+    assert!(err.contains("kernel b has a policy script"), "{err}");
+}

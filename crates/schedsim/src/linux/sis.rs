@@ -179,6 +179,9 @@ impl Sim {
     /// CPU (v5.6), `recent_used_cpu` (v4.17), then the scans: v4.15's separate
     /// `select_idle_core` / `select_idle_cpu` / `select_idle_smt(target)`, or from
     /// v5.12 `select_idle_smt(prev)` (v5.13) and the merged idle core/cpu scan.
+    /// Inlined by force: the path has two instances ([`Sim::select_task_rq`]), and
+    /// called from both it would stay out of line, costing the common path a call.
+    #[inline(always)]
     fn sis_scans(&mut self, w: &Wakeup, target: CpuId, cost: &mut u64) -> u32 {
         let (prev, this) = (w.prev.0, w.this.0);
         if self.check_idle(this, target.0, cost) {

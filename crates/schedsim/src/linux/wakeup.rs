@@ -448,6 +448,8 @@ impl Sim {
     ///   CPU 1; an interrupt on an idle CPU that does not share prev's cache pulls to
     ///   this CPU again; a normal (not sync) wakeup keeps an idle prev; the sync rule
     ///   moves to `wake_affine_sync()`.
+    /// Inlined by force, as `sis_scans` is.
+    #[inline(always)]
     fn wake_affine_idle(&mut self, w: &Wakeup) -> Option<u32> {
         let (this, prev, sync) = (w.this.0, w.prev.0, w.sync);
         // Each test reads its CPU state only when the rule before it did not decide:
