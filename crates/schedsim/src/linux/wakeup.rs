@@ -448,6 +448,7 @@ impl Sim {
     ///   CPU 1; an interrupt on an idle CPU that does not share prev's cache pulls to
     ///   this CPU again; a normal (not sync) wakeup keeps an idle prev; the sync rule
     ///   moves to `wake_affine_sync()`.
+    ///
     /// Inlined by force, as `sis_scans` is.
     #[inline(always)]
     fn wake_affine_idle(&mut self, w: &Wakeup) -> Option<u32> {
