@@ -144,6 +144,11 @@ pub fn presets_text() -> String {
         }
         s.push('\n');
     }
+    let _ = writeln!(s, "\nPolicy script templates (--kernel NAME=VERSION+policy:template:NAME):");
+    let tw = schedsim::policy::TEMPLATES.iter().map(|t| t.0.len()).max().unwrap_or(0);
+    for t in schedsim::policy::TEMPLATES {
+        let _ = writeln!(s, "  {:<tw$}  {}", t.0, t.1);
+    }
     s
 }
 
@@ -369,6 +374,17 @@ pub fn show(args: &[String]) -> Result<(), CliError> {
         // machine.costs replaces the preset's costs as a whole, so it is written whole.
         let r = exp.machine.resolve().map_err(|e| CliError::input(format!("show: {e}")))?;
         exp.machine.costs = Some(r.costs);
+    }
+    if p.has("scripts") {
+        // Each kernel's policy script as it is, for reading or editing.
+        let mut s = String::new();
+        for k in exp.kernels.iter().filter(|k| k.policy.is_some()) {
+            let _ = writeln!(s, "// kernel {}\n{}", k.name_with_label(), k.policy.as_deref().unwrap_or_default());
+        }
+        if s.is_empty() {
+            s = "no kernel of this experiment has a policy script\n".into();
+        }
+        return dest.write(&s);
     }
     let mut j = exp.to_json();
     j.push('\n');

@@ -21,7 +21,7 @@ pub const EXPERIMENT_FLAGS: &[Flag] = &[
     Flag::value("duration-ms", "MS", "simulated time per iteration; the warm-up becomes a tenth of it\nunless --warmup-ms is given"),
     Flag::value("warmup-ms", "MS", "simulated time before measuring starts"),
     Flag::value("seed", "N", "random seed (the same seed gives the same report)"),
-    Flag::repeated("kernel", "SPEC", "kernel column NAME=VERSION[+SWITCH][-SWITCH]..., e.g.\nwakeprev=v4.15+wake-affine-prev; repeat for more columns\n(replaces the experiment's kernels)"),
+    Flag::repeated("kernel", "SPEC", "kernel column NAME=VERSION[+SWITCH][-SWITCH]...[+policy:FILE], e.g.\nwakeprev=v4.15+wake-affine-prev; repeat for more columns\n(replaces the experiment's kernels). +policy:FILE places the wakeups\nwith a Rhai script (README, \"Policy scripts\"); +policy:template:NAME\ntakes a shipped template (schedsim presets lists them)"),
     Flag::value("shard-size", "N", "SHARED_RUNQ shard size in CPUs"),
     Flag::value("cgroup-depth", "N", "task-group levels the benchmark runs in (0 to 16; 0, the root\ngroup, by default): update_blocked_averages() walks one cfs_rq per level"),
     Flag::value("other-cgroups", "N", "other task groups with blocked load on every CPU (0 to 4096, 0 by\ndefault): each one more cfs_rq for update_blocked_averages() to walk"),
@@ -262,10 +262,7 @@ pub fn apply_flags(exp: &mut Experiment, p: &Parsed) -> Result<Vec<String>, CliE
     }
     let kernels = p.all("kernel");
     if !kernels.is_empty() {
-        exp.kernels = kernels
-            .iter()
-            .map(|k| KernelSpec::parse(k).map_err(|e| CliError::input(format!("--kernel: {e}"))))
-            .collect::<Result<_, _>>()?;
+        exp.kernels = kernels.iter().map(|k| kernel_arg(k)).collect::<Result<_, _>>()?;
     }
     if let Some(s) = p.number_in::<u32>("shard-size", 1, schedsim::experiment::SHARD_SIZE_MAX as u64)? {
         exp.shard_size = s;
@@ -361,6 +358,40 @@ pub fn attribute(msg: &str, source: &Source, p: &Parsed) -> CliError {
         Source::Preset(n) => CliError::input(format!("preset {n}: {msg}")),
         Source::Flags => CliError::input(msg),
     }
+}
+
+/// A `--kernel` value: `NAME=VERSION[+SWITCH]...`, optionally ending in
+/// `+policy:FILE` (a Rhai policy script) or `+policy:template:NAME` (a shipped one).
+pub fn kernel_arg(k: &str) -> Result<KernelSpec, CliError> {
+    let (spec, policy) = match k.find("+policy:") {
+        Some(i) => (&k[..i], Some(&k[i + "+policy:".len()..])),
+        None => (k, None),
+    };
+    let mut spec = KernelSpec::parse(spec).map_err(|e| CliError::input(format!("--kernel: {e}")))?;
+    if let Some(path) = policy {
+        let text = match path.strip_prefix("template:") {
+            Some(name) => schedsim::policy::template(name).map(str::to_string).ok_or_else(|| {
+                let names: Vec<&str> = schedsim::policy::TEMPLATES.iter().map(|t| t.0).collect();
+                CliError::input(format!("--kernel: no policy template {name:?}, expected one of {}", names.join(", ")))
+            })?,
+            None => read_policy(path)?,
+        };
+        schedsim::check_policy(&text).map_err(|e| CliError::input(format!("--kernel {k}: {path}: {e}")))?;
+        spec.policy = Some(text);
+    }
+    Ok(spec)
+}
+
+fn read_policy(path: &str) -> Result<String, CliError> {
+    let max = schedsim::policy::POLICY_SOURCE_MAX as u64;
+    let f = std::fs::File::open(path).map_err(|e| CliError::input(format!("--kernel: cannot read {path}: {e}")))?;
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut std::io::Read::take(f, max + 1), &mut text)
+        .map_err(|e| CliError::input(format!("--kernel: cannot read {path}: {e}")))?;
+    if text.len() as u64 > max {
+        return Err(CliError::input(format!("--kernel: {path} is larger than {max} bytes")));
+    }
+    Ok(text)
 }
 
 #[cfg(test)]

@@ -63,6 +63,7 @@ pub fn show_flags() -> Vec<Flag> {
     let mut f = EXPERIMENT_FLAGS.to_vec();
     f.push(Flag::value("out", "FILE", "write the JSON to FILE instead of standard output"));
     f.push(Flag::switch("with-costs", "write out the machine's whole cost model (machine.costs), to edit any cost"));
+    f.push(Flag::switch("scripts", "print each kernel's policy script as text instead of the JSON"));
     f
 }
 
@@ -181,6 +182,8 @@ Examples:
   schedsim run --topology 1x1x10x2 --workload tbench --clients 1,2,4 \\
       --kernel base=v5.14 --kernel recent=v5.14+recent-used-prev
   schedsim show demo > exp.json; schedsim run exp.json
+  schedsim run seed001 --kernel v3.8=v3.8 --kernel mine=v3.8+policy:prev.rhai
+  schedsim run demo --kernel v5.15=v5.15 --kernel scx=v5.15+policy:template:scx-default
   lscpu -p > mybox.txt; schedsim run demo --topology-file mybox.txt
   for m in 1 2 3; do schedsim run seed000 --shard $m/3 --out part-$m.jsonl & done; wait
   schedsim merge part-*.jsonl

@@ -90,13 +90,13 @@ fn xeon_gold_6248_lscpu_e_matches_lscpu_p() {
 /// the distances are kept.
 #[test]
 fn numactl_appended_gives_distances() {
-    let text = fixture("intel-xeon-gold-6248-2s.lscpu-p.txt") + &fixture("numactl-hardware-2node.txt");
+    let text = fixture("intel-xeon-gold-6248-2s.lscpu-p.txt") + fixture("numactl-hardware-2node.txt").as_str();
     let imp = import(&text);
     assert_eq!(imp.format, "lscpu -p + numactl --hardware");
     assert_eq!(imp.topology.numa_distance, Some(vec![vec![10, 21], vec![21, 10]]));
     assert_eq!(shape(&imp.topology), shape(&Topology::uniform(2, 1, 20, 2)));
     // Before the table works too, and so does lscpu -e.
-    let before = fixture("numactl-hardware-2node.txt") + "\n" + &fixture("intel-xeon-gold-6248-2s.lscpu-e.txt");
+    let before = fixture("numactl-hardware-2node.txt") + "\n" + fixture("intel-xeon-gold-6248-2s.lscpu-e.txt").as_str();
     assert_eq!(import(&before).topology, imp.topology);
 }
 
@@ -123,7 +123,7 @@ fn nodes_from_numactl_or_sockets() {
     assert_eq!(by_socket.topology, Topology::uniform(2, 1, 20, 2));
     assert!(by_socket.notes.iter().any(|n| n.contains("one node per socket")), "{:?}", by_socket.notes);
 
-    let with_numactl = import(&(no_node + "\n" + &fixture("numactl-hardware-2node.txt")));
+    let with_numactl = import(&(no_node + "\n" + fixture("numactl-hardware-2node.txt").as_str()));
     assert_eq!(shape(&with_numactl.topology), shape(&Topology::uniform(2, 1, 20, 2)));
     assert_eq!(with_numactl.topology.numa_distance, Some(vec![vec![10, 21], vec![21, 10]]));
     assert!(with_numactl.notes.iter().any(|n| n.contains("numactl")), "{:?}", with_numactl.notes);
@@ -380,7 +380,7 @@ fn broken_sysfs_names_its_line() {
 
 #[test]
 fn broken_numactl_names_its_line() {
-    let text = fixture("intel-xeon-gold-6248-2s.lscpu-p.txt") + &fixture("numactl-hardware-2node.txt");
+    let text = fixture("intel-xeon-gold-6248-2s.lscpu-p.txt") + fixture("numactl-hardware-2node.txt").as_str();
     let n = text.lines().count();
     let e = err(&with_line(&text, n, "  1:  21"));
     assert_eq!(e.to_string(), format!("line {n}: distance row '1:' has 1 values, expected 2"));
@@ -465,7 +465,7 @@ fn truncated_and_garbled_fixtures_never_panic() {
     let numactl = fixture("numactl-hardware-2node.txt");
     for name in FIXTURES {
         let base = fixture(name);
-        for text in [base.clone(), base.clone() + &numactl, numactl.clone() + &base] {
+        for text in [base.clone(), base.clone() + numactl.as_str(), numactl.clone() + base.as_str()] {
             for cut in cut_points(&text) {
                 no_panic(&text[..cut]);
                 no_panic(&text[cut..]);

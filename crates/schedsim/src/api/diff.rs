@@ -230,6 +230,10 @@ impl Experiment {
         if ask.count == 0 || ask.count > TRACE_WAKEUPS_MAX {
             return Err(Error(format!("diff: count {} is out of range 1 to {TRACE_WAKEUPS_MAX}", ask.count)));
         }
+        if self.kernels[ask.b as usize].policy.is_some() {
+            // B is asked on a copy of A's run, which holds A's script alone.
+            return Err(Error("diff: kernel b has a policy script; give it as kernel a".into()));
+        }
         if ask.details > DIFF_DETAILS_MAX {
             return Err(Error(format!("diff: details {} is out of range 0 to {DIFF_DETAILS_MAX}", ask.details)));
         }

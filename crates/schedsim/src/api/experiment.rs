@@ -337,6 +337,9 @@ impl Experiment {
             if self.kernels[..i].iter().any(|o| o.name == k.name) {
                 return Err(Error(format!("field kernels[{i}].name: {:?} is used twice", k.name)));
             }
+            if let Some(src) = &k.policy {
+                crate::api::policy::check_policy(src).map_err(|e| Error(format!("field kernels[{i}].policy: {e}")))?;
+            }
         }
         self.housekeeping.validate().map_err(|e| Error(format!("field {e}")))?;
         if self.wasted_core_threshold_ns != 0 && !(10_000..=10_000_000_000).contains(&self.wasted_core_threshold_ns) {
@@ -425,7 +428,16 @@ impl Experiment {
         };
         let cfg = self.kernels[k].resolve();
         let doms = r.domains(crate::facts::domains::DomainParams::of(&cfg, &r.costs));
-        Sim::new(r.map.clone(), r.costs.clone(), cfg, wl, inits, opts, doms)
+        #[allow(unused_mut)]
+        let mut sim = Sim::new(r.map.clone(), r.costs.clone(), cfg, wl, inits, opts, doms);
+        #[cfg(feature = "policy")]
+        if let Some(src) = &self.kernels[k].policy {
+            // Validation compiled it already; a failure here fails the run all the same.
+            if let Err(e) = sim.attach_policy(src) {
+                sim.fail(format!("policy script {e}"));
+            }
+        }
+        sim
     }
 
     /// Runs everything. `progress` is called now and then; returning false cancels.

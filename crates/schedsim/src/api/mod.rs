@@ -8,6 +8,7 @@ pub mod estimate;
 pub mod experiment;
 pub mod live;
 pub mod perfetto;
+pub mod policy;
 pub mod presets;
 pub mod replay;
 pub mod report;

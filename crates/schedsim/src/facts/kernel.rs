@@ -291,6 +291,11 @@ pub struct KernelSpec {
     /// Switches set differently from the preset.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub overrides: BTreeMap<Switch, bool>,
+    /// A wakeup placement policy written as a Rhai script (the `policy` feature,
+    /// [`crate::facts::policy`]): the kernel's functions it defines replace the
+    /// modelled kernel's own in this column.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<String>,
 }
 
 /// A bad `NAME=PRESET[+SWITCH][-SWITCH]...` string.
@@ -369,7 +374,7 @@ impl fmt::Display for KernelSpecError {
 
 impl KernelSpec {
     pub fn new(name: &str, preset: KernelVersion) -> KernelSpec {
-        KernelSpec { name: name.into(), preset, overrides: BTreeMap::new() }
+        KernelSpec { name: name.into(), preset, overrides: BTreeMap::new(), policy: None }
     }
 
     pub fn with(mut self, s: Switch, on: bool) -> KernelSpec {
@@ -440,12 +445,16 @@ impl KernelSpec {
         name_with_label(&self.name, &self.label())
     }
 
-    /// The `PRESET+A-B` form (without the name).
+    /// The `PRESET+A-B` form (without the name), `+policy` last when a script places
+    /// the wakeups.
     pub fn label(&self) -> String {
         let mut s = self.preset.name().to_string();
         for (sw, on) in &self.overrides {
             s.push(if *on { '+' } else { '-' });
             s.push_str(sw.name());
+        }
+        if self.policy.is_some() {
+            s.push_str("+policy");
         }
         s
     }

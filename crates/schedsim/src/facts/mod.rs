@@ -12,6 +12,7 @@ pub mod input;
 pub mod kernel;
 pub mod machine;
 pub mod metrics;
+pub mod policy;
 pub mod recording;
 pub mod rng;
 pub mod sched_trace;

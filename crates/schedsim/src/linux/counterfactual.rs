@@ -19,6 +19,8 @@ impl Sim {
         self.rec = rec;
         self.wasted_moments = moments;
         b.cfg = cf.cfg;
+        // A's policy script is A's: B is the kernel B names.
+        b.hooks = 0;
         b.doms = cf.doms.clone();
         b.ttwu_place(w, cost);
         if let Some(t) = b.traces.pop() {

@@ -8,6 +8,8 @@ pub(crate) mod balance;
 pub(crate) mod counterfactual;
 pub(crate) mod eevdf;
 pub(crate) mod idle;
+#[cfg(feature = "policy")]
+pub(crate) mod policy;
 pub(crate) mod sched;
 pub(crate) mod shared_runq;
 pub(crate) mod sis;

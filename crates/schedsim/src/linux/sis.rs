@@ -33,11 +33,23 @@ impl Sim {
     /// groups for the first wholly idle one ([`Sim::sis_38`]), or from Peter Zijlstra's
     /// rewrite (10e2f1acd010, v4.9) the fast checks of target, prev and
     /// `recent_used_cpu` followed by the idle core/CPU scans ([`Sim::sis_scans`]).
-    pub(crate) fn select_idle_sibling(&mut self, w: &Wakeup, target: CpuId, cost: &mut u64) -> u32 {
+    /// `P`: a policy script may replace it ([`Sim::select_task_rq`]).
+    #[inline(always)]
+    pub(crate) fn select_idle_sibling<const P: bool>(&mut self, w: &Wakeup, target: CpuId, cost: &mut u64) -> u32 {
         self.m.sis_searches += 1;
         if let Some(tb) = &mut self.trace {
             tb.target_cpu = Some(target.0);
         }
+        #[cfg(feature = "policy")]
+        if P && self.hooks & crate::facts::policy::HOOK_SELECT_IDLE_SIBLING != 0 {
+            return self.policy_select_idle_sibling(w, target, cost);
+        }
+        self.sis_forms(w, target, cost)
+    }
+
+    /// The version's form of `select_idle_sibling`, once the search is counted.
+    #[inline(always)]
+    pub(crate) fn sis_forms(&mut self, w: &Wakeup, target: CpuId, cost: &mut u64) -> u32 {
         // The group walk until Peter Zijlstra's rewrite into core/cpu/smt scans
         // (10e2f1acd010, v4.9); the merged scan from 9fe1f127b913 (v5.12).
         if !self.cfg.since(4, 9) {
@@ -167,6 +179,9 @@ impl Sim {
     /// CPU (v5.6), `recent_used_cpu` (v4.17), then the scans: v4.15's separate
     /// `select_idle_core` / `select_idle_cpu` / `select_idle_smt(target)`, or from
     /// v5.12 `select_idle_smt(prev)` (v5.13) and the merged idle core/cpu scan.
+    /// Inlined by force: the path has two instances ([`Sim::select_task_rq`]), and
+    /// called from both it would stay out of line, costing the common path a call.
+    #[inline(always)]
     fn sis_scans(&mut self, w: &Wakeup, target: CpuId, cost: &mut u64) -> u32 {
         let (prev, this) = (w.prev.0, w.this.0);
         if self.check_idle(this, target.0, cost) {
@@ -269,22 +284,50 @@ impl Sim {
     /// by SIS_UTIL on a busy LLC.
     #[inline(always)]
     fn sis_merged_scans(&mut self, w: &Wakeup, target: CpuId, cost: &mut u64) -> u32 {
-        let (p, prev, this, target) = (w.p.0, w.prev.0, w.this.0, target.0);
-        let llc = self.map.places[target as usize].llc as usize;
+        let prev = w.prev.0;
+        let llc = self.map.places[target.0 as usize].llc as usize;
         let has_idle_core = self.map.smt && self.llcs[llc].has_idle_cores;
-        if self.map.smt && !has_idle_core && self.map.share_cache(prev, target) {
-            // select_idle_smt(p, prev), reintroduced in v5.13 (Rik van Riel).
-            for i in 0..self.map.siblings(prev).len() {
-                let c = self.map.siblings(prev)[i];
-                if self.allowed(p, c) && self.check_idle(this, c, cost) {
-                    self.m.sis_scan_hits += 1;
-                    self.step(|_| {
-                        st("select_idle_smt(prev)", vec![], format!("CPU {c}"), "an idle SMT sibling of prev")
-                    });
-                    return c;
-                }
+        if self.map.smt && !has_idle_core && self.map.share_cache(prev, target.0) {
+            if let Some(c) = self.select_idle_smt_prev(w, cost) {
+                return c;
             }
         }
+        if let Some(c) = self.select_idle_cpu_merged(w, target, has_idle_core, cost) {
+            return c;
+        }
+        self.m.sis_scan_fails += 1;
+        target.0
+    }
+
+    /// `select_idle_smt(p, prev)`, reintroduced in v5.13 (Rik van Riel): an idle SMT
+    /// sibling of prev.
+    #[inline(always)]
+    pub(crate) fn select_idle_smt_prev(&mut self, w: &Wakeup, cost: &mut u64) -> Option<u32> {
+        let (p, prev, this) = (w.p.0, w.prev.0, w.this.0);
+        for i in 0..self.map.siblings(prev).len() {
+            let c = self.map.siblings(prev)[i];
+            if self.allowed(p, c) && self.check_idle(this, c, cost) {
+                self.m.sis_scan_hits += 1;
+                self.step(|_| st("select_idle_smt(prev)", vec![], format!("CPU {c}"), "an idle SMT sibling of prev"));
+                return Some(c);
+            }
+        }
+        None
+    }
+
+    /// v5.12+'s `select_idle_cpu(p, sd, has_idle_core, target)`: the merged idle
+    /// core/CPU scan, limited by SIS_PROP or skipped by SIS_UTIL on a busy LLC; `None`
+    /// when it found nothing (the caller counts the failure).
+    #[inline(always)]
+    pub(crate) fn select_idle_cpu_merged(
+        &mut self,
+        w: &Wakeup,
+        target: CpuId,
+        has_idle_core: bool,
+        cost: &mut u64,
+    ) -> Option<u32> {
+        let target = target.0;
+        let llc = self.map.places[target as usize].llc as usize;
         // SIS_PROP limits only a scan for an idle CPU, not for an idle core; SIS_UTIL
         // (70fb5ccf2ebb, v6.0) gives up on a busy LLC either way.
         let nr = if has_idle_core && !self.cfg.on(Switch::SisUtil) {
@@ -293,7 +336,6 @@ impl Sim {
             self.sis_prop_nr(w.this, CpuId(target), true)
         };
         if nr == 0 {
-            self.m.sis_scan_fails += 1;
             self.step(|s| {
                 st(
                     "select_idle_cpu (SIS_UTIL)",
@@ -302,12 +344,12 @@ impl Sim {
                     "the LLC is busy: no scan",
                 )
             });
-            return target;
+            return None;
         }
         if has_idle_core {
             let mut idle_cpu = None;
             if let Some(c) = self.scan_idle_core(w, CpuId(target), cost, Some(&mut idle_cpu)) {
-                return c;
+                return Some(c);
             }
             self.llcs[llc].has_idle_cores = false;
             // The merged scan returns the first idle CPU it passed on the way.
@@ -321,15 +363,12 @@ impl Sim {
                         "no whole idle core: the first idle CPU the core scan passed",
                     )
                 });
-                return idle_cpu;
+                return Some(idle_cpu);
             }
-        } else if let Some(c) =
+            None
+        } else {
             self.scan_idle_cpu(w, CpuId(target), nr, cost, ScanCost::when(self.cfg.on(Switch::SisProp)))
-        {
-            return c;
         }
-        self.m.sis_scan_fails += 1;
-        target
     }
 
     /// v4.15's scans (10e2f1acd010, v4.9): `select_idle_core` while the LLC has idle

@@ -7,6 +7,8 @@
 use crate::facts::domains::SD_WAKE_AFFINE;
 use crate::facts::kernel::Switch;
 use crate::facts::metrics::MigratedBy;
+#[cfg(feature = "policy")]
+use crate::facts::policy;
 use crate::facts::trace::{Outcome, Step};
 use crate::linux::idle::WakeSignal;
 use crate::state::pelt::NICE_0_LOAD;
@@ -14,7 +16,7 @@ use crate::state::{CpuId, Sim, TState, TaskId, WakeeFlips};
 
 /// Who runs `try_to_wake_up()`: `current` on the waking CPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Current {
+pub(crate) enum Current {
     Task(u32),
     /// The idle task of this CPU.
     Idle(u32),
@@ -295,7 +297,8 @@ impl Sim {
     /// `wake_wide()` (Galbraith's form, 63b0e9edceec, v4.3, unchanged to v6.5): a waker
     /// with many partners relative to the LLC size does not pull its wakees. `a` is
     /// `current->wakee_flips`, as [`Sim::record_wakee`] just left it.
-    fn wake_wide(&mut self, w: &Wakeup, current: Current, a: u32) -> bool {
+    #[inline(always)]
+    pub(crate) fn wake_wide(&mut self, w: &Wakeup, current: Current, a: u32) -> bool {
         let (p, this) = (w.p.0, w.this.0);
         let b = self.tasks[p as usize].wakee.flips;
         let (master, slave) = (a.max(b), a.min(b));
@@ -326,36 +329,80 @@ impl Sim {
     /// `select_task_rq_fair()` for a wakeup. v3.8: affine domain, `wake_affine`, then
     /// `select_idle_sibling(target)`. v4.15+: `wake_wide`, then the same with
     /// `select_idle_sibling(prev, target)`. No domain has SD_BALANCE_WAKE on a
-    /// symmetric machine, so the slow path is never taken for wakeups.
-    fn select_task_rq(&mut self, w: &Wakeup, cost: &mut u64) -> u32 {
-        let (p, prev, this) = (w.p.0, w.prev.0, w.this.0);
+    /// symmetric machine, so the slow path is never taken for wakeups. A kernel column
+    /// with a policy script takes the path's second instance (`P`), which asks the
+    /// script where it defines a function: the one test the path pays without one.
+    #[inline(always)]
+    pub(crate) fn select_task_rq(&mut self, w: &Wakeup, cost: &mut u64) -> u32 {
+        #[cfg(feature = "policy")]
+        if self.hooks != 0 {
+            return self.select_task_rq_scripted(w, cost);
+        }
+        self.select_task_rq_in::<false>(w, cost)
+    }
+
+    /// [`Sim::select_task_rq`]; `P`: a policy script may replace its functions.
+    #[inline(always)]
+    pub(crate) fn select_task_rq_in<const P: bool>(&mut self, w: &Wakeup, cost: &mut u64) -> u32 {
+        let (p, this) = (w.p.0, w.this.0);
         if let Some(c) = self.tasks[p as usize].pinned {
             self.step(|_| st("select_task_rq", vec![format!("nr_cpus_allowed=1")], format!("CPU {c}"), "pinned task"));
             return c;
+        }
+        #[cfg(feature = "policy")]
+        if P && self.hooks & policy::HOOK_SELECT_TASK_RQ != 0 {
+            return self.policy_select_task_rq(w, cost);
         }
         // Only a task allowed on several CPUs gets here (select_task_rq() in core.c), so
         // a pinned wakee is not recorded. wake_wide() came with record_wakee() (v3.12).
         let current = self.current_on(this, w.waker.map(|t| t.0));
         let want_affine = if self.cfg.since(3, 12) {
             let flips = self.record_wakee(current, p);
+            #[cfg(feature = "policy")]
+            if P && self.hooks & policy::HOOK_WAKE_WIDE != 0 {
+                let wide = self.policy_wake_wide(w, current, flips, cost);
+                return self.select_task_rq_from::<P>(w, cost, current, !wide);
+            }
             !self.wake_wide(w, current, flips)
         } else {
             true
         };
+        self.select_task_rq_from::<P>(w, cost, current, want_affine)
+    }
+
+    /// The wake-affine domain of `this` that spans `prev`: its depth in `this`'s chain.
+    #[inline(always)]
+    pub(crate) fn affine_domain(&self, this: u32, prev: u32) -> Option<usize> {
+        self.doms.chain[this as usize].iter().position(|&d| {
+            let sd = &self.doms.domains[d as usize];
+            sd.has(SD_WAKE_AFFINE) && sd.contains(prev)
+        })
+    }
+
+    /// The rest of [`Sim::select_task_rq`] once `wake_wide` has answered.
+    #[inline(always)]
+    fn select_task_rq_from<const P: bool>(
+        &mut self,
+        w: &Wakeup,
+        cost: &mut u64,
+        current: Current,
+        want_affine: bool,
+    ) -> u32 {
+        let (prev, this) = (w.prev.0, w.this.0);
         let mut new = prev;
-        let mut affine_depth = None;
-        if want_affine {
-            for (depth, &d) in self.doms.chain[this as usize].iter().enumerate() {
-                let sd = &self.doms.domains[d as usize];
-                if sd.has(SD_WAKE_AFFINE) && sd.contains(prev) {
-                    affine_depth = Some(depth);
-                    break;
-                }
-            }
-        }
+        let affine_depth = if want_affine { self.affine_domain(this, prev) } else { None };
         if let Some(depth) = affine_depth {
             if this != prev {
-                new = self.wake_affine(depth, w);
+                #[cfg(feature = "policy")]
+                if P && self.hooks & policy::HOOK_WAKE_AFFINE != 0 {
+                    new = self.policy_wake_affine(depth, w, cost);
+                } else {
+                    new = self.wake_affine(depth, w);
+                }
+                #[cfg(not(feature = "policy"))]
+                {
+                    new = self.wake_affine(depth, w);
+                }
             }
         } else if this != prev || !want_affine {
             self.step(|_| {
@@ -382,7 +429,7 @@ impl Sim {
             });
             return prev;
         }
-        let cpu = self.select_idle_sibling(w, CpuId(new), cost);
+        let cpu = self.select_idle_sibling::<P>(w, CpuId(new), cost);
         // v4.17–v5.14: `current->recent_used_cpu = cpu` (reverted by seed 003); from an
         // interrupt that is the interrupted task (the idle task's is never read).
         if self.cfg.since(4, 17) && !self.cfg.on(Switch::RecentUsedPrev) && want_affine {
@@ -398,7 +445,8 @@ impl Sim {
     /// `effective_load` form; from v4.14 (Peter Zijlstra's rewrite, d153b153446f and
     /// f2cdd9cc6c97): `wake_affine_idle` under WA_IDLE, then `wake_affine_weight`
     /// under WA_WEIGHT when it had no opinion.
-    fn wake_affine(&mut self, depth: usize, w: &Wakeup) -> u32 {
+    #[inline(always)]
+    pub(crate) fn wake_affine(&mut self, depth: usize, w: &Wakeup) -> u32 {
         let (this, prev) = (w.this.0, w.prev.0);
         self.m.affine_attempts += 1;
         let target = if !self.cfg.since(4, 14) {
@@ -438,6 +486,9 @@ impl Sim {
     ///   CPU 1; an interrupt on an idle CPU that does not share prev's cache pulls to
     ///   this CPU again; a normal (not sync) wakeup keeps an idle prev; the sync rule
     ///   moves to `wake_affine_sync()`.
+    ///
+    /// Inlined by force, as `sis_scans` is.
+    #[inline(always)]
     fn wake_affine_idle(&mut self, w: &Wakeup) -> Option<u32> {
         let (this, prev, sync) = (w.this.0, w.prev.0, w.sync);
         // Each test reads its CPU state only when the rule before it did not decide:

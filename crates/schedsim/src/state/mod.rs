@@ -12,6 +12,8 @@ mod cpu;
 pub(crate) mod evq;
 mod lock;
 pub(crate) mod pelt;
+#[cfg(feature = "policy")]
+pub(crate) mod policy;
 pub(crate) mod recorder;
 pub(crate) mod segq;
 mod task;
@@ -170,6 +172,12 @@ pub struct Sim {
     pub(crate) rec: Option<Recorder>,
     /// The A/B diff: kernel B's decision is asked at every traced wakeup.
     pub(crate) diff: Option<Box<Counterfactual>>,
+    /// The `facts::policy::HOOK_*` bits of the wakeup-path functions a policy script
+    /// replaces; 0 without a script and while a script runs (the kernel functions it
+    /// calls are the kernel's own). The one test the wakeup path pays per function.
+    pub(crate) hooks: u8,
+    #[cfg(feature = "policy")]
+    pub(crate) policy: Option<Box<policy::PolicyRun>>,
 }
 
 impl Sim {
@@ -252,6 +260,9 @@ impl Sim {
             wasted_moments: Vec::new(),
             rec: None,
             diff: None,
+            hooks: 0,
+            #[cfg(feature = "policy")]
+            policy: None,
             map,
         }
     }

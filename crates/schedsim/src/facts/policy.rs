@@ -1,0 +1,78 @@
+//! Policy scripts: a kernel column's wakeup placement written by the user in Rhai
+//! (<https://rhai.rs>), as sched_ext lets a BPF program answer `ops.select_cpu()`. What
+//! a script may define, its budgets and size, and the templates shipped with the
+//! crate; the engine and its helpers are the kernel model's (`linux::policy`, feature
+//! `policy`). README's "Policy scripts" lists the helpers and what each costs.
+//!
+//! A script defines any of the wakeup path's functions, named and called as in
+//! `kernel/sched/fair.c`: `select_task_rq_fair(p, prev_cpu, wake_flags)`,
+//! `wake_wide(p)`, `wake_affine(p, this_cpu, prev_cpu, sync)`,
+//! `select_idle_sibling(p, prev, target)`. Functions it does not define stay the
+//! modelled kernel's; `kernel::NAME(…)` calls the kernel's own.
+
+/// `select_task_rq_fair` is the script's.
+pub const HOOK_SELECT_TASK_RQ: u8 = 1;
+/// `wake_wide` is the script's.
+pub const HOOK_WAKE_WIDE: u8 = 2;
+/// `wake_affine` is the script's.
+pub const HOOK_WAKE_AFFINE: u8 = 4;
+/// `select_idle_sibling` is the script's.
+pub const HOOK_SELECT_IDLE_SIBLING: u8 = 8;
+
+/// The functions a script may define: (name, number of parameters, hook bit).
+pub const HOOKS: [(&str, usize, u8); 4] = [
+    ("select_task_rq_fair", 3, HOOK_SELECT_TASK_RQ),
+    ("wake_wide", 1, HOOK_WAKE_WIDE),
+    ("wake_affine", 4, HOOK_WAKE_AFFINE),
+    ("select_idle_sibling", 3, HOOK_SELECT_IDLE_SIBLING),
+];
+
+/// Largest script, bytes: a page of code, and a bounded share of a permalink.
+pub const POLICY_SOURCE_MAX: usize = 16 * 1024;
+/// Rhai operations one call may make (a loop over 1,024 CPUs with a few helper calls
+/// each fits).
+pub const CALL_OPS_MAX: u64 = 200_000;
+/// Rhai operations a whole run may make: some 15 s of script natively, and 2 million
+/// wakeups of a 250-operation script such as the templates.
+pub const RUN_OPS_MAX: u64 = 500_000_000;
+/// Deepest call nesting of script functions (Rhai's call levels).
+pub const CALL_LEVELS_MAX: usize = 24;
+/// Longest string and array a script may build.
+pub const STRING_MAX: usize = 4_096;
+pub const ARRAY_MAX: usize = 4_096;
+
+/// `wake_flags` as `select_task_rq_fair` receives them (v5.10+ values,
+/// `kernel/sched/sched.h`): every wakeup is WF_TTWU, a sync one adds WF_SYNC.
+pub const WF_TTWU: i64 = 0x08;
+pub const WF_SYNC: i64 = 0x10;
+
+/// A template: (name, what it does, the script).
+pub type Template = (&'static str, &'static str, &'static str);
+
+/// The templates shipped in `crates/schedsim/policies/`, each tested
+/// (`tests/policy.rs`).
+pub const TEMPLATES: [Template; 6] = [
+    ("always-prev", "always the CPU the task last ran on", include_str!("../../policies/always-prev.rhai")),
+    ("waker-cpu", "always the waker's CPU", include_str!("../../policies/waker-cpu.rhai")),
+    ("first-idle-llc", "the first idle CPU of the LLC, else prev", include_str!("../../policies/first-idle-llc.rhai")),
+    (
+        "scx-default",
+        "sched_ext's default select_cpu (scx_select_cpu_dfl, v6.12)",
+        include_str!("../../policies/scx-default.rhai"),
+    ),
+    (
+        "sis-v5.15",
+        "v5.15's select_idle_sibling written as a script (run it on v5.15)",
+        include_str!("../../policies/sis-v5.15.rhai"),
+    ),
+    (
+        "seed001-v3.8",
+        "seed 001's patch (e0a79f529d5b) as a script on v3.8's select_idle_sibling",
+        include_str!("../../policies/seed001-v3.8.rhai"),
+    ),
+];
+
+/// The template named `name`.
+pub fn template(name: &str) -> Option<&'static str> {
+    TEMPLATES.iter().find(|t| t.0 == name).map(|t| t.2)
+}

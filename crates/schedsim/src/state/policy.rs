@@ -1,0 +1,37 @@
+//! The policy script a kernel column carries (feature `policy`), as a run holds it:
+//! the compiled script, which of the wakeup path's functions it defines, and the run's
+//! own state of it (its random stream and what is left of its operation budget). The
+//! engine and its helpers are the kernel model's (`linux::policy`); this floor only
+//! holds them.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use crate::facts::rng::Pcg64;
+
+/// A compiled script. Shared (`Rc`) by the copies of a run the A/B diff makes, which
+/// is why the counters the engine's progress callback reads are cells that each call
+/// sets before it starts.
+pub(crate) struct Policy {
+    pub engine: rhai::Engine,
+    pub ast: rhai::AST,
+    /// The `facts::policy::HOOK_*` bits of the functions the script defines.
+    pub hooks: u8,
+    /// The script's text, to find the line of a function's definition.
+    pub source: String,
+    /// Operations the current call has made (set by the progress callback).
+    pub ops: Rc<Cell<u64>>,
+    /// Operations the run has left when the current call started.
+    pub ops_left: Rc<Cell<u64>>,
+}
+
+/// A run's policy: the script and the run's own state of it.
+#[derive(Clone)]
+pub(crate) struct PolicyRun {
+    pub policy: Rc<Policy>,
+    /// `prandom_u32()`'s stream: from the run's seed, apart from the simulation's own
+    /// stream so that a script's draws move no arrival.
+    pub rng: Pcg64,
+    /// What is left of the run's operation budget.
+    pub ops_left: u64,
+}

@@ -1,0 +1,186 @@
+//! Policy scripts (feature `policy`): the templates (two of them byte-identical to the
+//! kernel they restate), the trace of a script's call, and bad scripts, each failing
+//! its run with one line naming the script's line.
+#![cfg(feature = "policy")]
+
+use schedsim::kernel::{KernelSpec, KernelVersion as V, Switch};
+use schedsim::policy::template;
+use schedsim::trace::TraceWindow;
+use schedsim::Experiment;
+
+fn with_kernels(preset: &str, kernels: Vec<KernelSpec>, duration_ms: u64, clients: &[u32]) -> Experiment {
+    let mut e = schedsim::presets::experiment(preset).unwrap();
+    e.kernels = kernels;
+    e.duration_ms = duration_ms;
+    e.iterations = 1;
+    e.clients = clients.to_vec();
+    e
+}
+
+fn scripted(name: &str, v: V, src: &str) -> KernelSpec {
+    KernelSpec { policy: Some(src.to_string()), ..KernelSpec::new(name, v) }
+}
+
+/// The results of kernel 0 and kernel 1, byte for byte.
+fn assert_same_results(e: &Experiment) {
+    let r = e.run(&mut |_| true).unwrap();
+    let a = serde_json::to_string(&r.configs[0].points).unwrap();
+    let b = serde_json::to_string(&r.configs[1].points).unwrap();
+    assert!(r.configs[0].total().wakeups > 1000, "too few wakeups to tell");
+    assert_eq!(a, b, "{} and {} differ", r.configs[0].label, r.configs[1].label);
+}
+
+#[test]
+fn v5_15_select_idle_sibling_as_a_script_is_the_kernel_byte_for_byte() {
+    let src = template("sis-v5.15").unwrap();
+    // An SMT machine (idle cores, select_idle_smt), tbench and hackbench.
+    for (preset, clients) in [("demo", &[1u32, 4, 8][..]), ("seed003-hackbench", &[4][..])] {
+        let e = with_kernels(preset, vec![KernelSpec::new("k", V::V5_15), scripted("s", V::V5_15, src)], 100, clients);
+        assert_same_results(&e);
+    }
+}
+
+#[test]
+fn seed001_patch_as_a_script_on_v3_8_is_the_switch_byte_for_byte() {
+    let src = template("seed001-v3.8").unwrap();
+    let e = with_kernels(
+        "seed001",
+        vec![KernelSpec::new("k", V::V3_8).with(Switch::SisPrevIdle, true), scripted("s", V::V3_8, src)],
+        400,
+        &[1, 4],
+    );
+    assert_same_results(&e);
+}
+
+#[test]
+fn every_template_runs_and_each_changes_the_placement_as_it_says() {
+    for t in schedsim::policy::TEMPLATES {
+        let e = with_kernels("demo", vec![KernelSpec::new("v5.15", V::V5_15), scripted("s", V::V5_15, t.2)], 50, &[4]);
+        let r = e.run(&mut |_| true).unwrap_or_else(|err| panic!("{}: {}", t.0, err.0));
+        let (k, s) = (r.configs[0].total(), r.configs[1].total());
+        assert!(s.wakeups > 100, "{}", t.0);
+        match t.0 {
+            "always-prev" => assert_eq!(s.migrations - s.migrations_balance, 0, "always prev never migrates on wakeup"),
+            "waker-cpu" | "first-idle-llc" | "scx-default" => assert_ne!(k, s, "{} changed nothing", t.0),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn a_script_call_is_a_step_of_the_trace_with_its_reads_answer_and_why() {
+    let src = template("first-idle-llc").unwrap();
+    let e = with_kernels("demo", vec![scripted("s", V::V5_15, src)], 20, &[2]);
+    let traces = e.trace(0, 2, 0, TraceWindow { from: 10, count: 20 }).unwrap();
+    let step = traces
+        .iter()
+        .flat_map(|t| &t.steps)
+        .find(|s| s.function == "select_idle_sibling (script)")
+        .expect("a script step");
+    assert!(step.read.iter().any(|r| r.starts_with("idle_cpu(")), "{step:?}");
+    assert!(step.result.starts_with("CPU "), "{step:?}");
+    assert!(step.why.contains("first idle CPU"), "{step:?}");
+}
+
+fn run_error(src: &str) -> String {
+    let e = with_kernels("demo", vec![scripted("mine", V::V5_15, src)], 20, &[2]);
+    if let Err(err) = e.validate() {
+        return err.0;
+    }
+    e.run(&mut |_| true).expect_err("the script should fail the run").0
+}
+
+#[test]
+fn bad_scripts_fail_with_one_line_naming_the_line() {
+    let cases: &[(&str, &str, &str)] = &[
+        ("syntax", "fn select_idle_sibling(p, prev, target) {\n  let x = ;\n}", "line 2:"),
+        ("type mismatch", "fn select_idle_sibling(p, prev, target) {\n  target - \"a\"\n}", "line 2:"),
+        ("index out of range", "fn select_idle_sibling(p, prev, target) {\n  let a = [1];\n  a[5]\n}", "line 3:"),
+        ("infinite loop", "fn select_idle_sibling(p, prev, target) {\n  loop { }\n}", "per-call budget"),
+        (
+            "deep recursion",
+            "fn f(n) { f(n + 1) }\nfn select_idle_sibling(p, prev, target) {\n  f(0)\n}",
+            "nested deeper",
+        ),
+        (
+            "huge string",
+            "fn select_idle_sibling(p, prev, target) {\n  let s = \"x\";\n  loop { s += s; }\n}",
+            "string too large",
+        ),
+        (
+            "huge array",
+            "fn select_idle_sibling(p, prev, target) {\n  let a = [];\n  loop { a.push(1); }\n}",
+            "array/BLOB too large",
+        ),
+        ("returns nothing", "fn select_idle_sibling(p, prev, target) {\n  let x = 1;\n}", "returned nothing"),
+        ("not an integer", "fn select_idle_sibling(p, prev, target) {\n  \"three\"\n}", "not a CPU number"),
+        ("past the machine", "fn select_idle_sibling(p, prev, target) {\n  9999\n}", "not on the machine"),
+        (
+            "helper past the machine",
+            "fn select_idle_sibling(p, prev, target) {\n  idle_cpu(4096);\n  target\n}",
+            "line 2:",
+        ),
+        ("eval", "fn select_idle_sibling(p, prev, target) {\n  eval(\"1\")\n}", "line 2:"),
+        ("import", "import \"x\" as y;\nfn select_idle_sibling(p, prev, target) { target }", "line 1:"),
+        ("unknown helper", "fn select_idle_sibling(p, prev, target) {\n  timestamp()\n}", "line 2:"),
+        ("wrong arity", "fn select_idle_sibling(p, prev) {\n  prev\n}", "takes 3 parameters"),
+        ("nothing defined", "fn helper(x) { x }", "defines none of"),
+    ];
+    for (what, src, want) in cases {
+        let e = run_error(src);
+        assert!(!e.contains('\n'), "{what}: more than one line: {e}");
+        assert!(e.contains(want), "{what}: {e:?} lacks {want:?}");
+        assert!(e.contains("kernels[0].policy") || e.contains("policy script line"), "{what}: {e}");
+        println!("{what}: {e}");
+    }
+}
+
+#[test]
+fn the_run_budget_ends_a_run_of_slow_calls() {
+    // Each call well within its own budget, the run's total is what stops it: a
+    // million wakeups of 100,000 operations is past 2e9.
+    let src = "fn select_idle_sibling(p, prev, target) {\n  let i = 0;\n  while i < 50000 { i += 1; }\n  target\n}";
+    let e = with_kernels("demo", vec![scripted("mine", V::V5_15, src)], 30_000, &[8]);
+    let err = e.run(&mut |_| true).expect_err("the run budget").0;
+    assert!(err.contains("budget"), "{err}");
+}
+
+#[test]
+fn a_script_gives_the_same_report_twice_and_its_random_stream_is_the_seeds() {
+    let src = "fn select_task_rq_fair(p, prev_cpu, wake_flags) {\n  prandom_u32() % nr_cpu_ids()\n}";
+    let e = with_kernels("demo", vec![scripted("rnd", V::V5_15, src)], 50, &[4]);
+    let a = e.run(&mut |_| true).unwrap().to_json();
+    let b = e.run(&mut |_| true).unwrap().to_json();
+    assert_eq!(a, b);
+    let mut e2 = e.clone();
+    e2.seed += 1;
+    assert_ne!(
+        e2.run(&mut |_| true).unwrap().configs[0].points,
+        serde_json::from_str::<schedsim::Report>(&a).unwrap().configs[0].points
+    );
+}
+
+#[test]
+fn kernel_calls_give_the_kernels_answer() {
+    // "The kernel's choice, unless X" with X never true is the kernel.
+    let src = "fn select_task_rq_fair(p, prev_cpu, wake_flags) {\n  kernel::select_task_rq_fair(p, prev_cpu, wake_flags)\n}\n\
+               fn wake_affine(p, this_cpu, prev_cpu, is_sync) { kernel::wake_affine(p, this_cpu, prev_cpu, is_sync) }";
+    let e = with_kernels("demo", vec![KernelSpec::new("k", V::V5_15), scripted("s", V::V5_15, src)], 50, &[4]);
+    assert_same_results(&e);
+    let src = "fn wake_wide(p) { kernel::wake_wide(p) }\n\
+               fn select_idle_sibling(p, prev, target) { kernel::select_idle_sibling(p, prev, target) }";
+    let e = with_kernels("demo", vec![KernelSpec::new("k", V::V4_15), scripted("s", V::V4_15, src)], 50, &[4]);
+    assert_same_results(&e);
+}
+
+#[test]
+fn the_diff_runs_a_script_as_kernel_a_and_refuses_one_as_kernel_b() {
+    use schedsim::diff::DiffAsk;
+    let src = template("waker-cpu").unwrap();
+    let e = with_kernels("demo", vec![scripted("s", V::V5_15, src), KernelSpec::new("k", V::V5_15)], 20, &[2]);
+    let ask = DiffAsk { a: 0, b: 1, clients: 2, iteration: 0, from: 0, count: 200, details: 1 };
+    let d = e.diff(&ask).unwrap();
+    assert!(d.compared > 0);
+    let err = e.diff(&DiffAsk { a: 1, b: 0, ..ask }).unwrap_err().0;
+    assert!(err.contains("kernel b has a policy script"), "{err}");
+}

@@ -1,0 +1,155 @@
+//! Fuzzing policy scripts: every template, mutated at random (characters deleted,
+//! duplicated or replaced, lines swapped, tokens that break types, loops, recursion,
+//! huge values and CPUs past the machine spliced in), through the compiler and, when it
+//! compiles, a short run with the invariant checker. Each case must end in a report or
+//! in a one-line error naming the script's line (or the field), never a panic or a
+//! hang; the outcome counts are the test's output.
+#![cfg(feature = "policy")]
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use schedsim::experiment::Checks;
+use schedsim::kernel::{KernelSpec, KernelVersion as V};
+use schedsim::rng::Pcg64;
+
+const CASES: u32 = 1_000;
+/// Most wall time one case may take (compile and a 5 ms run of 8 CPUs).
+const CASE_TIME_MAX: Duration = Duration::from_secs(20);
+
+const SPLICES: [&str; 24] = [
+    "loop { }",
+    "9999",
+    "-1",
+    "\"x\"",
+    "()",
+    "[]",
+    "p",
+    "target",
+    "prev",
+    "idle_cpu(4096)",
+    "nr_running(-3)",
+    "kernel::select_idle_sibling(p, 0, 0)",
+    "kernel::select_idle_cpu(p, true, target)",
+    "f(f(1))",
+    "llc_cpus(0)[99]",
+    "let s = \"ab\"; loop { s += s; }",
+    "return;",
+    "p.recent_used_cpu = 77777;",
+    "schedstat_inc(\"nope\")",
+    "trace(p)",
+    "fn f(x) { f(x) }",
+    "}",
+    "{",
+    "prandom_u32() % 0",
+];
+
+/// Replaces one word (a name or a number) with an expression of `SPLICES`: mostly
+/// scripts that still compile, to reach the runner.
+fn replace_word(s: &str, rng: &mut Pcg64) -> String {
+    let words: Vec<(usize, usize)> = {
+        let b = s.as_bytes();
+        let mut v = Vec::new();
+        let mut i = 0;
+        while i < b.len() {
+            if b[i].is_ascii_alphanumeric() || b[i] == b'_' {
+                let st = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                    i += 1;
+                }
+                v.push((st, i));
+            } else {
+                i += 1;
+            }
+        }
+        v
+    };
+    if words.is_empty() {
+        return s.to_string();
+    }
+    let (a, b) = words[rng.below(words.len() as u64) as usize];
+    let t = SPLICES[rng.below(16) as usize];
+    format!("{}{}{}", &s[..a], t, &s[b..])
+}
+
+fn mutate(src: &str, rng: &mut Pcg64) -> String {
+    if rng.below(2) == 0 {
+        return replace_word(src, rng);
+    }
+    let mut s: Vec<char> = src.chars().collect();
+    for _ in 0..1 + rng.below(3) {
+        let at = rng.below(s.len() as u64 + 1) as usize;
+        match rng.below(5) {
+            0 if !s.is_empty() => {
+                let n = (1 + rng.below(8) as usize).min(s.len() - at.min(s.len()));
+                s.drain(at.min(s.len())..at.min(s.len()) + n);
+            }
+            1 => {
+                let t = SPLICES[rng.below(SPLICES.len() as u64) as usize];
+                s.splice(at..at, t.chars());
+            }
+            2 if !s.is_empty() => {
+                let c = s[rng.below(s.len() as u64) as usize];
+                s.insert(at, c);
+            }
+            3 => {
+                let text: String = s.iter().collect();
+                let mut lines: Vec<&str> = text.lines().collect();
+                if lines.len() > 1 {
+                    let (a, b) = (rng.below(lines.len() as u64) as usize, rng.below(lines.len() as u64) as usize);
+                    lines.swap(a, b);
+                }
+                s = lines.join("\n").chars().collect();
+            }
+            _ => {
+                let t = SPLICES[rng.below(SPLICES.len() as u64) as usize];
+                let end = (at + t.len()).min(s.len());
+                s.splice(at..end, t.chars());
+            }
+        }
+    }
+    s.into_iter().collect()
+}
+
+#[test]
+fn mutated_templates_compile_or_fail_in_one_line_and_never_panic() {
+    let mut rng = Pcg64::new(2026, 28);
+    let mut outcomes: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut slowest = Duration::ZERO;
+    let base = schedsim::presets::experiment("demo").unwrap();
+    for case in 0..CASES {
+        let t = schedsim::policy::TEMPLATES[(case as usize) % schedsim::policy::TEMPLATES.len()];
+        let src = mutate(t.2, &mut rng);
+        let started = Instant::now();
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            if let Err(e) = schedsim::check_policy(&src) {
+                return ("refused by the compiler", e);
+            }
+            let mut e = base.clone();
+            let v = if t.0 == "seed001-v3.8" { V::V3_8 } else { V::V5_15 };
+            e.kernels = vec![KernelSpec { policy: Some(src.clone()), ..KernelSpec::new("s", v) }];
+            e.clients = vec![4];
+            e.iterations = 1;
+            e.duration_ms = 5;
+            e.warmup_ms = 0;
+            match e.run_with(&mut |_| true, Checks::Invariants) {
+                Ok(_) => ("ran", String::new()),
+                Err(err) => ("failed the run", err.0),
+            }
+        }));
+        let took = started.elapsed();
+        slowest = slowest.max(took);
+        let (kind, msg) = outcome.unwrap_or_else(|_| panic!("case {case} ({}) panicked on:\n{src}", t.0));
+        if !msg.is_empty() {
+            assert!(!msg.contains('\n'), "case {case}: more than one line: {msg}\n{src}");
+            assert!(msg.contains("line ") || msg.contains("defines none of"), "case {case}: no line: {msg}\n{src}");
+        }
+        assert!(took < CASE_TIME_MAX, "case {case} took {took:?}:\n{src}");
+        *outcomes.entry(kind).or_default() += 1;
+    }
+    eprintln!("fuzz campaign policy scripts: {CASES} cases, {outcomes:?}, 0 panics, slowest case {slowest:?}");
+    assert_eq!(outcomes.values().sum::<u64>(), u64::from(CASES));
+    for kind in ["refused by the compiler", "ran", "failed the run"] {
+        assert!(outcomes.get(kind).copied().unwrap_or(0) > 0, "no case {kind}: {outcomes:?}");
+    }
+}
