@@ -124,7 +124,12 @@ pub fn app() -> Html {
                     if tab != Tab::Sweep {
                         d.emit(Action::SetTab(Tab::Sweep));
                     }
-                    dom::after_ms(0, || dom::click("run"));
+                    // Focus first: a field being typed in commits its text on blur,
+                    // and the click then runs what it says.
+                    dom::after_ms(0, || {
+                        dom::focus("run");
+                        dom::after_ms(0, || dom::click("run"));
+                    });
                 }
             }),
         );

@@ -53,9 +53,9 @@ fn tool(label: &'static str, aria: String, on_edit: &Callback<TopoEdit>, e: Topo
 #[function_component(TopologyView)]
 pub fn topology_view(p: &TopologyProps) -> Html {
     let t = &*p.topo;
-    // The editor's many controls (three per core) are one Tab stop, arrows inside.
-    let nodes_ref = use_node_ref();
-    let (on_key, on_focus) = use_roving_focus(nodes_ref.clone());
+    // The editor's buttons and menus (three per core) are one Tab stop, arrows inside.
+    let editor = use_node_ref();
+    let (on_key, on_focus) = use_roving_focus(editor.clone());
     let core_cpus = crate::topo_edit::core_cpus(t).unwrap_or_default();
     let ed = &p.on_edit;
     let edit = p.editable;
@@ -159,23 +159,32 @@ pub fn topology_view(p: &TopologyProps) -> Html {
         html! {}
     };
 
-    html! {
-        <div class={classes!("topo", edit.then_some("editing"), live.is_some().then_some("live"), (t.cpu_count() > 96).then_some("dense"))}>
+    let class = classes!(
+        "topo",
+        edit.then_some("editing"),
+        live.is_some().then_some("live"),
+        (t.cpu_count() > 96).then_some("dense")
+    );
+    let body = html! {
+        <>
             { toolbar }
             { refusal_at(&p.refusal, Spot::Machine) }
-            if edit {
-                <div class="nodes" ref={nodes_ref} role="group" data-arrows="true" onkeydown={on_key} onfocusin={on_focus}
-                    aria-label="machine editor: one Tab stop, arrow keys move between its controls">{ nodes }</div>
-            } else {
-                <div class="nodes">{ nodes }</div>
-            }
+            <div class="nodes">{ nodes }</div>
             if t.nodes.len() > 1 {
                 { distance_matrix(t, edit, ed, &p.refusal) }
             }
             if let Some(f) = live {
                 { legend(f.counterfactual.is_some()) }
             }
-        </div>
+        </>
+    };
+    if edit {
+        html! {
+            <div {class} ref={editor} role="group" data-arrows="true" onkeydown={on_key} onfocusin={on_focus}
+                aria-label="machine editor: one Tab stop, arrow keys move between its buttons and menus">{ body }</div>
+        }
+    } else {
+        html! { <div {class}>{ body }</div> }
     }
 }
 

@@ -5,10 +5,11 @@ use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement, KeyboardEvent};
 use yew::prelude::*;
 
-/// The controls of the group, in document order.
+/// The buttons and menus of the group, in document order (its text fields keep their
+/// own Tab stops: arrow keys move their caret).
 fn controls(group: &NodeRef) -> Vec<HtmlElement> {
     let Some(g) = group.cast::<Element>() else { return Vec::new() };
-    let Ok(list) = g.query_selector_all("button, select, input") else { return Vec::new() };
+    let Ok(list) = g.query_selector_all("button, select") else { return Vec::new() };
     (0..list.length()).filter_map(|i| list.item(i)).filter_map(|n| n.dyn_into::<HtmlElement>().ok()).collect()
 }
 
