@@ -114,13 +114,13 @@ impl ChartTheme {
 /// The size to draw a chart of standard size `base` (CSS pixels) at when it is shown
 /// `shown_w` CSS pixels wide on a screen `screen_h` tall: the width shown (so canvas
 /// pixels are device pixels and text keeps its size), the standard aspect, but never so
-/// short that its text crowds (at least `base`'s height at 480 wide) nor taller than
+/// short that its text crowds (at least `base`'s height at 600 wide) nor taller than
 /// three quarters of the screen. Without a width (not laid out yet), `base`.
 pub fn fit_size(base: (u32, u32), shown_w: Option<f64>, screen_h: f64) -> (u32, u32) {
     let Some(w) = shown_w.filter(|w| w.is_finite() && *w >= 1.0) else { return base };
     let w = w.round().clamp(200.0, 4000.0);
     let (bw, bh) = (base.0 as f64, base.1 as f64);
-    let low = bh * 480.0 / bw;
+    let low = bh * 600.0 / bw;
     let high = (screen_h * 0.75).max(low);
     let h = (w * bh / bw).clamp(low, high);
     (w as u32, h.round() as u32)
@@ -387,6 +387,20 @@ mod tests {
             }
         }
         assert!(to_svg(|a| draw_report_chart("nope", a, &r, 0, &ChartTheme::light())).is_err());
+    }
+
+    #[test]
+    fn charts_are_drawn_for_the_width_they_are_shown_at() {
+        let base = report_chart_size("migrations");
+        assert_eq!(fit_size(base, None, 1080.0), base, "not laid out yet: the standard size");
+        assert_eq!(fit_size(base, Some(720.0), 1080.0), base);
+        // A projector's full width: wide, and no taller than three quarters of its screen.
+        assert_eq!(fit_size(base, Some(1858.4), 1080.0), (1858, 810));
+        // A phone: its width, and tall enough for its text.
+        assert_eq!(fit_size(base, Some(350.0), 844.0), (350, 317));
+        assert_eq!(fit_size(report_chart_size("throughput"), Some(350.0), 844.0), (350, 450));
+        assert_eq!(fit_size(base, Some(f64::NAN), 844.0), base);
+        assert_eq!(fit_size(base, Some(20.0), 844.0).0, 200, "never narrower than 200");
     }
 
     /// The texts of an SVG, in order: what a reader of the chart sees.
