@@ -54,7 +54,7 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, th: &
         chart
             .draw_series(parts.iter().enumerate().filter(|(_, p)| p[part] > top * 0.05).map(|(i, p)| {
                 let base: f64 = p[..part].iter().sum();
-                Text::new(format!("{:.2}", p[part]), (i as f64 + 0.32, base + p[part] / 2.0), th.text(0.85))
+                Text::new(format!("{:.2}", p[part]), (i as f64 + 0.32, base + p[part] / 2.0), th.text(0.9))
             }))
             .map_err(e2s)?;
     }
