@@ -14,6 +14,7 @@
 //! uses the `schedsim` library's public types only, and the report the page exports is
 //! the library's own `Report::to_json()` string, unmodified.
 
+pub mod anchor;
 pub mod charts;
 pub mod compare;
 pub mod diff_page;
@@ -22,6 +23,7 @@ pub mod form;
 pub mod gallery;
 pub mod import_text;
 pub mod kernel_names;
+pub mod keys;
 pub mod live_session;
 pub mod perfetto;
 pub mod permalink;

@@ -56,8 +56,11 @@ pub enum Theme {
 pub struct View {
     pub tab: Tab,
     pub theme: Theme,
-    /// Large type and high contrast, for a projector.
-    pub presenter: bool,
+    /// Presenter mode was part of the view in links made before it became the device's
+    /// own setting (the page keeps it in local storage): such a link still opens, and
+    /// its `"presenter"` is read and dropped, never written.
+    #[serde(rename = "presenter", skip_serializing)]
+    pub old_presenter: Dropped,
     /// Live mode: the kernel stepped (index into `experiment.kernels`).
     pub live_kernel: u32,
     /// Live mode: the client count; 0 means the experiment's first.
@@ -74,6 +77,28 @@ pub struct View {
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+/// A field old links carry and this page ignores: any boolean reads as `Dropped`, and
+/// every `Dropped` is equal to every other, so it never makes two views differ. `seen`
+/// says whether the link had it (the page then writes its link again without it).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Dropped {
+    pub seen: bool,
+}
+
+impl PartialEq for Dropped {
+    fn eq(&self, _: &Dropped) -> bool {
+        true
+    }
+}
+
+impl Eq for Dropped {}
+
+impl<'de> Deserialize<'de> for Dropped {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Dropped, D::Error> {
+        bool::deserialize(d).map(|_| Dropped { seen: true })
+    }
 }
 
 /// Everything a link carries.
@@ -430,10 +455,10 @@ mod tests {
 
         // Any seed and view survive the round trip exactly.
         #[test]
-        fn round_trips(seed in any::<u64>(), kernel in 0u32..8, clients in any::<u32>(), presenter in any::<bool>(), steps in any::<u64>()) {
+        fn round_trips(seed in any::<u64>(), kernel in 0u32..8, clients in any::<u32>(), steps in any::<u64>()) {
             let mut e = schedsim::presets::experiment("demo").unwrap();
             e.seed = seed;
-            let view = View { live_kernel: kernel, live_clients: clients, presenter, live_steps: steps, ..View::default() };
+            let view = View { live_kernel: kernel, live_clients: clients, live_steps: steps, ..View::default() };
             let s = Shared { experiment: e, view };
             prop_assert_eq!(decode(&encode(&s)).unwrap(), Some(s));
         }
@@ -445,7 +470,7 @@ mod tests {
             view: View {
                 tab: Tab::Live,
                 theme: Theme::Dark,
-                presenter: true,
+                old_presenter: Dropped::default(),
                 live_kernel: 1,
                 live_clients: 128,
                 latency_point: 0,
@@ -465,6 +490,26 @@ mod tests {
         let old =
             r#"{"tab":"live","theme":"dark","presenter":true,"live_kernel":1,"live_clients":128,"latency_point":0}"#;
         assert_eq!(serde_json::from_str::<View>(old).unwrap(), s.view);
+    }
+
+    #[test]
+    fn presenter_mode_is_not_in_links_but_old_links_with_it_still_open() {
+        let s = demo();
+        let json = serde_json::to_string(&s).unwrap();
+        assert!(!json.contains("presenter"), "{json}");
+        for old in [true, false] {
+            let text = json.replace("\"theme\":\"dark\",", &format!("\"theme\":\"dark\",\"presenter\":{old},"));
+            assert!(text.contains("\"presenter\""), "{text}");
+            let f = format!("v1.{}", B64.encode(miniz_oxide::deflate::compress_to_vec_zlib(text.as_bytes(), 9)));
+            let got = decode(&f).unwrap().unwrap();
+            assert_eq!(got, s, "an old link with presenter {old}");
+            assert!(got.view.old_presenter.seen && !s.view.old_presenter.seen);
+            assert!(!serde_json::to_string(&got).unwrap().contains("presenter"), "written again without it");
+        }
+        // A presenter that is not a boolean is still refused, naming the field.
+        let text = json.replace("\"theme\":\"dark\",", "\"theme\":\"dark\",\"presenter\":\"on\",");
+        let err = parse_shared(&text).unwrap_err().to_string();
+        assert!(err.contains("view.presenter"), "{err}");
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Wakeup latency percentiles (p50, p90, p95, p99) of every kernel at one client count.
 
-use super::{e2s, frame, grouped_bars, legend, ChartResult, ChartTheme};
+use super::{e2s, frame, grouped_bars, legend, titled, ChartResult, ChartTheme};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use schedsim::Report;
@@ -26,15 +26,10 @@ pub fn draw<DB: DrawingBackend>(
             [l.p50_ns, l.p90_ns, l.p95_ns, l.p99_ns].map(|ns| ns as f64 / 1e3)
         })
         .collect();
-    let (mut chart, top) = grouped_bars(
-        root,
-        r,
-        th,
-        format!("Wakeup latency at {clients} {}", r.experiment.workload.clients_meaning()),
-        ["p50", "p90", "p95", "p99"],
-        "µs from wakeup to running",
-        &values,
-    )?;
+    let area =
+        titled(root, &format!("Wakeup latency at {clients} {}", r.experiment.workload.clients_meaning()), th, 1.1)?;
+    let (mut chart, top) =
+        grouped_bars(&area, r, th, ["p50", "p90", "p95", "p99"], "µs from wakeup to running", &values)?;
     // A window in which nothing completed still has wakeups; say so rather than let the
     // bars pass for the benchmark's latency.
     let empty: Vec<&str> = (0..r.configs.len())

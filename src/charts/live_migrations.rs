@@ -1,6 +1,6 @@
 //! Live mode: migrations of every kernel so far, over simulated time.
 
-use super::{e2s, frame, legend, style_mesh, ChartResult, ChartTheme};
+use super::{e2s, frame, legend, legend_line, time_chart, titled, ChartResult, ChartTheme};
 use crate::live_session::LivePoint;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -20,16 +20,8 @@ pub fn draw<DB: DrawingBackend>(
     let t_max = series.iter().flatten().map(|p| p.t_ns as f64 / 1e6).fold(0f64, f64::max).max(0.001);
     let top = series.iter().flatten().map(|p| p.migrations as f64).fold(0f64, f64::max);
     let top = if top > 0.0 { top * 1.15 } else { 1.0 };
-    let mut chart = ChartBuilder::on(root)
-        .caption("Wakeup and balance migrations so far", th.text(1.1))
-        .margin(th.px(10.0))
-        .x_label_area_size(th.px(40.0))
-        .y_label_area_size(th.px(70.0))
-        .build_cartesian_2d(0f64..t_max, 0f64..top)
-        .map_err(e2s)?;
-    let mut mesh = chart.configure_mesh();
-    style_mesh(&mut mesh, th);
-    mesh.x_desc("simulated ms").y_desc("migrations").draw().map_err(e2s)?;
+    let area = titled(root, "Wakeup and balance migrations so far", th, 1.1)?;
+    let mut chart = time_chart(&area, t_max, top, "migrations", th)?;
     for (i, s) in series.iter().enumerate() {
         let color = th.color(i);
         chart
@@ -39,7 +31,7 @@ pub fn draw<DB: DrawingBackend>(
             ))
             .map_err(e2s)?
             .label(names.get(i).cloned().unwrap_or_default())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3)));
+            .legend(legend_line(th, color));
     }
     legend(&mut chart, th, SeriesLabelPosition::UpperLeft)
 }

@@ -1,7 +1,7 @@
 //! Live mode: the work rate of every kernel over simulated time (MB/s for workloads that
 //! move bytes, thousands of operations per second otherwise).
 
-use super::{e2s, frame, legend, style_mesh, ChartResult, ChartTheme};
+use super::{e2s, frame, legend, legend_line, time_chart, titled, ChartResult, ChartTheme};
 use crate::live_session::LivePoint;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -45,23 +45,15 @@ pub fn draw<DB: DrawingBackend>(
     let t_max = series.iter().flatten().map(|p| p.t_ns as f64 / 1e6).fold(0f64, f64::max).max(0.001);
     let top = rates.iter().flatten().map(|p| p.1).fold(0f64, f64::max);
     let top = if top > 0.0 { top * 1.15 } else { 1.0 };
-    let mut chart = ChartBuilder::on(root)
-        .caption(format!("Work rate over simulated time ({unit})"), th.text(1.1))
-        .margin(th.px(10.0))
-        .x_label_area_size(th.px(40.0))
-        .y_label_area_size(th.px(70.0))
-        .build_cartesian_2d(0f64..t_max, 0f64..top)
-        .map_err(e2s)?;
-    let mut mesh = chart.configure_mesh();
-    style_mesh(&mut mesh, th);
-    mesh.x_desc("simulated ms").y_desc(unit).draw().map_err(e2s)?;
+    let area = titled(root, &format!("Work rate over simulated time ({unit})"), th, 1.1)?;
+    let mut chart = time_chart(&area, t_max, top, unit, th)?;
     for (i, s) in rates.iter().enumerate() {
         let color = th.color(i);
         chart
             .draw_series(LineSeries::new(s.iter().copied(), color.stroke_width(th.px(width(i, series.len())))))
             .map_err(e2s)?
             .label(names.get(i).cloned().unwrap_or_default())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3)));
+            .legend(legend_line(th, color));
     }
     legend(&mut chart, th, SeriesLabelPosition::LowerRight)
 }

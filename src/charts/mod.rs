@@ -11,6 +11,7 @@ use schedsim::Report;
 
 pub mod cputime;
 pub mod latency;
+pub mod layout;
 pub mod live_migrations;
 pub mod live_throughput;
 pub mod migrations;
@@ -103,6 +104,43 @@ impl ChartTheme {
     pub fn text(&self, rel: f64) -> TextStyle<'static> {
         ("sans-serif", self.font_px as f64 * rel * self.scale).into_font().color(&self.fg)
     }
+
+    /// This theme's text metrics (label areas, wrapping).
+    pub fn room(&self) -> layout::TextRoom {
+        layout::TextRoom { font_px: self.font_px as f64, scale: self.scale }
+    }
+}
+
+/// The size to draw a chart of standard size `base` (CSS pixels) at when it is shown
+/// `shown_w` CSS pixels wide on a screen `screen_h` tall: the width shown (so canvas
+/// pixels are device pixels and text keeps its size), the standard aspect, but never so
+/// short that its text crowds (at least `base`'s height at 600 wide) nor taller than
+/// three quarters of the screen. Without a width (not laid out yet), `base`.
+pub fn fit_size(base: (u32, u32), shown_w: Option<f64>, screen_h: f64) -> (u32, u32) {
+    let Some(w) = shown_w.filter(|w| w.is_finite() && *w >= 1.0) else { return base };
+    let w = w.round().clamp(200.0, 4000.0);
+    let (bw, bh) = (base.0 as f64, base.1 as f64);
+    let low = bh * 600.0 / bw;
+    let high = (screen_h * 0.75).max(low);
+    let h = (w * bh / bw).clamp(low, high);
+    (w as u32, h.round() as u32)
+}
+
+/// Draws `caption` centred at the top of `root`, wrapped to its width, and returns the
+/// area under it.
+pub(crate) fn titled<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    caption: &str,
+    th: &ChartTheme,
+    rel: f64,
+) -> Result<DrawingArea<DB, Shift>, String> {
+    let (w, _) = root.dim_in_pixel();
+    let width = th.room().chars_in(w.saturating_sub(th.px(20.0)), rel);
+    let mut area = root.clone();
+    for line in layout::wrap(caption, width) {
+        area = area.titled(&line, th.text(rel)).map_err(e2s)?;
+    }
+    Ok(area)
 }
 
 pub(crate) fn e2s<E: std::fmt::Display>(e: E) -> String {
@@ -128,6 +166,13 @@ where
         .axis_desc_style(th.text(1.0));
 }
 
+/// A legend swatch, 12 by 10 CSS pixels at the theme's scale, as a box from the left
+/// middle Plotters gives (the swatch scales with the label beside it).
+pub(crate) fn legend_swatch(th: &ChartTheme) -> impl Fn((i32, i32)) -> [(i32, i32); 2] + Clone {
+    let (w, h) = (th.px(12.0) as i32, th.px(5.0) as i32);
+    move |(x, y)| [(x, y - h), (x + w, y + h)]
+}
+
 /// Draws the chart's legend box in the upper right.
 pub(crate) fn legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(
     chart: &mut ChartContext<'a, DB, CT>,
@@ -139,23 +184,56 @@ pub(crate) fn legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTran
         .position(pos)
         .background_style(th.bg.mix(0.85))
         .border_style(th.grid)
+        .margin(th.px(8.0))
+        .legend_area_size(th.px(26.0))
         .label_font(th.text(0.9))
         .draw()
         .map_err(e2s)
 }
 
-/// [`grouped_bars`]' chart.
+/// A chart over simulated time (live mode's), on `root` (under its caption:
+/// [`titled`]): 0 to `t_max` ms on x, 0 to `top` on y titled `y_desc`, the axes labelled
+/// as densely as the width allows.
+pub(crate) fn time_chart<'a, DB: DrawingBackend>(
+    root: &'a DrawingArea<DB, Shift>,
+    t_max: f64,
+    top: f64,
+    y_desc: &str,
+    th: &ChartTheme,
+) -> Result<GroupedBars<'a, DB>, String> {
+    let y_area = th.room().y_label_area(layout::linear_label_chars(0.0, top));
+    let mut chart = ChartBuilder::on(root)
+        .margin(th.px(10.0))
+        .x_label_area_size(th.room().x_label_area(true))
+        .y_label_area_size(y_area)
+        .build_cartesian_2d(0f64..t_max, 0f64..top)
+        .map_err(e2s)?;
+    let plot_w = root.dim_in_pixel().0.saturating_sub(y_area + th.px(20.0));
+    let x_labels = th.room().x_labels(plot_w, layout::linear_label_chars(0.0, t_max), 10);
+    let mut mesh = chart.configure_mesh();
+    style_mesh(&mut mesh, th);
+    mesh.x_labels(x_labels).x_desc("simulated ms").y_desc(y_desc).draw().map_err(e2s)?;
+    Ok(chart)
+}
+
+/// A legend entry for a line: a short stroke, scaled like the label beside it.
+pub(crate) fn legend_line(th: &ChartTheme, color: RGBColor) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
+    let (w, stroke) = (th.px(20.0) as i32, th.px(3.0));
+    move |(x, y)| PathElement::new(vec![(x, y), (x + w, y)], color.stroke_width(stroke))
+}
+
+/// A chart with linear axes: [`grouped_bars`]' and [`time_chart`]'s.
 pub(crate) type GroupedBars<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
-/// A chart of four categories with one bar per kernel in each: the caption, the category
-/// names under the x axis, `y_desc` beside the y axis, which reaches 15% above the
-/// largest value (1 when all are 0), and the bars of `values[kernel]` labelled for the
-/// legend. Returns the chart, to add to and finish with its legend, and the y axis' top.
+/// A chart of four categories with one bar per kernel in each, on `root` (under its
+/// caption: [`titled`]): the category names under the x axis, `y_desc` beside the y
+/// axis, which reaches 15% above the largest value (1 when all are 0), and the bars of
+/// `values[kernel]` labelled for the legend. Returns the chart, to add to and finish
+/// with its legend, and the y axis' top.
 pub(crate) fn grouped_bars<'a, DB: DrawingBackend>(
     root: &'a DrawingArea<DB, Shift>,
     r: &Report,
     th: &ChartTheme,
-    caption: String,
     names: [&str; 4],
     y_desc: &str,
     values: &[[f64; 4]],
@@ -163,20 +241,21 @@ pub(crate) fn grouped_bars<'a, DB: DrawingBackend>(
     let top = values.iter().flatten().copied().fold(0f64, f64::max);
     let top = if top > 0.0 { top * 1.15 } else { 1.0 };
     let names: Vec<String> = names.iter().map(|s| s.to_string()).collect();
-    let n = names.len();
+    let y_area = th.room().y_label_area(layout::linear_label_chars(0.0, top));
+    let cats = Categories::new(&names, root.dim_in_pixel().0, y_area, th);
     let mut chart = ChartBuilder::on(root)
-        .caption(caption, th.text(1.1))
         .margin(th.px(10.0))
-        .x_label_area_size(th.px(44.0))
-        .y_label_area_size(th.px(70.0))
+        .x_label_area_size(cats.area(th))
+        .y_label_area_size(y_area)
         .build_cartesian_2d(-0.5f64..3.5, 0f64..top)
         .map_err(e2s)?;
-    let fmt = |x: &f64| category_label(*x, &names);
     let mut mesh = chart.configure_mesh();
     style_mesh(&mut mesh, th);
-    mesh.disable_x_mesh().x_labels(2 * n + 2).x_label_formatter(&fmt).y_desc(y_desc).draw().map_err(e2s)?;
+    mesh.disable_x_mesh().x_labels(0).y_desc(y_desc).draw().map_err(e2s)?;
+    cats.draw(root, &chart, th)?;
     let k = values.len().max(1) as f64;
     let bw = 0.8 / k;
+    let swatch = legend_swatch(th);
     for (ci, (c, v)) in r.configs.iter().zip(values).enumerate() {
         let color = th.color(ci);
         chart
@@ -186,18 +265,55 @@ pub(crate) fn grouped_bars<'a, DB: DrawingBackend>(
             }))
             .map_err(e2s)?
             .label(schedsim::kernel::name_with_label(&c.name, &c.label))
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
+            .legend({
+                let swatch = swatch.clone();
+                move |p| Rectangle::new(swatch(p), color.filled())
+            });
     }
     Ok((chart, top))
 }
 
-/// The label of a 0-based category tick: the category's name at whole positions.
-pub(crate) fn category_label(x: f64, names: &[String]) -> String {
-    let i = x.round();
-    if (x - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < names.len() {
-        names[i as usize].clone()
-    } else {
-        String::new()
+/// The names under a category axis (categories at 0, 1, ... n-1), each wrapped to the
+/// width of its slot, so that on a narrow chart they stack rather than run into each
+/// other.
+pub(crate) struct Categories {
+    lines: Vec<Vec<String>>,
+}
+
+impl Categories {
+    /// For a chart `root_w` pixels wide whose y labels take `y_area`.
+    pub(crate) fn new(names: &[String], root_w: u32, y_area: u32, th: &ChartTheme) -> Categories {
+        let plot_w = root_w.saturating_sub(y_area + th.px(20.0));
+        let slot = plot_w / names.len().max(1) as u32;
+        let chars = th.room().chars_in(slot * 9 / 10, 0.9);
+        Categories { lines: names.iter().map(|n| layout::wrap(n, chars)).collect() }
+    }
+
+    /// The x label area they need.
+    pub(crate) fn area(&self, th: &ChartTheme) -> u32 {
+        let rows = self.lines.iter().map(Vec::len).max().unwrap_or(1) as u32;
+        th.px(8.0) + rows * th.room().line(0.9)
+    }
+
+    /// Draws them under `chart`'s x axis; `root` is the area the chart was built on.
+    pub(crate) fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        chart: &ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+        th: &ChartTheme,
+    ) -> ChartResult {
+        use plotters::style::text_anchor::{HPos, Pos, VPos};
+        let (bx, by) = root.get_base_pixel();
+        let style = th.text(0.9).pos(Pos::new(HPos::Center, VPos::Top));
+        let line = th.room().line(0.9) as i32;
+        for (i, lines) in self.lines.iter().enumerate() {
+            let (x, y) = chart.backend_coord(&(i as f64, 0.0));
+            for (j, text) in lines.iter().enumerate() {
+                let at = (x - bx, y - by + th.px(6.0) as i32 + j as i32 * line);
+                root.draw(&Text::new(text.clone(), at, style.clone())).map_err(e2s)?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -273,6 +389,20 @@ mod tests {
         assert!(to_svg(|a| draw_report_chart("nope", a, &r, 0, &ChartTheme::light())).is_err());
     }
 
+    #[test]
+    fn charts_are_drawn_for_the_width_they_are_shown_at() {
+        let base = report_chart_size("migrations");
+        assert_eq!(fit_size(base, None, 1080.0), base, "not laid out yet: the standard size");
+        assert_eq!(fit_size(base, Some(720.0), 1080.0), base);
+        // A projector's full width: wide, and no taller than three quarters of its screen.
+        assert_eq!(fit_size(base, Some(1858.4), 1080.0), (1858, 810));
+        // A phone: its width, and tall enough for its text.
+        assert_eq!(fit_size(base, Some(350.0), 844.0), (350, 317));
+        assert_eq!(fit_size(report_chart_size("throughput"), Some(350.0), 844.0), (350, 450));
+        assert_eq!(fit_size(base, Some(f64::NAN), 844.0), base);
+        assert_eq!(fit_size(base, Some(20.0), 844.0).0, 200, "never narrower than 200");
+    }
+
     /// The texts of an SVG, in order: what a reader of the chart sees.
     pub(super) fn texts(svg: &str) -> String {
         svg.split("<text")
@@ -305,11 +435,11 @@ mod tests {
         let th = ChartTheme::light();
         check(
             &to_svg(|a| live_throughput::draw(a, &series, &names, &th)).unwrap(),
-            expect_test::expect!["Work rate over simulated time (MB/s) | MB/s | simulated ms | 0.0 | 1000.0 | 2000.0 | 3000.0 | 4000.0 | 5000.0 | 0.0 | 0.02 | 0.04 | 0.06 | 0.08 | 0.1 | 0.12 | 0.14 | 0.16 | 0.18 | 0.2 | A | B"],
+            expect_test::expect!["Work rate over simulated time (MB/s) | MB/s | simulated ms | 0.0 | 1000.0 | 2000.0 | 3000.0 | 4000.0 | 5000.0 | 0.0 | 0.05 | 0.1 | 0.15 | 0.2 | A | B"],
         );
         check(
             &to_svg(|a| live_migrations::draw(a, &series, &names, &th)).unwrap(),
-            expect_test::expect!["Wakeup and balance migrations so far | migrations | simulated ms | 0.0 | 1.0 | 2.0 | 3.0 | 4.0 | 5.0 | 6.0 | 7.0 | 8.0 | 9.0 | 10.0 | 0.0 | 0.02 | 0.04 | 0.06 | 0.08 | 0.1 | 0.12 | 0.14 | 0.16 | 0.18 | 0.2 | A | B"],
+            expect_test::expect!["Wakeup and balance migrations so far | migrations | simulated ms | 0.0 | 1.0 | 2.0 | 3.0 | 4.0 | 5.0 | 6.0 | 7.0 | 8.0 | 9.0 | 10.0 | 0.0 | 0.05 | 0.1 | 0.15 | 0.2 | A | B"],
         );
     }
 }

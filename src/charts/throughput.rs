@@ -8,7 +8,7 @@
 //! panel draws a hollow marker and says "no difference beyond noise"; a point whose
 //! window measured nothing is a cross on the axis with the reason, never a value.
 
-use super::{e2s, frame, legend, style_mesh, ChartResult, ChartTheme};
+use super::{e2s, frame, layout, legend, style_mesh, titled, ChartResult, ChartTheme};
 use crate::compare::{self, Versus};
 use crate::kernel_names::letter;
 use plotters::coord::Shift;
@@ -147,6 +147,7 @@ fn draw_markers<'a, DB: DrawingBackend + 'a>(
     let line = color.stroke_width(th.px(2.0));
     let fill = if hollow { line } else { color.filled() };
     let lw = color.stroke_width(th.px(1.5));
+    let half = th.px(10.0) as i32;
     macro_rules! go {
         ($e:ident => $body:expr) => {{
             let ann = chart
@@ -157,7 +158,7 @@ fn draw_markers<'a, DB: DrawingBackend + 'a>(
                 .map_err(e2s)?;
             if let Some(l) = label {
                 ann.label(l).legend(move |$e: (i32, i32)| {
-                    let $e = EmptyElement::at(($e.0 + 10, $e.1)) + PathElement::new(vec![(-10, 0), (10, 0)], lw);
+                    let $e = EmptyElement::at(($e.0 + half, $e.1)) + PathElement::new(vec![(-half, 0), (half, 0)], lw);
                     $body
                 });
             }
@@ -200,6 +201,18 @@ fn pct_label(y: f64, span: f64) -> String {
     }
 }
 
+/// The percent panel's half height: the largest change against A plus its spread, and a
+/// quarter more (at least 1.25%).
+fn percent_span(r: &Report) -> f64 {
+    let mut span = 1f64;
+    for v in compare::versus(r).iter().flatten() {
+        if let Some(g) = v.gain_pct {
+            span = span.max(g.abs() + v.spread_pct);
+        }
+    }
+    span * 1.25
+}
+
 pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, th: &ChartTheme) -> ChartResult {
     frame(root, th)?;
     let m = &r.metric;
@@ -234,11 +247,15 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, th: &
         "1 iteration: no stddev".to_string()
     };
     let meaning = r.experiment.workload.clients_meaning();
+    let upper = titled(&upper, &format!("{summary} {} ({}), {better}; {bars}", m.name, m.unit), th, 1.05)?;
+    // Both panels' y labels take the room of the wider, so that their axes line up.
+    let span = percent_span(r);
+    let pct_chars = [-span, span].iter().map(|y| pct_label(*y, span).chars().count()).max().unwrap_or(1);
+    let y_area = th.room().y_label_area(layout::linear_label_chars(0.0, top).max(pct_chars + 1));
     let mut chart = ChartBuilder::on(&upper)
-        .caption(format!("{summary} {} ({}), {better}; {bars}", m.name, m.unit), th.text(1.05))
         .margin(th.px(10.0))
-        .x_label_area_size(th.px(if lower.is_some() { 22.0 } else { 44.0 }))
-        .y_label_area_size(th.px(70.0))
+        .x_label_area_size(th.room().x_label_area(lower.is_none()))
+        .y_label_area_size(y_area)
         .build_cartesian_2d(axis.coord(), 0f64..top)
         .map_err(e2s)?;
     let mut mesh = chart.configure_mesh();
@@ -303,22 +320,17 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, th: &
     // Lower panel: % against A, with this kernel's stddev as the bar.
     let Some(lower) = lower else { return Ok(()) };
     let vs = compare::versus(r);
-    let mut span = 1f64;
-    for v in vs.iter().flatten() {
-        if let Some(g) = v.gain_pct {
-            span = span.max(g.abs() + v.spread_pct);
-        }
-    }
-    let span = span * 1.25;
+    let lower = titled(
+        &lower,
+        &format!("% vs A ({}), + is better; hollow: no difference beyond noise", r.configs[0].name),
+        th,
+        0.9,
+    )?;
     let mut pc = ChartBuilder::on(&lower)
-        .caption(
-            format!("% vs A ({}), + is better; hollow: no difference beyond noise", r.configs[0].name),
-            th.text(0.9),
-        )
         .margin(th.px(10.0))
         .margin_top(th.px(2.0))
-        .x_label_area_size(th.px(40.0))
-        .y_label_area_size(th.px(70.0))
+        .x_label_area_size(th.room().x_label_area(true))
+        .y_label_area_size(y_area)
         .build_cartesian_2d(axis.coord(), -span..span)
         .map_err(e2s)?;
     let mut mesh = pc.configure_mesh();

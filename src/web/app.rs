@@ -12,7 +12,8 @@ use crate::web::components::live::LiveView;
 use crate::web::components::sweep::SweepView;
 use crate::web::dom;
 use crate::web::hooks::{
-    is_dark, use_keydown, use_perfetto_export, use_replay, use_sweep_runner, use_theme, use_url_state,
+    is_dark, use_event_listener, use_keydown, use_perfetto_export, use_replay, use_sweep_runner, use_theme,
+    use_url_state, ListenOn,
 };
 use crate::web::state::{self, Action, RunAnswer, State};
 use web_sys::{HtmlSelectElement, KeyboardEvent};
@@ -31,14 +32,21 @@ pub fn app() -> Html {
             st.question = None;
         }
         state::apply_local_prefs(
-            &mut st.view,
+            &mut st,
             dom::stored(state::THEME_KEY).as_deref(),
             dom::stored(state::PRESENTER_KEY).as_deref(),
         );
         st
     });
-    // What the address bar held when the page opened, if it was a link.
-    let opened_with = use_memo((), |_| permalink::decode(&dom::location_hash()).ok().flatten());
+    // What the address bar held when the page opened, if it was a link. A link made
+    // before presenter mode left links is written again without it.
+    let opened_with = use_memo((), |_| {
+        let opened = permalink::decode(&dom::location_hash()).ok().flatten();
+        if let Some(s) = opened.as_ref().filter(|s| s.view.old_presenter.seen) {
+            let _ = dom::replace_hash(&permalink::encode(s));
+        }
+        opened
+    });
     let dispatch: Callback<Action> = {
         let d = state.dispatcher();
         Callback::from(move |a| d.dispatch(a))
@@ -57,7 +65,7 @@ pub fn app() -> Html {
     };
 
     // Theme and presenter mode live on <html> so the whole page's CSS follows.
-    let dark = use_theme(state.view.theme, state.view.presenter);
+    let dark = use_theme(state.view.theme, state.presenter);
 
     {
         // A tab opens at its top, not at the scroll position of the one left.
@@ -78,11 +86,60 @@ pub fn app() -> Html {
         );
     }
 
+    // The mouse's last place in the window: what the viewer looks at, for presenter
+    // mode's switch to keep in view.
+    let pointer = use_mut_ref(|| None::<(f64, f64)>);
+    {
+        let pointer = pointer.clone();
+        use_event_listener(
+            ListenOn::Document,
+            "mousemove",
+            Callback::from(move |e: MouseEvent| {
+                *pointer.borrow_mut() = Some((e.client_x() as f64, e.client_y() as f64))
+            }),
+        );
+    }
+    let toggle_presenter = {
+        let d = dispatch.clone();
+        Callback::from(move |()| {
+            let anchor = dom::ViewAnchor::take(*pointer.borrow());
+            d.emit(Action::TogglePresenter);
+            if let Some(a) = anchor {
+                a.keep();
+            }
+        })
+    };
+    // Run from anywhere, also while typing in a field: Ctrl+Enter (⌘+Enter), as in
+    // code playgrounds. It presses the Sweep view's Run button, so a refused field
+    // blocks it the same way.
+    {
+        let d = dispatch.clone();
+        let tab = state.view.tab;
+        use_event_listener(
+            ListenOn::Document,
+            "keydown",
+            Callback::from(move |e: KeyboardEvent| {
+                if e.key() == "Enter" && (e.ctrl_key() || e.meta_key()) {
+                    e.prevent_default();
+                    if tab != Tab::Sweep {
+                        d.emit(Action::SetTab(Tab::Sweep));
+                    }
+                    // Focus first: a field being typed in commits its text on blur,
+                    // and the click then runs what it says.
+                    dom::after_ms(0, || {
+                        dom::focus("run");
+                        dom::after_ms(0, || dom::click("run"));
+                    });
+                }
+            }),
+        );
+    }
     // Page-wide keys; live mode handles space, p and r itself.
     {
         let d = dispatch.clone();
         let help = help.clone();
         let view = state.view.clone();
+        let toggle = toggle_presenter.clone();
         use_keydown(Callback::from(move |e: KeyboardEvent| match e.key().as_str() {
             "?" => help.set(!*help),
             "Escape" => help.set(false),
@@ -90,7 +147,7 @@ pub fn app() -> Html {
             "2" => d.emit(Action::SetTab(Tab::Live)),
             "3" => d.emit(Action::SetTab(Tab::Classroom)),
             "4" => d.emit(Action::SetTab(Tab::Diff)),
-            "f" | "F" => d.emit(Action::TogglePresenter),
+            "f" | "F" => toggle.emit(()),
             "t" | "T" => d.emit(Action::SetTheme(if is_dark(view.theme) { Theme::Light } else { Theme::Dark })),
             " " | "p" | "P" if view.tab != Tab::Live => {
                 e.prevent_default();
@@ -100,7 +157,7 @@ pub fn app() -> Html {
         }));
     }
 
-    let chart_theme = if state.view.presenter {
+    let chart_theme = if state.presenter {
         ChartTheme::presenter(dark)
     } else if dark {
         ChartTheme::dark()
@@ -127,9 +184,18 @@ pub fn app() -> Html {
             d.emit(Action::SetTheme(t));
         })
     };
-    let on_presenter = {
+    let on_presenter = toggle_presenter.reform(|_: MouseEvent| ());
+    // The skip link: past the header and the form, to Run (in the Sweep view).
+    let on_skip = {
         let d = dispatch.clone();
-        Callback::from(move |_| d.emit(Action::TogglePresenter))
+        let tab = state.view.tab;
+        Callback::from(move |e: MouseEvent| {
+            e.prevent_default();
+            if tab != Tab::Sweep {
+                d.emit(Action::SetTab(Tab::Sweep));
+            }
+            dom::after_ms(0, || dom::focus("run"));
+        })
     };
 
     let body = match state.view.tab {
@@ -137,7 +203,7 @@ pub fn app() -> Html {
             let d = &dispatch;
             let view = state.view.clone();
             html! { <SweepView exp={state.exp.clone()} refusal={state.refusal.clone()} workers={state.workers}
-            sweep={state.sweep.clone()} result={state.result.clone()} theme={chart_theme.clone()}
+            sweep={state.sweep.clone()} result={state.result.clone()} theme={chart_theme.clone()} presenter={state.presenter}
             latency_point={state.view.latency_point} perfetto={state.perfetto.clone()}
             field_errors={(*field_errors).clone()} {on_run} {on_cancel}
             on_preset={d.reform(|name| Action::LoadPreset { name, run: false })}
@@ -172,6 +238,8 @@ pub fn app() -> Html {
 
     html! {
         <>
+            // Not a fragment link: the fragment is the page's permalink.
+            <a class="skip-link" href="" id="skip-to-run" onclick={on_skip}>{ "Skip to Run" }</a>
             <header class="top">
                 <h1><span class="logo" aria-hidden="true"></span>{ "schedsim " }<span class="sub">{ "CFS wakeup path playground" }</span></h1>
                 <nav role="tablist" aria-label="views">
@@ -188,7 +256,7 @@ pub fn app() -> Html {
                             <option value="dark" selected={state.view.theme == Theme::Dark}>{ "dark" }</option>
                         </select>
                     </label>
-                    <button type="button" id="presenter" aria-pressed={if state.view.presenter { "true" } else { "false" }} onclick={on_presenter} title="Presenter mode (f)">{ "Presenter" }</button>
+                    <button type="button" id="presenter" aria-pressed={if state.presenter { "true" } else { "false" }} onclick={on_presenter} title="Presenter mode (f)">{ "Presenter" }</button>
                     <CopyLink shared={state.shared()}
                         on_link={dispatch.reform(|(url, status)| Action::LinkMade { url, status })}
                         on_error={dispatch.reform(Action::Error)} />
@@ -225,12 +293,14 @@ pub fn app() -> Html {
                 <div class="help" role="dialog" aria-label="Keyboard shortcuts">
                     <h2>{ "Keyboard shortcuts" }</h2>
                     <dl>
-                        <dt><kbd>{ "space" }</kbd></dt><dd>{ "live mode: step one wakeup" }</dd>
+                        <dt><kbd>{ "Ctrl" }</kbd>{ " " }<kbd>{ "Enter" }</kbd></dt><dd>{ "run the sweep (also while typing in a field)" }</dd>
+                        <dt><kbd>{ "space" }</kbd></dt><dd>{ "live mode: step one wakeup (a focused button takes it)" }</dd>
                         <dt><kbd>{ "p" }</kbd></dt><dd>{ "live mode: play / pause" }</dd>
                         <dt><kbd>{ "r" }</kbd></dt><dd>{ "live mode: reset" }</dd>
                         <dt><kbd>{ "1" }</kbd>{ " " }<kbd>{ "2" }</kbd>{ " " }<kbd>{ "3" }</kbd>{ " " }<kbd>{ "4" }</kbd></dt><dd>{ "Sweep, Live, Classroom, Diff" }</dd>
                         <dt><kbd>{ "←" }</kbd>{ " " }<kbd>{ "→" }</kbd></dt><dd>{ "Diff: previous, next difference" }</dd>
-                        <dt><kbd>{ "f" }</kbd></dt><dd>{ "presenter mode (large type, high contrast)" }</dd>
+                        <dt><kbd>{ "f" }</kbd></dt><dd>{ "presenter mode (large type, high contrast, charts one per row, the form folded)" }</dd>
+                        <dt><kbd>{ "Tab" }</kbd></dt><dd>{ "the first stop skips to Run; the machine drawing is one stop, arrow keys move inside it" }</dd>
                         <dt><kbd>{ "t" }</kbd></dt><dd>{ "light or dark theme" }</dd>
                         <dt><kbd>{ "?" }</kbd></dt><dd>{ "this help; Esc closes it" }</dd>
                     </dl>

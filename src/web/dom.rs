@@ -218,6 +218,15 @@ pub fn focus(id: &str) {
     }
 }
 
+/// Clicks the element with id `id`, as the user would (a disabled button ignores it).
+pub fn click(id: &str) {
+    if let Some(h) =
+        document().and_then(|d| d.get_element_by_id(id)).and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+    {
+        h.click();
+    }
+}
+
 /// Scrolls the first element matching `selector` to the top of the view.
 pub fn scroll_to(selector: &str) {
     if let Some(el) = document().and_then(|d| d.query_selector(selector).ok().flatten()) {
@@ -229,5 +238,103 @@ pub fn scroll_to(selector: &str) {
 pub fn scroll_to_top() {
     if let Some(w) = window() {
         w.scroll_to_with_x_and_y(0.0, 0.0);
+    }
+}
+
+/// The window's inner height, CSS pixels (0 if unknown).
+pub fn inner_height() -> f64 {
+    window().and_then(|w| w.inner_height().ok()).and_then(|h| h.as_f64()).unwrap_or(0.0)
+}
+
+/// Calls `on_width` with `el`'s width (CSS pixels) now and whenever the layout changes
+/// it, until the returned watch is dropped.
+pub fn watch_width(el: &web_sys::Element, on_width: yew::Callback<f64>) -> Option<WidthWatch> {
+    let target = el.clone();
+    let cb = wasm_bindgen::closure::Closure::<dyn FnMut(JsValue)>::new(move |_: JsValue| {
+        on_width.emit(target.get_bounding_client_rect().width());
+    });
+    let observer = web_sys::ResizeObserver::new(cb.as_ref().unchecked_ref()).ok()?;
+    observer.observe(el);
+    Some(WidthWatch { observer, _cb: cb })
+}
+
+/// A [`watch_width`] in force; dropping it stops it.
+pub struct WidthWatch {
+    observer: web_sys::ResizeObserver,
+    _cb: wasm_bindgen::closure::Closure<dyn FnMut(JsValue)>,
+}
+
+impl Drop for WidthWatch {
+    fn drop(&mut self) {
+        self.observer.disconnect();
+    }
+}
+
+/// The elements the viewer may be looking at, for [`ViewAnchor`]: charts, tables and
+/// the panels of each view.
+const ANCHORS: &str = "figure.chart, pre.table, section.panel, .live-topo, aside.trace, .timeline, \
+    article.guide, .diff-sentence, .diff-traces, section.replay, section.wasted";
+
+/// The part of the window a sticky header and the Sweep view's sticky Run bar leave
+/// free: (top, bottom), viewport CSS pixels.
+fn free_view() -> (f64, f64) {
+    let h = inner_height();
+    let rect =
+        |sel: &str| document().and_then(|d| d.query_selector(sel).ok().flatten()).map(|e| e.get_bounding_client_rect());
+    let top = rect("header.top").map(|r| r.bottom()).filter(|b| *b > 0.0 && *b < h / 2.0).unwrap_or(0.0);
+    let bottom = rect(".runbar").filter(|r| r.bottom() >= h - 2.0 && r.top() < h).map(|r| r.top()).unwrap_or(h);
+    (top, bottom.max(top + 1.0))
+}
+
+/// The element in view and where it was, kept there across a change of layout.
+pub struct ViewAnchor {
+    el: web_sys::Element,
+    was_top: f64,
+}
+
+impl ViewAnchor {
+    /// The element the viewer is looking at now ([`crate::anchor::pick`]); `pointer` is
+    /// the mouse's last position in the viewport, if it is over the page.
+    pub fn take(pointer: Option<(f64, f64)>) -> Option<ViewAnchor> {
+        let d = document()?;
+        let list = d.query_selector_all(ANCHORS).ok()?;
+        let focused = d.active_element();
+        let els: Vec<web_sys::Element> =
+            (0..list.length()).filter_map(|i| list.item(i)).filter_map(|n| n.dyn_into().ok()).collect();
+        let cands: Vec<crate::anchor::Candidate> = els
+            .iter()
+            .map(|e| {
+                let r = e.get_bounding_client_rect();
+                crate::anchor::Candidate {
+                    top: r.top(),
+                    bottom: r.bottom(),
+                    left: r.left(),
+                    right: r.right(),
+                    focused: focused.as_ref().is_some_and(|f| e.contains(Some(f))),
+                }
+            })
+            .collect();
+        let i = crate::anchor::pick(&cands, free_view(), pointer)?;
+        Some(ViewAnchor { el: els[i].clone(), was_top: cands[i].top })
+    }
+
+    /// Scrolls the element back to where it was, whole in view, now and a few times in
+    /// the next second (charts redraw at their new widths and move what is below them).
+    pub fn keep(self) {
+        let a = std::rc::Rc::new(self);
+        for ms in [0, 50, 150, 300, 600, 1000] {
+            let a = a.clone();
+            after_ms(ms, move || a.restore());
+        }
+    }
+
+    fn restore(&self) {
+        let r = self.el.get_bounding_client_rect();
+        let dy = crate::anchor::scroll_by(self.was_top, r.top(), r.height(), free_view());
+        if dy.abs() >= 1.0 {
+            if let Some(w) = window() {
+                w.scroll_by_with_x_and_y(0.0, dy);
+            }
+        }
     }
 }

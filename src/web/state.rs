@@ -83,6 +83,9 @@ pub struct State {
     /// A sweep that would have started by itself (a link, the gallery) but costs more
     /// than [`CONFIRM_CPU_SECONDS`]: it waits for a click on this question.
     pub question: Option<RunQuestion>,
+    /// Presenter mode (large type, high contrast, charts one per row, the form folded):
+    /// this device's setting, kept in local storage and never in a link.
+    pub presenter: bool,
 }
 
 /// Past this estimated CPU time a sweep that would start by itself waits for a click
@@ -215,20 +218,17 @@ pub fn theme_name(t: Theme) -> &'static str {
     }
 }
 
-/// The viewer's own theme and presenter mode, as stored by an earlier visit, win over
-/// a link's; a stored value this page does not know is ignored.
-pub fn apply_local_prefs(view: &mut View, theme: Option<&str>, presenter: Option<&str>) {
+/// The viewer's own theme, as stored by an earlier visit, wins over a link's, and
+/// presenter mode is only ever the stored one (off if none); a stored value this page
+/// does not know is ignored.
+pub fn apply_local_prefs(st: &mut State, theme: Option<&str>, presenter: Option<&str>) {
     match theme {
-        Some("auto") => view.theme = Theme::Auto,
-        Some("light") => view.theme = Theme::Light,
-        Some("dark") => view.theme = Theme::Dark,
+        Some("auto") => st.view.theme = Theme::Auto,
+        Some("light") => st.view.theme = Theme::Light,
+        Some("dark") => st.view.theme = Theme::Dark,
         _ => {}
     }
-    match presenter {
-        Some("on") => view.presenter = true,
-        Some("off") => view.presenter = false,
-        _ => {}
-    }
+    st.presenter = presenter == Some("on");
 }
 
 pub fn default_experiment() -> Experiment {
@@ -253,6 +253,7 @@ impl State {
             perfetto: None,
             workers: 1,
             question: None,
+            presenter: false,
         }
     }
 
@@ -540,7 +541,7 @@ impl State {
             Action::SetLiveSteps(n) => s.view.live_steps = n,
             Action::SetTab(t) => s.view.tab = t,
             Action::SetTheme(t) => s.view.theme = t,
-            Action::TogglePresenter => s.view.presenter = !s.view.presenter,
+            Action::TogglePresenter => s.presenter = !s.presenter,
             Action::SweepStarted { id, at_ms } => {
                 s.sweep = Sweep::Running { id, started_ms: at_ms, progress: None };
                 if s.result.as_ref().is_some_and(|r| r.report.experiment != s.exp) {
@@ -890,7 +891,7 @@ mod tests {
     fn a_link_opens_its_view_and_a_shared_sweep_runs() {
         let mut exp = presets::experiment("seed002").unwrap();
         exp.seed = 99;
-        let view = View { tab: Tab::Sweep, presenter: true, live_clients: 4, ..View::default() };
+        let view = View { tab: Tab::Sweep, live_clients: 4, ..View::default() };
         let frag = permalink::encode(&Shared { experiment: exp.clone(), view: view.clone() });
         let s = State::from_fragment(&frag, 1000);
         assert_eq!((s.exp.clone(), s.view.clone(), s.run_request), (exp.clone(), view, 1));
@@ -923,19 +924,19 @@ mod tests {
     }
 
     #[test]
-    fn the_viewers_stored_theme_and_presenter_mode_win_over_a_links() {
-        let link = View { theme: Theme::Dark, presenter: true, live_steps: 3, ..View::default() };
-        let mut v = link.clone();
-        apply_local_prefs(&mut v, None, None);
-        assert_eq!(v, link, "nothing stored: the link's");
-        apply_local_prefs(&mut v, Some("light"), Some("off"));
-        assert_eq!((v.theme, v.presenter, v.live_steps), (Theme::Light, false, 3));
-        apply_local_prefs(&mut v, Some("purple"), Some("maybe"));
-        assert_eq!((v.theme, v.presenter), (Theme::Light, false), "unknown stored values are ignored");
+    fn the_viewers_stored_theme_wins_over_a_links_and_presenter_mode_is_only_the_devices() {
+        let link = View { theme: Theme::Dark, live_steps: 3, ..View::default() };
+        let mut st = State::new(default_experiment(), link.clone(), None);
+        apply_local_prefs(&mut st, None, None);
+        assert_eq!((&st.view, st.presenter), (&link, false), "nothing stored: the link's theme, not presenting");
+        apply_local_prefs(&mut st, Some("light"), Some("on"));
+        assert_eq!((st.view.theme, st.presenter, st.view.live_steps), (Theme::Light, true, 3));
+        apply_local_prefs(&mut st, Some("purple"), Some("maybe"));
+        assert_eq!((st.view.theme, st.presenter), (Theme::Light, false), "unknown stored values are ignored");
         for t in [Theme::Auto, Theme::Light, Theme::Dark] {
-            let mut w = View::default();
+            let mut w = State::new(default_experiment(), View::default(), None);
             apply_local_prefs(&mut w, Some(theme_name(t)), Some("on"));
-            assert_eq!((w.theme, w.presenter), (t, true));
+            assert_eq!((w.view.theme, w.presenter), (t, true));
             assert_eq!(serde_json::to_string(&t).unwrap(), format!("\"{}\"", theme_name(t)), "the link's own name");
         }
     }
@@ -943,10 +944,16 @@ mod tests {
     #[test]
     fn view_actions() {
         let s = state().reduce(Action::SetTab(Tab::Live)).reduce(Action::SetTheme(Theme::Dark));
-        assert_eq!((s.view.tab, s.view.theme, s.view.presenter), (Tab::Live, Theme::Dark, false));
+        assert_eq!((s.view.tab, s.view.theme, s.presenter), (Tab::Live, Theme::Dark, false));
         let s = s.reduce(Action::TogglePresenter);
-        assert!(s.view.presenter);
-        assert!(!s.clone().reduce(Action::TogglePresenter).view.presenter);
+        assert!(s.presenter);
+        assert!(!s.clone().reduce(Action::TogglePresenter).presenter);
+        // Presenter mode is the device's: a link loaded (Back, Forward) keeps it, and
+        // the link the page would share does not carry it.
+        let link = Shared { experiment: presets::experiment("seed001").unwrap(), view: View::default() };
+        assert!(s.clone().reduce(Action::Load(Box::new(link))).presenter);
+        assert!(!permalink::encode(&s.shared()).is_empty());
+        assert!(!serde_json::to_string(&s.shared()).unwrap().contains("presenter"));
         let plan = JumpPlan { kernel: 1, clients: 8, iteration: 2, time_ns: 5, advance_ns: 4 };
         let s = s.reduce(Action::SetTab(Tab::Sweep)).reduce(Action::Jump(plan.clone()));
         assert_eq!((s.view.tab, s.view.live_kernel, s.view.live_clients), (Tab::Live, 1, 8));

@@ -59,9 +59,11 @@ export function watch(page, label, { foreign = false } = {}) {
 }
 
 // A page in a browser context of its own (its own storage), watched, not yet opened.
-// `clipboard` grants the page's origin the clipboard (Copy link).
-export async function newPage(label, { viewport = { width: 1366, height: 768 }, clipboard = false, foreign = false } = {}) {
-  const ctx = await (await launched()).newContext({ acceptDownloads: true, viewport });
+// `clipboard` grants the page's origin the clipboard (Copy link); `phone` makes it a
+// phone's (a device pixel ratio of 3, touch, mobile viewport).
+export async function newPage(label, { viewport = { width: 1366, height: 768 }, clipboard = false, foreign = false, phone = false } = {}) {
+  const device = phone ? { deviceScaleFactor: 3, isMobile: true, hasTouch: true } : {};
+  const ctx = await (await launched()).newContext({ acceptDownloads: true, viewport, ...device });
   if (clipboard) await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
   const page = await ctx.newPage();
   watch(page, label, { foreign });

@@ -1,5 +1,7 @@
-//! A chart card: the chart drawn on a canvas (device-pixel sharp), with SVG and PNG
-//! export of the same drawing. Errors are shown in the card, never thrown.
+//! A chart card: the chart drawn on a canvas for the width it is shown at, in device
+//! pixels (sharp, and its text at its CSS size on a phone and on a projector alike),
+//! with SVG and PNG export of the same drawing. Errors are shown in the card, never
+//! thrown.
 
 use crate::charts::{self, ChartResult, ChartTheme, HEIGHT_PX, WIDTH_PX};
 use crate::fmt::sanitize;
@@ -76,9 +78,9 @@ pub struct ChartProps {
     pub exports: bool,
 }
 
-fn draw_canvas(canvas: &HtmlCanvasElement, spec: &ChartSpec, theme: &ChartTheme) -> ChartResult {
+fn draw_canvas(canvas: &HtmlCanvasElement, spec: &ChartSpec, theme: &ChartTheme, size: (u32, u32)) -> ChartResult {
     let dpr = dom::device_pixel_ratio();
-    let (cw, ch) = spec.size();
+    let (cw, ch) = size;
     let (w, h) = ((cw as f64 * dpr) as u32, (ch as f64 * dpr) as u32);
     if canvas.width() != w || canvas.height() != h {
         canvas.set_width(w);
@@ -95,13 +97,26 @@ fn draw_canvas(canvas: &HtmlCanvasElement, spec: &ChartSpec, theme: &ChartTheme)
 pub fn chart_card(p: &ChartProps) -> Html {
     let canvas = use_node_ref();
     let error = use_state(|| None::<String>);
+    // The canvas' width on the page, CSS pixels, as the layout changes it (a window
+    // resized, presenter mode's one chart per row).
+    let shown_w = use_state_eq(|| None::<u32>);
+    {
+        let (canvas, shown_w) = (canvas.clone(), shown_w.clone());
+        use_effect_with((), move |_| {
+            let watch = canvas.cast::<web_sys::Element>().and_then(|el| {
+                dom::watch_width(&el, Callback::from(move |w: f64| shown_w.set(Some(w.round() as u32))))
+            });
+            move || drop(watch)
+        });
+    }
+    let size = charts::fit_size(p.spec.size(), shown_w.map(f64::from), dom::inner_height());
     {
         let canvas = canvas.clone();
         let error = error.clone();
-        use_effect_with((p.spec.clone(), p.theme.clone()), move |(spec, theme)| {
+        use_effect_with((p.spec.clone(), p.theme.clone(), size), move |(spec, theme, size)| {
             let r = match canvas.cast::<HtmlCanvasElement>() {
                 Some(c) => {
-                    let r = draw_canvas(&c, spec, theme);
+                    let r = draw_canvas(&c, spec, theme, *size);
                     let _ = c.set_attribute("data-drawn", if r.is_ok() { "true" } else { "false" });
                     r
                 }
@@ -115,7 +130,7 @@ pub fn chart_card(p: &ChartProps) -> Html {
         let theme = p.theme.clone();
         let error = error.clone();
         Callback::from(move |_| {
-            let r = charts::to_svg_sized(spec.size(), |a| spec.draw(a, &theme))
+            let r = charts::to_svg_sized(size, |a| spec.draw(a, &theme))
                 .and_then(|svg| dom::download_text(&format!("{}.svg", spec.stem()), "image/svg+xml", &svg));
             if let Err(e) = r {
                 error.set(Some(e));
@@ -137,7 +152,7 @@ pub fn chart_card(p: &ChartProps) -> Html {
             }
         })
     };
-    let (cw, ch) = p.spec.size();
+    let (cw, ch) = size;
     html! {
         <figure class="chart" data-chart={p.id.clone()}>
             <canvas ref={canvas} width={cw.to_string()} height={ch.to_string()}

@@ -372,6 +372,7 @@ pub fn live_view(p: &LiveProps) -> Html {
     html! {
         <section class="live-mode" aria-labelledby="live-h">
             <h2 id="live-h">{ "Live: the wakeup path, one wakeup at a time" }</h2>
+            { live_what(&p.exp) }
             { live_toolbar(p, &ctl, &h, kernel, clients) }
             <PerfettoExport exp={p.exp.clone()} {kernel} {clients} fixed_run=true
                 window={default_window(Some(session.map(|s| s.now_ns()).unwrap_or(0)), p.exp.warmup_ms, p.exp.duration_ms)}
@@ -468,8 +469,30 @@ fn live_toolbar(p: &LiveProps, ctl: &Ctl, h: &Host, kernel: u32, clients: u32) -
             </label>
             <button type="button" id="live-reset" onclick={ctl.on(Ctl::reset)} title="Back to the start (r)">{ "Reset" }<kbd>{ "r" }</kbd></button>
             <span id="live-status" class="status" role="status">{ status }</span>
+            // The latest decision beside Step: on a phone the bar stays on screen, and
+            // this line with it, while the trace below scrolls.
+            <p class="live-latest" id="live-latest">{
+                h.session.as_ref().and_then(|s| s.last()).map(|t| format!("latest: {}", short(t))).unwrap_or_else(|| "latest: no wakeup yet".into())
+            }</p>
         </div>
     }
+}
+
+/// Which experiment this is and what each kernel is, for a link opened straight into
+/// live mode: the kernel with no switch changed is the version as released.
+fn live_what(exp: &Experiment) -> Html {
+    let name = if exp.name.is_empty() { "a custom experiment" } else { exp.name.as_str() };
+    let kernels = exp
+        .kernels
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let what = if k.overrides.is_empty() { format!("{} as released", k.preset.name()) } else { k.label() };
+            format!("{} {} = {what}", letter(i), k.name)
+        })
+        .collect::<Vec<_>>()
+        .join(" · ");
+    html! { <p class="live-what muted" id="live-what">{ format!("Experiment {name}: {kernels}") }</p> }
 }
 
 /// The wasted-core alarm, if the invariant is broken right now, and the counters.

@@ -35,6 +35,9 @@ pub struct SweepProps {
     /// The last result, kept while a new sweep of the same experiment runs.
     pub result: Option<Rc<SweepResult>>,
     pub theme: ChartTheme,
+    /// Presenter mode: the form is folded away under one line (Run and the results stay).
+    #[prop_or_default]
+    pub presenter: bool,
     pub latency_point: u32,
     pub perfetto: Option<PerfettoStatus>,
     /// Fields whose text is refused: listed beside Run, which they block.
@@ -178,7 +181,7 @@ pub fn sweep_view(p: &SweepProps) -> Html {
             }
         })
     };
-    html! {
+    let form = html! {
         <>
             <section class="panel experiment-bar">
                 <label class="inline">{ "built-in experiment " }
@@ -230,6 +233,25 @@ pub fn sweep_view(p: &SweepProps) -> Html {
                     on_workload={p.on_workload.clone()} on_edit={p.on_edit.clone()} />
                 <ReplayControl exp={exp.clone()} replay={p.replay.clone()} />
             </section>
+        </>
+    };
+    // In presenter mode the room sees the results: the form folds under a line that
+    // says what is being run.
+    let form = if p.presenter {
+        html! {
+            <details class="panel inputs-fold" id="inputs-fold">
+                <summary>{ format!("The experiment: {} — machine, {} kernel{}, workload (folded in presenter mode)",
+                    if exp.name.is_empty() { "custom" } else { exp.name.as_str() }, exp.kernels.len(),
+                    if exp.kernels.len() == 1 { "" } else { "s" }) }</summary>
+                { form }
+            </details>
+        }
+    } else {
+        form
+    };
+    html! {
+        <>
+            { form }
             <section class="panel runbar" aria-label="run">
                 <button type="button" id="run" class="primary big" onclick={p.on_run.clone()}
                     disabled={validation.is_some() || !p.field_errors.0.is_empty()}>{ if running { "Restart sweep" } else { "Run sweep" } }</button>

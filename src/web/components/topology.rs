@@ -2,6 +2,7 @@
 //! direct manipulation, and in live mode coloured by what each CPU does.
 
 use crate::topo_edit::{Refusal, Spot, TopoEdit};
+use crate::web::hooks::use_roving_focus;
 use schedsim::live::CpuView;
 use schedsim::topology::{Topology, LOCAL_DISTANCE, THREADS_PER_CORE_MAX};
 use schedsim::trace::WakeupTrace;
@@ -52,6 +53,9 @@ fn tool(label: &'static str, aria: String, on_edit: &Callback<TopoEdit>, e: Topo
 #[function_component(TopologyView)]
 pub fn topology_view(p: &TopologyProps) -> Html {
     let t = &*p.topo;
+    // The editor's buttons and menus (three per core) are one Tab stop, arrows inside.
+    let editor = use_node_ref();
+    let (on_key, on_focus) = use_roving_focus(editor.clone());
     let core_cpus = crate::topo_edit::core_cpus(t).unwrap_or_default();
     let ed = &p.on_edit;
     let edit = p.editable;
@@ -155,8 +159,14 @@ pub fn topology_view(p: &TopologyProps) -> Html {
         html! {}
     };
 
-    html! {
-        <div class={classes!("topo", edit.then_some("editing"), live.is_some().then_some("live"), (t.cpu_count() > 96).then_some("dense"))}>
+    let class = classes!(
+        "topo",
+        edit.then_some("editing"),
+        live.is_some().then_some("live"),
+        (t.cpu_count() > 96).then_some("dense")
+    );
+    let body = html! {
+        <>
             { toolbar }
             { refusal_at(&p.refusal, Spot::Machine) }
             <div class="nodes">{ nodes }</div>
@@ -166,7 +176,15 @@ pub fn topology_view(p: &TopologyProps) -> Html {
             if let Some(f) = live {
                 { legend(f.counterfactual.is_some()) }
             }
-        </div>
+        </>
+    };
+    if edit {
+        html! {
+            <div {class} ref={editor} role="group" data-arrows="true" onkeydown={on_key} onfocusin={on_focus}
+                aria-label="machine editor: one Tab stop, arrow keys move between its buttons and menus">{ body }</div>
+        }
+    } else {
+        html! { <div {class}>{ body }</div> }
     }
 }
 

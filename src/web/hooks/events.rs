@@ -53,15 +53,34 @@ where
 }
 
 /// Page-wide keys: `handler` sees each key pressed on the document without Ctrl, Meta or
-/// Alt and outside a text field, select or editable element.
+/// Alt, outside a text field, select or editable element, and not taken by the focused
+/// control ([`taken_by_focus`]).
 #[hook]
 pub fn use_keydown(handler: Callback<KeyboardEvent>) {
     let filtered = Callback::from(move |e: KeyboardEvent| {
-        if !(e.ctrl_key() || e.meta_key() || e.alt_key() || typing(&e)) {
+        if !(e.ctrl_key() || e.meta_key() || e.alt_key() || typing(&e) || taken_by_focus(&e)) {
             handler.emit(e);
         }
     });
     use_event_listener(ListenOn::Document, "keydown", filtered);
+}
+
+/// Whether the key belongs to the control it went to: Space and Enter press a focused
+/// button, link or summary, and arrow keys move inside a widget that takes them (marked
+/// `data-arrows`, like the machine drawing's editor). A view's tab is the exception: it
+/// is in front once focused, so Space there steps live mode as it always did.
+pub fn taken_by_focus(e: &KeyboardEvent) -> bool {
+    let Some(el) = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return false };
+    match e.key().as_str() {
+        " " | "Enter" => {
+            matches!(el.tag_name().as_str(), "BUTTON" | "A" | "SUMMARY")
+                && el.get_attribute("role").as_deref() != Some("tab")
+        }
+        "ArrowLeft" | "ArrowRight" | "ArrowUp" | "ArrowDown" | "Home" | "End" => {
+            el.closest("[data-arrows]").ok().flatten().is_some()
+        }
+        _ => false,
+    }
 }
 
 /// Whether the key went to something the user types into.
