@@ -74,7 +74,8 @@ export async function newPage(label, { viewport = { width: 1366, height: 768 }, 
 // machine is drawn.
 export async function openPage(page, fragment = "") {
   await page.goto(BASE + fragment);
-  await page.waitForSelector(".topo .cpu");
+  // Attached, not visible: presenter mode folds the Sweep view's machine away.
+  await page.waitForSelector(".topo .cpu", { state: "attached" });
 }
 
 // newPage, then openPage.

@@ -184,7 +184,8 @@ test("presenter mode: a room reads every label at 1920x1080, the page uses the w
   assert.deepEqual(small, [], "no text under 16 px in presenter mode (live view)");
   await p.screenshot({ path: path.join(OUT, "40-presenter-live-1920x1080.png") });
   await p.click("#tab-sweep");
-  await p.waitForSelector("#seed");
+  // The form is folded in presenter mode: its line, and the results, are what a room reads.
+  await p.waitForSelector("#inputs-fold");
   assert.deepEqual(await smallText(p, 16), [], "no text under 16 px in presenter mode (sweep view)");
   await p.screenshot({ path: path.join(OUT, "41-presenter-sweep-1920x1080.png") });
   // Smaller screens, presenter mode off: as before, and a phone still fits.

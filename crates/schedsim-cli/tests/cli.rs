@@ -61,6 +61,8 @@ fn presets_lists_experiments_machines_switches_and_versions() {
         "v3.8",
         "v6.5",
         "v6.6",
+        "v6.12",
+        "v6.18",
         "tbench",
         "hackbench",
     ] {
