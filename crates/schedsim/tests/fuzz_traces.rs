@@ -14,13 +14,14 @@
 //!
 //! The figures (cases, outcomes by class, worst time and memory) are printed.
 
+mod campaign;
+
+use campaign::campaign;
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestRunner};
 use schedsim::experiment::{Checks, MachineSpec};
 use schedsim::kernel::KernelVersion;
 use schedsim::sched_trace::{import, Trace, TraceError};
 use schedsim::{Experiment, KernelSpec, TopologyInput};
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -101,15 +102,6 @@ struct Tally {
     largest_accepted_text: usize,
 }
 
-fn peak_kb() -> String {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines().find(|l| l.starts_with("VmHWM")).map(|l| l.split_whitespace().nth(1).unwrap_or("?").to_string())
-        })
-        .map_or_else(|| "unknown".to_string(), |kb| format!("{kb} kB"))
-}
-
 impl Tally {
     fn report(&self, name: &str, cases: u32) {
         eprintln!(
@@ -124,7 +116,7 @@ impl Tally {
             self.slowest_accepted,
             self.largest_accepted_text,
             self.slowest_case,
-            peak_kb()
+            campaign::peak_memory()
         );
         assert_eq!(self.cases, u64::from(cases), "{name}: every case is counted once");
         assert!(self.accepted > 0, "{name}: no case was accepted: {self:?}");
@@ -283,18 +275,6 @@ fn spoil(text: &mut Vec<u8>, &(kind, pos, pick): &Spoil) -> bool {
     false
 }
 
-fn campaign<S: Strategy>(cases: u32, strategy: S, check: impl Fn(S::Value, &mut Tally)) -> Tally {
-    let mut runner = TestRunner::new(Config { cases, failure_persistence: None, ..Config::default() });
-    let tally = RefCell::new(Tally::default());
-    if let Err(e) = runner.run(&strategy, |v| {
-        check(v, &mut tally.borrow_mut());
-        Ok(())
-    }) {
-        panic!("fuzz campaign: {e}");
-    }
-    tally.into_inner()
-}
-
 /// Imports `bytes`, checks the outcome as above, and counts it.
 fn one_case(bytes: &[u8], lines: usize, tally: &mut Tally) -> Option<Trace> {
     let t0 = Instant::now();
@@ -323,7 +303,7 @@ fn one_case(bytes: &[u8], lines: usize, tally: &mut Tally) -> Option<Trace> {
 fn spoilt_trace_texts_are_refused_at_their_line_or_read_right() {
     let bases = bases();
     let strategy = (0..bases.len(), prop::collection::vec((any::<u8>(), any::<u32>(), any::<u16>()), 1..4));
-    let t = campaign(CASES, strategy, |(b, spoils), tally| {
+    let t = campaign("trace texts", CASES, strategy, |(b, spoils), tally: &mut Tally| {
         let base = &bases[b];
         let mut text = base.text.clone();
         let mut only_line_cuts = true;
@@ -354,7 +334,7 @@ fn spoilt_gzip_files_are_refused_or_read_whole_or_said_cut() {
     let whole = import(&base.gz, base.name).unwrap();
     let full_text = gunzip(&base.gz);
     let strategy = (any::<bool>(), any::<u32>(), 1u8..=255);
-    let t = campaign(CASES, strategy, |(cut, pos, x), tally| {
+    let t = campaign("trace gzip files", CASES, strategy, |(cut, pos, x), tally: &mut Tally| {
         let mut gz = base.gz.clone();
         let at = pos as usize % gz.len();
         if cut {
