@@ -338,10 +338,9 @@ fn is_json_prefix(bytes: &[u8]) -> bool {
 
 /// Parses the JSON of a [`Shared`], naming the bad field (its whole path, as
 /// `view.tab` or `experiment.kernels[1].name`), refusing a key given twice in any
-/// object (JSON parsers keep one of them without a word: which one differs), and
-/// validating the experiment with the library's own rules.
+/// object (as the library's reader does for every JSON it reads), and validating the
+/// experiment with the library's own rules.
 pub fn parse_shared(text: &str) -> Result<Shared, LinkError> {
-    no_duplicate_keys(text).map_err(LinkError::Invalid)?;
     let shared: Shared = schedsim::input::from_json(text, "a link's data").map_err(LinkError::Invalid)?;
     if let Err(e) = shared.experiment.validate() {
         // A replay in its reference form does not validate until its trace is loaded:
@@ -364,74 +363,6 @@ fn is_valid_reference(e: &Experiment) -> bool {
     p.tasks = tasks;
     probe.workload = schedsim::Workload::Replay(p);
     probe.validate().is_ok()
-}
-
-/// Walks `text` and fails on the first object with a key given twice, naming it by
-/// its path. Syntax errors are left to the typed parse, which names their field.
-fn no_duplicate_keys(text: &str) -> Result<(), String> {
-    use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
-
-    /// One JSON value at `path` ("" at the top).
-    struct Walk<'p>(&'p str);
-
-    impl<'de> DeserializeSeed<'de> for Walk<'_> {
-        type Value = ();
-        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-            d.deserialize_any(self)
-        }
-    }
-
-    impl<'de> Visitor<'de> for Walk<'_> {
-        type Value = ();
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("any JSON value")
-        }
-        fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-            Ok(())
-        }
-        fn visit_i64<E>(self, _: i64) -> Result<(), E> {
-            Ok(())
-        }
-        fn visit_u64<E>(self, _: u64) -> Result<(), E> {
-            Ok(())
-        }
-        fn visit_f64<E>(self, _: f64) -> Result<(), E> {
-            Ok(())
-        }
-        fn visit_str<E>(self, _: &str) -> Result<(), E> {
-            Ok(())
-        }
-        fn visit_unit<E>(self) -> Result<(), E> {
-            Ok(())
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-            let mut i = 0u64;
-            while seq.next_element_seed(Walk(&format!("{}[{i}]", self.0)))?.is_some() {
-                i += 1;
-            }
-            Ok(())
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-            let mut seen = std::collections::BTreeSet::new();
-            while let Some(key) = map.next_key::<String>()? {
-                let path = if self.0.is_empty() { key.clone() } else { format!("{}.{key}", self.0) };
-                if !seen.insert(key) {
-                    return Err(A::Error::custom(format!(
-                        "field {} is given twice; give each field once",
-                        schedsim::input::clip(&path)
-                    )));
-                }
-                map.next_value_seed(Walk(&path))?;
-            }
-            Ok(())
-        }
-    }
-
-    let mut de = serde_json::Deserializer::from_str(text);
-    match Walk("").deserialize(&mut de) {
-        Err(e) if e.is_data() => Err(e.to_string().split(" at line ").next().unwrap_or_default().to_string()),
-        _ => Ok(()),
-    }
 }
 
 #[cfg(test)]

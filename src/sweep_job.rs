@@ -101,6 +101,8 @@ pub struct SweepJob {
     /// When the first run was handed to a worker (the sweep's wall time starts there).
     started_ms: Option<f64>,
     pacer: Pacer,
+    /// Runs whose worker died (or that failed in it), and why, in the order they failed.
+    failed: Vec<(RunId, String)>,
 }
 
 impl SweepJob {
@@ -120,6 +122,7 @@ impl SweepJob {
             running: BTreeMap::new(),
             started_ms: None,
             pacer: Pacer::new(),
+            failed: Vec::new(),
         })
     }
 
@@ -140,6 +143,44 @@ impl SweepJob {
         if let Some((run, _)) = self.running.remove(&key) {
             self.queue.push_front(run);
         }
+    }
+
+    /// Worker `key` died, or its run failed in it: the run is set aside as failed (the
+    /// others go on). False if the worker was running nothing of this sweep.
+    pub fn fail_run(&mut self, key: u32, why: String) -> bool {
+        match self.running.remove(&key) {
+            Some((run, _)) => {
+                self.failed.push((run, why));
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Nothing queued or running, and not complete: some runs failed.
+    pub fn stopped_by_failures(&self) -> bool {
+        self.queue.is_empty() && self.running.is_empty() && !self.failed.is_empty()
+    }
+
+    /// The failed runs, each as "KERNEL at N CLIENTS, iteration I: why".
+    pub fn failures(&self) -> Vec<String> {
+        let e = self.experiment();
+        self.failed
+            .iter()
+            .map(|(r, why)| {
+                let kernel = e.kernels.get(r.kernel as usize).map_or("?", |k| k.name.as_str());
+                let clients = e.clients.get(r.point as usize).copied().unwrap_or(0);
+                format!("{kernel} at {clients} {}, iteration {}: {why}", e.workload.clients_meaning(), r.iteration + 1)
+            })
+            .collect()
+    }
+
+    /// Queues the failed runs again, first; the runs that landed stay.
+    pub fn retry_failed(&mut self) {
+        for (run, _) in self.failed.drain(..).rev() {
+            self.queue.push_front(run);
+        }
+        self.pacer.unshown = true;
     }
 
     /// Worker `key`'s run has reached `sim_ns` of `run_ns`.
@@ -299,6 +340,33 @@ mod tests {
         assert_eq!(job.next_run(2, 0.0), Some(a));
         assert!(job.finish(0.0).is_err());
         assert!(SweepJob::new(1, "{}".into()).is_err());
+    }
+
+    #[test]
+    fn a_dead_worker_fails_its_run_only_and_a_retry_completes_the_same_report() {
+        let e = small();
+        let want = e.run(&mut |_| true).unwrap().to_json();
+        let mut job = SweepJob::new(1, e.to_json()).unwrap();
+        let lost = job.next_run(0, 0.0).unwrap();
+        assert!(job.fail_run(0, "a simulation worker stopped: out of memory".into()));
+        assert!(!job.fail_run(0, "twice".into()), "the worker had no run left");
+        assert!(!job.stopped_by_failures(), "other runs wait");
+        while let Some(run) = job.next_run(1, 0.0) {
+            let json = work(&job, run);
+            job.land(1, &json).unwrap();
+        }
+        assert!(job.stopped_by_failures() && !job.is_complete());
+        assert_eq!(
+            job.failures(),
+            ["v4.15 at 1 client/server pairs, iteration 1: a simulation worker stopped: out of memory"]
+        );
+        assert_eq!((job.progress_now(0.0).runs_done, job.progress_now(0.0).runs_total), (11, 12));
+        job.retry_failed();
+        assert_eq!(job.next_run(2, 0.0), Some(lost));
+        let json = work(&job, lost);
+        job.land(2, &json).unwrap();
+        assert!(job.is_complete() && !job.stopped_by_failures());
+        assert_eq!(job.finish(0.0).unwrap().0.report_json, want);
     }
 
     #[test]

@@ -72,7 +72,7 @@ pub fn app() -> Html {
         use_effect_with(state.view.tab, |_| dom::scroll_to_top());
     }
     let replay = use_replay(&state, dispatch.clone());
-    let (on_run, on_cancel) = use_sweep_runner(&state, dispatch.clone(), !field_errors.0.is_empty());
+    let (on_run, on_cancel, on_rerun) = use_sweep_runner(&state, dispatch.clone(), !field_errors.0.is_empty());
 
     // The address bar follows the page (a tab is a history entry); Back, Forward and a
     // different link opened in the same tab bring their state back.
@@ -205,7 +205,7 @@ pub fn app() -> Html {
             html! { <SweepView exp={state.exp.clone()} refusal={state.refusal.clone()} workers={state.workers}
             sweep={state.sweep.clone()} result={state.result.clone()} theme={chart_theme.clone()} presenter={state.presenter}
             latency_point={state.view.latency_point} perfetto={state.perfetto.clone()}
-            field_errors={(*field_errors).clone()} {on_run} {on_cancel}
+            field_errors={(*field_errors).clone()} {on_run} {on_cancel} {on_rerun}
             on_preset={d.reform(|name| Action::LoadPreset { name, run: false })}
             on_machine_preset={d.reform(Action::SetMachinePreset)}
             on_machine={d.reform(|m| Action::SetMachine(Box::new(m)))}

@@ -48,9 +48,19 @@ impl SweepResult {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Sweep {
     Idle,
-    Running { id: u32, started_ms: f64, progress: Option<JobProgress> },
+    Running {
+        id: u32,
+        started_ms: f64,
+        progress: Option<JobProgress>,
+    },
     Done(Rc<SweepResult>),
     Failed(String),
+    /// Every run ended, some failed (their worker died): the failed runs, described;
+    /// the result holds those that landed.
+    RunsFailed {
+        id: u32,
+        failed: Vec<String>,
+    },
     Cancelled,
 }
 
@@ -274,7 +284,13 @@ impl State {
                 st.request_run(run);
                 st
             }
-            Ok(None) => State::new(default_experiment(), View::default(), None),
+            Ok(None) => {
+                // The page opens on a finished experiment, not a bare form: the small
+                // demo runs at once (16 short runs, about 0.1 s in the workers).
+                let mut st = State::new(default_experiment(), View::default(), None);
+                st.request_run(true);
+                st
+            }
             Err(e) => State::new(
                 default_experiment(),
                 View::default(),
@@ -413,6 +429,16 @@ pub enum Action {
         message: String,
     },
     SweepCancelled,
+    /// Sweep `id` ended with failed runs: the results of those that landed.
+    SweepRunsFailed {
+        result: Rc<SweepResult>,
+        failed: Vec<String>,
+    },
+    /// The failed runs of sweep `id` run again.
+    SweepRerun {
+        id: u32,
+        at_ms: f64,
+    },
     Error(String),
     DismissErrors,
     DismissNotice,
@@ -575,6 +601,18 @@ impl State {
                     s.sweep = Sweep::Failed(message);
                 }
             }
+            Action::SweepRunsFailed { result, failed } => {
+                let id = result.done.id;
+                if matches!(s.sweep, Sweep::Running { id: rid, .. } if rid == id) {
+                    s.result = Some(result);
+                    s.sweep = Sweep::RunsFailed { id, failed };
+                }
+            }
+            Action::SweepRerun { id, at_ms } => {
+                if matches!(s.sweep, Sweep::RunsFailed { id: rid, .. } if rid == id) {
+                    s.sweep = Sweep::Running { id, started_ms: at_ms, progress: None };
+                }
+            }
             Action::SweepCancelled => {
                 if s.running() {
                     s.sweep = Sweep::Cancelled;
@@ -648,8 +686,36 @@ mod tests {
     use crate::permalink;
     use crate::topo_edit::Spot;
 
+    /// The page as opened without a link, its demo run already started.
     fn state() -> State {
-        State::from_fragment("", 2)
+        let mut s = State::from_fragment("", 2);
+        s.run_request = 0;
+        s
+    }
+
+    #[test]
+    fn failed_runs_keep_the_landed_ones_and_a_rerun_resumes_the_same_sweep() {
+        let s = state().reduce(Action::SweepStarted { id: 4, at_ms: 0.0 });
+        let part = Rc::new(SweepResult::partial(4, (*tiny_report()).clone(), (1, 2)));
+        let failed = vec!["a at 1 clients, iteration 1: a simulation worker stopped".to_string()];
+        let late = s.clone().reduce(Action::SweepRunsFailed {
+            result: Rc::new(SweepResult::partial(3, (*tiny_report()).clone(), (1, 2))),
+            failed: failed.clone(),
+        });
+        assert!(late.running() && late.result.is_none(), "an older sweep's failures change nothing");
+        let s = s.reduce(Action::SweepRunsFailed { result: part.clone(), failed: failed.clone() });
+        assert_eq!((s.sweep.clone(), s.result.clone()), (Sweep::RunsFailed { id: 4, failed }, Some(part.clone())));
+        let s = s.reduce(Action::SweepRerun { id: 4, at_ms: 5.0 });
+        assert_eq!(s.sweep, Sweep::Running { id: 4, started_ms: 5.0, progress: None });
+        assert_eq!(s.result, Some(part), "the landed runs stay while the failed ones run again");
+    }
+
+    #[test]
+    fn the_page_opened_without_a_link_runs_the_demo_at_once() {
+        let s = State::from_fragment("", 2);
+        assert_eq!((s.exp.name.as_str(), s.run_request, s.question.clone()), ("demo", 1, None));
+        // A bad link loads the demo but runs nothing: the notice is read first.
+        assert_eq!(State::from_fragment("#v1.garbage", 2).run_request, 0);
     }
 
     fn tiny_report() -> Rc<Report> {

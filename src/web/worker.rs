@@ -356,6 +356,14 @@ pub enum PoolEvent {
         id: u32,
         message: String,
     },
+    /// Every run has ended but some failed (their worker died): the report of those that
+    /// landed, and the failed runs, described. `SweepPool::rerun_failed` runs them again.
+    RunsFailed {
+        id: u32,
+        report: Report,
+        points: (u32, u32),
+        failed: Vec<String>,
+    },
 }
 
 /// Page side of a sweep: a pool of workers, each given the next run as it finishes
@@ -418,6 +426,27 @@ impl SweepPool {
         let mut inner = self.inner.borrow_mut();
         stop_all(&mut inner);
         inner.retired.clear();
+    }
+
+    /// Runs the failed runs of the sweep again (after `PoolEvent::RunsFailed`), on new
+    /// workers; the runs that landed stay. False if there is no such sweep.
+    pub fn rerun_failed(&self) -> bool {
+        let retried = {
+            let mut inner = self.inner.borrow_mut();
+            match inner.job.as_mut() {
+                Some(job) if job.stopped_by_failures() => {
+                    job.retry_failed();
+                    true
+                }
+                _ => false,
+            }
+        };
+        if retried {
+            if let Err(e) = pump(&self.inner) {
+                fail(&self.inner, e);
+            }
+        }
+        retried
     }
 
     /// The number of workers; a running sweep grows to it at once and shrinks as
@@ -504,7 +533,7 @@ fn spawn_slot(rc: &Rc<RefCell<PoolInner>>, key: u32) -> Result<(Worker, Vec<Hand
     let on_err = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| {
         let Some(rc) = weak.upgrade() else { return };
         let msg = error_message(&ev);
-        fail(&rc, format!("a simulation worker stopped: {msg}"));
+        lose_worker(&rc, key, format!("a simulation worker stopped: {msg}"));
     });
     w.set_onmessage(Some(on_msg.as_ref().unchecked_ref()));
     w.set_onerror(Some(on_err.as_ref().unchecked_ref()));
@@ -512,6 +541,14 @@ fn spawn_slot(rc: &Rc<RefCell<PoolInner>>, key: u32) -> Result<(Worker, Vec<Hand
 }
 
 fn on_response(rc: &Rc<RefCell<PoolInner>>, key: u32, r: Response) {
+    // A run failed in its worker (a panic, which aborts the worker next): that run only;
+    // the others go on.
+    if let Response::Failed { id, message } = &r {
+        if rc.borrow().job.as_ref().map(|j| j.id) == Some(*id) {
+            lose_worker(rc, key, message.clone());
+        }
+        return;
+    }
     let event = {
         let mut inner = rc.borrow_mut();
         let inner = &mut *inner;
@@ -544,10 +581,10 @@ fn on_response(rc: &Rc<RefCell<PoolInner>>, key: u32, r: Response) {
                         inner.job = None;
                         Some(ev)
                     }
+                    Ok(()) if job.stopped_by_failures() => Some(runs_failed(job)),
                     Ok(()) => told(job, now),
                 }
             }
-            Response::Failed { id, message } if Some(id) == current => Some(PoolEvent::Failed { id, message }),
             // Stale answers (an earlier sweep's) and Perfetto's.
             _ => None,
         }
@@ -558,6 +595,11 @@ fn on_response(rc: &Rc<RefCell<PoolInner>>, key: u32, r: Response) {
     }
     // The next run goes to the worker that just finished before the page folds this
     // result in and redraws its charts, so no worker waits for the main thread.
+    pump_then_tell(rc, event);
+}
+
+/// Hands out the runs left (`pump`), then tells the page `event`, if any.
+fn pump_then_tell(rc: &Rc<RefCell<PoolInner>>, event: Option<PoolEvent>) {
     if let Err(e) = pump(rc) {
         fail(rc, e);
         return;
@@ -566,6 +608,30 @@ fn on_response(rc: &Rc<RefCell<PoolInner>>, key: u32, r: Response) {
         let cb = rc.borrow().on_event.clone();
         cb(ev);
     }
+}
+
+fn runs_failed(job: &SweepJob) -> PoolEvent {
+    PoolEvent::RunsFailed { id: job.id, report: job.partial_report(), points: job.points(), failed: job.failures() }
+}
+
+/// Worker `key` died or its run failed: the worker goes (a new one takes the runs left),
+/// its run is set aside as failed, and when nothing is left to run the page hears which
+/// runs failed. A worker running nothing of the sweep just goes.
+fn lose_worker(rc: &Rc<RefCell<PoolInner>>, key: u32, why: String) {
+    let event = {
+        let mut inner = rc.borrow_mut();
+        if let Some(i) = inner.slots.iter().position(|s| s.key == key) {
+            let s = inner.slots.remove(i);
+            s.worker.set_onmessage(None);
+            s.worker.set_onerror(None);
+            s.worker.terminate();
+        }
+        match inner.job.as_mut() {
+            Some(job) => (job.fail_run(key, why) && job.stopped_by_failures()).then(|| runs_failed(job)),
+            None => None,
+        }
+    };
+    pump_then_tell(rc, event);
 }
 
 /// The event for the page, if it is to hear of `job` now (`SweepJob::tell`).

@@ -281,10 +281,9 @@ pub fn apply_flags(exp: &mut Experiment, p: &Parsed) -> Result<Vec<String>, CliE
 
 pub fn parse_workload(w: &str) -> Result<Workload, CliError> {
     if w.trim_start().starts_with('{') {
-        return serde_json::from_str::<Workload>(w).map_err(|e| {
-            let msg = schedsim::input::clip_quoted(&schedsim::input::suggest(&e.to_string()));
-            CliError::input(format!("--workload: {msg}"))
-        });
+        // The reader of experiment files and links: field paths, no key given twice.
+        return schedsim::input::from_json::<Workload>(w, "a workload")
+            .map_err(|msg| CliError::input(format!("--workload: {msg}")));
     }
     Workload::by_name(w).ok_or_else(|| {
         CliError::input(format!(

@@ -281,12 +281,22 @@ fn bad_input_exits_2_with_one_line() {
         &good.replace("\"preset\":\"v5.15\"", "\"preset\":\"v5.15\",\"overrides\":{\"SHARED_RUNQ\":1}"),
     );
     let newline_name = file("nl.json", &good.replace("\"name\":\"a\"", "\"name\":\"a\\nb\""));
+    // A key given twice: serde would keep the last without a word (a link refuses it).
+    let twice = file("twice.json", &good.replace("\"seed\":1", "\"seed\":1,\"seed\":2"));
+    let twice_deep =
+        file("twice2.json", &good.replace("\"preset\":\"v5.15\"", "\"preset\":\"v5.15\",\"preset\":\"v6.6\""));
     let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
         (vec!["run", &two], vec!["two.json", "one JSON object, but more follows it", "line 2 column 1"]),
         (vec!["run", &junk], vec!["junk.json", "one JSON object, but more follows it"]),
         (vec!["run", &preset_number], vec!["pnum.json", "kernels[0].preset", "integer `5`", "v5.15"]),
         (vec!["run", &override_number], vec!["onum.json", "kernels[0].overrides.SHARED_RUNQ", "expected a boolean"]),
         (vec!["run", &newline_name], vec!["nl.json", "kernels[0].name", "control character '\\n'"]),
+        (vec!["run", &twice], vec!["twice.json", "field seed is given twice"]),
+        (vec!["run", &twice_deep], vec!["twice2.json", "field kernels[0].preset is given twice"]),
+        (
+            vec!["run", "--topology", "1x1x2x2", "--workload", r#"{"kind":"tbench","kind":"pipe"}"#],
+            vec!["--workload", "field kind is given twice"],
+        ),
         // 2^64 CPUs, which a u64 product wraps to 0: refused with its size.
         (vec!["run", "--topology", "65536x65536x65536x65536"], vec!["--topology", "18446744073709551616 CPUs", "1024"]),
         (vec!["run", "--topology", "4x2147483648x2147483648x1"], vec!["--topology", "CPUs, at most 1024"]),

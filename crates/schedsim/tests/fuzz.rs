@@ -5,12 +5,13 @@
 //! check overflow), within a time bound; an accepted experiment is run (shortened to
 //! 2 ms, one point) with the invariant checker after every event.
 
+mod campaign;
+
+use campaign::campaign;
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestRunner};
 use schedsim::experiment::Checks;
 use schedsim::Experiment;
 use serde_json::{json, Value};
-use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
 /// Most wall time one case may take (parse, validate and the shortened run).
@@ -29,14 +30,7 @@ impl Tally {
     /// case counted, and both outcomes reached (a campaign that only refuses, or only
     /// accepts, tests one side).
     fn report(&self, name: &str, cases: u32) {
-        let peak = std::fs::read_to_string("/proc/self/status")
-            .ok()
-            .and_then(|s| {
-                s.lines()
-                    .find(|l| l.starts_with("VmHWM"))
-                    .map(|l| l.split_whitespace().nth(1).unwrap_or("?").to_string())
-            })
-            .map_or_else(|| "unknown".to_string(), |kb| format!("{kb} kB"));
+        let peak = campaign::peak_memory();
         eprintln!(
             "fuzz campaign {name}: {} cases, {} accepted and run, refused by class {:?}, slowest accepted {:?}, peak memory of the test process {peak}",
             self.cases, self.accepted, self.refused, self.slowest_accepted
@@ -46,20 +40,6 @@ impl Tally {
         assert!(!self.refused.is_empty(), "{name}: no case was refused: {self:?}");
         assert!(self.slowest_accepted < CASE_TIME_MAX);
     }
-}
-
-/// Runs `cases` cases of `strategy` through `check`, each with the campaign's tally;
-/// a panic or a failed assertion inside a case fails the campaign with its input.
-fn campaign<S: Strategy>(name: &str, cases: u32, strategy: S, check: impl Fn(S::Value, &mut Tally)) -> Tally {
-    let mut runner = TestRunner::new(Config { cases, failure_persistence: None, ..Config::default() });
-    let tally = RefCell::new(Tally::default());
-    if let Err(e) = runner.run(&strategy, |v| {
-        check(v, &mut tally.borrow_mut());
-        Ok(())
-    }) {
-        panic!("fuzz campaign {name}: {e}");
-    }
-    tally.into_inner()
 }
 
 /// The class of a refusal: its field's top-level name, or the kind of problem.
@@ -270,7 +250,7 @@ const CASES: u32 = 1000;
 #[test]
 fn mutated_experiments_are_refused_or_run() {
     let strategy = (0usize..16, any::<bool>(), prop::collection::vec(mutation(), 1..4));
-    let t = campaign("experiments", CASES, strategy, |(preset, with_costs, muts), t| {
+    let t = campaign("experiments", CASES, strategy, |(preset, with_costs, muts), t: &mut Tally| {
         let mut v = preset_json(preset, with_costs);
         for m in &muts {
             mutate(&mut v, m);
@@ -284,7 +264,7 @@ fn mutated_experiments_are_refused_or_run() {
 fn mutated_topology_texts_are_refused_or_run() {
     let strategy =
         (0usize..FIXTURES.len(), any::<bool>(), prop::collection::vec((any::<u8>(), any::<u16>(), any::<u16>()), 0..4));
-    let t = campaign("topology texts", CASES, strategy, |(f, numactl, muts), t| {
+    let t = campaign("topology texts", CASES, strategy, |(f, numactl, muts), t: &mut Tally| {
         let mut text = fixture(FIXTURES[f]);
         if numactl {
             text.push_str(&fixture("numactl-hardware-2node.txt"));

@@ -177,3 +177,17 @@ fn bom_long_keys_duplicates_and_size() {
     let big = "0,0,0,0\n".repeat(300_000);
     assert!(schedsim::import::topology_from_text(&big).unwrap_err().to_string().contains("at most 2 MB"));
 }
+
+/// A key given twice in any object is refused with its path, by the one reader that
+/// experiment files, `--workload` JSON and links share (serde alone keeps the last).
+#[test]
+fn a_key_given_twice_is_refused_with_its_path() {
+    assert_eq!(
+        err(&GOOD.replacen("\"seed\"", "\"seed\":3,\"seed\"", 1)),
+        "field seed is given twice; give each field once"
+    );
+    let twice_kind = GOOD.replacen("\"kind\"", "\"kind\":\"pipe\",\"kind\"", 1);
+    assert_eq!(err(&twice_kind), "field workload.kind is given twice; give each field once");
+    // The same key in two objects is not a duplicate.
+    assert!(Experiment::from_json(GOOD).is_ok());
+}

@@ -110,19 +110,35 @@ pub fn chart_card(p: &ChartProps) -> Html {
         });
     }
     let size = charts::fit_size(p.spec.size(), shown_w.map(f64::from), dom::inner_height());
+    // Which drawing is the latest: a draw asked for before a newer one is skipped.
+    let generation = use_mut_ref(|| 0u64);
     {
         let canvas = canvas.clone();
         let error = error.clone();
         use_effect_with((p.spec.clone(), p.theme.clone(), size), move |(spec, theme, size)| {
-            let r = match canvas.cast::<HtmlCanvasElement>() {
-                Some(c) => {
-                    let r = draw_canvas(&c, spec, theme, *size);
-                    let _ = c.set_attribute("data-drawn", if r.is_ok() { "true" } else { "false" });
-                    r
-                }
-                None => Err("chart: the canvas is missing from the page".into()),
+            let mine = {
+                let mut g = generation.borrow_mut();
+                *g += 1;
+                *g
             };
-            error.set(r.err());
+            // Each chart draws in a task of its own, after the page's render: a sweep's
+            // redraw of four charts is then five short tasks on the main thread, not one
+            // long one, and input is handled between them.
+            let (spec, theme, size) = (spec.clone(), theme.clone(), *size);
+            dom::after_ms(0, move || {
+                if *generation.borrow() != mine {
+                    return;
+                }
+                let r = match canvas.cast::<HtmlCanvasElement>() {
+                    Some(c) => {
+                        let r = draw_canvas(&c, &spec, &theme, size);
+                        let _ = c.set_attribute("data-drawn", if r.is_ok() { "true" } else { "false" });
+                        r
+                    }
+                    None => Err("chart: the canvas is missing from the page".into()),
+                };
+                error.set(r.err());
+            });
         });
     }
     let on_svg = {

@@ -1,5 +1,5 @@
-//! A sweep's results: the charts, the mmtests-style table (copyable as text) and the
-//! exports. Everything exported is the library's own rendering. While the sweep runs,
+//! A sweep's results: the headline chart beside the mmtests-style table (copyable as
+//! text), the other charts, and the exports. Everything exported is the library's own rendering. While the sweep runs,
 //! the charts and the wasted-core table show the runs landed so far; the table and the
 //! exports come with the last run.
 
@@ -77,13 +77,14 @@ pub fn results(p: &ResultsProps) -> Html {
             }
         })
     };
-    let charts = REPORT_CHARTS
-        .iter()
-        .map(|name| {
-            let spec = ChartSpec::Report { name, result: r.clone(), point };
-            html! { <ChartCard {spec} theme={p.theme.clone()} id={*name} exports=true /> }
-        })
-        .collect::<Html>();
+    // The headline chart (throughput, with its "% vs A" panel) sits beside the table;
+    // the others follow.
+    let chart = |name: &'static str| {
+        let spec = ChartSpec::Report { name, result: r.clone(), point };
+        html! { <ChartCard {spec} theme={p.theme.clone()} id={name} exports=true /> }
+    };
+    let headline = chart(REPORT_CHARTS[0]);
+    let charts = REPORT_CHARTS[1..].iter().map(|name| chart(name)).collect::<Html>();
     // What must be read before the numbers: windows that measured nothing, identical
     // kernels, differences within noise.
     let notes = crate::compare::notes(rep);
@@ -117,6 +118,37 @@ pub fn results(p: &ResultsProps) -> Html {
             if p.stale {
                 <p class="stale" role="status">{ "The experiment has changed since this sweep: run it again to update the results." }</p>
             }
+            { notes.clone() }
+            <div class="headline">
+                { headline }
+                if r.complete {
+                <div class="headline-table">
+                    <div class="table-head">
+                        <h3>{ "Comparison (mmtests compare-kernels layout)" }</h3>
+                        <button type="button" id="copy-table" onclick={on_copy}>{ "Copy table" }</button>
+                        if let Some(m) = &*copied {
+                            <span class="status" role="status">{ m.clone() }</span>
+                        }
+                    </div>
+                    if empty {
+                        <ul id="table-notes" class="result-notes has-empty" role="note">
+                            { for crate::compare::notes(rep).into_iter().take(crate::compare::empty_points(rep).len()).map(|n| html! { <li>{ n }</li> }) }
+                        </ul>
+                    }
+                    <pre id="mmtests" class="table" tabindex="0">{ r.done.table.clone() }</pre>
+                </div>
+                }
+            </div>
+            <div class="charts">{ charts }</div>
+            if npts > 1 {
+                <label class="inline">{ "latency chart at " }
+                    <select onchange={on_point} aria-label="client count of the latency chart">
+                        { for rep.configs[0].points.iter().enumerate().map(|(i, pt)| html! {
+                            <option value={i.to_string()} selected={i == point}>{ format!("{} {}", pt.clients, rep.experiment.workload.clients_meaning()) }</option>
+                        }) }
+                    </select>
+                </label>
+            }
             if r.complete {
             <div class="exports">
                 <button type="button" id="export-json" onclick={export("report.json", "application/json", r.done.report_json.clone())}>{ "Report JSON" }</button>
@@ -128,35 +160,9 @@ pub fn results(p: &ResultsProps) -> Html {
                 window={default_window(None, rep.experiment.warmup_ms, rep.experiment.duration_ms)}
                 on_export={p.on_perfetto.clone()} status={p.perfetto.clone()} id="results-perfetto" />
             }
-            { notes.clone() }
-            <div class="charts">{ charts }</div>
-            if npts > 1 {
-                <label class="inline">{ "latency chart at " }
-                    <select onchange={on_point} aria-label="client count of the latency chart">
-                        { for rep.configs[0].points.iter().enumerate().map(|(i, pt)| html! {
-                            <option value={i.to_string()} selected={i == point}>{ format!("{} {}", pt.clients, rep.experiment.workload.clients_meaning()) }</option>
-                        }) }
-                    </select>
-                </label>
-            }
             { wasted_section(r, &p.on_jump) }
             if r.complete {
                 <RecordTimeline exp={rep.experiment.clone()} />
-            }
-            if r.complete {
-            <div class="table-head">
-                <h3>{ "Comparison (mmtests compare-kernels layout)" }</h3>
-                <button type="button" id="copy-table" onclick={on_copy}>{ "Copy table" }</button>
-                if let Some(m) = &*copied {
-                    <span class="status" role="status">{ m.clone() }</span>
-                }
-            </div>
-            if empty {
-                <ul id="table-notes" class="result-notes has-empty" role="note">
-                    { for crate::compare::notes(rep).into_iter().take(crate::compare::empty_points(rep).len()).map(|n| html! { <li>{ n }</li> }) }
-                </ul>
-            }
-            <pre id="mmtests" class="table" tabindex="0">{ r.done.table.clone() }</pre>
             }
         </section>
     }

@@ -44,6 +44,8 @@ pub struct SweepProps {
     pub field_errors: FieldErrors,
     pub on_run: Callback<MouseEvent>,
     pub on_cancel: Callback<MouseEvent>,
+    /// Runs the failed runs of a sweep again.
+    pub on_rerun: Callback<MouseEvent>,
     /// A built-in experiment chosen by name.
     pub on_preset: Callback<String>,
     /// A machine preset chosen by name.
@@ -149,6 +151,20 @@ pub fn sweep_view(p: &SweepProps) -> Html {
         Sweep::Failed(m) => {
             html! { <p class="refusal" role="alert" id="sweep-error">{ format!("The sweep failed: {m}") }</p> }
         }
+        Sweep::RunsFailed { failed, .. } => {
+            let (done, total) = p.result.as_ref().map_or((0, 0), |r| r.points);
+            html! {
+                <div class="refusal" role="alert" id="sweep-runs-failed">
+                    <p>{ format!("{} run{} failed; the runs that finished are shown ({done} of {total} points begun):",
+                        failed.len(), if failed.len() == 1 { "" } else { "s" }) }</p>
+                    <ul>{ for failed.iter().take(8).map(|f| html! { <li>{ f.clone() }</li> }) }</ul>
+                    if failed.len() > 8 {
+                        <p>{ format!("and {} more.", failed.len() - 8) }</p>
+                    }
+                    <button type="button" class="primary" id="rerun-failed" onclick={p.on_rerun.clone()}>{ "Rerun the failed runs" }</button>
+                </div>
+            }
+        }
         Sweep::Cancelled => html! { <p class="status" role="status" id="sweep-cancelled">{ "Sweep cancelled." }</p> },
         _ => html! {},
     };
@@ -163,11 +179,11 @@ pub fn sweep_view(p: &SweepProps) -> Html {
         }
         None => html! {},
     };
-    // A finished sweep's results are far below the form: the bar says they are ready.
+    // A finished sweep's results may be out of view: the bar says they are ready.
     let results_ready = match (&p.sweep, &p.result) {
         (Sweep::Done(_), Some(r)) if r.report.experiment == *exp => html! {
             <button type="button" class="tool" id="results-ready"
-                onclick={Callback::from(|_| dom::scroll_to("section.results"))}>{ "Results ready ↓" }</button>
+                onclick={Callback::from(|_| dom::scroll_to("section.results"))}>{ "Results ready" }</button>
         },
         _ => html! {},
     };
@@ -183,16 +199,6 @@ pub fn sweep_view(p: &SweepProps) -> Html {
     };
     let form = html! {
         <>
-            <section class="panel experiment-bar">
-                <label class="inline">{ "built-in experiment " }
-                    <select id="preset" onchange={on_preset}>
-                        <option value="" selected={!presets_list.iter().any(|p| p.experiment == *exp)}>{ "custom (edited)" }</option>
-                        { for presets_list.iter().map(|p| html! {
-                            <option value={p.name} selected={p.experiment == *exp}>{ format!("{} — {}", p.name, p.description) }</option>
-                        }) }
-                    </select>
-                </label>
-            </section>
             <section class="panel machine" aria-labelledby="machine-h">
                 <h2 id="machine-h">{ "Machine" }</h2>
                 <div class="row">
@@ -251,7 +257,28 @@ pub fn sweep_view(p: &SweepProps) -> Html {
     };
     html! {
         <>
+            <section class="panel experiment-bar">
+                <label class="inline">{ "built-in experiment " }
+                    <select id="preset" onchange={on_preset}>
+                        <option value="" selected={!presets_list.iter().any(|p| p.experiment == *exp)}>{ "custom (edited)" }</option>
+                        { for presets_list.iter().map(|p| html! {
+                            <option value={p.name} selected={p.experiment == *exp}>{ format!("{} — {}", p.name, p.description) }</option>
+                        }) }
+                    </select>
+                </label>
+            </section>
+            // One column: the results above the inputs (the Run bar stays at the
+            // screen's foot); from 1600 px, the inputs and the results side by side.
+            <div class="sweep-layout">
+            <div class="sweep-inputs">
             { form }
+            </div>
+            <div class="sweep-outputs">
+                { results }
+                <ReplayTableView exp={exp.clone()} replay={p.replay.clone()}
+                    result_id={p.result.as_ref().filter(|r| r.complete && r.report.experiment == *exp).map(|r| r.done.id)} />
+            </div>
+            </div>
             <section class="panel runbar" aria-label="run">
                 <button type="button" id="run" class="primary big" onclick={p.on_run.clone()}
                     disabled={validation.is_some() || !p.field_errors.0.is_empty()}>{ if running { "Restart sweep" } else { "Run sweep" } }</button>
@@ -279,9 +306,6 @@ pub fn sweep_view(p: &SweepProps) -> Html {
                 { progress }
                 { results_ready }
             </section>
-            { results }
-            <ReplayTableView exp={exp.clone()} replay={p.replay.clone()}
-                result_id={p.result.as_ref().filter(|r| r.complete && r.report.experiment == *exp).map(|r| r.done.id)} />
         </>
     }
 }

@@ -16,10 +16,14 @@ fn pool_event_to_action(e: PoolEvent) -> Action {
         }
         PoolEvent::Done { done, report, .. } => Action::SweepDone(Rc::new(SweepResult::finished(done, report))),
         PoolEvent::Failed { id, message } => Action::SweepFailed { id, message },
+        PoolEvent::RunsFailed { id, report, points, failed } => {
+            Action::SweepRunsFailed { result: Rc::new(SweepResult::partial(id, report, points)), failed }
+        }
     }
 }
 
-/// Keeps the worker pool and returns the Run and Cancel buttons' callbacks. Pool events
+/// Keeps the worker pool and returns the Run, Cancel and "Rerun the failed runs"
+/// buttons' callbacks. Pool events
 /// and the sweep's start, failure and cancelling reach the page as `Action`s through
 /// `dispatch`; `blocked` (fields whose text is refused) makes Run do nothing.
 #[hook]
@@ -27,7 +31,7 @@ pub fn use_sweep_runner(
     state: &UseReducerHandle<State>,
     dispatch: Callback<Action>,
     blocked: bool,
-) -> (Callback<MouseEvent>, Callback<MouseEvent>) {
+) -> (Callback<MouseEvent>, Callback<MouseEvent>, Callback<MouseEvent>) {
     let runner = {
         let d = dispatch.clone();
         let workers = state.workers;
@@ -57,12 +61,17 @@ pub fn use_sweep_runner(
         }
     };
     let scroll_on_done = use_mut_ref(|| false);
+    // Opened without a link: the demo's run (request 1) starts where the page opens, at
+    // its top, with its results there; later requests scroll as below.
+    let opened_bare = *use_memo((), |_| dom::location_hash().trim_start_matches('#').is_empty());
     {
         // The gallery's one-click run: the experiment is loaded by the time this runs.
         let start = start.clone();
         let scroll = scroll_on_done.clone();
         use_effect_with(state.run_request, move |n| {
-            if *n > 0 {
+            if *n == 1 && opened_bare {
+                start();
+            } else if *n > 0 {
                 *scroll.borrow_mut() = true;
                 start();
                 if let Some(el) = dom::document().and_then(|d| d.query_selector(".runbar").ok().flatten()) {
@@ -94,10 +103,24 @@ pub fn use_sweep_runner(
     };
     let on_cancel = {
         let runner = runner.clone();
+        let d = dispatch.clone();
         Callback::from(move |_| {
             runner.cancel();
-            dispatch.emit(Action::SweepCancelled);
+            d.emit(Action::SweepCancelled);
         })
     };
-    (on_run, on_cancel)
+    let on_rerun = {
+        let id = match &state.sweep {
+            crate::web::state::Sweep::RunsFailed { id, .. } => Some(*id),
+            _ => None,
+        };
+        Callback::from(move |_| {
+            if let Some(id) = id {
+                if runner.rerun_failed() {
+                    dispatch.emit(Action::SweepRerun { id, at_ms: dom::now_ms() });
+                }
+            }
+        })
+    };
+    (on_run, on_cancel, on_rerun)
 }

@@ -142,7 +142,8 @@ pub fn json_error(path: &str, msg: &str) -> String {
 }
 
 /// Deserialises `T` from JSON text with field-path errors: the size cap, an optional
-/// byte-order mark, and `what` ("an experiment") must be a JSON object.
+/// byte-order mark, no key given twice in any object, and `what` ("an experiment")
+/// must be a JSON object.
 pub fn from_json<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<T, String> {
     check_size("the JSON", text.len())?;
     let text = strip_bom(text);
@@ -161,6 +162,7 @@ pub fn from_json<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Resu
             return Err(format!("{what} must be a JSON object {{...}}, this is {kind}"));
         }
     }
+    no_duplicate_keys(text)?;
     let de = &mut serde_json::Deserializer::from_str(text);
     let v: T = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
         let path = e.path().to_string();
@@ -170,6 +172,76 @@ pub fn from_json<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Resu
     // it, would otherwise be ignored without a word.
     de.end().map_err(|e| format!("{what} is one JSON object, but more follows it: {e}"))?;
     Ok(v)
+}
+
+/// Walks `text` and fails on the first object with a key given twice, naming it by
+/// its path. JSON parsers keep one of the two without a word (serde keeps the last,
+/// others the first), so a file or link read twice could mean two experiments.
+/// Syntax errors are left to the typed parse, which names their field.
+pub fn no_duplicate_keys(text: &str) -> Result<(), String> {
+    use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
+
+    /// One JSON value at `path` ("" at the top).
+    struct Walk<'p>(&'p str);
+
+    impl<'de> DeserializeSeed<'de> for Walk<'_> {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Walk<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_str<E>(self, _: &str) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_unit<E>(self) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            let mut i = 0u64;
+            while seq.next_element_seed(Walk(&format!("{}[{i}]", self.0)))?.is_some() {
+                i += 1;
+            }
+            Ok(())
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            let mut seen = std::collections::BTreeSet::new();
+            while let Some(key) = map.next_key::<String>()? {
+                let path = if self.0.is_empty() { key.clone() } else { format!("{}.{key}", self.0) };
+                if !seen.insert(key) {
+                    return Err(A::Error::custom(format!(
+                        "field {} is given twice; give each field once",
+                        clip(&path)
+                    )));
+                }
+                map.next_value_seed(Walk(&path))?;
+            }
+            Ok(())
+        }
+    }
+
+    let mut de = serde_json::Deserializer::from_str(text);
+    match Walk("").deserialize(&mut de) {
+        Err(e) if e.is_data() => Err(e.to_string().split(" at line ").next().unwrap_or_default().to_string()),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]

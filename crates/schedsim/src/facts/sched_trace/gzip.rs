@@ -49,6 +49,27 @@ fn header_len(b: &[u8]) -> Result<usize, String> {
     Ok(at)
 }
 
+/// CRC-32 as gzip computes it (RFC 1952 §8: ISO 3309, reflected polynomial
+/// 0xEDB88320), one table lookup per byte.
+fn crc32(data: &[u8]) -> u32 {
+    const TABLE: [u32; 256] = {
+        let mut t = [0u32; 256];
+        let mut i = 0;
+        while i < 256 {
+            let mut c = i as u32;
+            let mut k = 0;
+            while k < 8 {
+                c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
+                k += 1;
+            }
+            t[i] = c;
+            i += 1;
+        }
+        t
+    };
+    !data.iter().fold(!0u32, |c, &b| TABLE[((c ^ b as u32) & 0xFF) as usize] ^ (c >> 8))
+}
+
 /// Inflates a gzip file of at most `limit` bytes of text.
 pub(super) fn gunzip(b: &[u8], limit: usize) -> Result<Gunzipped, String> {
     let start = header_len(b)?;
@@ -60,14 +81,22 @@ pub(super) fn gunzip(b: &[u8], limit: usize) -> Result<Gunzipped, String> {
             // and `decompress_to_vec_with_limit` does not say where): members whose
             // lengths agree mod 2^32 would pass, a case `cat a.gz b.gz` rarely makes.
             if b.len() >= 8 {
-                let t = &b[b.len() - 4..];
-                let isize = u32::from_le_bytes([t[0], t[1], t[2], t[3]]);
+                let t = &b[b.len() - 8..];
+                let isize = u32::from_le_bytes([t[4], t[5], t[6], t[7]]);
                 if isize != text.len() as u32 {
                     return Err(format!(
                         "gzip trailer gives {isize} bytes (mod 2^32), the stream gave {}: a file of several gzip \
                          members (concatenated .gz files) or corrupt; run `gunzip` on it first",
                         text.len()
                     ));
+                }
+                // The CRC-32 of the text: a changed byte in the deflate data most often
+                // still inflates, to a text of the same length and other numbers.
+                let crc = u32::from_le_bytes([t[0], t[1], t[2], t[3]]);
+                if crc != crc32(&text) {
+                    return Err("gzip data is corrupt: its CRC-32 does not match the text it inflates to (a changed \
+                                or damaged file); run `gunzip -t` on it"
+                        .into());
                 }
             }
             Ok(Gunzipped { text, truncated: false })
@@ -105,7 +134,7 @@ pub(super) mod tests {
             out.extend_from_slice(&(!n).to_le_bytes());
             out.extend_from_slice(c);
         }
-        out.extend_from_slice(&[0, 0, 0, 0]); // CRC-32, not checked
+        out.extend_from_slice(&crc32(text).to_le_bytes());
         out.extend_from_slice(&(text.len() as u32).to_le_bytes());
         out
     }
@@ -121,5 +150,11 @@ pub(super) mod tests {
         let cut = gunzip(&gz[..gz.len() / 2], 1 << 20).unwrap();
         assert!(cut.truncated && !cut.text.is_empty() && text.starts_with(&cut.text));
         assert!(gunzip(&gz[..5], 1 << 20).unwrap_err().contains("cut short"));
+        // A changed byte of a stored block inflates to a text of the same length: the
+        // CRC-32 refuses it.
+        let mut flipped = gz.clone();
+        flipped[40] ^= 1;
+        assert!(gunzip(&flipped, 1 << 20).unwrap_err().contains("CRC-32"));
+        assert_eq!(crc32(b"123456789"), 0xCBF4_3926, "the check value of CRC-32/ISO-HDLC");
     }
 }
