@@ -63,6 +63,26 @@ pub fn parse_clients(s: &str) -> Result<Clients, String> {
     Ok(Clients { counts, note })
 }
 
+/// The form fields (by element id) to mark when `exp` is refused as too large a run
+/// (the library's event estimate over its cap, which it reports as the duration's
+/// fault): the duration and the client counts, either of which makes it fit, with the
+/// words to show at each. None when the experiment is not refused for its size.
+pub fn run_size_refusal(exp: &schedsim::Experiment) -> Option<(&'static [&'static str], String)> {
+    let e = exp.validate().err()?;
+    e.0.starts_with("field duration_ms: a run of").then(|| {
+        const IDS: &[&str] = &["duration", "clients"];
+        let most = exp.clients.iter().max().copied().unwrap_or(0);
+        (
+            IDS,
+            format!(
+                "too large a run: {most} {} for {} ms is over one run's event cap; shorten the duration or lower the count",
+                exp.workload.clients_meaning(),
+                exp.duration_ms
+            ),
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,5 +151,19 @@ mod count_tests {
         assert_eq!(parse_count("-5", 5000).unwrap_err(), "-5 is out of range 1 to 5000");
         assert_eq!(parse_count("0", 10).unwrap_err(), "0 is out of range 1 to 10");
         assert_eq!(parse_count("1.5", 10).unwrap_err(), "a whole number from 1 to 10");
+    }
+
+    #[test]
+    fn a_run_over_the_event_cap_marks_the_duration_and_the_clients() {
+        let mut e = schedsim::presets::experiment("seed004").unwrap();
+        assert!(run_size_refusal(&e).is_none());
+        e.duration_ms = 600_000;
+        let (ids, why) = run_size_refusal(&e).expect("refused for its size");
+        assert_eq!(ids, ["duration", "clients"]);
+        assert!(why.starts_with("too large a run: 128 client/server pairs for 600000 ms"), "{why}");
+        // Another refusal is not the size's.
+        e.duration_ms = 100;
+        e.iterations = 0;
+        assert!(run_size_refusal(&e).is_none());
     }
 }
