@@ -4,6 +4,7 @@
 
 use crate::charts::ChartTheme;
 use crate::permalink::{self, Tab, Theme, View};
+use crate::web::components::cluster::ClusterPanel;
 use crate::web::components::copy_link::CopyLink;
 use crate::web::components::diff::DiffView;
 use crate::web::components::fields::{FieldErrorSink, FieldErrors};
@@ -207,6 +208,7 @@ pub fn app() -> Html {
                     <button type="button" class="primary" id="run-question-all" onclick={dispatch.reform(|_| Action::Answer(RunAnswer::Run))}>{ "Run" }</button>
                     <button type="button" id="run-question-first" onclick={dispatch.reform(|_| Action::Answer(RunAnswer::FirstIterationOnly))}>{ "Run the first iteration only" }</button>
                     <button type="button" class="tool" aria-label="Not now" onclick={dispatch.reform(|_| Action::Answer(RunAnswer::NotNow))}>{ "✕" }</button>
+                    <ClusterPanel exp={state.exp.clone()} />
                 </div>
             }
             if !state.errors.is_empty() {

@@ -111,6 +111,12 @@ impl RunQuestion {
     /// The question for `exp`, if it costs more than [`CONFIRM_CPU_SECONDS`]; none for an
     /// invalid experiment (the run refuses it, saying why).
     pub fn of(exp: &Experiment) -> Option<RunQuestion> {
+        RunQuestion::estimate(exp).filter(|q| q.cpu_ms > CONFIRM_CPU_SECONDS * 1000)
+    }
+
+    /// The figures of `exp`, large or not (the cluster panel shows them); none for an
+    /// invalid experiment.
+    pub fn estimate(exp: &Experiment) -> Option<RunQuestion> {
         let c = schedsim::estimate::sweep_cost(exp).ok()?;
         let page = |ms: u64| ms.saturating_mul(PAGE_SLOWDOWN_PERCENT) / 100;
         let q = RunQuestion {
@@ -119,7 +125,7 @@ impl RunQuestion {
             first_iteration_cpu_ms: page(schedsim::estimate::SweepCost::cpu_ms_of(c.first_iteration_events_max)),
             iterations: exp.iterations,
         };
-        (q.cpu_ms > CONFIRM_CPU_SECONDS * 1000).then_some(q)
+        Some(q)
     }
 
     /// What the page says, with `workers` workers sharing the runs.

@@ -4,10 +4,11 @@
 //! exports come with the last run.
 
 use crate::charts::{ChartTheme, REPORT_CHARTS};
-use crate::fmt::{fmt_ns, sanitize};
+use crate::fmt::fmt_ns;
 use crate::perfetto::{default_window, PerfettoAsk};
 use crate::wasted::{self, JumpPlan};
 use crate::web::components::chart::{ChartCard, ChartSpec};
+use crate::web::components::cluster::ClusterPanel;
 use crate::web::components::perfetto::PerfettoExport;
 use crate::web::components::timeline::RecordTimeline;
 use crate::web::dom;
@@ -38,11 +39,7 @@ pub fn results(p: &ResultsProps) -> Html {
     let r = &p.result;
     let rep = &r.report;
     let copied = use_state(|| None::<String>);
-    let stem = if rep.experiment.name.is_empty() {
-        "schedsim".to_string()
-    } else {
-        format!("schedsim-{}", sanitize(&rep.experiment.name))
-    };
+    let stem = crate::fmt::export_stem(&rep.experiment);
     let export = |suffix: &'static str, mime: &'static str, text: String| {
         let name = format!("{stem}-{suffix}");
         let copied = copied.clone();
@@ -157,8 +154,24 @@ pub fn results(p: &ResultsProps) -> Html {
                 </ul>
             }
             <pre id="mmtests" class="table" tabindex="0">{ r.done.table.clone() }</pre>
+            { table_key(rep) }
+            <ClusterPanel exp={rep.experiment.clone()} />
             }
         </section>
+    }
+}
+
+/// The full names of the kernels the mmtests layout cuts in its column heads.
+fn table_key(rep: &schedsim::Report) -> Html {
+    let names: Vec<String> = rep.configs.iter().map(|c| c.name.clone()).collect();
+    let cut = crate::kernel_names::cut_in_table(&names, schedsim::report::TABLE_NAME_CHARS);
+    if cut.is_empty() {
+        return html! {};
+    }
+    html! {
+        <ul id="table-key" class="muted table-key" aria-label="Kernel names the table cuts">
+            { for cut.into_iter().map(|(short, full)| html! { <li><code>{ short }</code>{ " in the table is " }<code>{ full }</code></li> }) }
+        </ul>
     }
 }
 

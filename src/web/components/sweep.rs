@@ -100,6 +100,7 @@ pub fn sweep_view(p: &SweepProps) -> Html {
             html! {
                 <KernelPanel index={i} spec={k.clone()} {others} can_remove={exp.kernels.len() > 1}
                     warnings={crate::kernel_names::warnings(&exp.kernels, i)}
+                    duplicate={crate::kernel_names::duplicate_name(&exp.kernels, i)}
                     on_change={Callback::from(move |k| on_kernel.emit((i, k)))}
                     on_remove={Callback::from(move |_| on_remove_kernel.emit(i))} />
             }
