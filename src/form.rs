@@ -83,6 +83,58 @@ pub fn run_size_refusal(exp: &schedsim::Experiment) -> Option<(&'static [&'stati
     })
 }
 
+/// What picking machine preset `name` does to `current`: a machine without a topology
+/// of its own is replaced at once; over a topology the user typed, edited or imported,
+/// the page asks first, with the two machines it can become.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MachineChoice {
+    /// The preset replaces the machine, topology and costs.
+    Replace,
+    Ask {
+        /// The preset's own topology and costs.
+        replace: Box<schedsim::experiment::MachineSpec>,
+        /// The user's topology with the preset's costs.
+        keep: Box<schedsim::experiment::MachineSpec>,
+        question: String,
+    },
+}
+
+pub fn machine_choice(current: &schedsim::experiment::MachineSpec, name: &str) -> MachineChoice {
+    use schedsim::experiment::MachineSpec;
+    let replace = MachineSpec { preset: Some(name.to_string()), topology: None, costs: None };
+    let Some(mine) = &current.topology else { return MachineChoice::Replace };
+    let Ok(theirs) = replace.resolve() else { return MachineChoice::Replace };
+    let keep =
+        MachineSpec { preset: Some(name.to_string()), topology: Some(mine.clone()), costs: current.costs.clone() };
+    let mine_text = match mine {
+        schedsim::topology::TopologyInput::Spec(s) => s.clone(),
+        schedsim::topology::TopologyInput::Full(t) => t.spec().unwrap_or_else(|| "your edited topology".into()),
+    };
+    let theirs_text = theirs.map.topology.spec().unwrap_or_else(|| "its own topology".into());
+    let question = format!(
+        "{name} has its own topology ({theirs_text}, {} CPUs). Use it in place of your {mine_text}, or keep {mine_text} with {name}'s costs?",
+        theirs.map.nr_cpus()
+    );
+    MachineChoice::Ask { replace: Box::new(replace), keep: Box::new(keep), question }
+}
+
+/// Said at the machine, where the user looks, while a typed topology runs with a machine
+/// preset's costs (its C-states, caches and latencies): which machine's they are.
+pub fn costs_clash(m: &schedsim::experiment::MachineSpec) -> Option<String> {
+    let name = m.preset.as_deref()?;
+    m.topology.as_ref()?;
+    let preset = schedsim::machine::machine(name)?;
+    let r = m.resolve().ok()?;
+    (r.map.topology != preset.topology).then(|| {
+        format!(
+            "These {} CPUs run with the costs of {name} ({}, {} CPUs): its C-states, caches and latencies, not a machine of this shape. Pick the machine whose costs fit.",
+            r.map.nr_cpus(),
+            preset.description,
+            preset.topology.cpu_count()
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,5 +217,30 @@ mod count_tests {
         e.duration_ms = 100;
         e.iterations = 0;
         assert!(run_size_refusal(&e).is_none());
+    }
+
+    #[test]
+    fn a_typed_topology_is_not_replaced_without_asking() {
+        use schedsim::experiment::MachineSpec;
+        use schedsim::topology::TopologyInput;
+        let teaching = MachineSpec { preset: Some("teaching".into()), topology: None, costs: None };
+        assert!(costs_clash(&teaching).is_none());
+        // No typed topology: the preset replaces the machine at once.
+        assert_eq!(machine_choice(&teaching, "cascadelake-2s"), MachineChoice::Replace);
+        let typed = MachineSpec { topology: Some(TopologyInput::Spec("2x1x16x2".into())), ..teaching.clone() };
+        let clash = costs_clash(&typed).expect("said");
+        assert!(clash.starts_with("These 64 CPUs run with the costs of teaching ("), "{clash}");
+        match machine_choice(&typed, "cascadelake-2s") {
+            MachineChoice::Ask { replace, keep, question } => {
+                assert_eq!(
+                    *replace,
+                    MachineSpec { preset: Some("cascadelake-2s".into()), topology: None, costs: None }
+                );
+                assert_eq!(keep.topology, typed.topology);
+                assert_eq!(keep.preset.as_deref(), Some("cascadelake-2s"));
+                assert!(question.starts_with("cascadelake-2s has its own topology (2x1x20x2, 80 CPUs). Use it in place of your 2x1x16x2, or keep 2x1x16x2 with cascadelake-2s's costs?"), "{question}");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

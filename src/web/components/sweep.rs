@@ -4,6 +4,7 @@
 
 use crate::charts::ChartTheme;
 use crate::fmt::fmt_secs;
+use crate::form::MachineChoice;
 use crate::perfetto::PerfettoAsk;
 use crate::topo_edit::{Refusal, TopoEdit};
 use crate::wasted::JumpPlan;
@@ -71,10 +72,48 @@ pub fn sweep_view(p: &SweepProps) -> Html {
     let topo = machine_topology(&exp.machine);
     let resolved = exp.machine.resolve();
     let nr_cpus = topo.as_ref().map(|t| t.cpu_count()).unwrap_or(0);
+    // Over a topology the user typed, a machine preset asks before replacing it.
+    let machine_ask = use_state(|| None::<(MachineSpec, MachineSpec, String)>);
     let on_machine = {
         let on = p.on_machine_preset.clone();
-        Callback::from(move |e: Event| on.emit(e.target_unchecked_into::<HtmlSelectElement>().value()))
+        let ask = machine_ask.clone();
+        let current = exp.machine.clone();
+        Callback::from(move |e: Event| {
+            let select = e.target_unchecked_into::<HtmlSelectElement>();
+            let name = select.value();
+            match crate::form::machine_choice(&current, &name) {
+                MachineChoice::Replace => on.emit(name),
+                MachineChoice::Ask { replace, keep, question } => {
+                    // The select shows the machine in use until the question is answered.
+                    select.set_value(current.preset.as_deref().unwrap_or_default());
+                    ask.set(Some((*replace, *keep, question)));
+                }
+            }
+        })
     };
+    let machine_question = match &*machine_ask {
+        Some((replace, keep, question)) => {
+            let answer = |m: Option<MachineSpec>| {
+                let (ask, on) = (machine_ask.clone(), p.on_machine.clone());
+                Callback::from(move |_| {
+                    if let Some(m) = m.clone() {
+                        on.emit(m);
+                    }
+                    ask.set(None);
+                })
+            };
+            html! {
+                <div class="machine-question notice" role="alertdialog" id="machine-question" aria-label="Replace your topology?">
+                    <span>{ question.clone() }</span>
+                    <button type="button" id="machine-use-preset" onclick={answer(Some(replace.clone()))}>{ "Use its topology" }</button>
+                    <button type="button" id="machine-keep-mine" onclick={answer(Some(keep.clone()))}>{ "Keep mine with its costs" }</button>
+                    <button type="button" class="tool" id="machine-cancel" onclick={answer(None)}>{ "Cancel" }</button>
+                </div>
+            }
+        }
+        None => html! {},
+    };
+    let clash = crate::form::costs_clash(&exp.machine);
     let on_spec = {
         let on = p.on_topology.clone();
         Callback::from(move |s: String| match Topology::parse_spec(&s) {
@@ -200,7 +239,8 @@ pub fn sweep_view(p: &SweepProps) -> Html {
                             { for machines.iter().map(|m| html! { <option value={m.name} selected={m.name == preset}>{ format!("{} — {}", m.name, m.description) }</option> }) }
                         </select>
                     </label>
-                    <Field label="topology spec" value={spec_text} on_commit={on_spec} id="topo-spec" hint="NODESxLLCSxCORESxTHREADS, e.g. 2x1x20x2" />
+                    <Field label="topology spec" value={spec_text} on_commit={on_spec} id="topo-spec"
+                        hint={if clash.is_some() { "typed: the machine's costs stay those of the preset (see below)" } else { "NODESxLLCSxCORESxTHREADS, e.g. 2x1x20x2" }} />
                     <p class="machine-desc" id="machine-desc">{
                         match &resolved {
                             Ok(r) => format!("{} · {} CPUs", r.description, r.map.nr_cpus()),
@@ -208,6 +248,10 @@ pub fn sweep_view(p: &SweepProps) -> Html {
                         }
                     }</p>
                 </div>
+                { machine_question }
+                if let Some(c) = &clash {
+                    <p class="costs-clash notice" role="status" id="costs-clash">{ c.clone() }</p>
+                }
                 {
                     match &topo {
                         Ok(t) => html! { <TopologyView topo={Rc::new(t.clone())} editable=true refusal={p.refusal.clone()} {on_edit} /> },
