@@ -101,6 +101,8 @@ pub struct SweepJob {
     /// When the first run was handed to a worker (the sweep's wall time starts there).
     started_ms: Option<f64>,
     pacer: Pacer,
+    /// (kernel, patch) → how often its branch ran, summed over the runs landed.
+    patched: BTreeMap<(u32, schedsim::Switch), u64>,
 }
 
 impl SweepJob {
@@ -120,6 +122,7 @@ impl SweepJob {
             running: BTreeMap::new(),
             started_ms: None,
             pacer: Pacer::new(),
+            patched: BTreeMap::new(),
         })
     }
 
@@ -161,6 +164,9 @@ impl SweepJob {
         }
         self.running.remove(&key);
         self.pacer.unshown = true;
+        for &(sw, n) in &r.patched {
+            *self.patched.entry((r.run.kernel, sw)).or_default() += n;
+        }
         self.builder.add(r).map_err(|e| e.to_string())
     }
 
@@ -220,6 +226,7 @@ impl SweepJob {
             samples_csv: report.samples_csv(),
             counters_csv: report.counters_csv(),
             wall_ms,
+            patched: self.patched.iter().map(|(&(k, sw), &n)| (k, sw, n)).collect(),
         };
         Ok((done, report))
     }

@@ -40,6 +40,7 @@ impl SweepResult {
             samples_csv: String::new(),
             counters_csv: String::new(),
             wall_ms: 0.0,
+            patched: Vec::new(),
         };
         SweepResult { done, report, points, complete: false }
     }

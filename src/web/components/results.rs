@@ -83,7 +83,9 @@ pub fn results(p: &ResultsProps) -> Html {
         .collect::<Html>();
     // What must be read before the numbers: windows that measured nothing, identical
     // kernels, differences within noise.
-    let notes = crate::compare::notes(rep);
+    let mut notes = crate::compare::notes(rep);
+    let (never, patch_counts) = crate::compare::patch_notes(rep, &r.done.patched);
+    notes.extend(never);
     let empty = !crate::compare::empty_points(rep).is_empty();
     let notes = if notes.is_empty() {
         html! {}
@@ -126,6 +128,9 @@ pub fn results(p: &ResultsProps) -> Html {
                 on_export={p.on_perfetto.clone()} status={p.perfetto.clone()} id="results-perfetto" />
             }
             { notes.clone() }
+            if let Some(c) = patch_counts {
+                <p class="muted" id="patch-counts">{ c }</p>
+            }
             <div class="charts">{ charts }</div>
             if npts > 1 {
                 <label class="inline">{ "latency chart at " }
