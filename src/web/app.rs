@@ -211,6 +211,21 @@ pub fn app() -> Html {
                     <ClusterPanel exp={state.exp.clone()} />
                 </div>
             }
+            if let Some((kept, total)) = state.restored {
+                <div class="banner notice" role="status" id="restored">
+                    <span>{ if kept == 0 {
+                        format!("The page was reloaded during a sweep of this experiment: its finished runs could not be kept (the browser's storage for this tab is full). Run it again: {total} runs.")
+                    } else if kept == total {
+                        format!("Kept from before the reload: all {total} runs of this sweep, shown below.")
+                    } else {
+                        format!("Kept from before the reload: {kept} of this sweep's {total} runs, shown below as partial results.")
+                    } }</span>
+                    if kept < total {
+                        <button type="button" class="primary" id="restored-run" onclick={dispatch.reform(|_| Action::RequestRun)}>
+                            { if kept == 0 { "Run again".to_string() } else { format!("Run the other {}", total - kept) } }</button>
+                    }
+                </div>
+            }
             if !state.errors.is_empty() {
                 <div class="banner error" role="alert" id="errors">
                     <ul>{ for state.errors.iter().map(|e| html! { <li>{ e.clone() }</li> }) }</ul>

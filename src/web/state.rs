@@ -84,6 +84,9 @@ pub struct State {
     /// A sweep that would have started by itself (a link, the gallery) but costs more
     /// than [`CONFIRM_CPU_SECONDS`]: it waits for a click on this question.
     pub question: Option<RunQuestion>,
+    /// Runs kept from before a reload (`sweep_job::Kept`): (runs kept, runs in all),
+    /// said in a banner until a sweep starts; (0, n) when n runs could not be kept.
+    pub restored: Option<(u32, u32)>,
 }
 
 /// Past this estimated CPU time a sweep that would start by itself waits for a click
@@ -260,6 +263,7 @@ impl State {
             perfetto: None,
             workers: 1,
             question: None,
+            restored: None,
         }
     }
 
@@ -431,6 +435,9 @@ pub enum Action {
     /// The answer to the question asked before a large sweep.
     Answer(RunAnswer),
     SetWorkers(u32),
+    /// The runs kept from before a reload, as a result (or none: they could not be kept),
+    /// with (runs kept, runs in all).
+    Restored(Option<Rc<SweepResult>>, u32, u32),
 }
 
 impl State {
@@ -550,6 +557,7 @@ impl State {
             Action::TogglePresenter => s.view.presenter = !s.view.presenter,
             Action::SweepStarted { id, at_ms } => {
                 s.sweep = Sweep::Running { id, started_ms: at_ms, progress: None };
+                s.restored = None;
                 if s.result.as_ref().is_some_and(|r| r.report.experiment != s.exp) {
                     s.result = None;
                 }
@@ -613,10 +621,23 @@ impl State {
                 }
             }
             Action::SetWorkers(n) => s.workers = n.clamp(1, crate::sweep_job::WORKERS_MAX),
+            Action::Restored(r, kept, total) => {
+                if let Some(r) = r {
+                    if r.complete {
+                        s.sweep = Sweep::Done(r.clone());
+                    }
+                    s.result = Some(r);
+                }
+                s.restored = Some((kept, total));
+            }
         }
-        // Live mode's step count belongs to the experiment it was stepped in.
+        // Live mode's step count belongs to the experiment it was stepped in, and the
+        // runs kept from before a reload to theirs.
         if !whole_view && s.exp != before {
             s.view.live_steps = 0;
+        }
+        if s.exp != before {
+            s.restored = None;
         }
         // The question's figures are of the experiment it was asked for; an edit, another
         // link or a click on Run leaves nothing to ask about.

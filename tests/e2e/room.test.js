@@ -145,6 +145,58 @@ test("cluster: the commands under a sweep's results and in the question before a
   await other.close();
 });
 
+test("item 10: a reload during or after a sweep keeps its finished runs and runs only the rest", async () => {
+  const p = await newPage("room-reload");
+  await openPage(p);
+  await p.selectOption("#preset", "demo");
+  await p.fill("#clients", "1 2 4 8");
+  await p.fill("#iterations", "4");
+  await p.fill("#duration", "400");
+  await p.fill("#workers", "1");
+  await p.dispatchEvent("#workers", "change");
+  await p.click("#run");
+  await p.waitForFunction(() => Number(document.querySelector("section.results")?.dataset.pointsDone || 0) >= 2, null, { timeout: 120_000 });
+  await p.reload();
+  await p.waitForSelector("#restored");
+  const said = await p.textContent("#restored");
+  const m = said.match(/Kept from before the reload: (\d+) of this sweep's 32 runs, shown below as partial results\./);
+  assert.ok(m, said);
+  const kept = Number(m[1]);
+  assert.ok(kept >= 2 && kept < 32, said);
+  assert.ok(await p.$("section.results .charts"), "the partial results are shown");
+  await shot(p, "76-reload-kept");
+  await p.click("#restored-run");
+  await p.waitForFunction(() => document.querySelector("section.results #mmtests"), null, { timeout: 240_000, polling: 200 });
+  assert.equal(await p.$("#restored"), null);
+  // After the sweep: a reload shows the whole result again, without running.
+  await p.reload();
+  await p.waitForSelector("#restored");
+  assert.equal((await p.textContent("#restored")).trim(), "Kept from before the reload: all 32 runs of this sweep, shown below.");
+  await p.waitForSelector("section.results #mmtests");
+  assert.equal(await p.$("#cancel"), null, "nothing runs");
+  await p.close();
+});
+
+test("item 11: a patch switched on whose branch never ran is said in the results", async () => {
+  await page.selectOption("#preset", "demo");
+  await page.click("#k1-wake-affine-prev-rfc");
+  await small(page);
+  await runSweep(page);
+  assert.match(await page.textContent("#result-notes"), /v5\.15\+wake-affine-prev-rfc: wake-affine-prev-rfc is on, but the patched branch was taken 0 times in this sweep/);
+  assert.equal(await page.textContent("#patch-counts"), "Patched branches taken over all runs: v5.15+wake-affine-prev-rfc: wake-affine-prev-rfc 0 times.");
+  await page.locator("#result-notes").scrollIntoViewIfNeeded();
+  await shot(page, "77-patch-never-taken");
+  // Seed 003's patch (not yet in v5.14) with 8 tbench pairs is taken.
+  await page.selectOption("#preset", "demo");
+  await page.selectOption('[aria-label="Kernel A version"]', "v5.14");
+  await page.click("#k0-recent-used-prev");
+  await small(page);
+  await page.fill("#clients", "8");
+  await page.fill("#duration", "40");
+  await runSweep(page);
+  assert.match(await page.textContent("#patch-counts"), /^Patched branches taken over all runs: v5\.14\+recent-used-prev: recent-used-prev [1-9]\d* times\.$/);
+});
+
 test("no page errors", () => {
   assert.deepEqual(problems, []);
 });
