@@ -197,6 +197,24 @@ test("item 11: a patch switched on whose branch never ran is said in the results
   assert.match(await page.textContent("#patch-counts"), /^Patched branches taken over all runs: v5\.14\+recent-used-prev: recent-used-prev [1-9]\d* times\.$/);
 });
 
+test("item 12: v3.8's wake_affine reads as yes/no, recent wakeups are numbered once", async () => {
+  await page.selectOption("#preset", "seed001");
+  await page.click("#tab-live");
+  await page.waitForSelector("#live-step");
+  for (let i = 0; i < 6; i++) await page.click("#live-step");
+  await page.waitForSelector("ul.recent li");
+  const results = await page.$$eval("aside.trace .step", (els) => els
+    .filter((e) => e.querySelector(".fn").textContent === "wake_affine (v3.8)")
+    .map((e) => e.querySelector(".result").textContent));
+  assert.ok(results.length > 0, "a v3.8 wake_affine step");
+  for (const r of results) assert.match(r, /^(yes \(1\): wake affine|no \(0\): stay near prev)$/);
+  assert.equal(await page.$("ol.recent"), null);
+  const first = await page.textContent("ul.recent li");
+  assert.match(first, /^#\d+ /);
+  assert.equal(await page.$eval("ul.recent", (e) => getComputedStyle(e).listStyleType), "none");
+  await page.click("#tab-sweep");
+});
+
 test("no page errors", () => {
   assert.deepEqual(problems, []);
 });
