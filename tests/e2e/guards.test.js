@@ -10,7 +10,7 @@ import { OUT, problems, download, newPage, openPage } from "./helpers.js";
 let page;
 
 before(async () => {
-  page = await newPage("room", { clipboard: true });
+  page = await newPage("guards", { clipboard: true });
   await openPage(page);
 });
 
@@ -136,7 +136,7 @@ test("cluster: the commands under a sweep's results and in the question before a
   await page.click("#copy-link");
   await page.waitForSelector("#permalink");
   const link = await page.inputValue("#permalink");
-  const other = await newPage("room-question");
+  const other = await newPage("guards-question");
   await other.goto(link);
   await other.waitForSelector("#run-question #cluster[open]");
   assert.match(await other.textContent("#run-question #cluster-summary"), /^4800 runs; /);
@@ -146,7 +146,7 @@ test("cluster: the commands under a sweep's results and in the question before a
 });
 
 test("item 10: a reload during or after a sweep keeps its finished runs and runs only the rest", async () => {
-  const p = await newPage("room-reload");
+  const p = await newPage("guards-reload");
   await openPage(p);
   await p.selectOption("#preset", "demo");
   await p.fill("#clients", "1 2 4 8");
