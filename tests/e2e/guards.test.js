@@ -213,6 +213,16 @@ test("item 12: v3.8's wake_affine reads as yes/no, recent wakeups are numbered o
   assert.match(first, /^#\d+ /);
   assert.equal(await page.$eval("ul.recent", (e) => getComputedStyle(e).listStyleType), "none");
   await page.click("#tab-sweep");
+  // 1,024 CPUs: the machine is folded, the kernels stay near the top.
+  await page.selectOption("#preset", "demo");
+  await page.fill("#topo-spec", "4x2x64x2");
+  await page.waitForSelector("#topo-fold");
+  assert.equal(await page.$eval("#topo-fold", (e) => e.open), false);
+  assert.match(await page.textContent("#topo-fold > summary"), /^The machine's 1024 CPUs, folded/);
+  const y = await page.$eval("#kernels-h", (e) => e.getBoundingClientRect().top + window.scrollY);
+  assert.ok(y < 2000, `Kernels at y=${y}`);
+  await page.click("#topo-fold > summary");
+  assert.equal(await page.$eval("#topo-fold", (e) => e.open), true);
 });
 
 test("no page errors", () => {

@@ -66,6 +66,9 @@ pub struct SweepProps {
     pub replay: Replay,
 }
 
+/// Above this many CPUs the machine's drawing is folded under its summary.
+pub const TOPOLOGY_FOLD_CPUS: u64 = 512;
+
 #[function_component(SweepView)]
 pub fn sweep_view(p: &SweepProps) -> Html {
     let exp = &p.exp;
@@ -254,6 +257,14 @@ pub fn sweep_view(p: &SweepProps) -> Html {
                 }
                 {
                     match &topo {
+                        // A machine of more than TOPOLOGY_FOLD_CPUS CPUs is folded: drawn
+                        // open, 1,024 CPUs push the kernels 10,000 px down the page.
+                        Ok(t) if t.cpu_count() > TOPOLOGY_FOLD_CPUS => html! {
+                            <details class="topo-fold" id="topo-fold">
+                                <summary>{ format!("The machine's {} CPUs, folded (open to see or edit them)", t.cpu_count()) }</summary>
+                                <TopologyView topo={Rc::new(t.clone())} editable=true refusal={p.refusal.clone()} {on_edit} />
+                            </details>
+                        },
                         Ok(t) => html! { <TopologyView topo={Rc::new(t.clone())} editable=true refusal={p.refusal.clone()} {on_edit} /> },
                         Err(e) => html! { <p class="refusal" role="alert">{ e.clone() }</p> },
                     }
