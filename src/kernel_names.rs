@@ -85,10 +85,18 @@ pub fn duplicate_name(kernels: &[KernelSpec], i: usize) -> Option<String> {
 }
 
 /// Under the results table, the full names of the kernels its columns show cut (the
-/// mmtests layout keeps `cut_at` characters of a name): ("v5.15+wake-affine-pre",
-/// "v5.15+wake-affine-prev-rfc"). Empty when every name fits.
-pub fn cut_in_table(names: &[String], cut_at: usize) -> Vec<(String, String)> {
-    names.iter().filter(|n| n.chars().count() > cut_at).map(|n| (n.chars().take(cut_at).collect(), n.clone())).collect()
+/// mmtests layout keeps `cuts` characters of a name, one count per table, widest first):
+/// ("v5.15+wake-affine-pre, v5.15+wake-", "v5.15+wake-affine-prev-rfc"). Empty when
+/// every name fits.
+pub fn cut_in_table(names: &[String], cuts: &[usize]) -> Vec<(String, String)> {
+    names
+        .iter()
+        .filter_map(|n| {
+            let len = n.chars().count();
+            let shown: Vec<String> = cuts.iter().filter(|&&c| len > c).map(|&c| n.chars().take(c).collect()).collect();
+            (!shown.is_empty()).then(|| (shown.join(", "), n.clone()))
+        })
+        .collect()
 }
 
 /// `new` (an edit of `old`) with its name following the configuration if `old`'s name
@@ -232,10 +240,12 @@ mod tests {
     fn names_the_table_cuts_are_given_whole() {
         let names = ["v4.15".to_string(), "v5.15+wake-affine-prev-rfc".to_string()];
         assert_eq!(
-            cut_in_table(&names, 21),
-            [("v5.15+wake-affine-pre".to_string(), "v5.15+wake-affine-prev-rfc".to_string())]
+            cut_in_table(&names, &[21, 11]),
+            [("v5.15+wake-affine-pre, v5.15+wake-".to_string(), "v5.15+wake-affine-prev-rfc".to_string())]
         );
-        assert!(cut_in_table(&names[..1], 21).is_empty());
+        assert!(cut_in_table(&names[..1], &[21, 11]).is_empty());
+        // Cut by the narrow table only.
+        assert_eq!(cut_in_table(&["v5.15+SHARED".to_string()], &[21, 11])[0].0, "v5.15+SHARE");
     }
 
     #[test]

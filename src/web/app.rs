@@ -208,7 +208,7 @@ pub fn app() -> Html {
                     <button type="button" class="primary" id="run-question-all" onclick={dispatch.reform(|_| Action::Answer(RunAnswer::Run))}>{ "Run" }</button>
                     <button type="button" id="run-question-first" onclick={dispatch.reform(|_| Action::Answer(RunAnswer::FirstIterationOnly))}>{ "Run the first iteration only" }</button>
                     <button type="button" class="tool" aria-label="Not now" onclick={dispatch.reform(|_| Action::Answer(RunAnswer::NotNow))}>{ "✕" }</button>
-                    <ClusterPanel exp={state.exp.clone()} />
+                    <ClusterPanel exp={state.exp.clone()} open=true />
                 </div>
             }
             if let Some((kept, total)) = state.restored {

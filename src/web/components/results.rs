@@ -169,13 +169,16 @@ pub fn results(p: &ResultsProps) -> Html {
 /// The full names of the kernels the mmtests layout cuts in its column heads.
 fn table_key(rep: &schedsim::Report) -> Html {
     let names: Vec<String> = rep.configs.iter().map(|c| c.name.clone()).collect();
-    let cut = crate::kernel_names::cut_in_table(&names, schedsim::report::TABLE_NAME_CHARS);
+    let cut = crate::kernel_names::cut_in_table(
+        &names,
+        &[schedsim::report::TABLE_NAME_CHARS, schedsim::report::COUNTERS_NAME_CHARS],
+    );
     if cut.is_empty() {
         return html! {};
     }
     html! {
         <ul id="table-key" class="muted table-key" aria-label="Kernel names the table cuts">
-            { for cut.into_iter().map(|(short, full)| html! { <li><code>{ short }</code>{ " in the table is " }<code>{ full }</code></li> }) }
+            { for cut.into_iter().map(|(short, full)| html! { <li><code>{ short }</code>{ " in the tables is " }<code>{ full }</code></li> }) }
         </ul>
     }
 }
