@@ -132,6 +132,33 @@ fn list(v: &[u32]) -> String {
 }
 
 /// What the reader must know before reading the numbers, as sentences.
+/// What the sweep's patch counts say (`SweepDone::patched`): for each seed patch a
+/// kernel switches on, how often its own branch ran; a patch that never did changed
+/// nothing in this sweep, which the results say (one note each), and the counts as one
+/// line ("kernel: patch N times; ...").
+pub fn patch_notes(r: &Report, patched: &[(u32, schedsim::Switch, u64)]) -> (Vec<String>, Option<String>) {
+    let name = |k: u32| r.configs.get(k as usize).map(|c| c.name.clone()).unwrap_or_else(|| format!("kernel {k}"));
+    let never = patched
+        .iter()
+        .filter(|(_, _, n)| *n == 0)
+        .map(|&(k, sw, _)| {
+            format!(
+                "{}: {} is on, but the patched branch was taken 0 times in this sweep: the results are those of the kernel without it.",
+                name(k),
+                sw.name()
+            )
+        })
+        .collect();
+    let counts = (!patched.is_empty()).then(|| {
+        let list: Vec<String> = patched
+            .iter()
+            .map(|&(k, sw, n)| format!("{}: {} {n} time{}", name(k), sw.name(), if n == 1 { "" } else { "s" }))
+            .collect();
+        format!("Patched branches taken over all runs: {}.", list.join("; "))
+    });
+    (never, counts)
+}
+
 pub fn notes(r: &Report) -> Vec<String> {
     let mut out = Vec::new();
     let meaning = r.experiment.workload.clients_meaning();
@@ -254,5 +281,20 @@ mod tests {
         assert!(n.iter().any(|s| s.starts_with("One iteration per point")), "{n:?}");
         // No percentage is made up for it.
         assert!(versus(&r)[0].iter().any(|v| v.clients == 8192 && v.gain_pct.is_none() && !v.within_noise));
+    }
+
+    #[test]
+    fn a_patch_that_never_ran_is_said() {
+        let mut e = schedsim::presets::experiment("demo").unwrap();
+        e.clients = vec![1];
+        e.iterations = 1;
+        e.duration_ms = 5;
+        e.warmup_ms = 0;
+        let r = e.run(&mut |_| true).unwrap();
+        let rfc = schedsim::Switch::WakeAffinePrevRfc;
+        let (never, counts) = patch_notes(&r, &[(1, rfc, 0), (0, schedsim::Switch::RecentUsedPrev, 12)]);
+        assert_eq!(never, ["v5.15: wake-affine-prev-rfc is on, but the patched branch was taken 0 times in this sweep: the results are those of the kernel without it."]);
+        assert_eq!(counts.unwrap(), "Patched branches taken over all runs: v5.15: wake-affine-prev-rfc 0 times; v4.15: recent-used-prev 12 times.");
+        assert_eq!(patch_notes(&r, &[]), (vec![], None));
     }
 }

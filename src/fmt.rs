@@ -88,6 +88,79 @@ pub fn sanitize(s: &str) -> String {
     s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '-' }).take(60).collect()
 }
 
+/// The stem of every file the page exports for `exp` ("schedsim-demo"): its name when it
+/// is that built-in experiment unchanged or a name the user gave it, and for a built-in
+/// experiment the user changed, its name and what changed ("schedsim-demo-v5-15-vs-
+/// v5-15-sis-prev-idle-c1-16"), so that the files of an edited demo are not called the
+/// demo's. Only file-name-safe characters (`sanitize`), at most 100 of them.
+pub fn export_stem(exp: &schedsim::Experiment) -> String {
+    if exp.name.is_empty() {
+        return "schedsim-custom".into();
+    }
+    let Some(base) = schedsim::presets::experiment(&exp.name) else {
+        return format!("schedsim-{}", sanitize(&exp.name));
+    };
+    let mut parts: Vec<String> = Vec::new();
+    if exp.machine != base.machine {
+        parts.push(match (&exp.machine.topology, &exp.machine.preset) {
+            (Some(schedsim::topology::TopologyInput::Spec(s)), _) => s.clone(),
+            (Some(_), _) => "topology".into(),
+            (None, Some(p)) => p.clone(),
+            (None, None) => "machine".into(),
+        });
+    }
+    if exp.workload != base.workload {
+        parts.push(if exp.workload.name() == base.workload.name() {
+            format!("{}-params", exp.workload.name())
+        } else {
+            exp.workload.name().into()
+        });
+    }
+    if exp.kernels != base.kernels {
+        parts.push(exp.kernels.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join("-vs-"));
+    }
+    if exp.clients != base.clients {
+        let c = &exp.clients;
+        parts.push(match c.as_slice() {
+            [one] => format!("c{one}"),
+            [first, .., last] => format!("c{first}-{last}"),
+            [] => "c".into(),
+        });
+    }
+    if exp.duration_ms != base.duration_ms {
+        parts.push(format!("{}ms", exp.duration_ms));
+    }
+    if exp.iterations != base.iterations {
+        parts.push(format!("x{}", exp.iterations));
+    }
+    if exp.seed != base.seed {
+        parts.push(format!("seed{}", exp.seed));
+    }
+    // Anything else (warm-up, shards, cgroups, threshold, costs): changed, unnamed.
+    let named = schedsim::Experiment {
+        machine: base.machine.clone(),
+        workload: base.workload.clone(),
+        kernels: base.kernels.clone(),
+        clients: base.clients.clone(),
+        duration_ms: base.duration_ms,
+        iterations: base.iterations,
+        seed: base.seed,
+        ..exp.clone()
+    };
+    if named != base {
+        parts.push("custom".into());
+    }
+    let stem: String = std::iter::once(format!("schedsim-{}", exp.name))
+        .chain(parts)
+        .collect::<Vec<_>>()
+        .join("-")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '-' })
+        .take(100)
+        .collect();
+    stem.trim_end_matches('-').to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,5 +224,29 @@ mod tests {
         assert_eq!(sanitize("µs"), "-s");
         assert_eq!(sanitize(&"x".repeat(100)).len(), 60);
         assert_eq!(sanitize(""), "");
+    }
+
+    #[test]
+    fn an_edited_preset_is_named_from_what_changed() {
+        let demo = schedsim::presets::experiment("demo").unwrap();
+        assert_eq!(export_stem(&demo), "schedsim-demo");
+        let mut e = demo.clone();
+        e.kernels[0] = schedsim::KernelSpec::new("v5.15+sis-prev-idle", schedsim::KernelVersion::V5_15)
+            .with(schedsim::Switch::SisPrevIdle, true);
+        e.clients = vec![1, 16];
+        assert_eq!(export_stem(&e), "schedsim-demo-v5-15-sis-prev-idle-vs-v5-15-c1-16");
+        let mut w = demo.clone();
+        w.warmup_ms = 3;
+        w.duration_ms = 50;
+        assert_eq!(export_stem(&w), "schedsim-demo-50ms-custom");
+        let mut t = demo.clone();
+        t.machine.topology = Some(schedsim::topology::TopologyInput::Spec("2x1x16x2".into()));
+        assert_eq!(export_stem(&t), "schedsim-demo-2x1x16x2");
+        // A name the user gave is kept; none is "custom".
+        let mut mine = e.clone();
+        mine.name = "my run".into();
+        assert_eq!(export_stem(&mine), "schedsim-my-run");
+        mine.name.clear();
+        assert_eq!(export_stem(&mine), "schedsim-custom");
     }
 }

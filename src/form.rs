@@ -63,6 +63,78 @@ pub fn parse_clients(s: &str) -> Result<Clients, String> {
     Ok(Clients { counts, note })
 }
 
+/// The form fields (by element id) to mark when `exp` is refused as too large a run
+/// (the library's event estimate over its cap, which it reports as the duration's
+/// fault): the duration and the client counts, either of which makes it fit, with the
+/// words to show at each. None when the experiment is not refused for its size.
+pub fn run_size_refusal(exp: &schedsim::Experiment) -> Option<(&'static [&'static str], String)> {
+    let e = exp.validate().err()?;
+    e.0.starts_with("field duration_ms: a run of").then(|| {
+        const IDS: &[&str] = &["duration", "clients"];
+        let most = exp.clients.iter().max().copied().unwrap_or(0);
+        (
+            IDS,
+            format!(
+                "too large a run: {most} {} for {} ms is over one run's event cap; shorten the duration or lower the count",
+                exp.workload.clients_meaning(),
+                exp.duration_ms
+            ),
+        )
+    })
+}
+
+/// What picking machine preset `name` does to `current`: a machine without a topology
+/// of its own is replaced at once; over a topology the user typed, edited or imported,
+/// the page asks first, with the two machines it can become.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MachineChoice {
+    /// The preset replaces the machine, topology and costs.
+    Replace,
+    Ask {
+        /// The preset's own topology and costs.
+        replace: Box<schedsim::experiment::MachineSpec>,
+        /// The user's topology with the preset's costs.
+        keep: Box<schedsim::experiment::MachineSpec>,
+        question: String,
+    },
+}
+
+pub fn machine_choice(current: &schedsim::experiment::MachineSpec, name: &str) -> MachineChoice {
+    use schedsim::experiment::MachineSpec;
+    let replace = MachineSpec { preset: Some(name.to_string()), topology: None, costs: None };
+    let Some(mine) = &current.topology else { return MachineChoice::Replace };
+    let Ok(theirs) = replace.resolve() else { return MachineChoice::Replace };
+    let keep =
+        MachineSpec { preset: Some(name.to_string()), topology: Some(mine.clone()), costs: current.costs.clone() };
+    let mine_text = match mine {
+        schedsim::topology::TopologyInput::Spec(s) => s.clone(),
+        schedsim::topology::TopologyInput::Full(t) => t.spec().unwrap_or_else(|| "your edited topology".into()),
+    };
+    let theirs_text = theirs.map.topology.spec().unwrap_or_else(|| "its own topology".into());
+    let question = format!(
+        "{name} has its own topology ({theirs_text}, {} CPUs). Use it in place of your {mine_text}, or keep {mine_text} with {name}'s costs?",
+        theirs.map.nr_cpus()
+    );
+    MachineChoice::Ask { replace: Box::new(replace), keep: Box::new(keep), question }
+}
+
+/// Said at the machine, where the user looks, while a typed topology runs with a machine
+/// preset's costs (its C-states, caches and latencies): which machine's they are.
+pub fn costs_clash(m: &schedsim::experiment::MachineSpec) -> Option<String> {
+    let name = m.preset.as_deref()?;
+    m.topology.as_ref()?;
+    let preset = schedsim::machine::machine(name)?;
+    let r = m.resolve().ok()?;
+    (r.map.topology != preset.topology).then(|| {
+        format!(
+            "These {} CPUs run with the costs of {name} ({}, {} CPUs): its C-states, caches and latencies, not a machine of this shape. Pick the machine whose costs fit.",
+            r.map.nr_cpus(),
+            preset.description,
+            preset.topology.cpu_count()
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,5 +203,44 @@ mod count_tests {
         assert_eq!(parse_count("-5", 5000).unwrap_err(), "-5 is out of range 1 to 5000");
         assert_eq!(parse_count("0", 10).unwrap_err(), "0 is out of range 1 to 10");
         assert_eq!(parse_count("1.5", 10).unwrap_err(), "a whole number from 1 to 10");
+    }
+
+    #[test]
+    fn a_run_over_the_event_cap_marks_the_duration_and_the_clients() {
+        let mut e = schedsim::presets::experiment("seed004").unwrap();
+        assert!(run_size_refusal(&e).is_none());
+        e.duration_ms = 600_000;
+        let (ids, why) = run_size_refusal(&e).expect("refused for its size");
+        assert_eq!(ids, ["duration", "clients"]);
+        assert!(why.starts_with("too large a run: 128 client/server pairs for 600000 ms"), "{why}");
+        // Another refusal is not the size's.
+        e.duration_ms = 100;
+        e.iterations = 0;
+        assert!(run_size_refusal(&e).is_none());
+    }
+
+    #[test]
+    fn a_typed_topology_is_not_replaced_without_asking() {
+        use schedsim::experiment::MachineSpec;
+        use schedsim::topology::TopologyInput;
+        let teaching = MachineSpec { preset: Some("teaching".into()), topology: None, costs: None };
+        assert!(costs_clash(&teaching).is_none());
+        // No typed topology: the preset replaces the machine at once.
+        assert_eq!(machine_choice(&teaching, "cascadelake-2s"), MachineChoice::Replace);
+        let typed = MachineSpec { topology: Some(TopologyInput::Spec("2x1x16x2".into())), ..teaching.clone() };
+        let clash = costs_clash(&typed).expect("said");
+        assert!(clash.starts_with("These 64 CPUs run with the costs of teaching ("), "{clash}");
+        match machine_choice(&typed, "cascadelake-2s") {
+            MachineChoice::Ask { replace, keep, question } => {
+                assert_eq!(
+                    *replace,
+                    MachineSpec { preset: Some("cascadelake-2s".into()), topology: None, costs: None }
+                );
+                assert_eq!(keep.topology, typed.topology);
+                assert_eq!(keep.preset.as_deref(), Some("cascadelake-2s"));
+                assert!(question.starts_with("cascadelake-2s has its own topology (2x1x20x2, 80 CPUs). Use it in place of your 2x1x16x2, or keep 2x1x16x2 with cascadelake-2s's costs?"), "{question}");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

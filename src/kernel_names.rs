@@ -4,9 +4,14 @@
 //! name that no longer matches the configuration is a wrong answer: the demo's kernel A
 //! is called `v4.15`, and once its version is changed to v5.15 the table would read
 //! "v4.15 vs v5.15: 0.00%". A name the user never typed — the configuration's own label
-//! (`v5.15+SHARED_RUNQ`), the same with a ` (2)` suffix when another kernel holds it, or
-//! the page's `kernelN` — follows every change of version or switch; a name the user
+//! (`v5.15+SHARED_RUNQ`) or the page's `kernelN` — follows every change of version or switch; a name the user
 //! typed (`wakeprev`) stays.
+//!
+//! The page never invents a name to make two kernels' names differ: when the label a
+//! kernel follows is another kernel's name (kernel A set to v5.15 beside a v5.15 B), it
+//! takes it anyway, the experiment is refused for the name used twice, and the name
+//! field asks for a typed name ([`duplicate_name`]). Links made before this kept
+//! `v5.15 (2)`-style names; those still count as automatic and follow.
 //!
 //! [`warnings`] says when two kernels resolve to the same configuration (their results
 //! can only differ by chance, and with one seed they are identical), when a switch is set
@@ -64,20 +69,41 @@ pub fn is_auto_name(spec: &KernelSpec) -> bool {
     (1..=KERNELS_MAX + 1).any(|n| candidate(spec, n) == name)
 }
 
-/// The automatic name of `spec`: its label, or the label with the first free ` (n)`
-/// when another kernel already has it.
-pub fn auto_name(spec: &KernelSpec, others: &[String]) -> String {
-    (1..=KERNELS_MAX + 1)
-        .map(|n| candidate(spec, n))
-        .find(|c| !others.iter().any(|o| o == c))
-        .unwrap_or_else(|| spec.name.clone())
+/// The automatic name of `spec`: its label (cut to the length a name may have), even
+/// when another kernel already has it: two kernels of one configuration are said to be
+/// identical, and the user names one of them ([`duplicate_name`]).
+pub fn auto_name(spec: &KernelSpec) -> String {
+    candidate(spec, 1)
+}
+
+/// What the name field of kernel `i` says when another kernel has its name: the
+/// experiment is refused for it, and only a name the user types resolves it.
+pub fn duplicate_name(kernels: &[KernelSpec], i: usize) -> Option<String> {
+    let k = kernels.get(i)?;
+    let j = kernels.iter().enumerate().position(|(j, o)| j != i && o.name == k.name)?;
+    Some(format!("kernel {} is also called {:?}: type a name for one of them", letter(j), k.name))
+}
+
+/// Under the results table, the full names of the kernels its columns show cut (the
+/// mmtests layout keeps `cuts` characters of a name, one count per table, widest first):
+/// ("v5.15+wake-affine-pre, v5.15+wake-", "v5.15+wake-affine-prev-rfc"). Empty when
+/// every name fits.
+pub fn cut_in_table(names: &[String], cuts: &[usize]) -> Vec<(String, String)> {
+    names
+        .iter()
+        .filter_map(|n| {
+            let len = n.chars().count();
+            let shown: Vec<String> = cuts.iter().filter(|&&c| len > c).map(|&c| n.chars().take(c).collect()).collect();
+            (!shown.is_empty()).then(|| (shown.join(", "), n.clone()))
+        })
+        .collect()
 }
 
 /// `new` (an edit of `old`) with its name following the configuration if `old`'s name
 /// was automatic; a typed name is kept.
-pub fn follow(old: &KernelSpec, mut new: KernelSpec, others: &[String]) -> KernelSpec {
+pub fn follow(old: &KernelSpec, mut new: KernelSpec) -> KernelSpec {
     if is_auto_name(old) {
-        new.name = auto_name(&new, others);
+        new.name = auto_name(&new);
     }
     new
 }
@@ -158,37 +184,43 @@ mod tests {
     use super::*;
     use schedsim::KernelVersion as V;
 
-    fn names(ks: &[KernelSpec], skip: usize) -> Vec<String> {
-        ks.iter().enumerate().filter(|(j, _)| *j != skip).map(|(_, k)| k.name.clone()).collect()
-    }
-
     #[test]
     fn the_demo_kernel_follows_its_version() {
         let demo = schedsim::presets::experiment("demo").unwrap();
         let a = demo.kernels[0].clone();
         assert_eq!(a.name, "v4.15");
-        let others = names(&demo.kernels, 0);
-        let moved = follow(&a, KernelSpec { preset: V::V5_15, ..a.clone() }, &others);
-        // B is already called v5.15: A takes the next free automatic name.
-        assert_eq!(moved.name, "v5.15 (2)");
+        let moved = follow(&a, KernelSpec { preset: V::V5_15, ..a.clone() });
+        // B is already called v5.15: A is called so too, no "v5.15 (2)"; the name is
+        // used twice, which the field says, until the user types one.
+        assert_eq!(moved.name, "v5.15");
+        let ks = vec![moved.clone(), demo.kernels[1].clone()];
+        assert_eq!(
+            duplicate_name(&ks, 0).as_deref(),
+            Some("kernel B is also called \"v5.15\": type a name for one of them")
+        );
+        assert!(duplicate_name(&demo.kernels, 0).is_none());
         assert!(is_auto_name(&moved));
         // ...and keeps following: a switch renames it again.
-        let sw = follow(&moved, moved.clone().with(Switch::SharedRunq, true), &others);
+        let sw = follow(&moved, moved.clone().with(Switch::SharedRunq, true));
         assert_eq!(sw.name, "v5.15+SHARED_RUNQ");
         // Back to v4.15 with no switch: the original name.
-        let back = follow(&sw, KernelSpec::new(&sw.name, V::V4_15), &others);
+        let back = follow(&sw, KernelSpec::new(&sw.name, V::V4_15));
         assert_eq!(back.name, "v4.15");
+        // A link's old "v5.15 (2)" is automatic: it follows, to the label alone.
+        let old = KernelSpec::new("v5.15 (2)", V::V5_15);
+        assert!(is_auto_name(&old));
+        assert_eq!(follow(&old, KernelSpec { preset: V::V6_5, ..old.clone() }).name, "v6.5");
     }
 
     #[test]
     fn a_typed_name_stays() {
         let k = KernelSpec::new("wakeprev", V::V4_15).with(Switch::WakeAffinePrev, true);
         assert!(!is_auto_name(&k));
-        let moved = follow(&k, KernelSpec { preset: V::V5_15, ..k.clone() }, &[]);
+        let moved = follow(&k, KernelSpec { preset: V::V5_15, ..k.clone() });
         assert_eq!(moved.name, "wakeprev");
         // The page's own "kernel3" is not typed.
         let added = KernelSpec::new("kernel3", V::V5_15);
-        assert_eq!(follow(&added, KernelSpec { preset: V::V6_5, ..added.clone() }, &[]).name, "v6.5");
+        assert_eq!(follow(&added, KernelSpec { preset: V::V6_5, ..added.clone() }).name, "v6.5");
     }
 
     #[test]
@@ -199,13 +231,21 @@ mod tests {
             .with(Switch::TtwuQueue, false)
             .with(Switch::SisProp, true);
         assert!(k.label().len() > NAME_BYTES_MAX);
-        let a = auto_name(&k, &[]);
+        let a = auto_name(&k);
         assert!(a.len() <= NAME_BYTES_MAX && a.ends_with('…'), "{a}");
-        let b = auto_name(&k, std::slice::from_ref(&a));
-        assert!(b.len() <= NAME_BYTES_MAX && b.ends_with("… (2)"), "{b}");
-        for n in [a, b] {
-            assert!(is_auto_name(&KernelSpec { name: n, ..k.clone() }));
-        }
+        assert!(is_auto_name(&KernelSpec { name: a, ..k.clone() }));
+    }
+
+    #[test]
+    fn names_the_table_cuts_are_given_whole() {
+        let names = ["v4.15".to_string(), "v5.15+wake-affine-prev-rfc".to_string()];
+        assert_eq!(
+            cut_in_table(&names, &[21, 11]),
+            [("v5.15+wake-affine-pre, v5.15+wake-".to_string(), "v5.15+wake-affine-prev-rfc".to_string())]
+        );
+        assert!(cut_in_table(&names[..1], &[21, 11]).is_empty());
+        // Cut by the narrow table only.
+        assert_eq!(cut_in_table(&["v5.15+SHARED".to_string()], &[21, 11])[0].0, "v5.15+SHARE");
     }
 
     #[test]

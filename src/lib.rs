@@ -16,6 +16,7 @@
 
 pub mod anchor;
 pub mod charts;
+pub mod cluster;
 pub mod compare;
 pub mod diff_page;
 pub mod fmt;

@@ -103,6 +103,10 @@ pub struct SweepDone {
     pub counters_csv: String,
     /// Wall time from the first run handed to a worker to the last result.
     pub wall_ms: f64,
+    /// Per kernel (its index), each seed patch it switches on and how often the patch's
+    /// own branch ran over all the sweep's runs (`RunResult::patched`); not in the report.
+    #[serde(default)]
+    pub patched: Vec<(u32, schedsim::Switch, u64)>,
 }
 
 /// Emit progress at most this often: enough for a smooth bar, few enough messages.

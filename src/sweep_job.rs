@@ -90,6 +90,33 @@ impl JobProgress {
     }
 }
 
+/// The runs of a sweep that have landed, as the page keeps them for the tab's life
+/// (sessionStorage), so that a reload during or after a sweep shows them again and
+/// runs only the rest. `dropped` counts runs that landed but could not be kept (the
+/// storage was full): then the page says so and offers to run again.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Kept {
+    pub experiment_json: String,
+    /// Each run's result as its worker sent it (`RunResult` JSON).
+    pub results: Vec<String>,
+    #[serde(default)]
+    pub dropped: u32,
+}
+
+impl Kept {
+    /// Where the page keeps them.
+    pub const KEY: &'static str = "schedsim.sweep";
+
+    pub fn to_text(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// The runs kept for `experiment_json`, if the stored text is for it.
+    pub fn parse_for(text: &str, experiment_json: &str) -> Option<Kept> {
+        serde_json::from_str::<Kept>(text).ok().filter(|k| k.experiment_json == experiment_json)
+    }
+}
+
 pub struct SweepJob {
     pub id: u32,
     pub experiment_json: String,
@@ -103,6 +130,8 @@ pub struct SweepJob {
     pacer: Pacer,
     /// Runs whose worker died (or that failed in it), and why, in the order they failed.
     failed: Vec<(RunId, String)>,
+    /// (kernel, patch) → how often its branch ran, summed over the runs landed.
+    patched: BTreeMap<(u32, schedsim::Switch), u64>,
 }
 
 impl SweepJob {
@@ -123,7 +152,27 @@ impl SweepJob {
             started_ms: None,
             pacer: Pacer::new(),
             failed: Vec::new(),
+            patched: BTreeMap::new(),
         })
+    }
+
+    /// [`SweepJob::new`] with the runs of `kept` landed already: only the rest is queued.
+    /// A kept result that does not belong to this sweep (or repeats one) is refused.
+    pub fn resume(id: u32, experiment_json: String, kept: &[String]) -> Result<SweepJob, String> {
+        let mut job = SweepJob::new(id, experiment_json)?;
+        for json in kept {
+            let r: RunResult =
+                serde_json::from_str(json).map_err(|e| format!("a kept run's result does not read back: {e}"))?;
+            let Some(i) = job.queue.iter().position(|q| *q == r.run) else {
+                return Err(format!("a kept result is of run {:?}, which this sweep does not have left", r.run));
+            };
+            job.queue.remove(i);
+            for &(sw, n) in &r.patched {
+                *job.patched.entry((r.run.kernel, sw)).or_default() += n;
+            }
+            job.builder.add(r).map_err(|e| e.to_string())?;
+        }
+        Ok(job)
     }
 
     pub fn experiment(&self) -> &Experiment {
@@ -202,6 +251,9 @@ impl SweepJob {
         }
         self.running.remove(&key);
         self.pacer.unshown = true;
+        for &(sw, n) in &r.patched {
+            *self.patched.entry((r.run.kernel, sw)).or_default() += n;
+        }
         self.builder.add(r).map_err(|e| e.to_string())
     }
 
@@ -261,6 +313,7 @@ impl SweepJob {
             samples_csv: report.samples_csv(),
             counters_csv: report.counters_csv(),
             wall_ms,
+            patched: self.patched.iter().map(|(&(k, sw), &n)| (k, sw, n)).collect(),
         };
         Ok((done, report))
     }
@@ -409,5 +462,41 @@ mod tests {
         assert_eq!(default_workers(64.0), WORKERS_MAX);
         assert_eq!(default_workers(0.0), 1);
         assert_eq!(default_workers(f64::NAN), 1);
+    }
+
+    #[test]
+    fn a_sweep_resumed_from_kept_runs_gives_the_same_report() {
+        let e = small();
+        let want = e.run(&mut |_| true).unwrap().to_json();
+        let mut job = SweepJob::new(1, e.to_json()).unwrap();
+        let mut kept = Kept { experiment_json: e.to_json(), ..Kept::default() };
+        for key in 0..5 {
+            let run = job.next_run(key, 0.0).unwrap();
+            let json = work(&job, run);
+            job.land(key, &json).unwrap();
+            kept.results.push(json);
+        }
+        // The page reloads: the kept text, read back for the same experiment only.
+        let text = kept.to_text();
+        assert!(Kept::parse_for(&text, &small().to_json()).is_some());
+        let mut other = small();
+        other.seed += 1;
+        assert!(Kept::parse_for(&text, &other.to_json()).is_none());
+        let back = Kept::parse_for(&text, &e.to_json()).unwrap();
+        let mut job = SweepJob::resume(2, e.to_json(), &back.results).unwrap();
+        assert_eq!(job.progress_now(0.0).runs_done, 5);
+        assert_eq!(job.points().0, job.partial_report().configs.iter().map(|c| c.points.len() as u32).sum::<u32>());
+        let mut key = 0;
+        while let Some(run) = job.next_run(key, 1.0) {
+            let json = work(&job, run);
+            job.land(key, &json).unwrap();
+            key += 1;
+        }
+        assert_eq!(key, 12 - 5, "only the rest ran");
+        assert_eq!(job.finish(2.0).unwrap().0.report_json, want);
+        // A result twice, or of another sweep, is refused.
+        let twice = [back.results[0].clone(), back.results[0].clone()];
+        let err = SweepJob::resume(3, e.to_json(), &twice).err().expect("refused");
+        assert!(err.contains("does not have left"), "{err}");
     }
 }

@@ -98,6 +98,7 @@ async fn a_field_refuses_bad_input_at_the_field() {
         kind: "text".into(),
         wide: false,
         what: "".into(),
+        refused: "".into(),
     };
     yew::Renderer::<Field>::with_root_and_props(root.clone(), props).render();
     settle().await;
@@ -122,6 +123,7 @@ async fn a_kernel_panel_toggles_a_patch_as_an_override() {
         others: vec!["a".into()],
         can_remove: true,
         warnings: vec![],
+        duplicate: None,
         on_change: Callback::from(move |k| *g.borrow_mut() = Some(k)),
         on_remove: Callback::noop(),
     };

@@ -4,6 +4,7 @@
 
 use crate::charts::ChartTheme;
 use crate::permalink::{self, Tab, Theme, View};
+use crate::web::components::cluster::ClusterPanel;
 use crate::web::components::copy_link::CopyLink;
 use crate::web::components::diff::DiffView;
 use crate::web::components::fields::{FieldErrorSink, FieldErrors};
@@ -275,6 +276,22 @@ pub fn app() -> Html {
                     <button type="button" class="primary" id="run-question-all" onclick={dispatch.reform(|_| Action::Answer(RunAnswer::Run))}>{ "Run" }</button>
                     <button type="button" id="run-question-first" onclick={dispatch.reform(|_| Action::Answer(RunAnswer::FirstIterationOnly))}>{ "Run the first iteration only" }</button>
                     <button type="button" class="tool" aria-label="Not now" onclick={dispatch.reform(|_| Action::Answer(RunAnswer::NotNow))}>{ "✕" }</button>
+                    <ClusterPanel exp={state.exp.clone()} open=true />
+                </div>
+            }
+            if let Some((kept, total)) = state.restored {
+                <div class="banner notice" role="status" id="restored">
+                    <span>{ if kept == 0 {
+                        format!("The page was reloaded during a sweep of this experiment: its finished runs could not be kept (the browser's storage for this tab is full). Run it again: {total} runs.")
+                    } else if kept == total {
+                        format!("Kept from before the reload: all {total} runs of this sweep, shown below.")
+                    } else {
+                        format!("Kept from before the reload: {kept} of this sweep's {total} runs, shown below as partial results.")
+                    } }</span>
+                    if kept < total {
+                        <button type="button" class="primary" id="restored-run" onclick={dispatch.reform(|_| Action::RequestRun)}>
+                            { if kept == 0 { "Run again".to_string() } else { format!("Run the other {}", total - kept) } }</button>
+                    }
                 </div>
             }
             if !state.errors.is_empty() {

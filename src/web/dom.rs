@@ -168,6 +168,16 @@ pub fn store(key: &str, value: &str) {
     }
 }
 
+/// A value this tab stored (sessionStorage: it lasts across reloads, not across tabs).
+pub fn session_stored(key: &str) -> Option<String> {
+    window().and_then(|w| w.session_storage().ok().flatten()).and_then(|s| s.get_item(key).ok().flatten())
+}
+
+/// Stores a value for this tab's reloads; false when storage is refused or full.
+pub fn session_store(key: &str, value: &str) -> bool {
+    window().and_then(|w| w.session_storage().ok().flatten()).map(|s| s.set_item(key, value).is_ok()).unwrap_or(false)
+}
+
 /// Whether the system prefers a dark theme.
 pub fn prefers_dark() -> bool {
     window()

@@ -40,6 +40,7 @@ impl SweepResult {
             samples_csv: String::new(),
             counters_csv: String::new(),
             wall_ms: 0.0,
+            patched: Vec::new(),
         };
         SweepResult { done, report, points, complete: false }
     }
@@ -96,6 +97,9 @@ pub struct State {
     /// Presenter mode (large type, high contrast, charts one per row, the form folded):
     /// this device's setting, kept in local storage and never in a link.
     pub presenter: bool,
+    /// Runs kept from before a reload (`sweep_job::Kept`): (runs kept, runs in all),
+    /// said in a banner until a sweep starts; (0, n) when n runs could not be kept.
+    pub restored: Option<(u32, u32)>,
 }
 
 /// Past this estimated CPU time a sweep that would start by itself waits for a click
@@ -124,6 +128,12 @@ impl RunQuestion {
     /// The question for `exp`, if it costs more than [`CONFIRM_CPU_SECONDS`]; none for an
     /// invalid experiment (the run refuses it, saying why).
     pub fn of(exp: &Experiment) -> Option<RunQuestion> {
+        RunQuestion::estimate(exp).filter(|q| q.cpu_ms > CONFIRM_CPU_SECONDS * 1000)
+    }
+
+    /// The figures of `exp`, large or not (the cluster panel shows them); none for an
+    /// invalid experiment.
+    pub fn estimate(exp: &Experiment) -> Option<RunQuestion> {
         let c = schedsim::estimate::sweep_cost(exp).ok()?;
         let page = |ms: u64| ms.saturating_mul(PAGE_SLOWDOWN_PERCENT) / 100;
         let q = RunQuestion {
@@ -132,7 +142,7 @@ impl RunQuestion {
             first_iteration_cpu_ms: page(schedsim::estimate::SweepCost::cpu_ms_of(c.first_iteration_events_max)),
             iterations: exp.iterations,
         };
-        (q.cpu_ms > CONFIRM_CPU_SECONDS * 1000).then_some(q)
+        Some(q)
     }
 
     /// What the page says, with `workers` workers sharing the runs.
@@ -264,6 +274,7 @@ impl State {
             workers: 1,
             question: None,
             presenter: false,
+            restored: None,
         }
     }
 
@@ -451,6 +462,9 @@ pub enum Action {
     /// The answer to the question asked before a large sweep.
     Answer(RunAnswer),
     SetWorkers(u32),
+    /// The runs kept from before a reload, as a result (or none: they could not be kept),
+    /// with (runs kept, runs in all).
+    Restored(Option<Rc<SweepResult>>, u32, u32),
 }
 
 impl State {
@@ -570,6 +584,7 @@ impl State {
             Action::TogglePresenter => s.presenter = !s.presenter,
             Action::SweepStarted { id, at_ms } => {
                 s.sweep = Sweep::Running { id, started_ms: at_ms, progress: None };
+                s.restored = None;
                 if s.result.as_ref().is_some_and(|r| r.report.experiment != s.exp) {
                     s.result = None;
                 }
@@ -645,10 +660,23 @@ impl State {
                 }
             }
             Action::SetWorkers(n) => s.workers = n.clamp(1, crate::sweep_job::WORKERS_MAX),
+            Action::Restored(r, kept, total) => {
+                if let Some(r) = r {
+                    if r.complete {
+                        s.sweep = Sweep::Done(r.clone());
+                    }
+                    s.result = Some(r);
+                }
+                s.restored = Some((kept, total));
+            }
         }
-        // Live mode's step count belongs to the experiment it was stepped in.
+        // Live mode's step count belongs to the experiment it was stepped in, and the
+        // runs kept from before a reload to theirs.
         if !whole_view && s.exp != before {
             s.view.live_steps = 0;
+        }
+        if s.exp != before {
+            s.restored = None;
         }
         // The question's figures are of the experiment it was asked for; an edit, another
         // link or a click on Run leaves nothing to ask about.

@@ -7,7 +7,7 @@
 //! works on any static host, without cross-origin isolation headers.
 
 use crate::proto::{Request, Response, PROGRESS_INTERVAL_MS};
-use crate::sweep_job::{JobProgress, SweepJob, Tell};
+use crate::sweep_job::{JobProgress, Kept, SweepJob, Tell};
 use crate::web::dom::{self, js_err};
 use schedsim::sched_trace::Trace;
 use schedsim::{Experiment, Report, RunId, Sweep};
@@ -333,6 +333,21 @@ fn spawn(rc: &Rc<RefCell<Inner>>, inner: &mut Inner) -> Result<(), String> {
     Ok(())
 }
 
+/// Keeps a landed run for a reload; when the tab's storage is full, keeps only the count
+/// of the runs that could not be kept, so that the reloaded page can say so.
+fn keep(kept: &mut Kept, result_json: String) {
+    if kept.dropped > 0 {
+        kept.dropped += 1;
+    } else {
+        kept.results.push(result_json);
+    }
+    if !dom::session_store(Kept::KEY, &kept.to_text()) {
+        kept.dropped += kept.results.len() as u32;
+        kept.results.clear();
+        dom::session_store(Kept::KEY, &kept.to_text());
+    }
+}
+
 /// What the pool tells the page about a sweep.
 pub enum PoolEvent {
     /// A run moved on (or one landed): where the sweep is.
@@ -385,6 +400,8 @@ struct PoolInner {
     slots: Vec<Slot>,
     next_key: u32,
     job: Option<SweepJob>,
+    /// The current sweep's landed runs as kept for a reload (`Kept::KEY`).
+    kept: Kept,
     on_event: Rc<dyn Fn(PoolEvent)>,
     /// Message handlers of live and stopped workers: a stopped worker's may be the one
     /// running, so they are freed only when a sweep starts or is cancelled by the user.
@@ -400,6 +417,7 @@ impl SweepPool {
                 slots: Vec::new(),
                 next_key: 0,
                 job: None,
+                kept: Kept::default(),
                 on_event: Rc::new(on_event),
                 closures: Vec::new(),
                 retired: Vec::new(),
@@ -409,9 +427,23 @@ impl SweepPool {
 
     /// Starts sweep `id`, stopping any other; answers arrive through the callback.
     pub fn start(&self, id: u32, experiment_json: String) -> Result<(), String> {
-        let job = SweepJob::new(id, experiment_json)?;
+        // The runs a reload interrupted are not run again: the sweep resumes from them
+        // (a whole sweep kept is run again, as asked).
+        let mut kept = dom::session_stored(Kept::KEY)
+            .and_then(|t| Kept::parse_for(&t, &experiment_json))
+            .unwrap_or_else(|| Kept { experiment_json: experiment_json.clone(), ..Kept::default() });
+        kept.dropped = 0;
+        let job = match SweepJob::resume(id, experiment_json.clone(), &kept.results) {
+            Ok(job) if !job.is_complete() => job,
+            _ => {
+                kept.results.clear();
+                SweepJob::new(id, experiment_json)?
+            }
+        };
+        dom::session_store(Kept::KEY, &kept.to_text());
         {
             let mut inner = self.inner.borrow_mut();
+            inner.kept = kept;
             if inner.job.is_some() {
                 stop_all(&mut inner);
             }
@@ -571,7 +603,12 @@ fn on_response(rc: &Rc<RefCell<PoolInner>>, key: u32, r: Response) {
                 }
                 let job = inner.job.as_mut().expect("current");
                 let now = dom::now_ms();
-                match job.land(key, &result_json) {
+                let landed = job.land(key, &result_json);
+                if landed.is_ok() {
+                    keep(&mut inner.kept, result_json);
+                }
+                let job = inner.job.as_mut().expect("current");
+                match landed {
                     Err(message) => Some(PoolEvent::Failed { id, message }),
                     Ok(()) if job.is_complete() => {
                         let ev = match job.finish(now) {

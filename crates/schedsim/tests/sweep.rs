@@ -136,3 +136,36 @@ fn cancelling_a_run_says_so() {
     let err = s.run(s.runs()[0], &mut |_| false, Checks::Off).unwrap_err();
     assert!(err.0.contains("cancelled"), "{err}");
 }
+
+/// A run's result says how often each patch switched on took its own branch: the seed's
+/// patch on its own benchmark does, wake-affine-prev-rfc under tbench (sync wakeups from
+/// a busy waker) never does, and a run that switches no patch on carries nothing.
+#[test]
+fn a_run_counts_the_patched_branches_it_took() {
+    use schedsim::{KernelSpec, KernelVersion, Switch};
+    let mut e = schedsim::presets::experiment("seed003-tbench").unwrap();
+    e.clients = vec![8];
+    e.duration_ms = 20;
+    e.warmup_ms = 2;
+    e.iterations = 1;
+    e.kernels = vec![
+        KernelSpec::new("plain", KernelVersion::V5_14),
+        KernelSpec::new("recent", KernelVersion::V5_14).with(Switch::RecentUsedPrev, true),
+        KernelSpec::new("rfc", KernelVersion::V5_15).with(Switch::WakeAffinePrevRfc, true),
+    ];
+    let s = schedsim::Sweep::new(&e).unwrap();
+    let run = |k| {
+        s.run(schedsim::RunId { kernel: k, point: 0, iteration: 0 }, &mut |_| true, schedsim::experiment::Checks::Off)
+            .unwrap()
+    };
+    let (plain, recent, rfc) = (run(0), run(1), run(2));
+    assert!(plain.patched.is_empty(), "{:?}", plain.patched);
+    assert!(!serde_json::to_string(&plain).unwrap().contains("patched"));
+    assert_eq!(recent.patched.len(), 1);
+    assert_eq!(recent.patched[0].0, Switch::RecentUsedPrev);
+    assert!(recent.patched[0].1 > 0, "{:?}", recent.patched);
+    // Only the switches the kernel turns on are listed (not v5.15's own patches).
+    assert_eq!(rfc.patched, [(Switch::WakeAffinePrevRfc, 0)]);
+    // The report does not carry the counts: its bytes are as they were.
+    assert!(!e.run(&mut |_| true).unwrap().to_json().contains("patched"));
+}

@@ -4,7 +4,6 @@
 //! thrown.
 
 use crate::charts::{self, ChartResult, ChartTheme, HEIGHT_PX, WIDTH_PX};
-use crate::fmt::sanitize;
 use crate::live_session::LivePoint;
 use crate::web::dom;
 use crate::web::state::SweepResult;
@@ -32,12 +31,7 @@ impl ChartSpec {
     fn stem(&self) -> String {
         match self {
             ChartSpec::Report { name, result, .. } => {
-                let exp = &result.report.experiment.name;
-                if exp.is_empty() {
-                    format!("schedsim-{name}")
-                } else {
-                    format!("schedsim-{}-{name}", sanitize(exp))
-                }
+                format!("{}-{name}", crate::fmt::export_stem(&result.report.experiment))
             }
             ChartSpec::Live { which, .. } => {
                 format!("schedsim-live-{}", if *which == LiveChart::Throughput { "throughput" } else { "migrations" })

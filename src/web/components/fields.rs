@@ -60,6 +60,11 @@ pub struct FieldProps {
     /// label if empty.
     #[prop_or_default]
     pub what: AttrValue,
+    /// Why the experiment as a whole is refused on this field's account (a run over the
+    /// event cap: `form::run_size_refusal`), shown like the field's own refusal; the
+    /// list beside Run already has the experiment's reason, so it is not listed again.
+    #[prop_or_default]
+    pub refused: AttrValue,
 }
 
 /// Commits on every keystroke that parses; while the text does not parse, the field
@@ -126,13 +131,14 @@ pub fn field(p: &FieldProps) -> Html {
         })
     };
     let err_id = format!("{id}-err");
+    let shown = (*error).clone().or_else(|| (!p.refused.is_empty()).then(|| p.refused.to_string()));
     html! {
-        <label class={classes!("field", p.wide.then_some("wide"), error.is_some().then_some("invalid"))}>
+        <label class={classes!("field", p.wide.then_some("wide"), shown.is_some().then_some("invalid"))}>
             <span class="field-label">{ p.label.clone() }</span>
             <input ref={input} id={id.clone()} type={p.kind.clone()} value={(*text).clone()} {oninput} {onblur}
-                aria-invalid={error.is_some().then_some("true")}
-                aria-describedby={error.is_some().then_some(err_id.clone())} spellcheck="false" />
-            if let Some(e) = &*error {
+                aria-invalid={shown.is_some().then_some("true")}
+                aria-describedby={shown.is_some().then_some(err_id.clone())} spellcheck="false" />
+            if let Some(e) = &shown {
                 <span class="field-error" id={err_id} role="alert">{ e.clone() }</span>
             } else if !p.hint.is_empty() {
                 <span class="field-hint">{ p.hint.clone() }</span>

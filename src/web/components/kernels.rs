@@ -18,6 +18,10 @@ pub struct KernelProps {
     pub can_remove: bool,
     /// What is misleading about this kernel among the others (`kernel_names::warnings`).
     pub warnings: Vec<String>,
+    /// Another kernel has this one's name (`kernel_names::duplicate_name`): the name field
+    /// says so, as a refused field does.
+    #[prop_or_default]
+    pub duplicate: Option<String>,
     pub on_change: Callback<KernelSpec>,
     pub on_remove: Callback<()>,
 }
@@ -31,14 +35,13 @@ pub fn kernel_panel(p: &KernelProps) -> Html {
     let on_preset = {
         let spec = spec.clone();
         let cb = p.on_change.clone();
-        let others = p.others.clone();
         Callback::from(move |e: Event| {
             let v = e.target_unchecked_into::<HtmlSelectElement>().value();
             if let Some(ver) = KernelVersion::parse(&v) {
                 // The switches the user set stay set: one that the new version has on
                 // anyway is said in the panel, not dropped behind the user's back.
                 let k = KernelSpec { preset: ver, ..spec.clone() };
-                cb.emit(kernel_names::follow(&spec, k, &others));
+                cb.emit(kernel_names::follow(&spec, k));
             }
         })
     };
@@ -63,23 +66,21 @@ pub fn kernel_panel(p: &KernelProps) -> Html {
     let reset = {
         let spec = spec.clone();
         let cb = p.on_change.clone();
-        let others = p.others.clone();
         Callback::from(move |_| {
             let mut k = spec.clone();
             k.overrides.clear();
-            cb.emit(kernel_names::follow(&spec, k, &others));
+            cb.emit(kernel_names::follow(&spec, k));
         })
     };
     let redundant = kernel_names::redundant_switches(spec);
     let tidy = {
         let spec = spec.clone();
         let cb = p.on_change.clone();
-        let others = p.others.clone();
         let redundant = redundant.clone();
         Callback::from(move |_| {
             let mut k = spec.clone();
             k.overrides.retain(|sw, _| !redundant.contains(sw));
-            cb.emit(kernel_names::follow(&spec, k, &others));
+            cb.emit(kernel_names::follow(&spec, k));
         })
     };
     let switches = |patches: bool| {
@@ -94,7 +95,6 @@ pub fn kernel_panel(p: &KernelProps) -> Html {
                 let onchange = {
                     let spec = spec.clone();
                     let cb = p.on_change.clone();
-                    let others = p.others.clone();
                     Callback::from(move |_: Event| {
                         let mut k = spec.clone();
                         let new = !on;
@@ -103,7 +103,7 @@ pub fn kernel_panel(p: &KernelProps) -> Html {
                         } else {
                             k.overrides.insert(sw, new);
                         }
-                        cb.emit(kernel_names::follow(&spec, k, &others));
+                        cb.emit(kernel_names::follow(&spec, k));
                     })
                 };
                 let id = format!("k{}-{}", p.index, sw.name());
@@ -142,7 +142,8 @@ pub fn kernel_panel(p: &KernelProps) -> Html {
             <div class="kernel-head">
                 <Field label="name" value={spec.name.clone()} on_commit={on_name} id={format!("k{}-name", p.index)}
                     what={format!("kernel {} name", letter(p.index))}
-                    hint={if kernel_names::is_auto_name(spec) { "follows the version and switches until you type one" } else { "" }} />
+                    hint={if kernel_names::is_auto_name(spec) { "follows the version and switches until you type one" } else { "" }}
+                    refused={p.duplicate.clone().unwrap_or_default()} />
                 <label class="field">
                     <span class="field-label">{ "version preset" }</span>
                     <select onchange={on_preset} aria-label={format!("Kernel {} version", letter(p.index))}>

@@ -562,9 +562,10 @@ fn trace_aside(p: &LiveProps, session: Option<&LiveSession>) -> Html {
             }
             if let Some(s) = session.filter(|s| s.recent.len() > 1) {
                 <h4>{ "Recent wakeups" }</h4>
-                <ol class="recent" reversed=true>
+                // Each line has its wakeup's own number: no list numbers beside it.
+                <ul class="recent">
                     { for s.recent.iter().rev().skip(1).map(|t| html! { <li>{ short(t) }</li> }) }
-                </ol>
+                </ul>
             }
         </aside>
     }

@@ -1,6 +1,7 @@
 //! The page's components, one file each.
 
 pub mod chart;
+pub mod cluster;
 pub mod copy_link;
 pub mod diff;
 pub mod fields;

@@ -4,10 +4,11 @@
 //! exports come with the last run.
 
 use crate::charts::{ChartTheme, REPORT_CHARTS};
-use crate::fmt::{fmt_ns, sanitize};
+use crate::fmt::fmt_ns;
 use crate::perfetto::{default_window, PerfettoAsk};
 use crate::wasted::{self, JumpPlan};
 use crate::web::components::chart::{ChartCard, ChartSpec};
+use crate::web::components::cluster::ClusterPanel;
 use crate::web::components::perfetto::PerfettoExport;
 use crate::web::components::timeline::RecordTimeline;
 use crate::web::dom;
@@ -38,11 +39,7 @@ pub fn results(p: &ResultsProps) -> Html {
     let r = &p.result;
     let rep = &r.report;
     let copied = use_state(|| None::<String>);
-    let stem = if rep.experiment.name.is_empty() {
-        "schedsim".to_string()
-    } else {
-        format!("schedsim-{}", sanitize(&rep.experiment.name))
-    };
+    let stem = crate::fmt::export_stem(&rep.experiment);
     let export = |suffix: &'static str, mime: &'static str, text: String| {
         let name = format!("{stem}-{suffix}");
         let copied = copied.clone();
@@ -87,7 +84,9 @@ pub fn results(p: &ResultsProps) -> Html {
     let charts = REPORT_CHARTS[1..].iter().map(|name| chart(name)).collect::<Html>();
     // What must be read before the numbers: windows that measured nothing, identical
     // kernels, differences within noise.
-    let notes = crate::compare::notes(rep);
+    let mut notes = crate::compare::notes(rep);
+    let (never, patch_counts) = crate::compare::patch_notes(rep, &r.done.patched);
+    notes.extend(never);
     let empty = !crate::compare::empty_points(rep).is_empty();
     let notes = if notes.is_empty() {
         html! {}
@@ -119,6 +118,9 @@ pub fn results(p: &ResultsProps) -> Html {
                 <p class="stale" role="status">{ "The experiment has changed since this sweep: run it again to update the results." }</p>
             }
             { notes.clone() }
+            if let Some(c) = patch_counts {
+                <p class="muted" id="patch-counts">{ c }</p>
+            }
             <div class="headline">
                 { headline }
                 if r.complete {
@@ -136,6 +138,7 @@ pub fn results(p: &ResultsProps) -> Html {
                         </ul>
                     }
                     <pre id="mmtests" class="table" tabindex="0">{ r.done.table.clone() }</pre>
+                    { table_key(rep) }
                 </div>
                 }
             </div>
@@ -163,8 +166,26 @@ pub fn results(p: &ResultsProps) -> Html {
             { wasted_section(r, &p.on_jump) }
             if r.complete {
                 <RecordTimeline exp={rep.experiment.clone()} />
+                <ClusterPanel exp={rep.experiment.clone()} />
             }
         </section>
+    }
+}
+
+/// The full names of the kernels the mmtests layout cuts in its column heads.
+fn table_key(rep: &schedsim::Report) -> Html {
+    let names: Vec<String> = rep.configs.iter().map(|c| c.name.clone()).collect();
+    let cut = crate::kernel_names::cut_in_table(
+        &names,
+        &[schedsim::report::TABLE_NAME_CHARS, schedsim::report::COUNTERS_NAME_CHARS],
+    );
+    if cut.is_empty() {
+        return html! {};
+    }
+    html! {
+        <ul id="table-key" class="muted table-key" aria-label="Kernel names the table cuts">
+            { for cut.into_iter().map(|(short, full)| html! { <li><code>{ short }</code>{ " in the tables is " }<code>{ full }</code></li> }) }
+        </ul>
     }
 }
 

@@ -4,6 +4,7 @@
 
 use crate::charts::ChartTheme;
 use crate::fmt::fmt_secs;
+use crate::form::MachineChoice;
 use crate::perfetto::PerfettoAsk;
 use crate::topo_edit::{Refusal, TopoEdit};
 use crate::wasted::JumpPlan;
@@ -70,16 +71,57 @@ pub struct SweepProps {
     pub replay: Replay,
 }
 
+/// Above this many CPUs the machine's drawing is folded under its summary.
+pub const TOPOLOGY_FOLD_CPUS: u64 = 512;
+
 #[function_component(SweepView)]
 pub fn sweep_view(p: &SweepProps) -> Html {
     let exp = &p.exp;
     let topo = machine_topology(&exp.machine);
     let resolved = exp.machine.resolve();
     let nr_cpus = topo.as_ref().map(|t| t.cpu_count()).unwrap_or(0);
+    // Over a topology the user typed, a machine preset asks before replacing it.
+    let machine_ask = use_state(|| None::<(MachineSpec, MachineSpec, String)>);
     let on_machine = {
         let on = p.on_machine_preset.clone();
-        Callback::from(move |e: Event| on.emit(e.target_unchecked_into::<HtmlSelectElement>().value()))
+        let ask = machine_ask.clone();
+        let current = exp.machine.clone();
+        Callback::from(move |e: Event| {
+            let select = e.target_unchecked_into::<HtmlSelectElement>();
+            let name = select.value();
+            match crate::form::machine_choice(&current, &name) {
+                MachineChoice::Replace => on.emit(name),
+                MachineChoice::Ask { replace, keep, question } => {
+                    // The select shows the machine in use until the question is answered.
+                    select.set_value(current.preset.as_deref().unwrap_or_default());
+                    ask.set(Some((*replace, *keep, question)));
+                }
+            }
+        })
     };
+    let machine_question = match &*machine_ask {
+        Some((replace, keep, question)) => {
+            let answer = |m: Option<MachineSpec>| {
+                let (ask, on) = (machine_ask.clone(), p.on_machine.clone());
+                Callback::from(move |_| {
+                    if let Some(m) = m.clone() {
+                        on.emit(m);
+                    }
+                    ask.set(None);
+                })
+            };
+            html! {
+                <div class="machine-question notice" role="alertdialog" id="machine-question" aria-label="Replace your topology?">
+                    <span>{ question.clone() }</span>
+                    <button type="button" id="machine-use-preset" onclick={answer(Some(replace.clone()))}>{ "Use its topology" }</button>
+                    <button type="button" id="machine-keep-mine" onclick={answer(Some(keep.clone()))}>{ "Keep mine with its costs" }</button>
+                    <button type="button" class="tool" id="machine-cancel" onclick={answer(None)}>{ "Cancel" }</button>
+                </div>
+            }
+        }
+        None => html! {},
+    };
+    let clash = crate::form::costs_clash(&exp.machine);
     let on_spec = {
         let on = p.on_topology.clone();
         Callback::from(move |s: String| match Topology::parse_spec(&s) {
@@ -105,6 +147,7 @@ pub fn sweep_view(p: &SweepProps) -> Html {
             html! {
                 <KernelPanel index={i} spec={k.clone()} {others} can_remove={exp.kernels.len() > 1}
                     warnings={crate::kernel_names::warnings(&exp.kernels, i)}
+                    duplicate={crate::kernel_names::duplicate_name(&exp.kernels, i)}
                     on_change={Callback::from(move |k| on_kernel.emit((i, k)))}
                     on_remove={Callback::from(move |_| on_remove_kernel.emit(i))} />
             }
@@ -208,7 +251,8 @@ pub fn sweep_view(p: &SweepProps) -> Html {
                             { for machines.iter().map(|m| html! { <option value={m.name} selected={m.name == preset}>{ format!("{} — {}", m.name, m.description) }</option> }) }
                         </select>
                     </label>
-                    <Field label="topology spec" value={spec_text} on_commit={on_spec} id="topo-spec" hint="NODESxLLCSxCORESxTHREADS, e.g. 2x1x20x2" />
+                    <Field label="topology spec" value={spec_text} on_commit={on_spec} id="topo-spec"
+                        hint={if clash.is_some() { "typed: the machine's costs stay those of the preset (see below)" } else { "NODESxLLCSxCORESxTHREADS, e.g. 2x1x20x2" }} />
                     <p class="machine-desc" id="machine-desc">{
                         match &resolved {
                             Ok(r) => format!("{} · {} CPUs", r.description, r.map.nr_cpus()),
@@ -216,8 +260,20 @@ pub fn sweep_view(p: &SweepProps) -> Html {
                         }
                     }</p>
                 </div>
+                { machine_question }
+                if let Some(c) = &clash {
+                    <p class="costs-clash notice" role="status" id="costs-clash">{ c.clone() }</p>
+                }
                 {
                     match &topo {
+                        // A machine of more than TOPOLOGY_FOLD_CPUS CPUs is folded: drawn
+                        // open, 1,024 CPUs push the kernels 10,000 px down the page.
+                        Ok(t) if t.cpu_count() > TOPOLOGY_FOLD_CPUS => html! {
+                            <details class="topo-fold" id="topo-fold">
+                                <summary>{ format!("The machine's {} CPUs, folded (open to see or edit them)", t.cpu_count()) }</summary>
+                                <TopologyView topo={Rc::new(t.clone())} editable=true refusal={p.refusal.clone()} {on_edit} />
+                            </details>
+                        },
                         Ok(t) => html! { <TopologyView topo={Rc::new(t.clone())} editable=true refusal={p.refusal.clone()} {on_edit} /> },
                         Err(e) => html! { <p class="refusal" role="alert">{ e.clone() }</p> },
                     }

@@ -26,6 +26,17 @@ pub fn probed(t: &WakeupTrace) -> String {
     }
 }
 
+/// A step's result as the page shows it: v3.8's `wake_affine()` returns an int used as
+/// a yes/no, which "→ 1" would read as CPU 1 (every other step that picks a CPU says
+/// "CPU n"); the library's trace keeps the kernel's 0/1.
+pub fn result_text(s: &Step) -> String {
+    match (s.function.as_str(), s.result.as_str()) {
+        ("wake_affine (v3.8)", "1") => "yes (1): wake affine".into(),
+        ("wake_affine (v3.8)", "0") => "no (0): stay near prev".into(),
+        _ => s.result.clone(),
+    }
+}
+
 #[derive(Properties, PartialEq)]
 pub struct TraceStepsProps {
     pub steps: Vec<Step>,
@@ -40,7 +51,7 @@ pub fn trace_steps(p: &TraceStepsProps) -> Html {
         <ol class="steps" id={p.id.clone()}>
             { for p.steps.iter().map(|s| html! {
                 <li class="step">
-                    <div class="step-head"><code class="fn">{ s.function.clone() }</code>{ " → " }<strong class="result">{ s.result.clone() }</strong></div>
+                    <div class="step-head"><code class="fn">{ s.function.clone() }</code>{ " → " }<strong class="result">{ result_text(s) }</strong></div>
                     if !s.read.is_empty() {
                         <div class="reads">{ for s.read.iter().map(|r| html! { <code class="read">{ r.clone() }</code> }) }</div>
                     }

@@ -110,6 +110,9 @@ pub fn workload_form(p: &WorkloadProps) -> Html {
         Some((for_counts, n)) if *for_counts == e.clients => n.clone(),
         _ => format!("{} — separated by spaces", e.workload.clients_meaning()),
     };
+    // A run over the event cap is the duration's and the client counts' fault: both are
+    // marked, as a field whose text is refused is.
+    let size_refusal = crate::form::run_size_refusal(e);
     let num = |label: &'static str, id: &'static str, value: u64, max: u64, edit: fn(u64) -> ExpEdit| {
         let d = d.clone();
         let on_commit = Callback::from(move |s: String| match parse_count(&s, max) {
@@ -119,7 +122,9 @@ pub fn workload_form(p: &WorkloadProps) -> Html {
             }
             Err(m) => Some(m),
         });
-        html! { <Field {label} value={value.to_string()} {on_commit} id={id} /> }
+        let refused =
+            size_refusal.as_ref().filter(|(ids, _)| ids.contains(&id)).map(|(_, why)| why.clone()).unwrap_or_default();
+        html! { <Field {label} value={value.to_string()} {on_commit} id={id} {refused} /> }
     };
     let duration = e.duration_ms;
     let on_warmup = {
@@ -204,7 +209,7 @@ pub fn workload_form(p: &WorkloadProps) -> Html {
             <div class="row params">{ params }</div>
             <div class="row">
                 <Field label="client counts" value={clients_text} on_commit={on_clients} id="clients" wide=true
-                    hint={clients_hint} />
+                    hint={clients_hint} refused={size_refusal.as_ref().map(|(_, why)| why.clone()).unwrap_or_default()} />
                 { num("iterations", "iterations", e.iterations as u64, ITERATIONS_MAX as u64, |v| ExpEdit::Iterations(v as u32)) }
                 { num("duration_ms", "duration", e.duration_ms, DURATION_MS_MAX, ExpEdit::DurationMs) }
                 <Field label="warmup_ms" value={e.warmup_ms.to_string()} on_commit={on_warmup} id="warmup" />

@@ -2,6 +2,7 @@
 //! runs the experiment when Run is pressed or the gallery asks for a one-click run
 //! (then the page scrolls to the run bar, and to the results when they are done).
 
+use crate::sweep_job::{Kept, SweepJob};
 use crate::web::dom;
 use crate::web::state::{Action, State, SweepResult};
 use crate::web::worker::{PoolEvent, SweepPool};
@@ -60,6 +61,32 @@ pub fn use_sweep_runner(
             }
         }
     };
+    {
+        // A reload during or after a sweep of this experiment: the runs that had landed
+        // come back (`sweep_job::Kept`), or the page says they could not be kept.
+        let json = state.exp.to_json();
+        let d = dispatch.clone();
+        use_effect_with((), move |_| {
+            if let Some(kept) = dom::session_stored(Kept::KEY).and_then(|t| Kept::parse_for(&t, &json)) {
+                match SweepJob::resume(0, json, &kept.results) {
+                    Ok(job) if !kept.results.is_empty() => {
+                        let total = job.progress_now(0.0).runs_total;
+                        let n = kept.results.len() as u32;
+                        let r = if job.is_complete() {
+                            job.finish(0.0).ok().map(|(done, report)| SweepResult::finished(done, report))
+                        } else {
+                            Some(SweepResult::partial(0, job.partial_report(), job.points()))
+                        };
+                        d.emit(Action::Restored(r.map(Rc::new), n, total));
+                    }
+                    Ok(job) if kept.dropped > 0 => {
+                        d.emit(Action::Restored(None, 0, job.progress_now(0.0).runs_total));
+                    }
+                    _ => {}
+                }
+            }
+        });
+    }
     let scroll_on_done = use_mut_ref(|| false);
     // Opened without a link: the demo's run (request 1) starts where the page opens, at
     // its top, with its results there; later requests scroll as below.

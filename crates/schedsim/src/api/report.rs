@@ -163,7 +163,7 @@ impl Report {
             let w = if i == 0 { 36 } else { 23 };
             let preset = c.label.split(['+', '-']).next().unwrap_or("");
             let _ = write!(h1, "{:>w$}", preset);
-            let _ = write!(h2, "{:>w$}", truncate(&c.name, 21));
+            let _ = write!(h2, "{:>w$}", truncate(&c.name, TABLE_NAME_CHARS));
         }
         let _ = writeln!(s, "{h1}\n{h2}");
         let label = if m.higher_is_better { "Hmean" } else { "Amean" };
@@ -210,7 +210,7 @@ impl Report {
             let w = if i == 0 { 20 } else { 12 };
             let preset = c.label.split(['+', '-']).next().unwrap_or("");
             let _ = write!(h1, "{:>w$}", preset);
-            let _ = write!(h2, "{:>w$}", truncate(&c.name, 11));
+            let _ = write!(h2, "{:>w$}", truncate(&c.name, COUNTERS_NAME_CHARS));
         }
         let _ = writeln!(s, "{h1}\n{h2}");
         let totals: Vec<Counters> = self.configs.iter().map(|c| c.total()).collect();
@@ -351,6 +351,12 @@ impl Report {
 fn secs(ns: u64) -> f64 {
     ns as f64 / 1e9
 }
+
+/// How many characters of a kernel's name the mmtests table's column head keeps (its
+/// columns are 22 wide, as compare-kernels prints them).
+pub const TABLE_NAME_CHARS: usize = 21;
+/// ...and the counters table below it (columns 12 wide).
+pub const COUNTERS_NAME_CHARS: usize = 11;
 
 fn truncate(s: &str, n: usize) -> String {
     s.chars().take(n).collect()

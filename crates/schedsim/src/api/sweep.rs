@@ -11,6 +11,7 @@
 
 use crate::api::experiment::{Checks, Error, Experiment, Resolved};
 use crate::api::report::{ConfigResult, PointResult, Report, REPORT_VERSION};
+use crate::facts::kernel::Switch;
 use crate::facts::metrics::{Counters, Histogram, Percentiles};
 use crate::facts::recording::WastedMoment;
 use serde::{Deserialize, Serialize};
@@ -40,6 +41,11 @@ pub struct RunResult {
     pub request_latency: Vec<(u32, u64)>,
     /// Their `iteration` is this run's.
     pub wasted_moments: Vec<WastedMoment>,
+    /// Every seed patch the run's kernel switches on (its overrides), with how often its
+    /// own branch ran (`Counters::patched`); 0 means the switch changed nothing in this
+    /// run. Not in the report; absent when the kernel switches no patch on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub patched: Vec<(Switch, u64)>,
 }
 
 impl RunResult {
@@ -110,7 +116,15 @@ impl Sweep {
         sim.run(progress).map_err(|e| {
             Error(format!("kernel {} with {clients} {}: {e}", exp.kernels[k].name, exp.workload.clients_meaning()))
         })?;
-        let out = sim.outcome();
+        let mut out = sim.outcome();
+        // The counts leave the counters (which serialise without them) for `patched`.
+        let hits = std::mem::take(&mut out.counters.patched);
+        let patched = exp.kernels[k]
+            .overrides
+            .iter()
+            .filter(|(sw, on)| sw.is_patch() && **on)
+            .map(|(&sw, _)| (sw, hits[sw as usize]))
+            .collect();
         Ok(RunResult {
             run: id,
             sample_bits: out.sample.value.to_bits(),
@@ -127,6 +141,7 @@ impl Sweep {
                     w
                 })
                 .collect(),
+            patched,
         })
     }
 

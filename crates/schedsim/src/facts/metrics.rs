@@ -221,6 +221,12 @@ pub struct Counters {
     pub wasted_core_ns: u64,
     #[serde(default)]
     pub wasted_core_episodes: u64,
+    /// How often each seed patch's own branch ran, by `Switch as usize` (the lines the
+    /// patch adds or changes, reached with the switch on: a switch that is on and never
+    /// reached changes nothing in that run). Not part of a report (reports are as they
+    /// were before it was counted): a run's result carries it, `RunResult::patched`.
+    #[serde(skip)]
+    pub patched: [u64; crate::facts::kernel::Switch::ALL.len()],
 }
 
 impl Counters {
@@ -292,6 +298,9 @@ impl Counters {
             wasted_core_ns,
             wasted_core_episodes
         );
+        for (a, b) in self.patched.iter_mut().zip(&o.patched) {
+            *a += b;
+        }
         if self.idle_exits.len() < o.idle_exits.len() {
             self.idle_exits.resize(o.idle_exits.len(), 0);
         }

@@ -86,6 +86,7 @@ impl Sim {
             cost += peek;
             let sh = &mut self.llcs[llc as usize].shards[s as usize];
             if overload_flag && !sh.overload {
+                self.m.patched[Switch::SharedRunqOverload as usize] += 1;
                 continue;
             }
             if sh.list.is_empty() {

@@ -160,6 +160,7 @@ impl Sim {
             return None;
         }
         self.m.sis_prev_attempts += 1;
+        self.m.patched[Switch::SisPrevIdle as usize] += 1;
         if self.check_idle(this, prev, cost) {
             self.m.sis_prev_hits += 1;
             self.step(|_| {
@@ -239,6 +240,7 @@ impl Sim {
         let recent = self.tasks[p as usize].recent_used_cpu;
         let patched = self.cfg.on(Switch::RecentUsedPrev);
         if patched {
+            self.m.patched[Switch::RecentUsedPrev as usize] += 1;
             self.tasks[p as usize].recent_used_cpu = prev;
         }
         if recent != prev && recent != target {

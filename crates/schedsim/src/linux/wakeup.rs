@@ -498,8 +498,17 @@ impl Sim {
         let noirq = self.cfg.on(Switch::WakeAffineNoirq);
         let rfc = self.cfg.on(Switch::WakeAffinePrevRfc);
         let merged = self.cfg.on(Switch::WakeAffinePrev) && !rfc;
+        if this_idle && noirq {
+            // 7332dec055f2's cpus_share_cache() test.
+            self.m.patched[Switch::WakeAffineNoirq as usize] += 1;
+        }
         let (r, why) = if this_idle && (!noirq || self.map.share_cache(this, prev)) {
+            if merged {
+                // 806486c377e3's idle_cpu(prev) test.
+                self.m.patched[Switch::WakeAffinePrev as usize] += 1;
+            }
             if rfc {
+                self.m.patched[Switch::WakeAffinePrevRfc as usize] += 1;
                 // `return true` in a function that now returns a CPU number.
                 (Some(1), "RFC as posted: an interrupt wakeup sharing prev's cache returns `true`, which is CPU 1")
             } else if merged && self.idle_cpu(prev) {
@@ -510,8 +519,10 @@ impl Sim {
                 (Some(this), "this CPU is idle (an interrupt woke the task): pull it here, whatever the cache")
             }
         } else if rfc && this_idle {
+            self.m.patched[Switch::WakeAffinePrevRfc as usize] += 1;
             (Some(this), "RFC: prefer migration for an interrupt: the data is cache hot on the CPU taking it")
         } else if rfc && this != prev && !sync && self.idle_cpu(prev) {
+            self.m.patched[Switch::WakeAffinePrevRfc as usize] += 1;
             (
                 Some(prev),
                 "RFC: a normal wakeup keeps prev when it is idle (and cache-affine: this is the affine domain)",

@@ -53,6 +53,7 @@ impl Sim {
         if skip && self.cpus[c as usize].ttwu_pending {
             // Seed 002: a wakeup is queued for this CPU; it runs when we switch to idle.
             self.m.newidle_skipped_pending += 1;
+            self.m.patched[Switch::NewidleSkipPending as usize] += 1;
             return self.switch_to_idle(c, extra);
         }
         let now = self.now;
@@ -194,6 +195,7 @@ impl Sim {
         if self.cpus[c as usize].nr_running > 0 || pending {
             if pending && self.cpus[c as usize].nr_running == 0 {
                 self.m.newidle_bailed_pending += 1;
+                self.m.patched[Switch::NewidleSkipPending as usize] += 1;
             }
             return self.newidle_finish(c, curr_cost, 0);
         }
