@@ -25,7 +25,7 @@ fn states() -> Vec<Shared> {
     let views = [
         View::default(),
         View { tab: Tab::Live, live_steps: 7, ..View::default() },
-        View { tab: Tab::Diff, theme: Theme::Dark, presenter: true, ..View::default() },
+        View { tab: Tab::Diff, theme: Theme::Dark, ..View::default() },
     ];
     schedsim::presets::presets()
         .into_iter()
