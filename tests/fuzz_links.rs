@@ -31,6 +31,10 @@ fn states() -> Vec<Shared> {
         .into_iter()
         .enumerate()
         .map(|(i, p)| Shared { experiment: p.experiment, view: views[i % views.len()].clone() })
+        // Each state as its own link opens it: a replay preset whose programs pass the
+        // link's bound travels in its reference form (the trace's name and SHA-256), as
+        // with the CLI's bundled traces when the workspace builds the library with them.
+        .map(|s| decode(&encode(&s)).expect("a preset's link opens").expect("a preset's link is a link"))
         .collect()
 }
 
