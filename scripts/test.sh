@@ -3,7 +3,8 @@
 #   native: unit, property (swarm + invariant checker), determinism, snapshot and
 #           seed-reproduction tests of the simulator, and the CLI tests;
 #   slurm:  docs/cluster/slurm.sbatch on a single-node Slurm from Debian's packages
-#           (scripts/test-slurm.sh; SKIPPED, saying why, where its daemons cannot start);
+#           (scripts/test-slurm.sh; SKIPPED, saying why, where its daemons cannot start),
+#           and the Kubernetes manifests against their schemas (scripts/test-kubernetes.sh);
 #   lints:  clippy -D warnings on every crate, the web crate also for wasm32;
 #   wasm:   the simulator library builds for wasm32-unknown-unknown;
 #   web:    scripts/test-web.sh (browser component and end-to-end tests), if present.
@@ -37,6 +38,8 @@ cargo test --workspace --locked
 
 echo "== docs/cluster/slurm.sbatch under a single-node Slurm (scripts/test-slurm.sh installs and starts it)"
 scripts/test-slurm.sh
+echo "== docs/cluster/kubernetes against the Kubernetes schemas (scripts/test-kubernetes.sh)"
+scripts/test-kubernetes.sh
 
 echo "== lints (simulator, CLI and the web crate, native and for the browser)"
 if cargo clippy --version >/dev/null 2>&1; then
