@@ -14,8 +14,7 @@ mod campaign;
 use base64::Engine;
 use proptest::prelude::*;
 use schedsim_web::permalink::{decode, encode, LinkError, Shared, Tab, Theme, View};
-use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const CASES: u32 = 1500;
 const CASE_TIME_MAX: Duration = Duration::from_secs(5);
@@ -38,25 +37,7 @@ fn states() -> Vec<Shared> {
         .collect()
 }
 
-#[derive(Default, Debug)]
-struct Tally {
-    cases: u64,
-    accepted: u64,
-    refused: BTreeMap<String, u64>,
-    slowest: Duration,
-}
-
-impl Tally {
-    fn report(&self, name: &str) {
-        let peak = campaign::peak_memory();
-        eprintln!(
-            "fuzz campaign {name}: {} cases, {} accepted, refused by class {:?}, slowest case {:?}, peak memory of the test process {peak}",
-            self.cases, self.accepted, self.refused, self.slowest
-        );
-        assert_eq!(self.cases, u64::from(CASES));
-        assert!(self.accepted > 0 && !self.refused.is_empty(), "{name}: both outcomes reached: {self:?}");
-    }
-}
+type Tally = campaign::Tally;
 
 fn class(e: &LinkError) -> String {
     match e {
@@ -89,17 +70,6 @@ fn check_refusal(e: &LinkError) {
     }
 }
 
-/// A campaign whose cases are each timed and counted.
-fn timed<S: Strategy>(name: &str, strategy: S, check: impl Fn(S::Value, &mut Tally)) -> Tally {
-    campaign::campaign(name, CASES, strategy, |v, t: &mut Tally| {
-        let t0 = Instant::now();
-        check(v, t);
-        t.cases += 1;
-        t.slowest = t.slowest.max(t0.elapsed());
-        assert!(t0.elapsed() < CASE_TIME_MAX, "took {:?}", t0.elapsed());
-    })
-}
-
 /// (kind, position, pick): one change to a link's text.
 fn spoil(link: &str, (kind, pos, pick): (u8, u32, u8)) -> String {
     let mut b = link.as_bytes().to_vec();
@@ -128,7 +98,7 @@ fn spoilt_links_open_to_their_own_state_or_say_why_not() {
     let states = states();
     let links: Vec<String> = states.iter().map(encode).collect();
     let strategy = (0..states.len(), prop::collection::vec((any::<u8>(), any::<u32>(), any::<u8>()), 1..3));
-    let t = timed("links", strategy, |(i, spoils), t| {
+    let t = campaign::campaign("links", CASES, CASE_TIME_MAX, strategy, |(i, spoils), t: &mut Tally| {
         let mut link = links[i].clone();
         for s in spoils {
             link = spoil(&link, s);
@@ -139,14 +109,14 @@ fn spoilt_links_open_to_their_own_state_or_say_why_not() {
                 assert_eq!(got, states[i], "a spoilt link opened to another state: {link}");
                 t.accepted += 1;
             }
-            Ok(None) => *t.refused.entry("empty".into()).or_default() += 1,
+            Ok(None) => t.refuse("empty"),
             Err(e) => {
                 check_refusal(&e);
-                *t.refused.entry(class(&e)).or_default() += 1;
+                t.refuse(class(&e));
             }
         }
     });
-    t.report("links");
+    t.report("links", CASES, "");
 }
 
 /// A link made the page's way from any JSON text.
@@ -214,7 +184,7 @@ fn links_of_spoilt_json_open_valid_or_name_the_field() {
     let states = states();
     let jsons: Vec<String> = states.iter().map(|s| serde_json::to_string(s).unwrap()).collect();
     let strategy = (0..states.len(), prop::collection::vec((any::<u8>(), any::<u32>(), any::<u8>()), 1..3));
-    let t = timed("links' JSON", strategy, |(i, spoils), t| {
+    let t = campaign::campaign("links' JSON", CASES, CASE_TIME_MAX, strategy, |(i, spoils), t: &mut Tally| {
         let mut json = jsons[i].clone();
         for s in spoils {
             json = spoil_json(&json, s);
@@ -233,9 +203,9 @@ fn links_of_spoilt_json_open_valid_or_name_the_field() {
             Ok(None) => unreachable!("a link is never empty"),
             Err(e) => {
                 check_refusal(&e);
-                *t.refused.entry(class(&e)).or_default() += 1;
+                t.refuse(class(&e));
             }
         }
     });
-    t.report("links' JSON");
+    t.report("links' JSON", CASES, "");
 }
