@@ -2,8 +2,9 @@
 //! it exits. Every simulation here is small (a few CPUs, tens of simulated ms).
 
 mod common;
-use common::{run_ok, schedsim, text, write_file};
+use common::{run_ok, schedsim, small_run, text, write_file, SMALL_MACHINE, TWO_KERNELS};
 use std::path::PathBuf;
+use std::sync::LazyLock;
 
 /// Checks the run succeeded and never mentioned a panic; returns stdout.
 fn ok(args: &[&str]) -> String {
@@ -15,27 +16,14 @@ fn tmp(name: &str) -> PathBuf {
 }
 
 /// The small experiment of these tests: two kernels, client counts 1 and 2.
-const SMALL: &[&str] = &[
-    "run",
-    "--topology",
-    "1x1x2x2",
-    "--workload",
-    "tbench",
-    "--clients",
-    "1,2",
-    "--iterations",
-    "2",
-    "--duration-ms",
-    "20",
-    "--kernel",
-    "base=v4.15",
-    "--kernel",
-    "patched=v4.15+wake-affine-prev",
-];
+static SMALL: LazyLock<Vec<&str>> = LazyLock::new(|| small_run("1,2", "2", TWO_KERNELS));
 
 /// A tiny run with one client count, for the tests that choose their own kernels.
-const ONE_CLIENT: &[&str] =
-    &["run", "--topology", "1x1x2x2", "--workload", "tbench", "--clients", "1", "--duration-ms", "20"];
+static ONE_CLIENT: LazyLock<Vec<&str>> = LazyLock::new(|| {
+    let mut v = SMALL_MACHINE.to_vec();
+    v.extend(["--clients", "1", "--duration-ms", "20"]);
+    v
+});
 
 fn small(extra: &[&str]) -> Vec<&'static str> {
     let mut v = SMALL.to_vec();

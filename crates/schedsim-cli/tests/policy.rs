@@ -3,24 +3,10 @@
 //! refused with exit 2 and one line naming its line.
 
 mod common;
-use common::{run_ok, schedsim, text, write_file};
-
-const RUN: &[&str] = &[
-    "run",
-    "--topology",
-    "1x1x2x2",
-    "--workload",
-    "tbench",
-    "--clients",
-    "2",
-    "--duration-ms",
-    "20",
-    "--iterations",
-    "1",
-];
+use common::{run_ok, schedsim, small_run, text, write_file};
 
 fn with(extra: &[String]) -> Vec<String> {
-    RUN.iter().map(|s| s.to_string()).chain(extra.iter().cloned()).collect()
+    small_run("2", "1", &[]).into_iter().map(String::from).chain(extra.iter().cloned()).collect()
 }
 
 fn args(v: &[String]) -> Vec<&str> {

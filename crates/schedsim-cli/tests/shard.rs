@@ -3,28 +3,13 @@
 //! auto` reads Slurm's and Kubernetes' variables.
 
 mod common;
-use common::{run_ok, schedsim, text};
+use common::{run_ok, schedsim, small_run, text, SMALL_MACHINE, TWO_KERNELS};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::LazyLock;
 
 /// 2 kernels x 3 client counts x 3 iterations: 18 runs of a few ms each.
-const SWEEP: &[&str] = &[
-    "run",
-    "--topology",
-    "1x1x2x2",
-    "--workload",
-    "tbench",
-    "--clients",
-    "1,2,4",
-    "--iterations",
-    "3",
-    "--duration-ms",
-    "20",
-    "--kernel",
-    "base=v4.15",
-    "--kernel",
-    "patched=v4.15+wake-affine-prev",
-];
+static SWEEP: LazyLock<Vec<&str>> = LazyLock::new(|| small_run("1,2,4", "3", TWO_KERNELS));
 
 /// The variables `--shard auto` reads, removed from every command that is not about
 /// them (the tests may run inside a Slurm job).
@@ -66,7 +51,7 @@ fn command(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
 fn part(d: &Path, m: u32, n: u32, extra: &[&str]) -> String {
     let out = d.join(format!("part-{m}.jsonl")).to_str().unwrap().to_string();
     let shard = format!("{m}/{n}");
-    let args = with(&with(SWEEP, &["--shard", &shard, "--out", &out, "--jobs", "1"]), extra);
+    let args = with(&with(&SWEEP, &["--shard", &shard, "--out", &out, "--jobs", "1"]), extra);
     let o = command(&args, &[]);
     assert_eq!(o.status.code(), Some(0), "{args:?}: {}", text(&o.stderr));
     out
@@ -103,7 +88,7 @@ fn write_lines(path: &str, lines: &[String]) {
 #[test]
 fn merge_is_byte_identical_to_run_for_1_3_and_7_shards() {
     let formats: &[&[&str]] = &[&[], &["--json"], &["--csv"], &["--counters-csv"]];
-    let whole: Vec<String> = formats.iter().map(|f| run_ok(&with(SWEEP, f)).0).collect();
+    let whole: Vec<String> = formats.iter().map(|f| run_ok(&with(&SWEEP, f)).0).collect();
     for n in [1, 3, 7] {
         let d = dir(&format!("identity-{n}"));
         let mut files = parts(&d, n);
@@ -123,7 +108,7 @@ fn merge_writes_the_same_mmtests_logs_and_out_file() {
     let files = parts(&d, 3);
     let (a, b) = (d.join("run-logs"), d.join("merge-logs"));
     let (out_run, out_merge) = (d.join("run.txt"), d.join("merge.txt"));
-    run_ok(&with(SWEEP, &["--mmtests-dir", a.to_str().unwrap(), "--out", out_run.to_str().unwrap()]));
+    run_ok(&with(&SWEEP, &["--mmtests-dir", a.to_str().unwrap(), "--out", out_run.to_str().unwrap()]));
     let (code, _, err) = merge(&files, &["--mmtests-dir", b.to_str().unwrap(), "--out", out_merge.to_str().unwrap()]);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(std::fs::read(&out_run).unwrap(), std::fs::read(&out_merge).unwrap());
@@ -186,7 +171,7 @@ fn merge_refuses_a_missing_run_naming_it_and_its_shard() {
 fn merge_takes_duplicates_that_agree_and_refuses_ones_that_differ() {
     let d = dir("dup");
     let files = parts(&d, 3);
-    let want = run_ok(SWEEP).0;
+    let want = run_ok(&SWEEP).0;
     let again = d.join("part-1-again.jsonl").to_str().unwrap().to_string();
     std::fs::copy(&files[0], &again).unwrap();
     let mut with_dup = files.clone();
@@ -283,24 +268,24 @@ fn an_interrupted_shard_is_completed_by_a_rerun() {
     let mut partial: String = l[..3].iter().map(|x| format!("{x}\n")).collect();
     partial.push_str(&l[3][..l[3].len() / 2]);
     std::fs::write(&cut, partial).unwrap();
-    let o = command(&with(SWEEP, &["--shard", "2/3", "--out", &cut, "--jobs", "1"]), &[]);
+    let o = command(&with(&SWEEP, &["--shard", "2/3", "--out", &cut, "--jobs", "1"]), &[]);
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(err.contains("line 4 was cut short") && err.contains("2 of its 6 runs are in the part, 4 to run"), "{err}");
     assert_eq!(std::fs::read(&cut).unwrap(), want);
     // Complete: a rerun runs nothing and leaves the part as it is.
-    let o = command(&with(SWEEP, &["--shard", "2/3", "--out", &cut, "--jobs", "1"]), &[]);
+    let o = command(&with(&SWEEP, &["--shard", "2/3", "--out", &cut, "--jobs", "1"]), &[]);
     assert!(text(&o.stderr).contains("6 of its 6 runs are in the part, 0 to run"), "{}", text(&o.stderr));
     assert_eq!(std::fs::read(&cut).unwrap(), want);
     // Only the header made it: the part is written afresh.
     std::fs::write(&cut, format!("{}\n", l[0])).unwrap();
-    assert_eq!(command(&with(SWEEP, &["--shard", "2/3", "--out", &cut, "--jobs", "1"]), &[]).status.code(), Some(0));
+    assert_eq!(command(&with(&SWEEP, &["--shard", "2/3", "--out", &cut, "--jobs", "1"]), &[]).status.code(), Some(0));
     assert_eq!(std::fs::read(&cut).unwrap(), want);
     // Another shard's or another experiment's part is not resumed into.
-    let o = command(&with(SWEEP, &["--shard", "1/3", "--out", &cut]), &[]);
+    let o = command(&with(&SWEEP, &["--shard", "1/3", "--out", &cut]), &[]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("holds shard 2/3"), "{}", text(&o.stderr));
-    let o = command(&with(SWEEP, &["--shard", "2/3", "--out", &cut, "--seed", "9"]), &[]);
+    let o = command(&with(&SWEEP, &["--shard", "2/3", "--out", &cut, "--seed", "9"]), &[]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("another experiment"), "{}", text(&o.stderr));
     assert_eq!(std::fs::read(&cut).unwrap(), want);
@@ -332,7 +317,7 @@ fn shard_auto_reads_slurm_and_kubernetes_variables() {
     ];
     for (env, extra, from) in cases {
         let _ = std::fs::remove_file(&out);
-        let args = with(&with(SWEEP, &["--shard", "auto", "--out", &out, "--jobs", "1"]), extra);
+        let args = with(&with(&SWEEP, &["--shard", "auto", "--out", &out, "--jobs", "1"]), extra);
         let o = command(&args, env);
         let err = text(&o.stderr);
         assert_eq!(o.status.code(), Some(0), "{env:?}: {err}");
@@ -357,7 +342,7 @@ fn shard_auto_reads_slurm_and_kubernetes_variables() {
         ),
     ];
     for (env, extra, says) in refused {
-        let args = with(&with(SWEEP, &["--shard", "auto", "--out", &out]), extra);
+        let args = with(&with(&SWEEP, &["--shard", "auto", "--out", &out]), extra);
         let o = command(&args, env);
         let err = text(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{env:?}: {err}");
@@ -376,7 +361,7 @@ fn shard_refuses_bad_specs_and_report_formats() {
         (&["--shard", "1/3", "--shard-count", "3"], "only with --shard auto"),
         (&["--shard-count", "3"], "only with --shard auto"),
     ] {
-        let o = schedsim(&with(SWEEP, extra));
+        let o = schedsim(&with(&SWEEP, extra));
         assert_eq!(o.status.code(), Some(2), "{extra:?}");
         assert!(text(&o.stderr).contains(says), "{extra:?}: {}", text(&o.stderr));
     }
@@ -403,7 +388,7 @@ fn gnu_parallel_script_end_to_end() {
         eprintln!("SKIPPED gnu_parallel_script_end_to_end: GNU parallel is not installed (apt-get install parallel)");
         return;
     }
-    let want = run_ok(&with(SWEEP, &["--json"])).0;
+    let want = run_ok(&with(&SWEEP, &["--json"])).0;
     let exp = experiment_file("parallel-exp");
     for n in [1, 3, 7] {
         let d = dir(&format!("parallel-{n}"));
@@ -422,7 +407,7 @@ fn gnu_parallel_script_end_to_end() {
 /// variables Slurm sets), then the merge: `run`'s bytes.
 #[test]
 fn slurm_script_with_array_variables() {
-    let want = run_ok(SWEEP).0;
+    let want = run_ok(&SWEEP).0;
     let exp = experiment_file("slurm-exp");
     let d = dir("slurm");
     for id in 1..=3 {
@@ -457,8 +442,10 @@ fn slurm_script_with_array_variables() {
 #[test]
 fn a_shard_killed_by_sigterm_keeps_its_runs_and_resumes() {
     // 20 runs of about 0.1 s each, so that the kill lands mid-shard.
-    let slow: Vec<&str> =
-        with(&SWEEP[..5], &["--clients", "2", "--iterations", "20", "--duration-ms", "200", "--kernel", "base=v4.15"]);
+    let slow: Vec<&str> = with(
+        SMALL_MACHINE,
+        &["--clients", "2", "--iterations", "20", "--duration-ms", "200", "--kernel", "base=v4.15"],
+    );
     let d = dir("sigterm");
     let (whole, killed) = (d.join("whole.jsonl"), d.join("killed.jsonl"));
     let (w, k) = (whole.to_str().unwrap().to_string(), killed.to_str().unwrap().to_string());
@@ -508,7 +495,7 @@ fn slurm_array_end_to_end() {
         eprintln!("SKIPPED slurm_array_end_to_end: no Slurm controller with an idle node (sinfo)");
         return;
     }
-    let want = run_ok(SWEEP).0;
+    let want = run_ok(&SWEEP).0;
     let exp = experiment_file("slurm-real-exp");
     let bin = env!("CARGO_BIN_EXE_schedsim");
     for n in [1, 3, 7] {

@@ -32,3 +32,18 @@ pub fn write_file(dir: &std::path::Path, name: &str, body: &str) -> String {
     std::fs::write(&p, body).unwrap();
     p.to_str().unwrap().to_string()
 }
+
+/// The start of the tests' small experiments: `run` on 4 CPUs (1x1x2x2) with tbench.
+pub const SMALL_MACHINE: &[&str] = &["run", "--topology", "1x1x2x2", "--workload", "tbench"];
+
+/// The two kernels most tests compare: v4.15, and v4.15 with wake-affine-prev.
+pub const TWO_KERNELS: &[&str] = &["--kernel", "base=v4.15", "--kernel", "patched=v4.15+wake-affine-prev"];
+
+/// `SMALL_MACHINE` for the client counts `clients`, `iterations` iterations of 20
+/// simulated ms each, then `rest` (kernels, flags).
+pub fn small_run(clients: &'static str, iterations: &'static str, rest: &[&'static str]) -> Vec<&'static str> {
+    let mut v = SMALL_MACHINE.to_vec();
+    v.extend(["--clients", clients, "--iterations", iterations, "--duration-ms", "20"]);
+    v.extend(rest);
+    v
+}
