@@ -29,7 +29,9 @@ skip() {
   echo "SKIPPED slurm end to end: $*"
   exit 0
 }
-idle() { [[ -n $(sinfo -h -t idle -o %n 2>/dev/null) ]]; }
+# A controller that is down makes sinfo retry for about 9 s: 3 s is plenty for one
+# that answers.
+idle() { [[ -n $(timeout 3 sinfo -h -t idle -o %n 2>/dev/null) ]]; }
 stop() {
   local p
   for p in "${started[@]}"; do $sudo kill "$p" 2>/dev/null || true; done
