@@ -36,7 +36,8 @@ test("item 7: no invented names; names the table cuts are given whole; exports n
   assert.equal(await page.getAttribute("#k0-name", "aria-invalid"), "true");
   assert.match(await page.textContent("#k0-name-err"), /kernel B is also called "v5\.15": type a name for one of them/);
   assert.equal(await page.isDisabled("#run"), true);
-  await page.locator('.kernel[data-kernel="0"]').scrollIntoViewIfNeeded();
+  // The name fields and their words in view (the card is taller than the screen).
+  await page.$eval("#k0-name", (e) => e.scrollIntoView({ block: "center" }));
   await shot(page, "70-names-no-invented-suffix");
   // A switch makes A different, and its name follows: the long label.
   await page.click("#k0-wake-affine-prev-rfc");
@@ -220,7 +221,8 @@ test("item 11: a switch that cannot act on its kernel's version says why beside 
   assert.match(await note("k0-WA_IDLE").textContent(), /^changes nothing in v3\.8: wake_affine_idle\(\) and wake_affine_weight\(\) came with d153b153446f \(v4\.14\)/);
   assert.match(await note("k0-wake-affine-prev").textContent(), /d153b153446f/);
   assert.equal(await note("k0-sis-prev-idle").count(), 0);
-  await page.locator('.kernel[data-kernel="0"] h4').first().scrollIntoViewIfNeeded();
+  await page.$eval("#k0-WA_IDLE", (e) => e.scrollIntoView({ block: "start" }));
+  await page.evaluate(() => scrollBy(0, -120));
   await shot(page, "78-switch-cannot-act");
 });
 
