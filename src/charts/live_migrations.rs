@@ -17,7 +17,7 @@ pub fn draw<DB: DrawingBackend>(
     th: &ChartTheme,
 ) -> ChartResult {
     frame(root, th)?;
-    let t_max = series.iter().flatten().map(|p| p.t_ns as f64 / 1e6).fold(0f64, f64::max).max(0.001);
+    let t_max = series.iter().flatten().map(|p| p.t_ns as f64 / 1e6).fold(0f64, f64::max);
     let top = series.iter().flatten().map(|p| p.migrations as f64).fold(0f64, f64::max);
     let top = if top > 0.0 { top * 1.15 } else { 1.0 };
     let area = titled(root, "Wakeup and balance migrations so far", th, 1.1)?;

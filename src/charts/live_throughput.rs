@@ -42,7 +42,7 @@ pub fn draw<DB: DrawingBackend>(
 ) -> ChartResult {
     frame(root, th)?;
     let (rates, unit) = rates(series);
-    let t_max = series.iter().flatten().map(|p| p.t_ns as f64 / 1e6).fold(0f64, f64::max).max(0.001);
+    let t_max = series.iter().flatten().map(|p| p.t_ns as f64 / 1e6).fold(0f64, f64::max);
     let top = rates.iter().flatten().map(|p| p.1).fold(0f64, f64::max);
     let top = if top > 0.0 { top * 1.15 } else { 1.0 };
     let area = titled(root, &format!("Work rate over simulated time ({unit})"), th, 1.1)?;

@@ -191,9 +191,15 @@ pub(crate) fn legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTran
         .map_err(e2s)
 }
 
+/// The shortest span of simulated time a live chart's x axis shows, in ms: one tick at
+/// HZ=1000, the period of the kernel's own accounting and balancing. A live run's first
+/// wakeups come microseconds apart; an axis fitted to them read "0 - 0.001 ms" and
+/// rescaled at every step, where this one fills from the left until the first tick.
+pub(crate) const TIME_SPAN_MIN_MS: f64 = 1.0;
+
 /// A chart over simulated time (live mode's), on `root` (under its caption:
-/// [`titled`]): 0 to `t_max` ms on x, 0 to `top` on y titled `y_desc`, the axes labelled
-/// as densely as the width allows.
+/// [`titled`]): 0 to `t_max` ms (at least [`TIME_SPAN_MIN_MS`]) on x, 0 to `top` on y
+/// titled `y_desc`, the axes labelled as densely as the width allows.
 pub(crate) fn time_chart<'a, DB: DrawingBackend>(
     root: &'a DrawingArea<DB, Shift>,
     t_max: f64,
@@ -201,6 +207,7 @@ pub(crate) fn time_chart<'a, DB: DrawingBackend>(
     y_desc: &str,
     th: &ChartTheme,
 ) -> Result<GroupedBars<'a, DB>, String> {
+    let t_max = t_max.max(TIME_SPAN_MIN_MS);
     let y_area = th.room().y_label_area(layout::linear_label_chars(0.0, top));
     let mut chart = ChartBuilder::on(root)
         .margin(th.px(10.0))
@@ -435,11 +442,11 @@ mod tests {
         let th = ChartTheme::light();
         check(
             &to_svg(|a| live_throughput::draw(a, &series, &names, &th)).unwrap(),
-            expect_test::expect!["Work rate over simulated time (MB/s) | MB/s | simulated ms | 0.0 | 1000.0 | 2000.0 | 3000.0 | 4000.0 | 5000.0 | 0.0 | 0.05 | 0.1 | 0.15 | 0.2 | A | B"],
+            expect_test::expect!["Work rate over simulated time (MB/s) | MB/s | simulated ms | 0.0 | 1000.0 | 2000.0 | 3000.0 | 4000.0 | 5000.0 | 0.0 | 0.2 | 0.4 | 0.6 | 0.8 | 1.0 | A | B"],
         );
         check(
             &to_svg(|a| live_migrations::draw(a, &series, &names, &th)).unwrap(),
-            expect_test::expect!["Wakeup and balance migrations so far | migrations | simulated ms | 0.0 | 1.0 | 2.0 | 3.0 | 4.0 | 5.0 | 6.0 | 7.0 | 8.0 | 9.0 | 10.0 | 0.0 | 0.05 | 0.1 | 0.15 | 0.2 | A | B"],
+            expect_test::expect!["Wakeup and balance migrations so far | migrations | simulated ms | 0.0 | 1.0 | 2.0 | 3.0 | 4.0 | 5.0 | 6.0 | 7.0 | 8.0 | 9.0 | 10.0 | 0.0 | 0.2 | 0.4 | 0.6 | 0.8 | 1.0 | A | B"],
         );
     }
 }

@@ -73,7 +73,7 @@ macro_rules! snapshot {
 #[test]
 fn demo_report_charts() {
     let r = fixture("demo");
-    snapshot!(r, "throughput", 0, "snapshots/demo-throughput.svg", expect_test::expect!["Hmean throughput (MB/sec), higher is better; bars ±1 stddev of 3 iterations | throughput (MB/sec) | 0.0 | 200.0 | 400.0 | 600.0 | 800.0 | 1000.0 | 1200.0 | 1 | 2 | 4 | 8 | A v4.15 | B v5.15 | % vs A (v4.15), + is better; hollow: no difference beyond noise | % vs A | client/server pairs (log scale) | -5% | 0% | +5% | 1 | 2 | 4 | 8 | no difference beyond noise"]);
+    snapshot!(r, "throughput", 0, "snapshots/demo-throughput.svg", expect_test::expect!["Hmean throughput (MB/sec), higher is better; bars ±1 stddev of 3 iterations | throughput (MB/sec) | 0.0 | 200.0 | 400.0 | 600.0 | 800.0 | 1000.0 | 1200.0 | 1400.0 | 1 | 2 | 4 | 8 | A v4.15 | B v5.15 | % vs A (v4.15), + is better; hollow: no difference beyond noise | % vs A | client/server pairs (log scale) | -5% | 0% | +5% | 1 | 2 | 4 | 8 | no difference beyond noise"]);
     snapshot!(r, "migrations", 0, "snapshots/demo-migrations.svg", expect_test::expect!["Wakeup migrations by distance from prev, per 1000 wakeups | migrations / 1000 wakeups | 0.0 | 0.2 | 0.4 | 0.6 | 0.8 | 1.0 | 1.2 | 1.4 | SMT sibling | same LLC | cross-LLC | cross-node | v4.15 | v5.15"]);
     snapshot!(r, "cputime", 0, "snapshots/demo-cputime.svg", expect_test::expect!["CPU time: user, system and idle (all runs) | CPU seconds | 0.0 | 0.5 | 1.0 | 1.5 | 2.0 | 2.5 | 3.0 | 3.5 | v4.15 | v5.15 | 0.23 | 0.23 | 1.22 | 1.22 | 2.01 | 2.01 | user | system | idle"]);
     snapshot!(r, "latency", 3, "snapshots/demo-latency.svg", expect_test::expect!["Wakeup latency at 8 client/server pairs | µs from wakeup to running | 0.0 | 0.5 | 1.0 | 1.5 | 2.0 | 2.5 | p50 | p90 | p95 | p99 | v4.15 | v5.15"]);
@@ -89,5 +89,5 @@ fn nothing_completed_is_said_not_drawn_as_zero() {
 #[test]
 fn identical_kernels_show_no_difference_beyond_noise() {
     let r = fixture("identical");
-    snapshot!(r, "throughput", 0, "snapshots/identical-throughput.svg", expect_test::expect!["Hmean throughput (MB/sec), higher is better; bars ±1 stddev of 3 iterations | throughput (MB/sec) | 0.0 | 200.0 | 400.0 | 600.0 | 800.0 | 1000.0 | 1200.0 | 1 | 2 | 4 | 8 | A v5.15 (2) (v5.15) | B v5.15 | % vs A (v5.15 (2)), + is better; hollow: no difference beyond noise | % vs A | client/server pairs (log scale) | -2.0% | 0% | +2.0% | 1 | 2 | 4 | 8 | no difference beyond noise"]);
+    snapshot!(r, "throughput", 0, "snapshots/identical-throughput.svg", expect_test::expect!["Hmean throughput (MB/sec), higher is better; bars ±1 stddev of 3 iterations | throughput (MB/sec) | 0.0 | 200.0 | 400.0 | 600.0 | 800.0 | 1000.0 | 1200.0 | 1400.0 | 1 | 2 | 4 | 8 | A v5.15 (2) (v5.15) | B v5.15 | % vs A (v5.15 (2)), + is better; hollow: no difference beyond noise | % vs A | client/server pairs (log scale) | -2.0% | 0% | +2.0% | 1 | 2 | 4 | 8 | no difference beyond noise"]);
 }

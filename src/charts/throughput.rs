@@ -201,6 +201,22 @@ fn pct_label(y: f64, span: f64) -> String {
     }
 }
 
+/// The top of the summary axis: a seventh above the highest bar, and more when needed
+/// so that the legend (one row a kernel, at the top of a plot `plot_px` high) has a band
+/// of its own: a corner the points happen to leave free is not free at every width (one
+/// client count on a phone puts every kernel's point under the middle of the legend).
+fn legend_headroom(data_top: f64, kernels: usize, plot_px: u32, th: &ChartTheme) -> f64 {
+    if data_top <= 0.0 {
+        return 1.0;
+    }
+    // A legend row is its label's line (0.9 of the type, 1.5 lines) and the box has
+    // `legend`'s 8 px margin and a few pixels of border and padding on each side.
+    let row = th.font_px as f64 * 0.9 * 1.5 * th.scale;
+    let band = kernels as f64 * row + th.px(8.0) as f64 + th.px(10.0) as f64;
+    let free = (1.0 - band / (plot_px.max(1) as f64)).max(0.4);
+    (data_top * 1.15).max(data_top * 1.03 / free)
+}
+
 /// The percent panel's half height: the largest change against A plus its spread, and a
 /// quarter more (at least 1.25%).
 fn percent_span(r: &Report) -> f64 {
@@ -238,7 +254,7 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, th: &
             }
         }
     }
-    let top = if top > 0.0 { top * 1.15 } else { 1.0 };
+    let data_top = top;
     let summary = if m.higher_is_better { "Hmean" } else { "Amean" };
     let better = if m.higher_is_better { "higher is better" } else { "lower is better" };
     let bars = if iters >= 2 {
@@ -248,13 +264,15 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, th: &
     };
     let meaning = r.experiment.workload.clients_meaning();
     let upper = titled(&upper, &format!("{summary} {} ({}), {better}; {bars}", m.name, m.unit), th, 1.05)?;
+    let x_area = th.room().x_label_area(lower.is_none());
+    let top = legend_headroom(data_top, k, upper.dim_in_pixel().1.saturating_sub(x_area + th.px(20.0)), th);
     // Both panels' y labels take the room of the wider, so that their axes line up.
     let span = percent_span(r);
     let pct_chars = [-span, span].iter().map(|y| pct_label(*y, span).chars().count()).max().unwrap_or(1);
     let y_area = th.room().y_label_area(layout::linear_label_chars(0.0, top).max(pct_chars + 1));
     let mut chart = ChartBuilder::on(&upper)
         .margin(th.px(10.0))
-        .x_label_area_size(th.room().x_label_area(lower.is_none()))
+        .x_label_area_size(x_area)
         .y_label_area_size(y_area)
         .build_cartesian_2d(axis.coord(), 0f64..top)
         .map_err(e2s)?;
@@ -314,8 +332,9 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, th: &
             )))
             .map_err(e2s)?;
     }
-    let pos = if m.higher_is_better { SeriesLabelPosition::LowerRight } else { SeriesLabelPosition::UpperLeft };
-    legend(&mut chart, th, pos)?;
+    // In the band `legend_headroom` keeps free of points (the upper left holds the note
+    // on empty windows).
+    legend(&mut chart, th, SeriesLabelPosition::UpperRight)?;
 
     // Lower panel: % against A, with this kernel's stddev as the bar.
     let Some(lower) = lower else { return Ok(()) };

@@ -1,4 +1,5 @@
-// End-to-end tests of issue 31 items 7-12 and issue 30's "Run this on a cluster": names
+// End-to-end tests of issue 31 items 7-12 (11: the results' patch counts and the kernel
+// card's note on a switch that cannot act) and issue 30's "Run this on a cluster": names
 // that do not mislead, a typed topology that is not replaced without asking, the
 // run-size guard marking its fields, the cluster commands for the page's experiment.
 // Run by scripts/test-web.sh; screenshots at 1366x768 go to SCHEDSIM_OUT.
@@ -35,7 +36,8 @@ test("item 7: no invented names; names the table cuts are given whole; exports n
   assert.equal(await page.getAttribute("#k0-name", "aria-invalid"), "true");
   assert.match(await page.textContent("#k0-name-err"), /kernel B is also called "v5\.15": type a name for one of them/);
   assert.equal(await page.isDisabled("#run"), true);
-  await page.locator('.kernel[data-kernel="0"]').scrollIntoViewIfNeeded();
+  // The name fields and their words in view (the card is taller than the screen).
+  await page.$eval("#k0-name", (e) => e.scrollIntoView({ block: "center" }));
   await shot(page, "70-names-no-invented-suffix");
   // A switch makes A different, and its name follows: the long label.
   await page.click("#k0-wake-affine-prev-rfc");
@@ -196,6 +198,32 @@ test("item 11: a patch switched on whose branch never ran is said in the results
   await page.fill("#duration", "40");
   await runSweep(page);
   assert.match(await page.textContent("#patch-counts"), /^Patched branches taken over all runs: v5\.14\+recent-used-prev: recent-used-prev [1-9]\d* times\.$/);
+});
+
+test("item 11: a switch that cannot act on its kernel's version says why beside it", async () => {
+  await page.selectOption("#preset", "demo");
+  const note = (id) => page.locator("li.switch", { has: page.locator(`#${id}`) }).locator(".sw-reach");
+  // The issue's case: on v5.15 the RFC's normal-wakeup rule is already there.
+  assert.match(await note("k1-wake-affine-prev-rfc").textContent(), /^acts only in part: in v5\.15 an idle prev is already kept \(d8fcb81f1acf, v5\.10\): only a wakeup made on an idle CPU/);
+  assert.deepEqual(await note("k1-wake-affine-prev-rfc").evaluate((e) => [...e.classList]), ["sw-reach", "partly"]);
+  // On v4.15 it acts; seed 003's recent_used_cpu is not there yet.
+  assert.equal(await note("k0-wake-affine-prev-rfc").count(), 0);
+  assert.equal(await note("k0-recent-used-prev").textContent(), "changes nothing in v4.15: recent_used_cpu came with 32e839dda3ba (v4.17), after this version");
+  // Another switch can decide first: v5.15 has no SIS_UTIL, so SIS_PROP is read; the
+  // overload flag is read only with SHARED_RUNQ on.
+  assert.equal(await note("k1-SIS_PROP").count(), 0);
+  assert.match(await note("k1-shared-runq-overload").textContent(), /while SHARED_RUNQ is off/);
+  await page.click("#k1-SHARED_RUNQ");
+  await page.waitForFunction(() => !document.querySelector('li.switch:has(#k1-shared-runq-overload) .sw-reach'));
+  // v3.8 has none of wake_affine()'s v4.14 rewrite: its WA_ features and patches say so.
+  await page.selectOption('[aria-label="Kernel A version"]', "v3.8");
+  await page.waitForFunction(() => document.querySelector("li.switch:has(#k0-WA_IDLE) .sw-reach"));
+  assert.match(await note("k0-WA_IDLE").textContent(), /^changes nothing in v3\.8: wake_affine_idle\(\) and wake_affine_weight\(\) came with d153b153446f \(v4\.14\)/);
+  assert.match(await note("k0-wake-affine-prev").textContent(), /d153b153446f/);
+  assert.equal(await note("k0-sis-prev-idle").count(), 0);
+  await page.$eval("#k0-WA_IDLE", (e) => e.scrollIntoView({ block: "start" }));
+  await page.evaluate(() => scrollBy(0, -120));
+  await shot(page, "78-switch-cannot-act");
 });
 
 test("item 12: v3.8's wake_affine reads as yes/no, recent wakeups are numbered once", async () => {

@@ -34,8 +34,8 @@ pub(crate) mod state;
 pub use api::scenario;
 pub use api::{diff, estimate, experiment, live, perfetto, presets, replay, report, sweep};
 pub use facts::{
-    cost, domains, import, input, kernel, machine, metrics, policy, recording, rng, sched_trace, topology, trace,
-    views, wake_stats, workload,
+    cost, domains, import, input, kernel, machine, metrics, policy, reach, recording, rng, sched_trace, topology,
+    trace, views, wake_stats, workload,
 };
 
 pub use api::experiment::{Error, Experiment, MachineSpec, Progress};

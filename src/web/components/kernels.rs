@@ -2,10 +2,12 @@
 //! switch with its one-line explanation, and a link to each patch's text. A name the
 //! user never typed follows the configuration (`kernel_names`), and what would make the
 //! comparison misleading (identical kernels, a switch that restates its version's
-//! default, a name that says another version) is said in the panel.
+//! default, a name that says another version) is said in the panel; a switch that cannot
+//! act on the version chosen says why beside it (`switch_reach`).
 
 use crate::kernel_names;
 use crate::web::components::fields::Field;
+use crate::web::components::switch_reach::SwitchReach;
 use schedsim::{KernelSpec, KernelVersion, Switch};
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
@@ -123,6 +125,7 @@ pub fn kernel_panel(p: &KernelProps) -> Html {
                         if let Some(f) = sw.seed_file() {
                             <a class="patch-link" href={format!("seeds/{f}")} target="_blank" rel="noopener">{ "patch text" }</a>
                         }
+                        <SwitchReach switch={sw} {cfg} />
                     </li>
                 }
             })

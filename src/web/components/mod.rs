@@ -13,6 +13,7 @@ pub mod perfetto;
 pub mod replay;
 pub mod results;
 pub mod sweep;
+pub mod switch_reach;
 pub mod timeline;
 pub mod topology;
 pub mod wakeup;

@@ -13,6 +13,7 @@ pub mod kernel;
 pub mod machine;
 pub mod metrics;
 pub mod policy;
+pub mod reach;
 pub mod recording;
 pub mod rng;
 pub mod sched_trace;
