@@ -1,0 +1,89 @@
+// Policy scripts in the page: a kernel card's script runs in the script worker (the
+// worker built with the Rhai engine, loaded only for an experiment with a script). A
+// script link opens and reproduces the CLI's report byte for byte; the two templates
+// that restate a kernel give that kernel's results byte for byte in the browser; bad
+// scripts fail their run with one line naming the script's line, and the page lives on.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import zlib from "node:zlib";
+import { CLI, OUT, problems, download, newPage, openPage } from "./helpers.js";
+
+if (!CLI) throw new Error("set SCHEDSIM_CLI (scripts/test-web.sh does)");
+const TEMPLATES = path.join(path.dirname(new URL(import.meta.url).pathname), "../../crates/schedsim/policies");
+const template = (name) => fs.readFileSync(path.join(TEMPLATES, `${name}.rhai`), "utf8");
+
+// A link made the page's way (zlib + base64url).
+function link(experiment) {
+  const z = zlib.deflateSync(Buffer.from(JSON.stringify({ experiment })), { level: 9 });
+  return "#v1." + z.toString("base64url");
+}
+
+// The CLI's experiment `preset` with these kernels, one iteration of `clients`.
+function experiment(preset, kernels, durationMs, clients) {
+  const e = JSON.parse(execFileSync(CLI, ["show", preset], { encoding: "utf8" }));
+  return { ...e, kernels, duration_ms: durationMs, iterations: 1, clients };
+}
+
+// A link runs its experiment as it opens: wait for the results or the failure.
+async function settled(page, timeoutMs = 240_000) {
+  await page.waitForFunction(() => !document.querySelector("#cancel") && (document.querySelector("section.results[data-wall-ms]") || document.querySelector("#sweep-error, .runs-failed")), null, { timeout: timeoutMs, polling: 100 });
+}
+
+async function reportOf(page) {
+  const failed = await page.$("#sweep-error");
+  if (failed) throw new Error(await failed.textContent());
+  return (await download(page, "#export-json")).text;
+}
+
+const samePoints = (report, a, b) => {
+  const r = JSON.parse(report);
+  assert.ok(r.configs[a].points.length > 0);
+  assert.equal(JSON.stringify(r.configs[a].points), JSON.stringify(r.configs[b].points),
+    `${r.configs[a].label} and ${r.configs[b].label} differ in the page`);
+};
+
+let page;
+
+test("a script link opens, runs in the script worker and is the CLI's report byte for byte; seed 001's patch as a script is the switch", async () => {
+  page = await newPage("policy", { viewport: { width: 1360, height: 900 }, foreign: true });
+  const workers = [];
+  page.on("worker", (w) => workers.push(w.url()));
+  const e = experiment("seed001", [
+    { name: "switch", preset: "v3.8", overrides: { "sis-prev-idle": true } },
+    { name: "script", preset: "v3.8", policy: template("seed001-v3.8") },
+  ], 300, [1, 4]);
+  // An experiment without a script runs in the plain workers only.
+  await openPage(page, link(experiment("seed001", [{ name: "v3.8", preset: "v3.8" }], 50, [1])));
+  await settled(page);
+  await reportOf(page);
+  assert.ok(workers.length > 0 && !workers.some((u) => /policy-worker/.test(u)), `the script worker is loaded only for a script (workers: ${workers.join(", ")})`);
+  page = await newPage("policy", { viewport: { width: 1360, height: 900 }, foreign: true });
+  page.on("worker", (w) => workers.push(w.url()));
+  await openPage(page, link(e));
+  await settled(page);
+  const report = await reportOf(page);
+  assert.ok(workers.some((u) => /policy-worker/.test(u)), `the runs went to the script worker (workers: ${workers.join(", ")})`);
+  const file = path.join(OUT, "policy-experiment.json");
+  fs.writeFileSync(file, JSON.stringify(JSON.parse(report).experiment));
+  const cli = execFileSync(CLI, ["run", file, "--json", "--no-progress"], { encoding: "utf8", maxBuffer: 64 << 20 });
+  assert.equal(report + "\n", cli, "the page's report differs from `schedsim run --json` on the link's experiment");
+  samePoints(report, 0, 1);
+});
+
+test("v5.15's select_idle_sibling as a script is v5.15 byte for byte in the browser", async () => {
+  const e = experiment("demo", [
+    { name: "kernel", preset: "v5.15" },
+    { name: "script", preset: "v5.15", policy: template("sis-v5.15") },
+  ], 100, [1, 4, 8]);
+  page = await newPage("policy-sis", { viewport: { width: 1360, height: 900 } });
+  await openPage(page, link(e));
+  await settled(page);
+  samePoints(await reportOf(page), 0, 1);
+});
+
+test("no page problems", () => {
+  assert.deepEqual(problems, []);
+});
