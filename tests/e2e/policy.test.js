@@ -143,6 +143,26 @@ test("bad scripts fail their run with one line naming the script's line; the pag
   assert.match(await page.textContent(".live-mode .refusal"), /Live mode does not run policy scripts yet: .*kernel B \(bad\) has a script/);
 });
 
+test("the classroom's exercise: the student's script beside the patch; the patch as a script is the patch byte for byte", async () => {
+  page = await newPage("policy-exercise", { viewport: { width: 1360, height: 900 }, foreign: true });
+  await openPage(page);
+  await settled(page);
+  await page.click("#tab-classroom");
+  await page.click("#guide-exercise-start");
+  await page.waitForSelector("#k2-policy-text");
+  await page.waitForFunction(() => document.querySelector("#k2-policy-err")?.textContent === "compiles", null, { timeout: 60_000 });
+  assert.match(await page.inputValue("#k2-policy-text"), /kernel::select_idle_sibling\(p, prev, target\)/, "it starts as the kernel's own choice");
+  await page.selectOption("#k2-policy-template", "seed001-v3.8");
+  await page.waitForFunction(() => document.querySelector("#k2-policy-err").textContent === "compiles");
+  await page.click("#run");
+  await settled(page);
+  const report = await reportOf(page);
+  const r = JSON.parse(report);
+  assert.deepEqual(r.configs.map((c) => c.label), ["v3.8", "v3.8+sis-prev-idle", "v3.8+policy"]);
+  samePoints(report, 1, 2);
+  await page.locator("section.results").screenshot({ path: path.join(OUT, "policy-exercise-results.png") });
+});
+
 test("no page problems", () => {
   assert.deepEqual(problems, []);
 });
