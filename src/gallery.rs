@@ -146,8 +146,52 @@ pub const REPLAY_GUIDE: ReplayGuide = ReplayGuide {
                observed column includes that load; the replay does not.",
 };
 
+/// The classroom's exercise: write a placement that fixes seed 001's problem. Kernel A
+/// is v3.8 (the bouncing cow), B the patch's own result (`sis-prev-idle`), C the
+/// student's script on v3.8, starting from the kernel's own choice
+/// (`policy_edit::STARTER`); the comparison shows C beside B.
+pub struct Exercise {
+    pub title: &'static str,
+    pub task: &'static str,
+    pub look_for: &'static str,
+}
+
+pub const EXERCISE: Exercise = Exercise {
+    title: "Exercise: write a placement that fixes seed 001's problem",
+    task: "On v3.8, select_idle_sibling() walks the LLC for a wholly idle group and moves a woken tbench task off \
+           its idle, cache-hot previous CPU (the bouncing cow). Kernel C is yours: a policy script on v3.8 that starts \
+           as the kernel's own select_idle_sibling. Change it so the task stops bouncing, then Run. Kernel B is the \
+           patch Mike Galbraith merged (e0a79f529d5b, v3.9), so your result sits beside the patch's own.",
+    look_for: "Throughput and migrations of C against A and B. The template seed001-v3.8 is the patch written as a \
+               script: with it, C's results are B's byte for byte. The helpers idle_cpu(), cpus_share_cache() and \
+               trace() are enough for a fix; the decision trace (schedsim trace, the Diff view) shows each call.",
+};
+
+/// The exercise's experiment: seed 001's sweep with kernel C, the student's script.
+pub fn exercise_experiment() -> schedsim::Experiment {
+    let mut e = schedsim::presets::experiment("seed001").expect("seed001 is a preset");
+    let mut yours = schedsim::KernelSpec::new("yours", schedsim::KernelVersion::V3_8);
+    yours.policy = Some(crate::policy_edit::STARTER.to_string());
+    e.kernels.push(yours);
+    e.name = "seed001-exercise".into();
+    e
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_exercise_sets_the_patch_beside_the_students_script() {
+        let e = super::exercise_experiment();
+        e.validate().unwrap();
+        assert_eq!(e.kernels.len(), 3);
+        assert_eq!(e.kernels[1].overrides.get(&schedsim::Switch::SisPrevIdle), Some(&true), "B is the patch");
+        assert!(e.kernels[0].policy.is_none() && e.kernels[1].policy.is_none());
+        assert_eq!(
+            (e.kernels[2].preset, e.kernels[2].policy.as_deref()),
+            (e.kernels[0].preset, Some(crate::policy_edit::STARTER))
+        );
+    }
+
     #[test]
     fn every_guide_names_a_real_preset_and_patch() {
         let guides = super::guides();

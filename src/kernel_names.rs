@@ -120,7 +120,8 @@ pub fn warnings(kernels: &[KernelSpec], i: usize) -> Vec<String> {
     let mut out = Vec::new();
     let cfg = k.resolve();
     for (j, o) in kernels.iter().enumerate() {
-        if j != i && o.resolve() == cfg {
+        // A script makes a kernel its own, even on the same configuration.
+        if j != i && o.resolve() == cfg && o.policy == k.policy {
             out.push(format!(
                 "identical to kernel {} ({}): the same configuration, so any difference between them is noise (with one seed, none)",
                 letter(j),
@@ -258,6 +259,9 @@ mod tests {
         assert!(wa[0].starts_with("identical to kernel B (prev)"), "{wa:?}");
         let wb = warnings(&ks, 1);
         assert!(wb.iter().any(|w| w.starts_with("identical to kernel A (v5.15)")), "{wb:?}");
+        let mut scripted = ks.clone();
+        scripted[1].policy = Some("fn wake_wide(p) { true }".into());
+        assert!(warnings(&scripted, 0).is_empty(), "a kernel with a script is not identical to one without");
         assert!(
             wb.iter().any(|w| w
                 == "recent-used-prev is already on by default in v5.15: v5.15+recent-used-prev runs exactly as v5.15"),

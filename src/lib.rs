@@ -28,6 +28,7 @@ pub mod keys;
 pub mod live_session;
 pub mod perfetto;
 pub mod permalink;
+pub mod policy_edit;
 pub mod proto;
 pub mod sweep_job;
 pub mod timeline;

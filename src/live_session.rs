@@ -95,6 +95,9 @@ impl LiveSession {
         if key.kernel as usize >= exp.kernels.len() {
             return Err(format!("kernel {} does not exist; the experiment has {}", key.kernel, exp.kernels.len()));
         }
+        if let Some(why) = crate::policy_edit::live_refusal(exp) {
+            return Err(why);
+        }
         let mut lives = Vec::new();
         for k in 0..exp.kernels.len() {
             lives.push(Live::with_iteration(exp, k, clients, key.iteration).map_err(|e| e.to_string())?);

@@ -30,6 +30,60 @@ pub enum Request {
     /// The observed/simulated table of a replay (`Experiment::compare_with`); the trace
     /// comes again, for a worker that no longer holds it (a new one after a cancel).
     ReplayTable { id: u32, experiment_json: String, name: String, bytes_b64: String },
+    /// Compile a policy script (`schedsim::check_policy`), for the kernel card's editor;
+    /// only the script worker has the engine.
+    CheckPolicy { id: u32, source: String },
+}
+
+impl Request {
+    /// The experiment this request runs, if it runs one.
+    pub fn experiment_json(&self) -> Option<&str> {
+        match self {
+            Request::Run { experiment_json, .. }
+            | Request::Perfetto { experiment_json, .. }
+            | Request::Timeline { experiment_json, .. }
+            | Request::Diff { experiment_json, .. }
+            | Request::ImportTrace { experiment_json, .. }
+            | Request::ReplayTable { experiment_json, .. } => Some(experiment_json),
+            Request::CheckPolicy { .. } => None,
+        }
+    }
+
+    /// Which worker answers this request.
+    pub fn engine(&self) -> Engine {
+        match self {
+            Request::CheckPolicy { .. } => Engine::Script,
+            r => r.experiment_json().map(Engine::of).unwrap_or(Engine::Plain),
+        }
+    }
+}
+
+/// Which of the two simulation workers runs an experiment: the plain one, or the script
+/// worker (the same worker built with the policy-script engine), which the page loads
+/// only when an experiment has a kernel with a policy script.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    Plain,
+    Script,
+}
+
+impl Engine {
+    /// The script worker if any kernel of `experiment_json` has a policy script; the
+    /// plain worker otherwise, and for text that does not parse (it says why).
+    pub fn of(experiment_json: &str) -> Engine {
+        match schedsim::Experiment::parse_json(experiment_json) {
+            Ok(e) if e.kernels.iter().any(|k| k.policy.is_some()) => Engine::Script,
+            _ => Engine::Plain,
+        }
+    }
+
+    /// The worker's loader, relative to the page (Trunk's `data-loader-shim`).
+    pub fn url(self) -> &'static str {
+        match self {
+            Engine::Plain => "./worker_loader.js",
+            Engine::Script => "./policy-worker_loader.js",
+        }
+    }
 }
 
 /// Worker → page.
@@ -86,6 +140,11 @@ pub enum Response {
         id: u32,
         table: crate::replay_view::ReplayTable,
     },
+    /// A policy script compiled (`error` is `None`), or the compiler's one line.
+    PolicyChecked {
+        id: u32,
+        error: Option<String>,
+    },
     Failed {
         id: u32,
         message: String,
@@ -126,5 +185,39 @@ mod tests {
         let s = serde_json::to_string(&q).unwrap();
         assert!(s.contains("\"type\":\"Run\""));
         assert_eq!(serde_json::from_str::<Request>(&s).unwrap(), q);
+    }
+
+    #[test]
+    fn an_experiment_with_a_script_goes_to_the_script_worker() {
+        let mut e = schedsim::presets::experiment("demo").unwrap();
+        let run = schedsim::RunId { kernel: 0, point: 0, iteration: 0 };
+        let plain = Request::Run { id: 1, experiment_json: e.to_json(), run };
+        assert_eq!(plain.engine(), Engine::Plain);
+        e.kernels[1].policy = Some(schedsim::policy::template("always-prev").unwrap().into());
+        let scripted = Request::Run { id: 1, experiment_json: e.to_json(), run };
+        assert_eq!(scripted.engine(), Engine::Script);
+        assert_eq!(Request::CheckPolicy { id: 2, source: String::new() }.engine(), Engine::Script);
+        assert_eq!(Engine::of("not json"), Engine::Plain);
+        assert_ne!(Engine::Plain.url(), Engine::Script.url());
+    }
+
+    #[test]
+    fn without_the_engine_a_script_validates_by_size_and_its_run_fails_never_unscripted() {
+        let mut e = schedsim::presets::experiment("demo").unwrap();
+        e.duration_ms = 20;
+        e.clients = vec![2];
+        e.kernels[1].policy = Some(schedsim::policy::template("always-prev").unwrap().into());
+        e.validate().unwrap();
+        let r = e.run(&mut |_| true);
+        // The page's build (and this crate's tests alone) have no engine; a workspace
+        // build that unifies schedsim's `policy` on runs the script.
+        if schedsim::check_policy("fn wake_wide(p) { false }").is_err() {
+            let err = r.unwrap_err().to_string();
+            assert!(err.contains(schedsim::NO_ENGINE), "{err}");
+            e.kernels[1].policy = Some("x".repeat(schedsim::policy::POLICY_SOURCE_MAX + 1));
+            assert!(e.validate().err().unwrap().to_string().contains("kernels[1].policy"));
+        } else {
+            r.unwrap();
+        }
     }
 }

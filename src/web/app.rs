@@ -232,7 +232,13 @@ pub fn app() -> Html {
                 d2.emit(Action::SetTab(Tab::Sweep));
                 fetch.emit((g.url.to_string(), g.file.to_string(), true));
             });
-            html! { <Gallery on_load={Callback::from(move |(name, run)| d.emit(Action::LoadPreset { name, run }))} {on_replay} /> }
+            let (d3, view) = (dispatch.clone(), state.view.clone());
+            let on_exercise = Callback::from(move |()| {
+                let view = View { tab: Tab::Sweep, live_kernel: 0, live_clients: 0, live_steps: 0, ..view.clone() };
+                let experiment = crate::gallery::exercise_experiment();
+                d3.emit(Action::Load(Box::new(permalink::Shared { experiment, view })));
+            });
+            html! { <Gallery on_load={Callback::from(move |(name, run)| d.emit(Action::LoadPreset { name, run }))} {on_replay} {on_exercise} /> }
         }
         Tab::Diff => html! { <DiffView exp={state.exp.clone()} /> },
     };

@@ -6,7 +6,7 @@
 //! finished. Workers talk by `postMessage` only (no SharedArrayBuffer), so the page
 //! works on any static host, without cross-origin isolation headers.
 
-use crate::proto::{Request, Response, PROGRESS_INTERVAL_MS};
+use crate::proto::{Engine, Request, Response, PROGRESS_INTERVAL_MS};
 use crate::sweep_job::{JobProgress, Kept, SweepJob, Tell};
 use crate::web::dom::{self, js_err};
 use schedsim::sched_trace::Trace;
@@ -16,9 +16,6 @@ use std::rc::{Rc, Weak};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, Worker};
-
-/// Where the worker's loader lives, relative to the page (Trunk's `data-loader-shim`).
-pub const WORKER_URL: &str = "./worker_loader.js";
 
 thread_local! {
     static CURRENT: Cell<u32> = const { Cell::new(0) };
@@ -101,6 +98,10 @@ fn handle(req: Request) {
         Request::ReplayTable { id, experiment_json, name, bytes_b64 } => {
             CURRENT.with(|c| c.set(id));
             post(&replay_table(id, &experiment_json, &name, &bytes_b64));
+        }
+        Request::CheckPolicy { id, source } => {
+            CURRENT.with(|c| c.set(id));
+            post(&Response::PolicyChecked { id, error: schedsim::check_policy(&source).err() });
         }
         Request::Diff { id, experiment_json, ask } => {
             CURRENT.with(|c| c.set(id));
@@ -216,13 +217,15 @@ fn run_one(id: u32, json: &str, run: RunId) -> Response {
     }
 }
 
-/// Page side: one worker, spawned lazily, replaced after a cancel or a crash.
+/// Page side: one worker, spawned lazily, replaced after a cancel or a crash, and by
+/// the other kind when a request needs it (`Request::engine`).
 pub struct SweepRunner {
     inner: Rc<RefCell<Inner>>,
 }
 
 struct Inner {
     worker: Option<Worker>,
+    engine: Engine,
     ready: bool,
     queue: Vec<Request>,
     current: u32,
@@ -235,6 +238,7 @@ impl SweepRunner {
         SweepRunner {
             inner: Rc::new(RefCell::new(Inner {
                 worker: None,
+                engine: Engine::Plain,
                 ready: false,
                 queue: Vec::new(),
                 current: 0,
@@ -248,7 +252,12 @@ impl SweepRunner {
     pub fn request(&self, id: u32, req: Request) -> Result<(), String> {
         let mut inner = self.inner.borrow_mut();
         inner.current = id;
+        let engine = req.engine();
+        if inner.worker.is_some() && inner.engine != engine {
+            stop(&mut inner);
+        }
         if inner.worker.is_none() {
+            inner.engine = engine;
             spawn(&self.inner, &mut inner)?;
         }
         if inner.ready {
@@ -285,7 +294,8 @@ fn send(inner: &Inner, req: &Request) -> Result<(), String> {
 }
 
 fn spawn(rc: &Rc<RefCell<Inner>>, inner: &mut Inner) -> Result<(), String> {
-    let w = Worker::new(WORKER_URL).map_err(|e| format!("cannot start the simulation worker: {}", js_err(e)))?;
+    let w =
+        Worker::new(inner.engine.url()).map_err(|e| format!("cannot start the simulation worker: {}", js_err(e)))?;
     let weak: Weak<RefCell<Inner>> = Rc::downgrade(rc);
     let on_msg = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| {
         let Some(rc) = weak.upgrade() else { return };
@@ -397,6 +407,8 @@ struct Slot {
 
 struct PoolInner {
     size: u32,
+    /// The kind of worker the slots are: the current sweep's (`Engine::of`).
+    engine: Engine,
     slots: Vec<Slot>,
     next_key: u32,
     job: Option<SweepJob>,
@@ -414,6 +426,7 @@ impl SweepPool {
         SweepPool {
             inner: Rc::new(RefCell::new(PoolInner {
                 size: size.max(1),
+                engine: Engine::Plain,
                 slots: Vec::new(),
                 next_key: 0,
                 job: None,
@@ -441,12 +454,16 @@ impl SweepPool {
             }
         };
         dom::session_store(Kept::KEY, &kept.to_text());
+        let engine = Engine::of(&job.experiment_json);
         {
             let mut inner = self.inner.borrow_mut();
             inner.kept = kept;
-            if inner.job.is_some() {
+            // Workers of the other kind go: an experiment with a script runs only in
+            // script workers, one without in the smaller plain ones.
+            if inner.job.is_some() || inner.engine != engine {
                 stop_all(&mut inner);
             }
+            inner.engine = engine;
             inner.retired.clear();
             inner.job = Some(job);
         }
@@ -533,7 +550,7 @@ fn pump(rc: &Rc<RefCell<PoolInner>>) -> Result<(), String> {
     while inner.slots.len() < want {
         let key = inner.next_key;
         inner.next_key += 1;
-        let (worker, closures) = spawn_slot(rc, key)?;
+        let (worker, closures) = spawn_slot(rc, key, inner.engine)?;
         inner.closures.extend(closures);
         inner.slots.push(Slot { key, worker, ready: false, busy: false });
     }
@@ -550,8 +567,8 @@ fn pump(rc: &Rc<RefCell<PoolInner>>) -> Result<(), String> {
 
 type Handler = Closure<dyn FnMut(JsValue)>;
 
-fn spawn_slot(rc: &Rc<RefCell<PoolInner>>, key: u32) -> Result<(Worker, Vec<Handler>), String> {
-    let w = Worker::new(WORKER_URL).map_err(|e| format!("cannot start a simulation worker: {}", js_err(e)))?;
+fn spawn_slot(rc: &Rc<RefCell<PoolInner>>, key: u32, engine: Engine) -> Result<(Worker, Vec<Handler>), String> {
+    let w = Worker::new(engine.url()).map_err(|e| format!("cannot start a simulation worker: {}", js_err(e)))?;
     let weak: Weak<RefCell<PoolInner>> = Rc::downgrade(rc);
     let on_msg = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| {
         let Some(rc) = weak.upgrade() else { return };

@@ -123,11 +123,14 @@ def main():
         print(f"{name:<48}{raw:>10} B{gz:>10} B gzip")
         total_raw += raw
         total_gz += gz
-    page = [r for r in rows if not r[0].startswith("worker") and not r[0].startswith("seeds/")]
+    page = [r for r in rows if not r[0].startswith(("worker", "policy-worker", "seeds/"))]
     worker = [r for r in rows if r[0].startswith("worker")]
+    # Loaded only when an experiment first has a kernel with a policy script.
+    script = [r for r in rows if r[0].startswith("policy-worker")]
     print(f"{'total':<48}{total_raw:>10} B{total_gz:>10} B gzip")
     print(f"{'  page (html, css, js, app wasm)':<48}{sum(r[1] for r in page):>10} B{sum(r[2] for r in page):>10} B gzip")
     print(f"{'  worker (js, wasm)':<48}{sum(r[1] for r in worker):>10} B{sum(r[2] for r in worker):>10} B gzip")
+    print(f"{'  script worker, loaded on first use (js, wasm)':<48}{sum(r[1] for r in script):>10} B{sum(r[2] for r in script):>10} B gzip")
     for wasm in sorted(set(
         os.path.join(r, f) for r, _, fs in os.walk(wb_dir) for f in fs if f.endswith("_bg.wasm")
     )):

@@ -1,6 +1,6 @@
 //! The classroom gallery: one guided experiment per seed patch.
 
-use crate::gallery::{guides, REPLAY_GUIDE};
+use crate::gallery::{guides, EXERCISE, REPLAY_GUIDE};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -10,6 +10,9 @@ pub struct GalleryProps {
     /// Imports the replay card's bundled trace (and runs its sweep).
     #[prop_or_default]
     pub on_replay: Callback<()>,
+    /// Loads the exercise (`gallery::exercise_experiment`).
+    #[prop_or_default]
+    pub on_exercise: Callback<()>,
 }
 
 #[function_component(Gallery)]
@@ -63,6 +66,19 @@ pub fn gallery(p: &GalleryProps) -> Html {
                     <div class="guide-actions">
                         <button type="button" class="primary" id="guide-replay-run" onclick={p.on_replay.reform(|_: MouseEvent| ())}
                             aria-label="Replay make.perf.txt.gz">{ "Replay it" }</button>
+                    </div>
+                </article>
+                <article class="guide" data-preset="exercise" id="guide-exercise">
+                    <h3>{ EXERCISE.title }</h3>
+                    <p class="byline">{ "kernel C: your policy script · " }
+                        <a href={format!("seeds/{}", schedsim::Switch::SisPrevIdle.seed_file().unwrap_or_default())} target="_blank" rel="noopener">{ "the patch mail" }</a></p>
+                    <h4>{ "The task" }</h4>
+                    <p>{ EXERCISE.task }</p>
+                    <h4>{ "What to look for" }</h4>
+                    <p>{ EXERCISE.look_for }</p>
+                    <div class="guide-actions">
+                        <button type="button" class="primary" id="guide-exercise-start" onclick={p.on_exercise.reform(|_: MouseEvent| ())}>
+                            { "Start the exercise" }</button>
                     </div>
                 </article>
             </div>

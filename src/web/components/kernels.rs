@@ -8,6 +8,7 @@
 use crate::kernel_names;
 use crate::web::components::fields::Field;
 use crate::web::components::switch_reach::SwitchReach;
+use crate::web::components::policy_editor::PolicyEditor;
 use schedsim::{KernelSpec, KernelVersion, Switch};
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
@@ -133,6 +134,11 @@ pub fn kernel_panel(p: &KernelProps) -> Html {
     };
     let why = spec.non_historical();
     let remove = p.on_remove.clone();
+    let on_policy = {
+        let spec = spec.clone();
+        let cb = p.on_change.clone();
+        Callback::from(move |policy: Option<String>| cb.emit(KernelSpec { policy, ..spec.clone() }))
+    };
     html! {
         <section class="kernel" data-kernel={p.index.to_string()}>
             <header>
@@ -165,6 +171,7 @@ pub fn kernel_panel(p: &KernelProps) -> Html {
             <ul class="switches">{ switches(false) }</ul>
             <h4>{ "seed patches" }</h4>
             <ul class="switches">{ switches(true) }</ul>
+            <PolicyEditor index={p.index} policy={spec.policy.clone()} on_change={on_policy} />
             if !p.warnings.is_empty() {
                 <ul class="kernel-warnings" role="status">
                     { for p.warnings.iter().map(|w| html! { <li>{ w.clone() }</li> }) }

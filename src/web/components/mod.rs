@@ -10,6 +10,7 @@ pub mod import;
 pub mod kernels;
 pub mod live;
 pub mod perfetto;
+pub mod policy_editor;
 pub mod replay;
 pub mod results;
 pub mod sweep;

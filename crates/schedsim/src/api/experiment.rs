@@ -338,7 +338,8 @@ impl Experiment {
                 return Err(Error(format!("field kernels[{i}].name: {:?} is used twice", k.name)));
             }
             if let Some(src) = &k.policy {
-                crate::api::policy::check_policy(src).map_err(|e| Error(format!("field kernels[{i}].policy: {e}")))?;
+                crate::api::policy::validate_policy(src)
+                    .map_err(|e| Error(format!("field kernels[{i}].policy: {e}")))?;
             }
         }
         self.housekeeping.validate().map_err(|e| Error(format!("field {e}")))?;
@@ -436,6 +437,10 @@ impl Experiment {
             if let Err(e) = sim.attach_policy(src) {
                 sim.fail(format!("policy script {e}"));
             }
+        }
+        #[cfg(not(feature = "policy"))]
+        if self.kernels[k].policy.is_some() {
+            sim.fail(crate::api::policy::NO_ENGINE.to_string());
         }
         sim
     }

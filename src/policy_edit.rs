@@ -1,0 +1,147 @@
+//! The kernel card's policy-script editor, its pure part: where a compiler or run error
+//! points in the script (`line L:C: …`, as the library writes it), the editor's line
+//! count, the template menu (the library's `TEMPLATES`) and how much of a permalink a
+//! script takes. The component is `web::components::policy_editor`; the compile check
+//! runs in the script worker (`proto::Request::CheckPolicy`).
+
+use crate::permalink::FRAGMENT_LEN_MAX;
+use schedsim::policy::{Template, POLICY_SOURCE_MAX, TEMPLATES};
+
+/// Wait this long after the last keystroke before committing the text and compiling it.
+pub const CHECK_DEBOUNCE_MS: i32 = 350;
+
+/// The script a new "policy script" starts from: the kernel's own choice, one line to
+/// change.
+pub const STARTER: &str = "// The kernel's own choice; change what you want to try.\n\
+fn select_idle_sibling(p, prev, target) {\n    kernel::select_idle_sibling(p, prev, target)\n}\n";
+
+/// (line, column), 1-based, of the first `line L[:C]` in an error message: the
+/// compiler's (`line 2:9: …`), a run's (`policy script line 3:5: …`) or validation's
+/// (`field kernels[1].policy: line 1: …`). The column is 0 when the message gives none.
+pub fn error_position(message: &str) -> Option<(usize, usize)> {
+    let mut rest = message;
+    while let Some(i) = rest.find("line ") {
+        rest = &rest[i + 5..];
+        let digits = |s: &str| s.bytes().take_while(u8::is_ascii_digit).count();
+        let n = digits(rest);
+        let Ok(line) = rest[..n].parse::<usize>() else { continue };
+        if line == 0 {
+            continue;
+        }
+        let after = &rest[n..];
+        let col = after.strip_prefix(':').and_then(|s| s[..digits(s)].parse::<usize>().ok()).unwrap_or(0);
+        return Some((line, col));
+    }
+    None
+}
+
+/// Lines the editor's gutter numbers: the script's, and the empty last line after a
+/// final newline, at least one.
+pub fn line_count(source: &str) -> usize {
+    source.split('\n').count().max(1)
+}
+
+/// The template menu's entries: (value, label, script).
+pub fn templates() -> impl Iterator<Item = (&'static str, String, &'static str)> {
+    TEMPLATES.iter().map(|t: &Template| (t.0, format!("{} — {}", t.0, t.1), t.2))
+}
+
+/// Characters of a permalink the script takes: its zlib stream in base64 (the link's
+/// encoding, `permalink::encode`), which compresses the script with the rest.
+pub fn link_chars(source: &str) -> usize {
+    miniz_oxide::deflate::compress_to_vec_zlib(source.as_bytes(), 9).len().div_ceil(3) * 4
+}
+
+/// What the editor says of the link: the script is in it, and the bounds.
+pub fn link_note(source: &str) -> String {
+    format!(
+        "The script travels in the page's link: about {} of the {} characters a link may have \
+         (a script is at most {} bytes; this one has {}).",
+        crate::fmt::thousands(link_chars(source) as u64),
+        crate::fmt::thousands(FRAGMENT_LEN_MAX as u64),
+        crate::fmt::thousands(POLICY_SOURCE_MAX as u64),
+        crate::fmt::thousands(source.len() as u64),
+    )
+}
+
+/// Why live mode cannot step `exp`, if a kernel has a script and this build has no
+/// engine: live mode steps every kernel on the page's main thread, whose WebAssembly
+/// carries no script engine (only the script worker does), so it says so rather than
+/// step the kernel unscripted.
+pub fn live_refusal(exp: &schedsim::Experiment) -> Option<String> {
+    let scripted: Vec<String> = exp
+        .kernels
+        .iter()
+        .enumerate()
+        .filter(|(_, k)| k.policy.is_some())
+        .map(|(i, k)| format!("kernel {} ({})", crate::kernel_names::letter(i), k.name))
+        .collect();
+    if scripted.is_empty() || schedsim::check_policy("fn wake_wide(p) { false }").is_ok() {
+        return None;
+    }
+    Some(format!(
+        "Live mode does not run policy scripts yet: it steps the kernels on the page itself,          whose WebAssembly has no script engine (the engine is in the script worker that runs          the sweep). {} has a script: run the sweep for its results and its Diff view, or remove          the script to watch the rest live.",
+        scripted.join(" and ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_points_at_its_line_and_column() {
+        assert_eq!(error_position("line 2:9: Expecting an expression"), Some((2, 9)));
+        assert_eq!(error_position("policy script line 3:5: select_idle_sibling returned nothing"), Some((3, 5)));
+        assert_eq!(error_position("field kernels[1].policy: line 12: bad"), Some((12, 0)));
+        assert_eq!(error_position("the script defines none of select_task_rq_fair"), None);
+        assert_eq!(error_position("a pipeline 0 then line 4:1: x"), Some((4, 1)));
+    }
+
+    #[test]
+    fn the_gutter_numbers_every_line() {
+        assert_eq!(line_count(""), 1);
+        assert_eq!(line_count("a"), 1);
+        assert_eq!(line_count("a\nb\n"), 3);
+    }
+
+    #[test]
+    fn every_template_is_in_the_menu_and_fits_a_link() {
+        let t: Vec<_> = templates().collect();
+        assert_eq!(t.len(), TEMPLATES.len());
+        assert!(t.iter().any(|(v, _, _)| *v == "sis-v5.15") && t.iter().any(|(v, _, _)| *v == "seed001-v3.8"));
+        for (_, label, src) in t {
+            assert!(link_chars(src) < FRAGMENT_LEN_MAX / 4, "{label}");
+        }
+        // The largest script there may be fits a link with room for the experiment.
+        let worst: String = (0..POLICY_SOURCE_MAX).map(|i| char::from(b'!' + ((i * 7919) % 90) as u8)).collect();
+        assert!(link_chars(&worst) < FRAGMENT_LEN_MAX - 4096, "{}", link_chars(&worst));
+        assert!(link_note(STARTER).contains("32,768"), "{}", link_note(STARTER));
+    }
+
+    #[test]
+    fn live_mode_says_plainly_that_it_runs_no_script() {
+        let mut e = schedsim::presets::experiment("seed001").unwrap();
+        assert_eq!(live_refusal(&e), None);
+        e.kernels[1].policy = Some(STARTER.into());
+        let key = crate::live_session::LiveKey { experiment: e.clone(), kernel: 0, clients: 0, iteration: 0 };
+        match (live_refusal(&e), crate::live_session::LiveSession::new(key)) {
+            // This crate's own build has no engine (a workspace build may unify it on).
+            (Some(why), Err(e)) => {
+                assert!(why.contains("kernel B (prev-idle) has a script"), "{why}");
+                assert_eq!(e, why);
+            }
+            (None, Ok(_)) => assert!(schedsim::check_policy(STARTER).is_ok()),
+            (why, s) => panic!("{why:?} but the session {}", if s.is_ok() { "started" } else { "failed" }),
+        }
+    }
+
+    #[test]
+    fn a_link_carries_the_script_and_opens_with_it() {
+        let mut e = schedsim::presets::experiment("seed001").unwrap();
+        e.kernels[1].policy = Some(schedsim::policy::template("seed001-v3.8").unwrap().into());
+        let s = crate::permalink::Shared { experiment: e, view: Default::default() };
+        let f = crate::permalink::encode(&s);
+        assert_eq!(crate::permalink::decode(&f).unwrap(), Some(s));
+    }
+}
