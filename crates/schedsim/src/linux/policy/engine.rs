@@ -91,7 +91,8 @@ pub(crate) fn compile(source: &str) -> Result<Policy, String> {
     if hooks == 0 {
         return Err(format!("the script defines none of {}: it would change nothing", HOOKS.map(|h| h.0).join(", ")));
     }
-    Ok(Policy { engine, ast, hooks, source: source.to_string(), ops, ops_left })
+    let scope = Default::default();
+    Ok(Policy { engine, ast, hooks, source: source.to_string(), ops, ops_left, scope })
 }
 
 /// Line and column (1-based) of `fn NAME` in the script, for errors of a function's
