@@ -4,7 +4,7 @@
 //! engine and its helpers are the kernel model's (`linux::policy`); this floor only
 //! holds them.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use crate::facts::rng::Pcg64;
@@ -23,6 +23,9 @@ pub(crate) struct Policy {
     pub ops: Rc<Cell<u64>>,
     /// Operations the run has left when the current call started.
     pub ops_left: Rc<Cell<u64>>,
+    /// The one scope every call runs in, empty between calls: its buffers are kept
+    /// rather than allocated for each call.
+    pub scope: RefCell<rhai::Scope<'static>>,
 }
 
 /// A run's policy: the script and the run's own state of it.

@@ -76,8 +76,9 @@ fn note(ctx: &mut Ctx, f: impl FnOnce() -> String) {
     }
 }
 
-/// A CPU number argument: on the machine, or an error naming the helper.
-fn cpu(sim: &Sim, c: i64, what: &str) -> Result<u32, String> {
+/// A CPU number argument: on the machine, or an error naming the helper (`what` is
+/// formatted only for the error).
+fn cpu(sim: &Sim, c: i64, what: impl std::fmt::Display) -> Result<u32, String> {
     let n = sim.map.nr_cpus() as i64;
     if (0..n).contains(&c) {
         Ok(c as u32)
@@ -392,7 +393,7 @@ fn asked(sim: &Sim, ctx: &Ctx, t: TaskRef, prev: i64, name: &str) -> Result<Wake
     if t.0 != ctx.w.p.0 {
         return Err(format!("kernel::{name}: p must be the waking task"));
     }
-    Ok(Wakeup { prev: CpuId(cpu(sim, prev, &format!("kernel::{name}"))?), ..ctx.w })
+    Ok(Wakeup { prev: CpuId(cpu(sim, prev, format_args!("kernel::{name}"))?), ..ctx.w })
 }
 
 fn kernel_answer(ctx: &mut Ctx, name: &str, r: i64) -> i64 {

@@ -12,7 +12,7 @@ pub(crate) mod helpers;
 
 use std::rc::Rc;
 
-use rhai::{CallFnOptions, Dynamic, FuncArgs, Scope};
+use rhai::{CallFnOptions, Dynamic, FuncArgs};
 
 use crate::facts::policy::{
     HOOK_SELECT_IDLE_SIBLING, HOOK_SELECT_TASK_RQ, HOOK_WAKE_AFFINE, HOOK_WAKE_WIDE, RUN_OPS_MAX,
@@ -75,8 +75,11 @@ impl Sim {
             why: String::new(),
         };
         let (r, ctx) = helpers::enter(ctx, || {
-            let opts = CallFnOptions::new().eval_ast(false).rewind_scope(false);
-            policy.engine.call_fn_with_options::<Dynamic>(opts, &mut Scope::new(), &policy.ast, name, args)
+            let opts = CallFnOptions::new().eval_ast(false).rewind_scope(true);
+            let mut scope = policy.scope.borrow_mut();
+            let r = policy.engine.call_fn_with_options::<Dynamic>(opts, &mut scope, &policy.ast, name, args);
+            scope.clear();
+            r
         });
         self.hooks = hooks;
         *cost = ctx.cost;
@@ -120,12 +123,13 @@ impl Sim {
             return None;
         }
         let c = a.value.as_int().unwrap_or(0) as u32;
-        self.policy_step(name, a.reads, format!("CPU {c}"), a.why);
+        self.policy_step(name, a.reads, || format!("CPU {c}"), a.why);
         Some(c)
     }
 
-    fn policy_step(&mut self, name: &str, read: Vec<String>, result: String, why: String) {
-        self.step(|_| Step { function: format!("{name} (script)"), read, result, why });
+    /// The call's step of the decision trace; nothing is formatted when no trace is kept.
+    fn policy_step(&mut self, name: &str, read: Vec<String>, result: impl FnOnce() -> String, why: String) {
+        self.step(|_| Step { function: format!("{name} (script)"), read, result: result(), why });
     }
 
     /// The script's `select_task_rq_fair(p, prev_cpu, wake_flags)`.
@@ -170,7 +174,7 @@ impl Sim {
                     return None;
                 }
             };
-            self.policy_step(name, a.reads, if wide { "1 (wide)".into() } else { "0".into() }, a.why);
+            self.policy_step(name, a.reads, || if wide { "1 (wide)".into() } else { "0".into() }, a.why);
             Some(wide)
         });
         match wide {
