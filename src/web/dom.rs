@@ -178,6 +178,13 @@ pub fn session_store(key: &str, value: &str) -> bool {
     window().and_then(|w| w.session_storage().ok().flatten()).map(|s| s.set_item(key, value).is_ok()).unwrap_or(false)
 }
 
+/// Removes a value stored for this tab's reloads.
+pub fn session_remove(key: &str) {
+    if let Some(s) = window().and_then(|w| w.session_storage().ok().flatten()) {
+        let _ = s.remove_item(key);
+    }
+}
+
 /// Whether the system prefers a dark theme.
 pub fn prefers_dark() -> bool {
     window()
@@ -216,6 +223,35 @@ pub fn after_ms(ms: i32, f: impl FnOnce() + 'static) {
         let cb = wasm_bindgen::closure::Closure::once_into_js(f);
         let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(cb.unchecked_ref(), ms);
     }
+}
+
+/// How long [`after_paint`] waits for a frame before it runs its work anyway (a hidden
+/// tab renders no frames).
+pub const AFTER_PAINT_FALLBACK_MS: i32 = 250;
+
+/// Runs `f` in a task of its own after the page's next rendering (style, layout and
+/// paint), or after [`AFTER_PAINT_FALLBACK_MS`] if no frame comes first. Work that reads
+/// layout then finds it clean: Plotters measures every text of a chart with a DOM span,
+/// and the first measure in a task right after a render forced the layout of all that
+/// render had changed (up to 140 ms of a chart's task while a sweep ran on 8 workers).
+pub fn after_paint(f: impl FnOnce() + 'static) {
+    type Slot = std::rc::Rc<std::cell::RefCell<Option<Box<dyn FnOnce()>>>>;
+    let slot: Slot = std::rc::Rc::new(std::cell::RefCell::new(Some(Box::new(f))));
+    let run = |slot: Slot| {
+        move || {
+            let f = slot.borrow_mut().take();
+            if let Some(f) = f {
+                f();
+            }
+        }
+    };
+    if let Some(w) = window() {
+        // A frame's callbacks run before its rendering; the task queued from one runs after.
+        let on_frame = run(slot.clone());
+        let cb = wasm_bindgen::closure::Closure::once_into_js(move || after_ms(0, on_frame));
+        let _ = w.request_animation_frame(cb.unchecked_ref());
+    }
+    after_ms(AFTER_PAINT_FALLBACK_MS, run(slot));
 }
 
 /// Moves the keyboard focus to the element with id `id` and brings it into view.

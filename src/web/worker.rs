@@ -343,19 +343,23 @@ fn spawn(rc: &Rc<RefCell<Inner>>, inner: &mut Inner) -> Result<(), String> {
     Ok(())
 }
 
-/// Keeps a landed run for a reload; when the tab's storage is full, keeps only the count
-/// of the runs that could not be kept, so that the reloaded page can say so.
+/// Keeps a landed run for a reload: its own entry, then the header with the new count
+/// (`Kept`). When the tab's storage is full, keeps only the count of the runs that could
+/// not be kept, so that the reloaded page can say so.
 fn keep(kept: &mut Kept, result_json: String) {
     if kept.dropped > 0 {
         kept.dropped += 1;
     } else {
-        kept.results.push(result_json);
+        let i = kept.results.len();
+        if dom::session_store(&Kept::result_key(i), &result_json) {
+            kept.results.push(result_json);
+        } else {
+            (0..i).for_each(|j| dom::session_remove(&Kept::result_key(j)));
+            kept.dropped = i as u32 + 1;
+            kept.results.clear();
+        }
     }
-    if !dom::session_store(Kept::KEY, &kept.to_text()) {
-        kept.dropped += kept.results.len() as u32;
-        kept.results.clear();
-        dom::session_store(Kept::KEY, &kept.to_text());
-    }
+    dom::session_store(Kept::KEY, &kept.header_text());
 }
 
 /// What the pool tells the page about a sweep.
@@ -442,8 +446,8 @@ impl SweepPool {
     pub fn start(&self, id: u32, experiment_json: String) -> Result<(), String> {
         // The runs a reload interrupted are not run again: the sweep resumes from them
         // (a whole sweep kept is run again, as asked).
-        let mut kept = dom::session_stored(Kept::KEY)
-            .and_then(|t| Kept::parse_for(&t, &experiment_json))
+        let stored = Kept::stored_runs(dom::session_stored) as usize;
+        let mut kept = Kept::load_for(&experiment_json, dom::session_stored)
             .unwrap_or_else(|| Kept { experiment_json: experiment_json.clone(), ..Kept::default() });
         kept.dropped = 0;
         let job = match SweepJob::resume(id, experiment_json.clone(), &kept.results) {
@@ -453,7 +457,9 @@ impl SweepPool {
                 SweepJob::new(id, experiment_json)?
             }
         };
-        dom::session_store(Kept::KEY, &kept.to_text());
+        dom::session_store(Kept::KEY, &kept.header_text());
+        // The entries of an earlier sweep beyond this one's.
+        (kept.results.len()..stored).for_each(|i| dom::session_remove(&Kept::result_key(i)));
         let engine = Engine::of(&job.experiment_json);
         {
             let mut inner = self.inner.borrow_mut();
@@ -612,7 +618,7 @@ fn on_response(rc: &Rc<RefCell<PoolInner>>, key: u32, r: Response) {
             Response::Progress { id, run, sim_ns, run_ns } if Some(id) == current => {
                 let job = inner.job.as_mut().expect("current");
                 job.progress(key, run, sim_ns, run_ns);
-                told(job, dom::now_ms())
+                told(job, dom::now_ms()).map(|e| Next::Tell(Box::new(e)))
             }
             Response::RunDone { id, result_json } if Some(id) == current => {
                 if let Some(s) = inner.slots.iter_mut().find(|s| s.key == key) {
@@ -626,41 +632,58 @@ fn on_response(rc: &Rc<RefCell<PoolInner>>, key: u32, r: Response) {
                 }
                 let job = inner.job.as_mut().expect("current");
                 match landed {
-                    Err(message) => Some(PoolEvent::Failed { id, message }),
-                    Ok(()) if job.is_complete() => {
-                        let ev = match job.finish(now) {
-                            Ok((done, report)) => PoolEvent::Done { id, done, report },
-                            Err(message) => PoolEvent::Failed { id, message },
-                        };
-                        inner.job = None;
-                        Some(ev)
-                    }
-                    Ok(()) if job.stopped_by_failures() => Some(runs_failed(job)),
-                    Ok(()) => told(job, now),
+                    Err(message) => Some(Next::Tell(Box::new(PoolEvent::Failed { id, message }))),
+                    Ok(()) if job.is_complete() => inner.job.take().map(|job| Next::Finish(Box::new(job), now)),
+                    Ok(()) if job.stopped_by_failures() => Some(Next::Tell(Box::new(runs_failed(job)))),
+                    Ok(()) => told(job, now).map(|e| Next::Tell(Box::new(e))),
                 }
             }
             // Stale answers (an earlier sweep's) and Perfetto's.
             _ => None,
         }
     };
-    if let Some(PoolEvent::Failed { message, .. }) = event {
-        fail(rc, message);
-        return;
+    if let Some(Next::Tell(ev)) = &event {
+        if let PoolEvent::Failed { message, .. } = &**ev {
+            fail(rc, message.clone());
+            return;
+        }
     }
     // The next run goes to the worker that just finished before the page folds this
     // result in and redraws its charts, so no worker waits for the main thread.
     pump_then_tell(rc, event);
 }
 
-/// Hands out the runs left (`pump`), then tells the page `event`, if any.
-fn pump_then_tell(rc: &Rc<RefCell<PoolInner>>, event: Option<PoolEvent>) {
+/// What the page is to hear after a worker's message.
+enum Next {
+    Tell(Box<PoolEvent>),
+    /// The last run landed: the report and its renderings are to be made.
+    Finish(Box<SweepJob>, f64),
+}
+
+/// Hands out the runs left (`pump`), then tells the page `next`, if any, in tasks of
+/// their own: the worker's message is taken in (a run's result parsed, folded in and
+/// kept) in one task, a finished sweep's report and its texts are made in the next, and
+/// the page redraws in the one after (Yew renders in the microtasks of the task that
+/// dispatches). On two cores shared with eight busy workers a task's wall time is
+/// several times its CPU time, so the main thread's work is cut into short tasks.
+fn pump_then_tell(rc: &Rc<RefCell<PoolInner>>, next: Option<Next>) {
     if let Err(e) = pump(rc) {
         fail(rc, e);
         return;
     }
-    if let Some(ev) = event {
-        let cb = rc.borrow().on_event.clone();
-        cb(ev);
+    let cb = rc.borrow().on_event.clone();
+    match next {
+        None => {}
+        Some(Next::Tell(ev)) => dom::after_ms(0, move || cb(*ev)),
+        Some(Next::Finish(job, now)) => dom::after_ms(0, move || {
+            let id = job.id;
+            let ev = match job.finish(now) {
+                Ok((done, report)) => PoolEvent::Done { id, done, report },
+                Err(message) => PoolEvent::Failed { id, message },
+            };
+            drop(job);
+            dom::after_ms(0, move || cb(ev));
+        }),
     }
 }
 
@@ -681,7 +704,9 @@ fn lose_worker(rc: &Rc<RefCell<PoolInner>>, key: u32, why: String) {
             s.worker.terminate();
         }
         match inner.job.as_mut() {
-            Some(job) => (job.fail_run(key, why) && job.stopped_by_failures()).then(|| runs_failed(job)),
+            Some(job) => {
+                (job.fail_run(key, why) && job.stopped_by_failures()).then(|| Next::Tell(Box::new(runs_failed(job))))
+            }
             None => None,
         }
     };

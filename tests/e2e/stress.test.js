@@ -5,14 +5,18 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
 import { BASE, OUT, problems, newPage, openPage } from "./helpers.js";
 
-// The issue's goal for the main thread's longest task during a built-in sweep, and the
-// bound measured and kept for now (printed by the test with each preset's figure).
+// The issue's bound for the main thread's longest task during each built-in sweep on 8
+// workers (SCHEDSIM_LONG_TASK_MS overrides it). A long task's time is wall time: on a
+// 2-core machine the main thread shares the cores with the 8 workers (and anything else
+// running), so a task of 10 ms of CPU can last 100 ms; the test prints the load average
+// beside each figure.
 const LONG_TASK_GOAL_MS = 100;
-const LONG_TASK_BOUND_MS = Number(process.env.SCHEDSIM_LONG_TASK_MS || 1000);
+const LONG_TASK_BOUND_MS = Number(process.env.SCHEDSIM_LONG_TASK_MS || LONG_TASK_GOAL_MS);
 
 async function setWorkers(p, n) {
   await p.fill("#workers", String(n));
@@ -213,16 +217,15 @@ test("the main thread during every built-in sweep on 8 workers: the longest task
     await p.waitForTimeout(300); // the last draw's task is reported after it ends
     const tasks = await takeLongTasks(p);
     const worst = Math.max(0, ...tasks.map((t) => t.ms));
-    rows.push({ name, wall_ms: Date.now() - t0, long_tasks: tasks.length, worst_ms: Math.round(worst) });
-    console.log(`# ${name}: ${tasks.length} long tasks, the longest ${worst.toFixed(0)} ms, sweep ${(Date.now() - t0) / 1000} s`);
+    const load = os.loadavg()[0];
+    rows.push({ name, wall_ms: Date.now() - t0, long_tasks: tasks.length, worst_ms: Math.round(worst), load_avg_1m: load });
+    console.log(`# ${name}: ${tasks.length} long tasks, the longest ${worst.toFixed(0)} ms, sweep ${(Date.now() - t0) / 1000} s ` +
+      `(load average ${load.toFixed(1)} on ${os.cpus().length} CPUs)`);
   }
   fs.writeFileSync(path.join(OUT, "long-tasks.json"), JSON.stringify(rows, null, 1));
   const worst = rows.reduce((m, r) => (r.worst_ms > m.worst_ms ? r : m), rows[0]);
-  console.log(`# worst main-thread task: ${worst.worst_ms} ms (${worst.name}); goal ${LONG_TASK_GOAL_MS} ms`);
-  // The bound this page keeps today, on a 2-core machine with 8 workers (they and the
-  // main thread share the cores, so a task's wall time includes waiting for one); the
-  // goal, LONG_TASK_GOAL_MS, is not reached yet: see target/e2e/long-tasks.json.
-  assert.ok(worst.worst_ms <= LONG_TASK_BOUND_MS, `the longest main-thread task was ${worst.worst_ms} ms (${worst.name}): ${JSON.stringify(rows)}`);
+  console.log(`# worst main-thread task: ${worst.worst_ms} ms (${worst.name}); bound ${LONG_TASK_BOUND_MS} ms`);
+  for (const r of rows) assert.ok(r.worst_ms <= LONG_TASK_BOUND_MS, `${r.name}: the longest main-thread task was ${r.worst_ms} ms`);
   await p.context().close();
 });
 

@@ -115,11 +115,12 @@ pub fn chart_card(p: &ChartProps) -> Html {
                 *g += 1;
                 *g
             };
-            // Each chart draws in a task of its own, after the page's render: a sweep's
-            // redraw of four charts is then five short tasks on the main thread, not one
-            // long one, and input is handled between them.
+            // Each chart draws in a task of its own, after the page's render has been
+            // laid out and painted: a sweep's redraw of four charts is then short tasks
+            // on the main thread, not one long one, input is handled between them, and
+            // Plotters' text measures (a DOM span each) find the layout clean.
             let (spec, theme, size) = (spec.clone(), theme.clone(), *size);
-            dom::after_ms(0, move || {
+            dom::after_paint(move || {
                 if *generation.borrow() != mine {
                     return;
                 }

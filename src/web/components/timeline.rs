@@ -26,6 +26,26 @@ const LABEL_W: f64 = 58.0;
 const AXIS_H: f64 = 22.0;
 /// Most arrows drawn; beyond it the view says to zoom in.
 const ARROWS_MAX: usize = 400;
+/// Above this many CPUs only the lanes scrolled into view (and [`LANES_MARGIN`] either
+/// side) are drawn: at 1,024 CPUs every live step moved ~7,000 rects and labels of lanes
+/// out of sight (the view window follows the present, so every slice's x changes), and
+/// the step's style, layout and paint of them held the main thread for 0.1–0.6 s.
+const LANES_ALL_MAX: usize = 128;
+const LANES_MARGIN: usize = 16;
+
+/// The lanes `[from, to)` to draw of `n` when the lanes' scroll box shows `height` px
+/// from `top`, in steps of [`LANES_MARGIN`] lanes (a scroll within a step draws nothing
+/// new).
+fn lanes_in_view(top: f64, height: f64, n: usize) -> (usize, usize) {
+    if n <= LANES_ALL_MAX {
+        return (0, n);
+    }
+    let first = (top.max(0.0) / LANE_H) as usize;
+    let last = ((top.max(0.0) + height.max(LANE_H)) / LANE_H).ceil() as usize;
+    let from = (first / LANES_MARGIN).saturating_sub(1) * LANES_MARGIN;
+    let to = ((last / LANES_MARGIN + 2) * LANES_MARGIN).min(n);
+    (from.min(to), to)
+}
 /// A timeline to draw, shared with its owner (live mode changes it in place and bumps
 /// `version`).
 #[derive(Clone)]
@@ -75,7 +95,20 @@ pub fn timeline_view(p: &TimelineProps) -> Html {
     let clipped = tl.clipped_at_ns.map(|c| html! {
         <p class="refusal" role="status">{ format!("The recording was cut at {} (too many events): the rest of the window is empty.", fmt_ms(c)) }</p>
     });
-    let lanes = Lanes { tl: &tl, v, plot_w };
+    let scroll = use_node_ref();
+    // Lanes drawn: the scroll box's first screen until it is scrolled.
+    let drawn = use_state_eq(|| lanes_in_view(0.0, 34.0 * 16.0, tl.nr_cpus()));
+    let on_scroll = {
+        let (scroll, drawn, n) = (scroll.clone(), drawn.clone(), tl.nr_cpus());
+        Callback::from(move |_: Event| {
+            if let Some(el) = scroll.cast::<web_sys::Element>() {
+                drawn.set(lanes_in_view(el.scroll_top() as f64, el.client_height() as f64, n));
+            }
+        })
+    };
+    let (from, to) = *drawn;
+    let (from, to) = if tl.nr_cpus() <= LANES_ALL_MAX { (0, tl.nr_cpus()) } else { (from, to.min(tl.nr_cpus())) };
+    let lanes = Lanes { tl: &tl, v, plot_w, from, to };
     let height = tl.nr_cpus() as f64 * LANE_H + 4.0;
     html! {
         <div class="timeline" id={p.id.clone()} data-view-start={v.start_ns.to_string()} data-view-end={v.end_ns.to_string()}>
@@ -85,7 +118,7 @@ pub fn timeline_view(p: &TimelineProps) -> Html {
                 aria-label="Per-CPU timeline: + and − zoom, arrow keys pan, 0 fits, Tab reaches the wakeup arrows"
                 onkeydown={g.on_key} onpointerdown={g.on_down} onpointermove={g.on_move} onpointerup={g.on_up.clone()} onpointercancel={g.on_up}>
                 { axis(v, width, plot_w) }
-                <div class="tl-scroll">
+                <div class="tl-scroll" ref={scroll} onscroll={on_scroll} data-lanes-drawn={format!("{from}-{to}")}>
                     <svg class="tl-lanes" width={format!("{}", width)} height={f(height)}>
                         <defs>
                             <marker id="tl-head" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse">
@@ -141,11 +174,14 @@ fn axis(v: ViewWindow, width: f64, plot_w: f64) -> Html {
     }
 }
 
-/// What the lanes' drawing needs: the timeline, the view and the plot's width.
+/// What the lanes' drawing needs: the timeline, the view, the plot's width and which
+/// CPUs' lanes are drawn (`from..to`; the others are scrolled out of view).
 struct Lanes<'a> {
     tl: &'a Timeline,
     v: ViewWindow,
     plot_w: f64,
+    from: usize,
+    to: usize,
 }
 
 impl Lanes<'_> {
@@ -159,7 +195,7 @@ impl Lanes<'_> {
 
     /// One lane per CPU: what ran, idle periods by C-state, the scheduler between them.
     fn cpus(&self) -> Html {
-        (0..self.tl.nr_cpus()).map(|c| self.cpu(c)).collect()
+        (self.from..self.to).map(|c| self.cpu(c)).collect()
     }
 
     fn cpu(&self, c: usize) -> Html {
@@ -192,7 +228,7 @@ impl Lanes<'_> {
             </> }
         }).collect::<Html>();
         html! {
-            <g class="tl-lane" data-cpu={c.to_string()}>
+            <g class="tl-lane" key={c} data-cpu={c.to_string()}>
                 <text x="4" y={f(y + LANE_H - 5.0)} class="tl-cpu">{ format!("CPU {c}") }</text>
                 { blocks }
             </g>

@@ -23,7 +23,7 @@ pub struct LiveFrame {
     pub counterfactual: Option<u32>,
 }
 
-#[derive(Properties, PartialEq)]
+#[derive(Properties)]
 pub struct TopologyProps {
     pub topo: Rc<Topology>,
     #[prop_or_default]
@@ -34,6 +34,16 @@ pub struct TopologyProps {
     pub on_edit: Callback<TopoEdit>,
     #[prop_or_default]
     pub live: Option<Rc<LiveFrame>>,
+}
+
+/// Equal when they draw the same. `on_edit` is left out: every caller's is the page's
+/// dispatch of the edit, made anew at each render of the page, and compared by pointer
+/// it redrew the whole machine editor (three controls per core, 1,536 on a 1,024-CPU
+/// machine) at every change of the page's state: five times a second while a sweep runs.
+impl PartialEq for TopologyProps {
+    fn eq(&self, o: &Self) -> bool {
+        self.topo == o.topo && self.editable == o.editable && self.refusal == o.refusal && self.live == o.live
+    }
 }
 
 fn refusal_at(r: &Option<Refusal>, spot: Spot) -> Html {
@@ -239,6 +249,9 @@ fn distance_matrix(t: &Topology, edit: bool, ed: &Callback<TopoEdit>, refusal: &
     }
 }
 
+/// One CPU's cell: without live mode its number; in live mode a [`CpuCell`] of what it
+/// does, which Yew redraws only when that changed (a live step at 1,024 CPUs changes a
+/// few of them).
 fn cpu_cell(cpu: u32, live: Option<&LiveFrame>) -> Html {
     let Some(f) = live else {
         return html! { <div class="cpu" title={format!("CPU {cpu}")}><span class="cpu-no">{ cpu }</span></div> };
@@ -248,19 +261,6 @@ fn cpu_cell(cpu: u32, live: Option<&LiveFrame>) -> Html {
     };
     let depth = v.idle_state.as_ref().and_then(|s| f.cstates.iter().position(|c| c == s)).unwrap_or(0);
     let mut roles = Vec::new();
-    let mut title = format!("CPU {cpu}: {}", v.phase);
-    if let Some(s) = &v.idle_state {
-        title += &format!(" ({s})");
-    }
-    if let Some(r) = &v.running {
-        title += &format!(", running {r}");
-    }
-    if !v.queued.is_empty() {
-        title += &format!(", queued: {}", v.queued.join(" "));
-    }
-    if v.ttwu_pending {
-        title += ", wakeup pending";
-    }
     if let Some(w) = &f.wasted {
         if w.idle_cpu == cpu {
             roles.push("wasted-idle");
@@ -289,6 +289,35 @@ fn cpu_cell(cpu: u32, live: Option<&LiveFrame>) -> Html {
     if f.counterfactual == Some(cpu) {
         roles.push("chosen-b");
     }
+    html! { <CpuCell cpu={cpu} view={v.clone()} {depth} {roles} /> }
+}
+
+#[derive(Properties, PartialEq)]
+struct CpuCellProps {
+    cpu: u32,
+    view: CpuView,
+    /// Its idle state's depth among the machine's C-states.
+    depth: usize,
+    /// What it is in the wakeup shown: `target`, `waker`, `chosen`, ...
+    roles: Vec<&'static str>,
+}
+
+#[function_component(CpuCell)]
+fn cpu_cell_live(p: &CpuCellProps) -> Html {
+    let (cpu, v, roles) = (p.cpu, &p.view, &p.roles);
+    let mut title = format!("CPU {cpu}: {}", v.phase);
+    if let Some(s) = &v.idle_state {
+        title += &format!(" ({s})");
+    }
+    if let Some(r) = &v.running {
+        title += &format!(", running {r}");
+    }
+    if !v.queued.is_empty() {
+        title += &format!(", queued: {}", v.queued.join(" "));
+    }
+    if v.ttwu_pending {
+        title += ", wakeup pending";
+    }
     if !roles.is_empty() {
         title += &format!(" — {}", roles.join(", "));
     }
@@ -307,7 +336,7 @@ fn cpu_cell(cpu: u32, live: Option<&LiveFrame>) -> Html {
         .collect();
     let task = v.running.clone().unwrap_or_default();
     html! {
-        <div class={classes!("cpu", format!("ph-{}", v.phase), (v.phase == "idle").then(|| format!("depth-{}", depth.min(4))), roles.clone())}
+        <div class={classes!("cpu", format!("ph-{}", v.phase), (v.phase == "idle").then(|| format!("depth-{}", p.depth.min(4))), roles.clone())}
              title={title} data-cpu={cpu.to_string()}>
             <span class="cpu-no">{ cpu }</span>
             <span class="cpu-task">{ task }</span>

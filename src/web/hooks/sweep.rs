@@ -67,7 +67,7 @@ pub fn use_sweep_runner(
         let json = state.exp.to_json();
         let d = dispatch.clone();
         use_effect_with((), move |_| {
-            if let Some(kept) = dom::session_stored(Kept::KEY).and_then(|t| Kept::parse_for(&t, &json)) {
+            if let Some(kept) = Kept::load_for(&json, dom::session_stored) {
                 match SweepJob::resume(0, json, &kept.results) {
                     Ok(job) if !kept.results.is_empty() => {
                         let total = job.progress_now(0.0).runs_total;
