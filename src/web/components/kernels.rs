@@ -7,8 +7,8 @@
 
 use crate::kernel_names;
 use crate::web::components::fields::Field;
-use crate::web::components::switch_reach::SwitchReach;
 use crate::web::components::policy_editor::PolicyEditor;
+use crate::web::components::switch_reach::SwitchReach;
 use schedsim::{KernelSpec, KernelVersion, Switch};
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
