@@ -120,7 +120,8 @@ pub fn identical_kernels(r: &Report) -> Vec<(usize, usize)> {
     let ks = &r.experiment.kernels;
     let mut out = Vec::new();
     for j in 1..ks.len() {
-        if let Some(i) = (0..j).find(|i| ks[*i].resolve() == ks[j].resolve()) {
+        // A policy script makes a kernel its own, even on the same configuration.
+        if let Some(i) = (0..j).find(|i| ks[*i].resolve() == ks[j].resolve() && ks[*i].policy == ks[j].policy) {
             out.push((i, j));
         }
     }
@@ -260,6 +261,22 @@ mod tests {
                 == "v5.15 vs v5.15 (2): no difference beyond noise at every count (the ±1 stddev ranges overlap)."),
             "{n:?}"
         );
+    }
+
+    #[test]
+    fn a_kernel_with_a_policy_script_is_not_called_identical_to_one_without() {
+        let mut r = run(|e| {
+            e.kernels = vec![
+                KernelSpec::new("v5.15", schedsim::KernelVersion::V5_15),
+                KernelSpec::new("yours", schedsim::KernelVersion::V5_15),
+            ]
+        });
+        assert_eq!(identical_kernels(&r), [(0, 1)]);
+        // The script set on the report's experiment: the page's own build (and this
+        // test's, with `cargo test -p schedsim-web`) has no engine to run it.
+        r.experiment.kernels[1].policy = Some("fn select_idle_sibling(p, prev, target) { prev }".into());
+        assert_eq!(identical_kernels(&r), []);
+        assert!(!notes(&r).iter().any(|s| s.contains("same configuration")), "{:?}", notes(&r));
     }
 
     #[test]

@@ -160,6 +160,8 @@ test("the classroom's exercise: the student's script beside the patch; the patch
   const r = JSON.parse(report);
   assert.deepEqual(r.configs.map((c) => c.label), ["v3.8", "v3.8+sis-prev-idle", "v3.8+policy"]);
   samePoints(report, 1, 2);
+  // The student's kernel is v3.8 with a script: not "the same configuration" as A.
+  assert.doesNotMatch(await page.textContent("section.results"), /same configuration/);
   await page.locator("section.results").screenshot({ path: path.join(OUT, "policy-exercise-results.png") });
 });
 
