@@ -5,7 +5,7 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use rhai::{Dynamic, Engine, EvalAltResult, FuncRegistration, Module, Position};
+use rhai::{Dynamic, Engine, EvalAltResult, Module, Position};
 
 use super::helpers::{self as h, TaskRef};
 use crate::facts::policy::{
@@ -155,11 +155,14 @@ fn register_helpers(e: &mut Engine) {
     e.register_fn("idle_cpu", |c: i64| -> R<bool> { h::idle_cpu(c, "idle_cpu") })
         .register_fn("available_idle_cpu", |c: i64| -> R<bool> { h::idle_cpu(c, "available_idle_cpu") })
         .register_fn("cpus_share_cache", |a: i64, b: i64| -> R<bool> { h::cpus_share_cache(a, b) })
+        .register_fn("task_cpu", |t: TaskRef| h::task_field(t, h::Field::Cpu))
+        .register_fn("cpu_of", |t: TaskRef| h::task_field(t, h::Field::Cpu))
         .register_fn("smp_processor_id", h::this_cpu)
         .register_fn("nr_cpu_ids", h::nr_cpus)
         .register_fn("nr_running", |c: i64| -> R<i64> { h::rq_read(c, h::RqField::NrRunning) })
         .register_fn("cpu_util", |c: i64| -> R<i64> { h::rq_read(c, h::RqField::Util) })
         .register_fn("capacity_of", |c: i64| -> R<i64> { h::rq_read(c, h::RqField::Capacity) })
+        .register_fn("is_cpu_allowed", |t: TaskRef, c: i64| -> R<bool> { h::is_cpu_allowed(t, c) })
         .register_fn("llc_cpus", |c: i64| -> R<rhai::Array> { h::span(c, h::Span::Llc) })
         .register_fn("core_cpus", |c: i64| -> R<rhai::Array> { h::span(c, h::Span::Core) })
         .register_fn("node_cpus", |c: i64| -> R<rhai::Array> { h::span(c, h::Span::Node) })
@@ -168,21 +171,14 @@ fn register_helpers(e: &mut Engine) {
         .register_fn("sched_smt_active", h::sched_smt_active)
         .register_fn("test_idle_cores", |c: i64| -> R<bool> { h::test_idle_cores(c) })
         .register_fn("current", h::current)
+        .register_fn("is_per_cpu_kthread", |t: TaskRef| h::is_per_cpu_kthread(t))
+        .register_fn("default_select_cpu", |t: TaskRef, prev: i64, flags: i64| -> R<i64> {
+            h::default_select_cpu(t, prev, flags)
+        })
         .register_fn("trace", |s: &str| h::trace(s))
         .register_fn("trace", |s: i64| h::trace(&s.to_string()))
         .register_fn("prandom_u32", h::prandom_u32)
         .register_fn("schedstat_inc", |s: &str| -> R<()> { h::schedstat_inc(s) });
-    // The helpers that read a task take it by reference, so that Rhai passes the
-    // script's variable as it is instead of copying the boxed value at each call; they
-    // change nothing in it (pure), so a constant may be passed too.
-    let pure = |name: &str| FuncRegistration::new(name).with_purity(true);
-    pure("task_cpu").register_into_engine(e, |t: &mut TaskRef| h::task_field(*t, h::Field::Cpu));
-    pure("cpu_of").register_into_engine(e, |t: &mut TaskRef| h::task_field(*t, h::Field::Cpu));
-    pure("is_cpu_allowed").register_into_engine(e, |t: &mut TaskRef, c: i64| -> R<bool> { h::is_cpu_allowed(*t, c) });
-    pure("is_per_cpu_kthread").register_into_engine(e, |t: &mut TaskRef| h::is_per_cpu_kthread(*t));
-    pure("default_select_cpu").register_into_engine(e, |t: &mut TaskRef, prev: i64, flags: i64| -> R<i64> {
-        h::default_select_cpu(*t, prev, flags)
-    });
 }
 
 /// `kernel::NAME`: the modelled kernel's own functions, and the flag values.
@@ -190,19 +186,17 @@ fn kernel_module() -> Module {
     let mut m = Module::new();
     m.set_var("WF_SYNC", WF_SYNC);
     m.set_var("WF_TTWU", WF_TTWU);
-    // The task by reference, as for the helpers (`register_helpers`).
-    let pure = |name: &str| FuncRegistration::new(name).with_purity(true);
-    pure("select_task_rq_fair")
-        .set_into_module(&mut m, |t: &mut TaskRef, prev: i64, flags: i64| h::kernel_select_task_rq(*t, prev, flags));
-    pure("wake_wide").set_into_module(&mut m, |t: &mut TaskRef| h::kernel_wake_wide(*t));
-    pure("wake_affine").set_into_module(&mut m, |t: &mut TaskRef, this: i64, prev: i64, sync: bool| {
-        h::kernel_wake_affine(*t, this, prev, sync)
+    m.set_native_fn("select_task_rq_fair", |t: TaskRef, prev: i64, flags: i64| {
+        h::kernel_select_task_rq(t, prev, flags)
     });
-    pure("select_idle_sibling")
-        .set_into_module(&mut m, |t: &mut TaskRef, prev: i64, target: i64| h::kernel_sis(*t, prev, target));
-    pure("select_idle_smt").set_into_module(&mut m, |t: &mut TaskRef, prev: i64| h::kernel_select_idle_smt(*t, prev));
-    pure("select_idle_cpu").set_into_module(&mut m, |t: &mut TaskRef, has_idle_core: bool, target: i64| {
-        h::kernel_select_idle_cpu(*t, has_idle_core, target)
+    m.set_native_fn("wake_wide", |t: TaskRef| h::kernel_wake_wide(t));
+    m.set_native_fn("wake_affine", |t: TaskRef, this: i64, prev: i64, sync: bool| {
+        h::kernel_wake_affine(t, this, prev, sync)
+    });
+    m.set_native_fn("select_idle_sibling", |t: TaskRef, prev: i64, target: i64| h::kernel_sis(t, prev, target));
+    m.set_native_fn("select_idle_smt", |t: TaskRef, prev: i64| h::kernel_select_idle_smt(t, prev));
+    m.set_native_fn("select_idle_cpu", |t: TaskRef, has_idle_core: bool, target: i64| {
+        h::kernel_select_idle_cpu(t, has_idle_core, target)
     });
     m
 }
