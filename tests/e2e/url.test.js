@@ -52,6 +52,9 @@ test("the URL follows the page: reload keeps edits, tabs are history entries, a 
   await p.click("#tab-live");
   await p.waitForSelector(".live-mode .topo .cpu");
   for (let i = 0; i < 7; i++) await p.keyboard.press("Space");
+  // The seventh step's status may land a frame after its key press.
+  await p.waitForFunction(() => document.querySelector("#live-status").textContent.startsWith("7 "), null, { timeout: 5_000 })
+    .catch(() => {});
   assert.equal(await steps(p), 7);
   const hLive = await urlSettles(p, h1);
   await p.click("#tab-classroom");
