@@ -23,50 +23,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-for tool in valgrind node; do
-  if ! command -v "$tool" >/dev/null 2>&1; then
-    echo "$tool is not installed: WebAssembly instructions per wakeup not measured"
-    exit 0
-  fi
-done
-
-wasm=target/wasm32-unknown-unknown/web/schedsim_wasm_bench.wasm
-if [ "${1:-}" != "--no-build" ]; then
-  rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
-  cargo build --locked --profile web -p schedsim-wasm-bench --target wasm32-unknown-unknown >&2
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-opt=tools/node_modules/.bin/wasm-opt
-flags=${WASM_OPT_FLAGS:--O3}
-if [ "$flags" = none ]; then
-  cp "$wasm" "$tmp/case.wasm"
-  how="no wasm-opt"
-elif [ -x "$opt" ]; then
-  # shellcheck disable=SC2086 # the flags are words
-  "$opt" $flags "$wasm" -o "$tmp/case.wasm"
-  how="wasm-opt $flags"
-else
-  cp "$wasm" "$tmp/case.wasm"
-  how="no wasm-opt (tools/node_modules has none: scripts/serve.sh installs it)"
-fi
+# shellcheck source=scripts/lib/wasm-bench.sh
+. scripts/lib/wasm-bench.sh
+wasm_tools_or_exit
+wasm_bench_module "${1:-}" "${WASM_OPT_FLAGS:--O3}"
 cat >"$tmp/run.mjs" <<'EOF'
 import fs from 'fs';
 const { instance } = await WebAssembly.instantiate(fs.readFileSync(process.argv[2]), {});
 console.log(String(instance.exports.bench(+process.argv[3])));
 EOF
 
-# shellcheck source=scripts/lib/callgrind.sh
-. scripts/lib/callgrind.sh
-
 # run RUNS: sets instr and wakeups (those of one run)
-run() {
-  valgrind --tool=callgrind --smc-check=all-non-file --callgrind-out-file="$tmp/cg.out" \
-    node --no-liftoff "$tmp/run.mjs" "$tmp/case.wasm" "$1" >"$tmp/out" 2>"$tmp/valgrind.log"
-  instr=$(callgrind_instructions "$tmp/valgrind.log")
-  wakeups=$(tail -1 "$tmp/out")
-  need_counts "$instr" "$wakeups" "$tmp"
-}
+run() { wasm_callgrind "$1"; }
 
 run 1
 i1=$instr

@@ -1,4 +1,4 @@
-# Sourced by scripts/instr-per-wakeup.sh and scripts/wasm-instr-per-wakeup.sh: reading a
+# Sourced by scripts/instr-per-wakeup.sh and scripts/lib/wasm-bench.sh: reading a
 # callgrind run's count, and stopping when a run gave no usable figures.
 
 # callgrind_instructions LOG: the instructions callgrind reports collected in LOG.
