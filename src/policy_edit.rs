@@ -76,7 +76,7 @@ pub fn live_refusal(exp: &schedsim::Experiment) -> Option<String> {
         .filter(|(_, k)| k.policy.is_some())
         .map(|(i, k)| format!("kernel {} ({})", crate::kernel_names::letter(i), k.name))
         .collect();
-    if scripted.is_empty() || schedsim::check_policy("fn wake_wide(p) { false }").is_ok() {
+    if scripted.is_empty() || schedsim::POLICY_ENGINE {
         return None;
     }
     Some(format!(

@@ -211,7 +211,7 @@ mod tests {
         let r = e.run(&mut |_| true);
         // The page's build (and this crate's tests alone) have no engine; a workspace
         // build that unifies schedsim's `policy` on runs the script.
-        if schedsim::check_policy("fn wake_wide(p) { false }").is_err() {
+        if !schedsim::POLICY_ENGINE {
             let err = r.unwrap_err().to_string();
             assert!(err.contains(schedsim::NO_ENGINE), "{err}");
             e.kernels[1].policy = Some("x".repeat(schedsim::policy::POLICY_SOURCE_MAX + 1));

@@ -39,7 +39,7 @@ pub use facts::{
 };
 
 pub use api::experiment::{Error, Experiment, MachineSpec, Progress};
-pub use api::policy::{check_policy, NO_ENGINE};
+pub use api::policy::{check_policy, NO_ENGINE, POLICY_ENGINE};
 pub use api::report::Report;
 pub use api::sweep::{ReportBuilder, RunId, RunResult, Sweep};
 pub use facts::kernel::{KernelSpec, KernelVersion, Switch};

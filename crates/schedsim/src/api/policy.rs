@@ -9,6 +9,10 @@ pub fn check_policy(source: &str) -> Result<(), String> {
     crate::linux::policy::engine::compile(source).map(|_| ())
 }
 
+/// Whether this build runs policy scripts (the `policy` feature, which a workspace build
+/// may unify on for a crate that did not ask for it).
+pub const POLICY_ENGINE: bool = cfg!(feature = "policy");
+
 /// What a build without the `policy` feature says of a script it is asked to run or
 /// compile.
 pub const NO_ENGINE: &str = "this build of schedsim runs no policy scripts (the `policy` feature is off)";
@@ -25,7 +29,7 @@ pub fn check_policy(_source: &str) -> Result<(), String> {
 /// experiment can be edited, linked and sent to a build that runs it. A run of it in a
 /// build without the engine fails with [`NO_ENGINE`], never runs the kernel unscripted.
 pub(crate) fn validate_policy(source: &str) -> Result<(), String> {
-    if cfg!(feature = "policy") {
+    if POLICY_ENGINE {
         return check_policy(source);
     }
     let max = crate::facts::policy::POLICY_SOURCE_MAX;
