@@ -80,7 +80,10 @@ pub fn live_refusal(exp: &schedsim::Experiment) -> Option<String> {
         return None;
     }
     Some(format!(
-        "Live mode does not run policy scripts yet: it steps the kernels on the page itself,          whose WebAssembly has no script engine (the engine is in the script worker that runs          the sweep). {} has a script: run the sweep for its results and its Diff view, or remove          the script to watch the rest live.",
+        "Live mode does not run policy scripts yet: it steps the kernels on the page itself, \
+         whose WebAssembly has no script engine (the engine is in the script worker that runs \
+         the sweep). {} has a script: run the sweep for its results and its Diff view, or remove \
+         the script to watch the rest live.",
         scripted.join(" and ")
     ))
 }
