@@ -178,10 +178,10 @@ pub fn policy_editor(p: &PolicyEditorProps) -> Html {
                     aria-describedby={err_id.clone()} />
             </div>
             <p class="policy-status" id={err_id} role="status">
-                { match (&*check, at) {
-                    (Check::Pending, _) => "compiling in the script worker…".to_string(),
-                    (Check::Compiles, _) => "compiles".to_string(),
-                    (Check::Fails(e), _) => e.clone(),
+                { match &*check {
+                    Check::Pending => "compiling in the script worker…".to_string(),
+                    Check::Compiles => "compiles".to_string(),
+                    Check::Fails(e) => e.clone(),
                 } }
             </p>
             <p class="hint">{ policy_edit::link_note(policy) }</p>

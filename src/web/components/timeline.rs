@@ -32,6 +32,9 @@ const ARROWS_MAX: usize = 400;
 /// the step's style, layout and paint of them held the main thread for 0.1–0.6 s.
 const LANES_ALL_MAX: usize = 128;
 const LANES_MARGIN: usize = 16;
+/// The lanes' scroll box's tallest (`.tl-scroll`'s max-height, 34rem), in px: what it
+/// shows before it is first scrolled.
+const SCROLL_MAX_H: f64 = 34.0 * 16.0;
 
 /// The lanes `[from, to)` to draw of `n` when the lanes' scroll box shows `height` px
 /// from `top`, in steps of [`LANES_MARGIN`] lanes (a scroll within a step draws nothing
@@ -97,7 +100,7 @@ pub fn timeline_view(p: &TimelineProps) -> Html {
     });
     let scroll = use_node_ref();
     // Lanes drawn: the scroll box's first screen until it is scrolled.
-    let drawn = use_state_eq(|| lanes_in_view(0.0, 34.0 * 16.0, tl.nr_cpus()));
+    let drawn = use_state_eq(|| lanes_in_view(0.0, SCROLL_MAX_H, tl.nr_cpus()));
     let on_scroll = {
         let (scroll, drawn, n) = (scroll.clone(), drawn.clone(), tl.nr_cpus());
         Callback::from(move |_: Event| {
