@@ -328,6 +328,9 @@ fn spoilt_gzip_files_are_refused_or_read_whole_or_said_cut() {
         }
         let lines = full_text.iter().filter(|&&c| c == b'\n').count() + 1;
         if let Some(t) = one_case(&gz, lines, tally) {
+            // A changed byte is refused or read whole, never taken for a cut (the
+            // trailer of a whole file says so: `gzip.rs`, `whole_file_trailer`).
+            assert!(cut || !t.summary.gzip_truncated, "a gzip file with byte {at} changed was read as cut short");
             if t.summary.gzip_truncated {
                 // Said to be cut: the text read is a start of the original's.
                 assert!(t.summary.lines as usize <= lines);
@@ -342,4 +345,22 @@ fn spoilt_gzip_files_are_refused_or_read_whole_or_said_cut() {
         }
     });
     report(&t, "trace gzip files");
+}
+
+/// The case a CI run's random seed found (stop 35): byte 30,895 of 30,910 of
+/// `make.perf.txt.gz` changed (xor 57) sends the decoder past the last block's end into
+/// the trailer; it wanted more input and the file was read as cut short, with a garbage
+/// line at its end. The trailer's length says the file is whole.
+#[test]
+fn a_gzip_file_damaged_near_its_end_is_not_read_as_cut() {
+    let base = &bases()[0];
+    let mut gz = base.gz.clone();
+    let at = 931_751_025 % gz.len();
+    assert_eq!((gz.len(), at), (30_910, 30_895), "the bundled make.perf.txt.gz");
+    gz[at] ^= 57;
+    let e = import(&gz, base.name).unwrap_err().to_string();
+    assert!(e.contains("damaged near its end") && e.contains("giving 428861 bytes"), "{e}");
+    // Cut at that byte instead, it is read up to the cut.
+    let t = import(&base.gz[..at], base.name).unwrap();
+    assert!(t.summary.gzip_truncated);
 }

@@ -3,6 +3,10 @@
 //! panicking on broken versions of them.
 
 use proptest::prelude::*;
+
+// For its fixed-seed proptest configuration only.
+#[allow(dead_code)]
+mod campaign;
 use schedsim::import::{topology_from_text, ImportError, Imported};
 use schedsim::topology::Topology;
 
@@ -528,7 +532,7 @@ fn small_fixture() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(campaign::config(256))]
 
     #[test]
     fn arbitrary_text_never_panics(s in "(?s).{0,400}") {

@@ -7,6 +7,10 @@
 //! debug assertion in the event loop). A failure prints the experiment JSON to replay.
 
 use proptest::prelude::*;
+
+// For its fixed-seed proptest configuration only.
+#[allow(dead_code)]
+mod campaign;
 use schedsim::cost::CostModel;
 use schedsim::experiment::{Checks, Experiment, MachineSpec, EXPERIMENT_VERSION};
 use schedsim::kernel::{KernelSpec, KernelVersion, Switch};
@@ -132,7 +136,7 @@ fn experiment() -> impl Strategy<Value = Experiment> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+    #![proptest_config(campaign::config(500))]
 
     #[test]
     fn invariants_hold_after_every_event(exp in experiment()) {

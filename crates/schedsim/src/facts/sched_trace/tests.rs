@@ -342,7 +342,12 @@ mod fuzz {
     const PIECES: &[u8] = b" :[]=-/|>+.0123456789\n\xffRSXprev_pidcomm";
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+        // A fixed seed: the same cases on every machine (tests/campaign/mod.rs says why).
+        #![proptest_config(ProptestConfig {
+            cases: 2000,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(20_261_204),
+            ..ProptestConfig::default()
+        })]
         /// Mutated real lines: byte changes, insertions, deletions and cuts. The importer
         /// answers, never panics.
         #[test]
