@@ -165,6 +165,30 @@ test("the classroom's exercise: the student's script beside the patch; the patch
   await page.locator("section.results").screenshot({ path: path.join(OUT, "policy-exercise-results.png") });
 });
 
+test("the Diff view asks a script as kernel B: seed 001's patch as a script, against v3.8, as the CLI counts it", async () => {
+  page = await newPage("policy-diff", { viewport: { width: 1366, height: 768 }, foreign: true });
+  const e = experiment("seed001", [
+    { name: "v3.8", preset: "v3.8" },
+    { name: "script", preset: "v3.8", policy: template("seed001-v3.8") },
+  ], 300, [1]);
+  await openPage(page, link(e));
+  await settled(page);
+  await page.click("#tab-diff");
+  await page.waitForSelector("#diff-sentence", { timeout: 120_000 });
+  const summary = (await page.textContent("#diff-summary")).replace(/\s+/g, " ");
+  const m = summary.match(/at (\d+) of (\d+) compared wakeups/);
+  assert.ok(m, summary);
+  const file = path.join(OUT, "policy-diff-experiment.json");
+  fs.writeFileSync(file, JSON.stringify(e));
+  const j = JSON.parse(execFileSync(CLI, ["diff", file, "--count", "1000", "--details", "0", "--json"], { encoding: "utf8" }));
+  assert.ok(j.differ > 0, "the patch as a script differs from v3.8 somewhere");
+  assert.deepEqual([Number(m[1]), Number(m[2])], [j.differ, j.compared], "the page and the CLI count the same differences");
+  // B's trace is the script's call, with the helpers it read.
+  assert.match(await page.textContent("#diff-trace-b"), /select_idle_sibling \(script\)/);
+  assert.match(await page.textContent("#diff-sentence"), /B \(script\) would choose CPU \d+/);
+  await page.screenshot({ path: path.join(OUT, "policy-diff-b-1366x768.png") });
+});
+
 test("no page problems", () => {
   assert.deepEqual(problems, []);
 });

@@ -173,14 +173,31 @@ fn kernel_calls_give_the_kernels_answer() {
     assert_same_results(&e);
 }
 
+/// The Diff view asks a script as kernel A (the run) or as kernel B (asked at each
+/// wakeup on a copy): with the kernel on the other side, each is the other's mirror
+/// image, wakeup for wakeup; a script that fails as B fails the diff with its line.
 #[test]
-fn the_diff_runs_a_script_as_kernel_a_and_refuses_one_as_kernel_b() {
+fn the_diff_runs_a_script_as_kernel_a_or_as_kernel_b() {
     use schedsim::diff::DiffAsk;
     let src = template("waker-cpu").unwrap();
     let e = with_kernels("demo", vec![scripted("s", V::V5_15, src), KernelSpec::new("k", V::V5_15)], 20, &[2]);
     let ask = DiffAsk { a: 0, b: 1, clients: 2, iteration: 0, from: 0, count: 200, details: 1 };
     let d = e.diff(&ask).unwrap();
-    assert!(d.compared > 0);
-    let err = e.diff(&DiffAsk { a: 1, b: 0, ..ask }).unwrap_err().0;
-    assert!(err.contains("kernel b has a policy script"), "{err}");
+    assert!(d.compared > 0 && d.differ > 0, "{} compared, {} differ", d.compared, d.differ);
+    // B = the script: at each wakeup it answers the waker's CPU, whatever A chose.
+    let rev = e.diff(&DiffAsk { a: 1, b: 0, ..ask.clone() }).unwrap();
+    assert!(rev.compared > 0 && rev.differ > 0, "{} compared, {} differ", rev.compared, rev.differ);
+    for x in &rev.details {
+        assert_eq!(x.b.outcome.as_ref().unwrap().chosen_cpu, x.b.waker_cpu, "B is the waker's CPU");
+        assert!(x.b.steps.iter().any(|s| s.function.contains("select_task_rq_fair")), "{:?}", x.b.steps);
+    }
+    // The same script on both sides agrees at every wakeup.
+    let both = with_kernels("demo", vec![scripted("s", V::V5_15, src), scripted("t", V::V5_15, src)], 20, &[2]);
+    let same = both.diff(&ask).unwrap();
+    assert!(same.compared > 0 && same.differ == 0, "{} compared, {} differ", same.compared, same.differ);
+    // B's script fails at its first call: the diff fails with the script's line.
+    let bad = "fn select_idle_sibling(p, prev, target) {\n    \"a string\"\n}";
+    let e2 = with_kernels("demo", vec![KernelSpec::new("k", V::V5_15), scripted("bad", V::V5_15, bad)], 20, &[2]);
+    let err = e2.diff(&ask).unwrap_err().0;
+    assert!(err.starts_with("kernel B: policy script line 1") && err.contains("not a CPU number"), "{err}");
 }

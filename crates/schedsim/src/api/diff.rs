@@ -230,10 +230,6 @@ impl Experiment {
         if ask.count == 0 || ask.count > TRACE_WAKEUPS_MAX {
             return Err(Error(format!("diff: count {} is out of range 1 to {TRACE_WAKEUPS_MAX}", ask.count)));
         }
-        if self.kernels[ask.b as usize].policy.is_some() {
-            // B is asked on a copy of A's run, which holds A's script alone.
-            return Err(Error("diff: kernel b has a policy script; give it as kernel a".into()));
-        }
         if ask.details > DIFF_DETAILS_MAX {
             return Err(Error(format!("diff: details {} is out of range 0 to {DIFF_DETAILS_MAX}", ask.details)));
         }
@@ -242,6 +238,15 @@ impl Experiment {
         };
         let window = TraceWindow { from: ask.from, count: ask.count };
         let mut sim = self.make_sim(&r, ask.a as usize, ask.clients, ask.iteration, Some(window), Checks::Off);
+        if let Some(src) = &self.kernels[ask.b as usize].policy {
+            #[cfg(feature = "policy")]
+            sim.attach_diff_policy(src).map_err(|e| Error(format!("diff: kernel b's policy script {e}")))?;
+            #[cfg(not(feature = "policy"))]
+            {
+                let _ = src;
+                return Err(Error(crate::api::policy::NO_ENGINE.to_string()));
+            }
+        }
         let cfg = self.kernels[ask.b as usize].resolve();
         let doms = r.domains(crate::facts::domains::DomainParams::of(&cfg, &r.costs));
         sim.diff = Some(Box::new(Counterfactual { cfg, doms, pending: VecDeque::new() }));

@@ -19,10 +19,24 @@ impl Sim {
         self.rec = rec;
         self.wasted_moments = moments;
         b.cfg = cf.cfg;
-        // A's policy script is A's: B is the kernel B names.
+        // A's policy script is A's: B is the kernel B names, with B's script if it
+        // has one (kept here between wakeups: its stream and budget go on).
         b.hooks = 0;
+        #[cfg(feature = "policy")]
+        {
+            b.policy = self.diff_policy.take();
+            b.hooks = b.policy.as_ref().map_or(0, |r| r.policy.hooks);
+        }
         b.doms = cf.doms.clone();
         b.ttwu_place(w, cost);
+        #[cfg(feature = "policy")]
+        {
+            self.diff_policy = b.policy.take();
+        }
+        if let Some(e) = b.error.take() {
+            // B's script failed (its line and budget are in `e`): the diff fails with it.
+            self.fail(format!("kernel B: {e}"));
+        }
         if let Some(t) = b.traces.pop() {
             cf.pending.push_back((t, self.cpu_views()));
         }

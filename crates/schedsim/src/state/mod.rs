@@ -178,6 +178,10 @@ pub struct Sim {
     pub(crate) hooks: u8,
     #[cfg(feature = "policy")]
     pub(crate) policy: Option<Box<policy::PolicyRun>>,
+    /// The A/B diff's kernel B's script, between the wakeups it is asked on: its random
+    /// stream and budget go on from one to the next, as in B's own run.
+    #[cfg(feature = "policy")]
+    pub(crate) diff_policy: Option<Box<policy::PolicyRun>>,
 }
 
 impl Sim {
@@ -263,6 +267,8 @@ impl Sim {
             hooks: 0,
             #[cfg(feature = "policy")]
             policy: None,
+            #[cfg(feature = "policy")]
+            diff_policy: None,
             map,
         }
     }

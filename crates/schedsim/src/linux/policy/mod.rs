@@ -37,14 +37,27 @@ struct Answer {
 impl Sim {
     /// Compiles `source` and lets it place this run's wakeups.
     pub(crate) fn attach_policy(&mut self, source: &str) -> Result<(), String> {
-        let policy = engine::compile(source)?;
-        self.hooks = policy.hooks;
-        self.policy = Some(Box::new(PolicyRun {
-            policy: Rc::new(policy),
+        let run = self.policy_run(source)?;
+        self.hooks = run.policy.hooks;
+        self.policy = Some(run);
+        Ok(())
+    }
+
+    /// Compiles `source` as the A/B diff's kernel B, asked at each traced wakeup
+    /// (`diff_counterfactual`).
+    pub(crate) fn attach_diff_policy(&mut self, source: &str) -> Result<(), String> {
+        self.diff_policy = Some(self.policy_run(source)?);
+        Ok(())
+    }
+
+    /// `source` compiled, with this run's state of it: its random stream from the
+    /// run's seed and the whole run's operation budget.
+    fn policy_run(&self, source: &str) -> Result<Box<PolicyRun>, String> {
+        Ok(Box::new(PolicyRun {
+            policy: Rc::new(engine::compile(source)?),
             rng: Pcg64::new(self.opts.seed, POLICY_STREAM),
             ops_left: RUN_OPS_MAX,
-        }));
-        Ok(())
+        }))
     }
 
     /// Calls the script's `name` for the wakeup `w`; `None` when it failed (the run
