@@ -83,9 +83,9 @@ const TRAILER_SLACK: u64 = 65_536;
 /// end-of-block code makes the decoder run on into the trailer): a whole file's last 4
 /// bytes are ISIZE, the text's length, close to the `inflated` bytes; a cut file's last
 /// 4 bytes are compressed data, a length within [`TRAILER_SLACK`] of `inflated` with
-/// chance about 2^17 / 2^32 = 3·10^-5. Every one of the 3,525 single-byte changes in
-/// the last 300 bytes of two bundled traces that leave the stream wanting more (all 255
-/// changes of each byte) is told damaged this way, and none of the 30,891 cuts of
+/// chance about 2^17 / 2^32 = 3·10^-5. Every one of the 25,971 single-byte changes in
+/// the last 300 bytes of seven bundled traces that leave the stream wanting more (all
+/// 255 changes of each byte) is told damaged this way, and none of the 30,891 cuts of
 /// `make.perf.txt.gz` (one at each byte) is.
 fn whole_file_trailer(b: &[u8], inflated: usize) -> Option<u32> {
     let t = b.len().checked_sub(4).map(|at| &b[at..])?;
