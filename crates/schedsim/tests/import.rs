@@ -3,12 +3,12 @@
 //! panicking on broken versions of them.
 
 use proptest::prelude::*;
+use schedsim::import::{topology_from_text, ImportError, Imported};
+use schedsim::topology::Topology;
 
 // For its fixed-seed proptest configuration only.
 #[allow(dead_code)]
 mod campaign;
-use schedsim::import::{topology_from_text, ImportError, Imported};
-use schedsim::topology::Topology;
 
 fn fixture(name: &str) -> String {
     let path = format!("{}/tests/fixtures/topology/{name}", env!("CARGO_MANIFEST_DIR"));

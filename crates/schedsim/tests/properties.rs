@@ -7,16 +7,16 @@
 //! debug assertion in the event loop). A failure prints the experiment JSON to replay.
 
 use proptest::prelude::*;
-
-// For its fixed-seed proptest configuration only.
-#[allow(dead_code)]
-mod campaign;
 use schedsim::cost::CostModel;
 use schedsim::experiment::{Checks, Experiment, MachineSpec, EXPERIMENT_VERSION};
 use schedsim::kernel::{KernelSpec, KernelVersion, Switch};
 use schedsim::topology::TopologyInput;
 use schedsim::topology::{CoreDesc, LlcDesc, NodeDesc, Topology};
 use schedsim::workload::{Workload, WORKLOAD_NAMES};
+
+// For its fixed-seed proptest configuration only.
+#[allow(dead_code)]
+mod campaign;
 
 fn topology() -> impl Strategy<Value = Topology> {
     // Non-uniform: each core its own SMT width (up to 4), LLCs of different sizes.

@@ -238,14 +238,13 @@ impl Experiment {
         };
         let window = TraceWindow { from: ask.from, count: ask.count };
         let mut sim = self.make_sim(&r, ask.a as usize, ask.clients, ask.iteration, Some(window), Checks::Off);
+        #[cfg(feature = "policy")]
         if let Some(src) = &self.kernels[ask.b as usize].policy {
-            #[cfg(feature = "policy")]
             sim.attach_diff_policy(src).map_err(|e| Error(format!("diff: kernel b's policy script {e}")))?;
-            #[cfg(not(feature = "policy"))]
-            {
-                let _ = src;
-                return Err(Error(crate::api::policy::NO_ENGINE.to_string()));
-            }
+        }
+        #[cfg(not(feature = "policy"))]
+        if self.kernels[ask.b as usize].policy.is_some() {
+            return Err(Error(crate::api::policy::NO_ENGINE.to_string()));
         }
         let cfg = self.kernels[ask.b as usize].resolve();
         let doms = r.domains(crate::facts::domains::DomainParams::of(&cfg, &r.costs));

@@ -21,7 +21,6 @@ impl Sim {
         b.cfg = cf.cfg;
         // A's policy script is A's: B is the kernel B names, with B's script if it
         // has one (kept here between wakeups: its stream and budget go on).
-        b.hooks = 0;
         #[cfg(feature = "policy")]
         {
             b.policy = self.diff_policy.take();

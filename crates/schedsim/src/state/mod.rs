@@ -175,6 +175,7 @@ pub struct Sim {
     /// The `facts::policy::HOOK_*` bits of the wakeup-path functions a policy script
     /// replaces; 0 without a script and while a script runs (the kernel functions it
     /// calls are the kernel's own). The one test the wakeup path pays per function.
+    #[cfg(feature = "policy")]
     pub(crate) hooks: u8,
     #[cfg(feature = "policy")]
     pub(crate) policy: Option<Box<policy::PolicyRun>>,
@@ -264,6 +265,7 @@ impl Sim {
             wasted_moments: Vec::new(),
             rec: None,
             diff: None,
+            #[cfg(feature = "policy")]
             hooks: 0,
             #[cfg(feature = "policy")]
             policy: None,
