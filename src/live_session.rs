@@ -1,12 +1,21 @@
 //! Live mode: one kernel stepped a wakeup at a time, the other kernels of the experiment
 //! advanced to the same simulated time, and time series of work and migrations for the
 //! live charts.
+//!
+//! The session runs in a simulation worker (the script worker when a kernel has a policy
+//! script), never on the page's main thread: the page sends it [`LiveOp`]s and draws the
+//! [`LiveFrame`]s it answers with. A frame carries what the view shows ([`LiveShown`])
+//! and the timeline's changes since the last frame as the very operations the session
+//! made ([`TimelineOp`]), so the page's copy of the timeline ([`TimelineMirror`]) is the
+//! session's own, operation for operation.
 
 use crate::fmt::thousands;
 use crate::timeline::{Timeline, LIVE_KEEP_NS, LIVE_TRACES_MAX};
 use schedsim::live::{CpuView, Live, Step};
+use schedsim::recording::Recording;
 use schedsim::trace::WakeupTrace;
 use schedsim::Experiment;
+use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -34,7 +43,7 @@ pub enum Stepped {
 
 /// How long the stepped kernel has gone without a wakeup, over the bounded steps since
 /// its last one (a machine where nothing sleeps may go the whole run).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stall {
     pub events: u64,
     pub sim_ns: u64,
@@ -48,7 +57,7 @@ impl Stall {
 }
 
 /// One sample of one kernel's run.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct LivePoint {
     pub t_ns: u64,
     pub bytes: u64,
@@ -65,6 +74,113 @@ pub struct LiveKey {
     pub clients: u32,
     /// Which iteration's random stream (the sweep's iteration i replays exactly).
     pub iteration: u32,
+}
+
+/// What the page asks of a session.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum LiveOp {
+    /// The next wakeup, within [`LIVE_STEP_EVENTS_MAX`] events (Step, space).
+    Step,
+    /// One frame of playing: up to `due` wakeups (`u32::MAX`: as many as the frame's
+    /// time allows; a JavaScript number carries a `u32` exactly, which is how ops cross
+    /// to the worker), or, with `restore_to`, up to that many stepped in all (a link's
+    /// count), within the frame's time budget.
+    Frame { due: u32, restore_to: Option<u64> },
+    /// One frame of a jump to `to_ns` of simulated time (a wasted-core moment).
+    Jump { to_ns: u64 },
+    /// Stop looking for the next wakeup (the no-wakeup notice's Stop).
+    DismissStall,
+}
+
+/// Everything the live view shows of a session at one moment, but the timeline.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LiveShown {
+    pub steps: u64,
+    pub now_ns: u64,
+    pub ended: bool,
+    /// Last wakeups of the stepped kernel, newest last.
+    pub recent: Vec<WakeupTrace>,
+    pub stall: Option<Stall>,
+    pub counters: schedsim::metrics::Counters,
+    pub cpus: Vec<CpuView>,
+    pub wasted_now: Option<schedsim::WastedMoment>,
+    pub wasted_moments: Vec<schedsim::WastedMoment>,
+    /// One series per kernel of the experiment.
+    pub series: Vec<Vec<LivePoint>>,
+    /// The first kernel whose run failed (a policy script's error): "kernel B (name):
+    /// the run's line". Its run is over; the others go on.
+    pub error: Option<String>,
+}
+
+impl LiveShown {
+    /// The stepped kernel's last wakeup.
+    pub fn last(&self) -> Option<&WakeupTrace> {
+        self.recent.last()
+    }
+}
+
+/// One change the session made to its timeline, in order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum TimelineOp {
+    Trace(WakeupTrace),
+    Extend(Recording),
+    /// `Timeline::trim(from_ns, LIVE_TRACES_MAX)`.
+    Trim(u64),
+}
+
+/// What a timeline starts from: `Timeline::new`'s arguments.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TimelineStart {
+    pub nr_cpus: u32,
+    pub from_ns: u64,
+    pub cstates: Vec<String>,
+    pub tasks: Vec<String>,
+}
+
+/// A session's answer to a [`LiveOp`] (or to its start): what to show, the timeline's
+/// changes since the last frame, and whether the op is finished (a frame of playing
+/// that reached the end of the run or a link's count, a jump that arrived).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LiveFrame {
+    pub shown: LiveShown,
+    /// Only in the first frame of a session.
+    pub start: Option<TimelineStart>,
+    pub timeline: Vec<TimelineOp>,
+    pub done: bool,
+}
+
+/// The page's copy of a session's timeline, made by replaying its [`TimelineOp`]s.
+#[derive(Clone, Debug, Default)]
+pub struct TimelineMirror {
+    pub timeline: Rc<RefCell<Timeline>>,
+    /// Counts the frames that changed it, for the timeline view's redraw.
+    pub version: u64,
+}
+
+impl TimelineMirror {
+    /// Applies a frame: a new timeline at a session's first frame, then its changes.
+    pub fn apply(&mut self, start: Option<&TimelineStart>, ops: Vec<TimelineOp>) {
+        if let Some(s) = start {
+            self.timeline =
+                Rc::new(RefCell::new(Timeline::new(s.nr_cpus, s.from_ns, s.cstates.clone(), s.tasks.clone())));
+        }
+        if ops.is_empty() && start.is_none() {
+            return;
+        }
+        let mut tl = self.timeline.borrow_mut();
+        for op in ops {
+            apply_op(&mut tl, op);
+        }
+        self.version += 1;
+    }
+}
+
+fn apply_op(tl: &mut Timeline, op: TimelineOp) {
+    match op {
+        TimelineOp::Trace(t) => tl.push_trace(t),
+        TimelineOp::Extend(r) => tl.extend(r),
+        TimelineOp::Trim(from_ns) => tl.trim(from_ns, LIVE_TRACES_MAX),
+    }
 }
 
 /// A running live session.
@@ -85,6 +201,13 @@ pub struct LiveSession {
     /// Set while the last bounded steps found no wakeup; cleared by one, or by
     /// [`LiveSession::dismiss_stall`].
     pub stall: Option<Stall>,
+    /// In a worker: the timeline's changes since the last [`LiveSession::frame`], kept
+    /// as operations for the page instead of applied here.
+    exported: Option<Vec<TimelineOp>>,
+    /// What the page's timeline starts from, until the first frame has said it.
+    start: Option<TimelineStart>,
+    /// The first piece of recording, for [`LiveSession::exported`].
+    first: Option<Recording>,
 }
 
 impl LiveSession {
@@ -107,8 +230,16 @@ impl LiveSession {
         let stepped = &mut lives[key.kernel as usize];
         stepped.record();
         let first = stepped.take_recording();
-        let mut tl = Timeline::new(first.nr_cpus, first.from_ns, first.cstates.clone(), stepped.task_names());
-        tl.extend(first);
+        let start = TimelineStart {
+            nr_cpus: first.nr_cpus,
+            from_ns: first.from_ns,
+            cstates: first.cstates.clone(),
+            tasks: stepped.task_names(),
+        };
+        let mut tl = Timeline::new(start.nr_cpus, start.from_ns, start.cstates.clone(), start.tasks.clone());
+        tl.extend(first.clone());
+        // (`first` is kept for a session the worker exports: the page's timeline starts
+        // from the same piece.)
         Ok(LiveSession {
             key,
             lives,
@@ -119,18 +250,133 @@ impl LiveSession {
             timeline: Rc::new(RefCell::new(tl)),
             timeline_version: 0,
             stall: None,
+            exported: None,
+            start: Some(start),
+            first: Some(first),
         })
+    }
+
+    /// The session as a worker runs it: its timeline's changes are kept as operations
+    /// for the page ([`LiveSession::frame`]) and not applied here.
+    pub fn exported(mut self) -> LiveSession {
+        let first = self.first.take().unwrap_or_default();
+        self.exported = Some(vec![TimelineOp::Extend(first)]);
+        *self.timeline.borrow_mut() = Timeline::default();
+        self
+    }
+
+    fn timeline_op(&mut self, op: TimelineOp) {
+        match self.exported.as_mut() {
+            Some(ops) => ops.push(op),
+            None => apply_op(&mut self.timeline.borrow_mut(), op),
+        }
     }
 
     /// Brings the timeline up to the present and drops what is older than its horizon.
     pub fn sync_timeline(&mut self) {
         let k = self.kernel();
         let rec = self.lives[k].take_recording();
-        let mut tl = self.timeline.borrow_mut();
-        tl.extend(rec);
+        self.timeline_op(TimelineOp::Extend(rec));
         let now = self.lives[k].now_ns();
-        tl.trim(now.saturating_sub(LIVE_KEEP_NS), LIVE_TRACES_MAX);
+        self.timeline_op(TimelineOp::Trim(now.saturating_sub(LIVE_KEEP_NS)));
         self.timeline_version += 1;
+    }
+
+    /// What the view shows now.
+    pub fn shown(&self) -> LiveShown {
+        let k = self.kernel();
+        LiveShown {
+            steps: self.steps,
+            now_ns: self.now_ns(),
+            ended: self.ended(),
+            recent: self.recent.iter().cloned().collect(),
+            stall: self.stall,
+            counters: self.counters(),
+            cpus: self.cpus(),
+            wasted_now: self.lives[k].wasted_now(),
+            wasted_moments: self.wasted_moments(),
+            series: self.series.clone(),
+            error: self.error(),
+        }
+    }
+
+    /// The first kernel whose run failed, with why.
+    pub fn error(&self) -> Option<String> {
+        let exp = &self.key.experiment;
+        self.lives.iter().enumerate().find_map(|(i, l)| {
+            l.error().map(|e| {
+                let name = exp.kernels.get(i).map_or("", |k| k.name.as_str());
+                format!("kernel {} ({name}): {e}", crate::kernel_names::letter(i))
+            })
+        })
+    }
+
+    /// The frame for the page after an op: what to show, and the timeline's changes
+    /// since the last frame (the whole start in a session's first).
+    pub fn frame(&mut self, done: bool) -> LiveFrame {
+        let timeline = self.exported.as_mut().map(std::mem::take).unwrap_or_default();
+        LiveFrame { shown: self.shown(), start: self.start.take(), timeline, done }
+    }
+
+    /// Does `op`, running at most `budget_ms` of wall time (`now_ms` is the clock) for a
+    /// frame of playing or of a jump, and brings the timeline up to date. True when the
+    /// op is finished: the end of the run, a link's count or the jump's time reached.
+    pub fn apply(&mut self, op: &LiveOp, budget_ms: f64, now_ms: &dyn Fn() -> f64) -> bool {
+        match *op {
+            LiveOp::Step => {
+                self.step_within(LIVE_STEP_EVENTS_MAX);
+                self.sync_timeline();
+                self.ended()
+            }
+            LiveOp::Frame { due, restore_to } => {
+                let due = if due == u32::MAX { u64::MAX } else { due as u64 };
+                self.play_frame(due, restore_to, budget_ms, now_ms)
+            }
+            LiveOp::Jump { to_ns } => {
+                let t0 = now_ms();
+                loop {
+                    if self.jump_within(to_ns, LIVE_STEP_EVENTS_MAX) {
+                        return true;
+                    }
+                    if now_ms() - t0 >= budget_ms {
+                        return false;
+                    }
+                }
+            }
+            LiveOp::DismissStall => {
+                self.dismiss_stall();
+                false
+            }
+        }
+    }
+
+    /// One frame of playing (or of stepping to a link's count): up to `due` wakeups
+    /// within `budget_ms`. A step that found no wakeup within its budget of events has
+    /// used the frame: the next frame goes on. True when there is no more to play.
+    fn play_frame(&mut self, due: u64, restore_to: Option<u64>, budget_ms: f64, now_ms: &dyn Fn() -> f64) -> bool {
+        let t0 = now_ms();
+        let due = match restore_to {
+            Some(to) => to.saturating_sub(self.steps),
+            None => due,
+        };
+        let (mut done, mut ended, mut stalled) = (0u64, false, false);
+        while done < due && now_ms() - t0 < budget_ms {
+            match self.step_within(LIVE_STEP_EVENTS_MAX) {
+                Stepped::Wakeup => done += 1,
+                Stepped::NoWakeup => {
+                    stalled = true;
+                    break;
+                }
+                Stepped::Ended => {
+                    ended = true;
+                    break;
+                }
+            }
+        }
+        if done > 0 || ended || stalled {
+            self.sync_timeline();
+        }
+        ended || restore_to.is_some_and(|to| self.steps >= to)
     }
 
     pub fn kernel(&self) -> usize {
@@ -185,7 +431,7 @@ impl LiveSession {
             Step::Wakeup(tr) => {
                 self.stall = None;
                 self.steps += 1;
-                self.timeline.borrow_mut().push_trace((*tr).clone());
+                self.timeline_op(TimelineOp::Trace((*tr).clone()));
                 self.recent.push_back(*tr);
                 self.trim_recent();
                 Stepped::Wakeup
@@ -248,11 +494,8 @@ impl LiveSession {
             // never holds more than a piece's slices beyond it.
             let piece = (ns - self.lives[k].now_ns()).min(1_000_000);
             let traces = self.lives[k].advance_within(piece, LIVE_TRACES_MAX, share);
-            {
-                let mut tl = self.timeline.borrow_mut();
-                for t in &traces {
-                    tl.push_trace(t.clone());
-                }
+            for t in &traces {
+                self.timeline_op(TimelineOp::Trace(t.clone()));
             }
             self.recent.extend(traces);
             self.trim_recent();
@@ -397,6 +640,78 @@ mod tests {
         // A budget of nothing still makes progress (one event per kernel), never a loop in place.
         assert!(matches!(s.step_within(0), Stepped::NoWakeup | Stepped::Wakeup));
         assert!(s.now_ns() >= now);
+    }
+
+    /// The page's timeline, made from an exported session's frames, is the session's
+    /// own timeline operation for operation, through steps, frames of playing, a
+    /// link's count, a jump and the JSON the worker sends; and the frames show what the
+    /// session shows.
+    #[test]
+    fn a_session_in_a_worker_shows_what_a_local_one_does() {
+        let exp = schedsim::presets::experiment("demo").unwrap();
+        let key = LiveKey { experiment: exp, kernel: 1, clients: 2, iteration: 0 };
+        let mut local = LiveSession::new(key.clone()).unwrap();
+        local.sync_timeline();
+        let mut remote = LiveSession::new(key).unwrap().exported();
+        remote.sync_timeline();
+        let mut mirror = TimelineMirror::default();
+        let send = |s: &mut LiveSession, mirror: &mut TimelineMirror, done: bool| {
+            let json = serde_json::to_string(&s.frame(done)).unwrap();
+            let f: LiveFrame = serde_json::from_str(&json).unwrap();
+            mirror.apply(f.start.as_ref(), f.timeline);
+            (f.shown, f.done)
+        };
+        // What crosses is the report's JSON of the counters, which leaves out how often
+        // each patch's branch ran (`Counters::patched`: live mode does not show it).
+        let shown_of = |s: &LiveSession| {
+            let mut v = s.shown();
+            v.counters.patched = Default::default();
+            v
+        };
+        let (shown, _) = send(&mut remote, &mut mirror, false);
+        assert_eq!(shown, shown_of(&local));
+        // A clock that moves 1 ms per reading: frames are cut by it, the same in both.
+        let clock = || {
+            let t = std::cell::Cell::new(0.0);
+            move || {
+                t.set(t.get() + 1.0);
+                t.get()
+            }
+        };
+        let ops = [
+            LiveOp::Step,
+            LiveOp::Step,
+            LiveOp::Frame { due: 5, restore_to: None },
+            LiveOp::Frame { due: u32::MAX, restore_to: Some(40) },
+            LiveOp::Frame { due: u32::MAX, restore_to: Some(40) },
+            LiveOp::Jump { to_ns: 30_000_000 },
+            LiveOp::DismissStall,
+            LiveOp::Step,
+        ];
+        for op in &ops {
+            let a = local.apply(op, 6.0, &clock());
+            let b = remote.apply(op, 6.0, &clock());
+            assert_eq!(a, b, "{op:?}");
+            let (shown, done) = send(&mut remote, &mut mirror, b);
+            assert_eq!((shown, done), (shown_of(&local), a), "{op:?}");
+            assert_eq!(*mirror.timeline.borrow(), *local.timeline.borrow(), "{op:?}");
+        }
+        assert!(local.steps >= 40, "{}", local.steps);
+        // A jump goes on frame by frame until it arrives.
+        let mut frames = 1;
+        while !remote.apply(&LiveOp::Jump { to_ns: 30_000_000 }, 6.0, &clock()) {
+            frames += 1;
+            assert!(frames < 1000);
+        }
+        assert!(frames > 1 && remote.now_ns() >= 30_000_000, "{frames} {}", remote.now_ns());
+        // The restore frames stop at the link's count.
+        let mut s = LiveSession::new(LiveKey { kernel: 0, ..local.key.clone() }).unwrap().exported();
+        let mut rounds = 0;
+        while !s.apply(&LiveOp::Frame { due: u32::MAX, restore_to: Some(25) }, 3.0, &clock()) {
+            rounds += 1;
+            assert!(rounds < 1000);
+        }
+        assert_eq!(s.steps, 25);
     }
 
     #[test]

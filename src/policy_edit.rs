@@ -64,10 +64,11 @@ pub fn link_note(source: &str) -> String {
     )
 }
 
-/// Why live mode cannot step `exp`, if a kernel has a script and this build has no
-/// engine: live mode steps every kernel on the page's main thread, whose WebAssembly
-/// carries no script engine (only the script worker does), so it says so rather than
-/// step the kernel unscripted.
+/// Why a live session of `exp` cannot start in this build, if a kernel has a script and
+/// this build has no engine: the session says so rather than step the kernel
+/// unscripted. The page runs live mode in a simulation worker of the experiment's kind
+/// (`proto::Engine::of`), so a scripted experiment's session is in the script worker,
+/// which has the engine; this refusal is for any build that does not.
 pub fn live_refusal(exp: &schedsim::Experiment) -> Option<String> {
     let scripted: Vec<String> = exp
         .kernels
@@ -80,10 +81,8 @@ pub fn live_refusal(exp: &schedsim::Experiment) -> Option<String> {
         return None;
     }
     Some(format!(
-        "Live mode does not run policy scripts yet: it steps the kernels on the page itself, \
-         whose WebAssembly has no script engine (the engine is in the script worker that runs \
-         the sweep). {} has a script: run the sweep for its results and its Diff view, or remove \
-         the script to watch the rest live.",
+        "This build of the simulator has no policy-script engine, and {} has a script: \
+         live mode runs it in the script worker, which has one.",
         scripted.join(" and ")
     ))
 }
@@ -123,7 +122,7 @@ mod tests {
     }
 
     #[test]
-    fn live_mode_says_plainly_that_it_runs_no_script() {
+    fn a_build_without_the_engine_refuses_a_scripted_live_session() {
         let mut e = schedsim::presets::experiment("seed001").unwrap();
         assert_eq!(live_refusal(&e), None);
         e.kernels[1].policy = Some(STARTER.into());

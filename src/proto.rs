@@ -33,6 +33,12 @@ pub enum Request {
     /// Compile a policy script (`schedsim::check_policy`), for the kernel card's editor;
     /// only the script worker has the engine.
     CheckPolicy { id: u32, source: String },
+    /// Start live mode's session `id` (`live_session::LiveSession`, kept by the worker
+    /// in place of any other) on `kernel` with `clients` and the iteration's stream;
+    /// answered by its first `Live` frame.
+    LiveStart { id: u32, experiment_json: String, kernel: u32, clients: u32, iteration: u32 },
+    /// Do `op` on live session `id`; answered by a `Live` frame.
+    Live { id: u32, op: crate::live_session::LiveOp },
 }
 
 impl Request {
@@ -44,16 +50,20 @@ impl Request {
             | Request::Timeline { experiment_json, .. }
             | Request::Diff { experiment_json, .. }
             | Request::ImportTrace { experiment_json, .. }
-            | Request::ReplayTable { experiment_json, .. } => Some(experiment_json),
-            Request::CheckPolicy { .. } => None,
+            | Request::ReplayTable { experiment_json, .. }
+            | Request::LiveStart { experiment_json, .. } => Some(experiment_json),
+            Request::CheckPolicy { .. } | Request::Live { .. } => None,
         }
     }
 
     /// Which worker answers this request.
-    pub fn engine(&self) -> Engine {
+    /// `None` for a live op: it goes to the worker that holds its session, whichever
+    /// kind `LiveStart` spawned.
+    pub fn engine(&self) -> Option<Engine> {
         match self {
-            Request::CheckPolicy { .. } => Engine::Script,
-            r => r.experiment_json().map(Engine::of).unwrap_or(Engine::Plain),
+            Request::CheckPolicy { .. } => Some(Engine::Script),
+            Request::Live { .. } => None,
+            r => Some(r.experiment_json().map(Engine::of).unwrap_or(Engine::Plain)),
         }
     }
 }
@@ -145,6 +155,11 @@ pub enum Response {
         id: u32,
         error: Option<String>,
     },
+    /// A live session's `live_session::LiveFrame`, as JSON (its counters are `u64`s).
+    Live {
+        id: u32,
+        frame_json: String,
+    },
     Failed {
         id: u32,
         message: String,
@@ -192,11 +207,15 @@ mod tests {
         let mut e = schedsim::presets::experiment("demo").unwrap();
         let run = schedsim::RunId { kernel: 0, point: 0, iteration: 0 };
         let plain = Request::Run { id: 1, experiment_json: e.to_json(), run };
-        assert_eq!(plain.engine(), Engine::Plain);
+        assert_eq!(plain.engine(), Some(Engine::Plain));
         e.kernels[1].policy = Some(schedsim::policy::template("always-prev").unwrap().into());
         let scripted = Request::Run { id: 1, experiment_json: e.to_json(), run };
-        assert_eq!(scripted.engine(), Engine::Script);
-        assert_eq!(Request::CheckPolicy { id: 2, source: String::new() }.engine(), Engine::Script);
+        assert_eq!(scripted.engine(), Some(Engine::Script));
+        assert_eq!(Request::CheckPolicy { id: 2, source: String::new() }.engine(), Some(Engine::Script));
+        let live = Request::LiveStart { id: 3, experiment_json: e.to_json(), kernel: 1, clients: 2, iteration: 0 };
+        assert_eq!(live.engine(), Some(Engine::Script));
+        let op = Request::Live { id: 3, op: crate::live_session::LiveOp::Step };
+        assert_eq!(op.engine(), None, "a live op stays on its session's worker");
         assert_eq!(Engine::of("not json"), Engine::Plain);
         assert_ne!(Engine::Plain.url(), Engine::Script.url());
     }

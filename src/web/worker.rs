@@ -6,6 +6,7 @@
 //! finished. Workers talk by `postMessage` only (no SharedArrayBuffer), so the page
 //! works on any static host, without cross-origin isolation headers.
 
+use crate::live_session::{LiveKey, LiveOp, LiveSession};
 use crate::proto::{Engine, Request, Response, PROGRESS_INTERVAL_MS};
 use crate::sweep_job::{JobProgress, Kept, SweepJob, Tell};
 use crate::web::dom::{self, js_err};
@@ -19,6 +20,8 @@ use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, Worker};
 
 thread_local! {
     static CURRENT: Cell<u32> = const { Cell::new(0) };
+    /// Live mode's session in this worker, by id.
+    static LIVE: RefCell<Option<(u32, LiveSession)>> = const { RefCell::new(None) };
     /// The sweep this worker last ran a run of, parsed and resolved.
     static SWEEP: RefCell<Option<(u32, Rc<Sweep>)>> = const { RefCell::new(None) };
     /// The trace this worker imported last (`Request::ImportTrace`).
@@ -103,6 +106,14 @@ fn handle(req: Request) {
             CURRENT.with(|c| c.set(id));
             post(&Response::PolicyChecked { id, error: schedsim::check_policy(&source).err() });
         }
+        Request::LiveStart { id, experiment_json, kernel, clients, iteration } => {
+            CURRENT.with(|c| c.set(id));
+            post(&live_start(id, &experiment_json, kernel, clients, iteration));
+        }
+        Request::Live { id, op } => {
+            CURRENT.with(|c| c.set(id));
+            post(&live_op(id, &op));
+        }
         Request::Diff { id, experiment_json, ask } => {
             CURRENT.with(|c| c.set(id));
             let r = Experiment::from_json(&experiment_json).and_then(|e| e.diff(&ask));
@@ -112,6 +123,50 @@ fn handle(req: Request) {
                 Err(e) => Response::Failed { id, message: e.to_string() },
             });
         }
+    }
+}
+
+/// Wall time a frame of playing or of a jump may run in the worker, ms: about a
+/// display frame, so that the page hears of progress at its frame rate.
+pub const LIVE_FRAME_BUDGET_MS: f64 = 12.0;
+
+/// Starts live session `id` in place of any other this worker holds: its first frame.
+fn live_start(id: u32, json: &str, kernel: u32, clients: u32, iteration: u32) -> Response {
+    LIVE.with(|l| *l.borrow_mut() = None);
+    let experiment = match Experiment::from_json(json) {
+        Ok(e) => e,
+        Err(e) => return Response::Failed { id, message: e.to_string() },
+    };
+    match LiveSession::new(LiveKey { experiment, kernel, clients, iteration }) {
+        Ok(s) => {
+            let mut s = s.exported();
+            s.sync_timeline();
+            let r = live_frame(id, &mut s, false);
+            LIVE.with(|l| *l.borrow_mut() = Some((id, s)));
+            r
+        }
+        Err(message) => Response::Failed { id, message },
+    }
+}
+
+/// `op` on live session `id`, and the frame after it.
+fn live_op(id: u32, op: &LiveOp) -> Response {
+    LIVE.with(|l| {
+        let mut l = l.borrow_mut();
+        match l.as_mut() {
+            Some((i, s)) if *i == id => {
+                let done = s.apply(op, LIVE_FRAME_BUDGET_MS, &worker_now_ms);
+                live_frame(id, s, done)
+            }
+            _ => Response::Failed { id, message: format!("this worker holds no live session {id} (it was replaced)") },
+        }
+    })
+}
+
+fn live_frame(id: u32, s: &mut LiveSession, done: bool) -> Response {
+    match serde_json::to_string(&s.frame(done)) {
+        Ok(frame_json) => Response::Live { id, frame_json },
+        Err(e) => Response::Failed { id, message: format!("cannot encode a live frame: {e}") },
     }
 }
 
@@ -253,11 +308,13 @@ impl SweepRunner {
         let mut inner = self.inner.borrow_mut();
         inner.current = id;
         let engine = req.engine();
-        if inner.worker.is_some() && inner.engine != engine {
+        if inner.worker.is_some() && engine.is_some_and(|e| e != inner.engine) {
             stop(&mut inner);
         }
         if inner.worker.is_none() {
-            inner.engine = engine;
+            // A live op whose worker is gone goes to a new plain worker, which says it
+            // holds no such session.
+            inner.engine = engine.unwrap_or(Engine::Plain);
             spawn(&self.inner, &mut inner)?;
         }
         if inner.ready {

@@ -66,7 +66,8 @@ before(async () => {
 test("a live link to a machine where nothing sleeps: the page stays responsive and says no wakeup came", async () => {
   await openPage(page, link({ experiment: CPU_BOUND, view: { tab: "live" } }));
   await page.waitForSelector(".live-mode .topo .cpu");
-  assert.match(await page.textContent("#live-status"), /^0 wakeups stepped/);
+  // The session starts in its worker (8,192 tasks forked): the status says so until then.
+  await page.waitForFunction(() => /^0 wakeups stepped/.test(document.querySelector("#live-status").textContent), null, { timeout: 60_000 });
 
   // One step: it comes back after its budget, with the notice and both buttons.
   await watchFrames(page);
@@ -126,6 +127,7 @@ test("playing a machine where nothing sleeps yields to the browser between budge
   // Stop pauses the player (unless it has reached the end of the run by now).
   await page.click("#live-stop", { timeout: 2_000 }).catch(() => {});
   await page.waitForFunction(() => document.querySelector("#live-play").getAttribute("aria-pressed") === "false", null, { timeout: 20_000 });
+  await page.waitForSelector(".live-mode:not([data-busy])", { timeout: 20_000 });
   const gap = await longestGap(page);
   console.log(`# while playing, the longest gap between frames was ${gap.toFixed(0)} ms`);
   assert.ok(gap < 1000, `playing held the page for ${gap} ms`);
@@ -135,19 +137,17 @@ test("playing a machine where nothing sleeps yields to the browser between budge
 });
 
 // Issue 31, item 12: a live step at 1,024 CPUs took 0.4–0.75 s of the main thread (the
-// machine's 1,024 cells and the timeline's 1,024 lanes redrawn at every step). Each step
-// is measured as the longest main-thread task (Long Tasks API, 50 ms and over) from the
-// click until the step's status is shown and the page has painted.
-// The first step is bounded apart: it starts the run, and every one of the 1,024 cells
-// changes at once (512 CPUs take a task: 2,048 attributes and 512 texts set), where a
-// later step changes a few; measured 2026-12-04 on the 2-core machine: the first 164-308 ms over three runs,
-// the eleven after it at most 62 ms (73 ms in another run: 0 in most steps, since a task
-// under 50 ms is not reported). The aim is 100 ms; the bounds leave room for a shared
-// machine's noise (a task's time is wall time), and still fail a step of the 0.4-0.75 s
-// it took before. Drawing the cells in slices over several tasks is what would bring the
-// first under 100 ms too.
-const STEP_TASK_MS = 200;
-const FIRST_STEP_TASK_MS = 600;
+// machine's 1,024 cells and the timeline's 1,024 lanes redrawn at every step, and the
+// step simulated there). Each step is measured as the longest main-thread task (Long
+// Tasks API, 50 ms and over) from the click until the step's status is shown and the
+// page has painted. Since the session runs in a worker, the main thread only draws the
+// frame the worker sends: measured 2026-12-06 on the 2-core machine with two builds
+// running beside it, the first step (it starts the run: 512 CPUs take a task, all 1,024
+// cells change) 79 ms, every later one under 50 ms (none reported). The aim is 100 ms;
+// the first step's bound leaves room for a shared machine's noise (a task's time is wall
+// time) and still fails the 164-308 ms it took with the simulation on the main thread.
+const STEP_TASK_MS = 100;
+const FIRST_STEP_TASK_MS = 150;
 const BIG_LIVE = {
   experiment: {
     version: 1, name: "big-live", machine: { topology: "4x8x16x2" }, workload: { kind: "tbench" },
@@ -161,7 +161,7 @@ test("a live step at 1,024 CPUs: the longest main-thread task of each step, prin
   const p = await newPage("live-1024");
   await p.goto(BASE + link(BIG_LIVE));
   await p.waitForSelector(".live-mode .topo .cpu", { timeout: 60_000 });
-  await p.waitForSelector("#live-status");
+  await p.waitForFunction(() => /^0 wakeups stepped/.test(document.querySelector("#live-status")?.textContent ?? ""), null, { timeout: 60_000 });
   assert.equal(await p.locator(".live-mode .topo .cpu[data-cpu]").count(), 1024);
   await p.waitForTimeout(500);
   await p.evaluate(() => {
@@ -170,11 +170,10 @@ test("a live step at 1,024 CPUs: the longest main-thread task of each step, prin
   });
   const steps = [];
   for (let i = 0; i < 12; i++) {
-    const before = await p.textContent("#live-status");
     await p.evaluate(() => window.__long.splice(0));
     const t0 = Date.now();
     await p.click("#live-step");
-    await p.waitForFunction((b) => document.querySelector("#live-status").textContent !== b, before, { polling: 10 });
+    await p.waitForFunction((n) => document.querySelector("#live-status").textContent.startsWith(`${n} wakeups`), i + 1, { polling: 10 });
     // Two frames: the step's render has been painted, and its long task reported.
     await p.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 50)))));
     const tasks = await p.evaluate(() => window.__long.splice(0));

@@ -256,6 +256,8 @@ test("live mode: step, play, pause; roles and the decision trace are shown", asy
   await page.keyboard.press("p");
   await page.waitForFunction(() => Number(document.querySelector("#live-status").textContent.split(" ")[0]) > 60, null, { timeout: 15_000 });
   await page.keyboard.press("p");
+  // A frame the worker was already making when the player paused still lands.
+  await page.waitForSelector(".live-mode:not([data-busy])");
   const n1 = await page.textContent("#live-status");
   await page.waitForTimeout(300);
   assert.equal(await page.textContent("#live-status"), n1, "paused");

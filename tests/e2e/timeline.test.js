@@ -138,6 +138,7 @@ test("live mode: the timeline has a lane per CPU, zooms, pans and opens a wakeup
   await page.keyboard.press("p");
   await page.waitForFunction(() => Number(document.querySelector("#live-status").textContent.split(" ")[0]) > 2000, null, { timeout: 20_000 });
   await page.keyboard.press("p");
+  await page.waitForSelector(".live-mode:not([data-busy])");
   const end = Number(/([\d.]+) ms simulated/.exec(await page.textContent("#live-status"))[1]);
   v = await view(sel);
   assert.ok(Math.abs(v.end / 1e6 - end) < 0.002, "following after play");

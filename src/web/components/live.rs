@@ -1,43 +1,49 @@
 //! Live mode: step one wakeup at a time or play at a chosen speed, with each CPU's state
 //! on the drawing, the current wakeup's roles (waker, prev, probed, chosen), its decision
-//! trace, and live charts. Simulation runs on the main thread in slices of a few
-//! milliseconds per frame, and no step runs more than [`LIVE_STEP_EVENTS_MAX`] events
-//! (about 50 ms) before giving the browser back control, so input stays responsive even
-//! on a machine where nothing sleeps: there the page says so, with Continue and Stop.
+//! trace, and live charts. The simulation runs in a worker of its own (the script worker
+//! when a kernel has a policy script, so a script's calls are stepped and traced like
+//! the kernel's), never on the page's main thread: the page sends it a step, a frame of
+//! playing or of a jump, and draws the frame it answers with. No step runs more than
+//! [`LIVE_STEP_EVENTS_MAX`](crate::live_session::LIVE_STEP_EVENTS_MAX) events (about
+//! 50 ms) before answering, so on a machine where nothing sleeps the page says so, with
+//! Continue and Stop.
 
 use crate::charts::ChartTheme;
 use crate::fmt::fmt_ns;
-use crate::live_session::{LiveKey, LiveSession, Stall, Stepped, LIVE_STEP_EVENTS_MAX};
+use crate::live_session::{LiveFrame, LiveKey, LiveOp, LiveShown, Stall, TimelineMirror};
 use crate::perfetto::{default_window, PerfettoAsk};
 use crate::permalink::View;
+use crate::proto::{Request, Response};
 use crate::wasted::{self, JumpPlan};
 use crate::web::components::chart::{ChartCard, ChartSpec, LiveChart};
 use crate::web::components::kernels::letter;
 use crate::web::components::perfetto::PerfettoExport;
 use crate::web::components::timeline::{TimelineData, TimelineView};
-use crate::web::components::topology::{LiveFrame, TopologyView};
+use crate::web::components::topology::{LiveFrame as TopoFrame, TopologyView};
 use crate::web::components::wakeup::{probed, wakeup_facts, TraceSteps};
 use crate::web::dom;
 use crate::web::hooks::use_keydown;
 use crate::web::state::{machine_topology, PerfettoStatus};
+use crate::web::worker::SweepRunner;
 use schedsim::trace::WakeupTrace;
 use schedsim::Experiment;
 use std::cell::RefCell;
-use std::rc::Rc;
+use std::collections::VecDeque;
+use std::rc::{Rc, Weak};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlSelectElement, KeyboardEvent};
 use yew::prelude::*;
 
-/// Wakeups per second of wall time; the last is "as fast as the frame budget allows".
+/// Wakeups per second of wall time; the last is "as fast as the worker's frames allow".
 pub const SPEEDS: [u32; 7] = [1, 4, 16, 64, 256, 2048, u32::MAX];
-/// Simulation time per animation frame, ms of wall time.
-pub const FRAME_BUDGET_MS: f64 = 6.0;
+
+/// Steps asked for ahead of the session (Space held down): more are dropped.
+const QUEUED_MAX: usize = 64;
 
 #[derive(Default)]
 struct Host {
     key: Option<LiveKey>,
-    session: Option<LiveSession>,
     error: Option<String>,
     playing: bool,
     speed: usize,
@@ -54,6 +60,19 @@ struct Host {
     view_steps: u64,
     on_steps: Callback<u64>,
     last_report_ms: f64,
+    /// The worker that holds the session, spawned at the first one.
+    runner: Option<SweepRunner>,
+    /// The session asked for last: frames of any other are stale and dropped.
+    session_id: u32,
+    /// The session's first frame has not come yet.
+    starting: bool,
+    /// An op was sent and its frame has not come yet.
+    in_flight: bool,
+    /// Steps asked for while one was in flight, sent one at a time as frames come.
+    queued: VecDeque<LiveOp>,
+    /// What the latest frame showed, and the timeline made of every frame's changes.
+    shown: Option<LiveShown>,
+    mirror: TimelineMirror,
 }
 
 #[derive(Clone)]
@@ -69,51 +88,67 @@ impl Ctl {
         self.report();
     }
 
-    /// A new session at the start.
+    /// A new session at the start, in the worker (the script worker for a scripted
+    /// experiment: `Request::engine`).
     fn restart(&self) {
         self.stop();
         let mut h = self.host.borrow_mut();
-        h.session = None;
+        h.shown = None;
         h.error = None;
-        if let Some(k) = h.key.clone() {
-            match LiveSession::new(k) {
-                Ok(mut s) => {
-                    s.sync_timeline();
-                    h.session = Some(s)
-                }
-                Err(e) => h.error = Some(e),
-            }
+        h.queued.clear();
+        h.in_flight = false;
+        h.session_id = h.session_id.wrapping_add(1);
+        let Some(k) = h.key.clone() else { return };
+        if h.runner.is_none() {
+            let weak = Rc::downgrade(&self.host);
+            let redraw = self.redraw.clone();
+            h.runner = Some(SweepRunner::new(move |r| on_response(&weak, &redraw, r)));
+        }
+        let id = h.session_id;
+        let req = Request::LiveStart {
+            id,
+            experiment_json: k.experiment.to_json(),
+            kernel: k.kernel,
+            clients: k.clients,
+            iteration: k.iteration,
+        };
+        h.starting = true;
+        let sent = h.runner.as_ref().map(|r| r.request(id, req));
+        if let Some(Err(e)) = sent {
+            h.starting = false;
+            h.error = Some(e);
         }
         drop(h);
         self.redraw.force_update();
     }
 
-    fn step(&self) {
-        {
-            let mut h = self.host.borrow_mut();
-            if h.playing {
-                drop(h);
-                self.stop();
-                h = self.host.borrow_mut();
+    /// Sends `op` to the session, or queues it behind the one in flight.
+    fn send(&self, op: LiveOp) {
+        let mut h = self.host.borrow_mut();
+        if h.starting || h.in_flight {
+            if h.queued.len() < QUEUED_MAX {
+                h.queued.push_back(op);
             }
-            if let Some(s) = h.session.as_mut() {
-                s.step_within(LIVE_STEP_EVENTS_MAX);
-                s.sync_timeline();
-            }
+            return;
         }
-        self.report();
-        self.redraw.force_update();
+        if !send_now(&mut h, op) {
+            drop(h);
+            self.redraw.force_update();
+        }
+    }
+
+    fn step(&self) {
+        if self.host.borrow().playing {
+            self.stop();
+        }
+        self.send(LiveOp::Step);
     }
 
     /// Stop, on the no-wakeup notice: no more looking for the wakeup; the run stays
     /// where it got to.
     fn stop_looking(&self) {
         self.stop();
-        if let Some(s) = self.host.borrow_mut().session.as_mut() {
-            s.dismiss_stall();
-        }
-        self.report();
-        self.redraw.force_update();
+        self.send(LiveOp::DismissStall);
     }
 
     /// Tells the app how many wakeups are stepped (it goes into the URL), when that
@@ -121,7 +156,7 @@ impl Ctl {
     fn report(&self) {
         let (on_steps, steps) = {
             let mut h = self.host.borrow_mut();
-            let steps = h.session.as_ref().map_or(0, |s| s.steps);
+            let steps = h.shown.as_ref().map_or(0, |s| s.steps);
             if h.restore_to.is_some() || h.jump_to.is_some() || steps == h.view_steps {
                 return;
             }
@@ -132,13 +167,13 @@ impl Ctl {
         on_steps.emit(steps);
     }
 
-    /// Steps at full speed, a frame budget at a time, until `n` wakeups are stepped.
+    /// Steps at full speed, a frame at a time, until `n` wakeups are stepped.
     fn restore(&self, n: u64) {
         self.host.borrow_mut().restore_to = Some(n);
         self.start_timer();
     }
 
-    /// Runs to `ns` of simulated time, a frame budget at a time.
+    /// Runs to `ns` of simulated time, a frame at a time.
     fn jump(&self, ns: u64) {
         self.host.borrow_mut().jump_to = Some(ns);
         self.start_timer();
@@ -167,7 +202,11 @@ impl Ctl {
     }
 
     fn start_timer(&self) {
-        if self.host.borrow().session.as_ref().map(|s| s.ended()).unwrap_or(true) {
+        let over = {
+            let h = self.host.borrow();
+            h.error.is_some() || h.shown.as_ref().is_some_and(|s| s.ended)
+        };
+        if over {
             let mut h = self.host.borrow_mut();
             h.restore_to = None;
             h.jump_to = None;
@@ -189,75 +228,107 @@ impl Ctl {
         self.redraw.force_update();
     }
 
+    /// A tick of the player: when the worker is free, the next frame's op (the wakeups
+    /// due at this speed since the last one sent, a link's count, or a piece of a jump).
     fn tick(&self) {
-        let done = {
-            let mut h = self.host.borrow_mut();
-            match h.jump_to {
-                Some(to) => jump_frame(&mut h, to),
-                None => play_frame(&mut h),
+        let mut h = self.host.borrow_mut();
+        if h.starting || h.in_flight || !h.queued.is_empty() {
+            return;
+        }
+        let now = dom::now_ms();
+        let op = match (h.jump_to, h.restore_to) {
+            (Some(to_ns), _) => LiveOp::Jump { to_ns },
+            (None, Some(to)) => LiveOp::Frame { due: u32::MAX, restore_to: Some(to) },
+            (None, None) => {
+                let speed = SPEEDS[h.speed.min(SPEEDS.len() - 1)];
+                let due = if speed == u32::MAX {
+                    u32::MAX
+                } else {
+                    let want = h.carry + speed as f64 * (now - h.last_ms).max(0.0) / 1e3;
+                    let n = want.floor();
+                    h.carry = (want - n).min(speed as f64);
+                    n.min(u32::MAX as f64 - 1.0) as u32
+                };
+                if due == 0 {
+                    h.last_ms = now;
+                    return;
+                }
+                LiveOp::Frame { due, restore_to: None }
             }
         };
-        if done {
+        h.last_ms = now;
+        if !send_now(&mut h, op) {
+            drop(h);
             self.stop();
+            self.redraw.force_update();
+        }
+    }
+
+    /// A frame of the session: shown, the timeline brought up to date, the player
+    /// stopped when its op is finished, and the next queued step sent.
+    fn frame(&self, f: LiveFrame) {
+        let playing = {
+            let mut h = self.host.borrow_mut();
+            h.mirror.apply(f.start.as_ref(), f.timeline);
+            h.shown = Some(f.shown);
+            h.starting = false;
+            h.in_flight = false;
+            if let Some(op) = h.queued.pop_front() {
+                send_now(&mut h, op);
+            }
+            h.playing
+        };
+        if playing {
+            if f.done {
+                self.stop();
+                self.report();
+            } else if dom::now_ms() - self.host.borrow().last_report_ms > 1000.0 {
+                // While playing, the count in the URL follows about once a second.
+                self.report();
+            }
+        } else {
             self.report();
-        } else if dom::now_ms() - self.host.borrow().last_report_ms > 1000.0 {
-            // While playing, the count in the URL follows about once a second.
-            self.report();
+        }
+        self.redraw.force_update();
+    }
+
+    /// The session failed (its start was refused, a script failed, the worker died).
+    fn failed(&self, message: String) {
+        self.stop();
+        {
+            let mut h = self.host.borrow_mut();
+            h.starting = false;
+            h.in_flight = false;
+            h.queued.clear();
+            h.error = Some(message);
         }
         self.redraw.force_update();
     }
 }
 
-/// One frame of playing (or of stepping to a link's count): the wakeups due at this
-/// speed, within the frame budget. A step that found no wakeup within its budget of
-/// events has used the frame: the browser gets control back, and the next frame goes
-/// on. True when there is no more to play.
-fn play_frame(h: &mut Host) -> bool {
-    let t0 = dom::now_ms();
-    let speed = SPEEDS[h.speed.min(SPEEDS.len() - 1)];
-    let due = if let Some(to) = h.restore_to {
-        to.saturating_sub(h.session.as_ref().map_or(0, |s| s.steps))
-    } else if speed == u32::MAX {
-        u64::MAX
-    } else {
-        let want = h.carry + speed as f64 * (t0 - h.last_ms).max(0.0) / 1e3;
-        let n = want.floor();
-        h.carry = (want - n).min(speed as f64);
-        n as u64
-    };
-    h.last_ms = t0;
-    let Some(s) = h.session.as_mut() else { return true };
-    let (mut done, mut ended, mut stalled) = (0u64, false, false);
-    while done < due && dom::now_ms() - t0 < FRAME_BUDGET_MS {
-        match s.step_within(LIVE_STEP_EVENTS_MAX) {
-            Stepped::Wakeup => done += 1,
-            Stepped::NoWakeup => {
-                stalled = true;
-                break;
-            }
-            Stepped::Ended => {
-                ended = true;
-                break;
-            }
-        }
+/// Sends `op` to the session now; false (and the error kept to show) if it could not go.
+fn send_now(h: &mut Host, op: LiveOp) -> bool {
+    let id = h.session_id;
+    let Some(r) = h.runner.as_ref() else { return false };
+    match r.request(id, Request::Live { id, op }) {
+        Ok(()) => h.in_flight = true,
+        Err(e) => h.error = Some(format!("cannot send live mode's step to its worker: {e}")),
     }
-    if done > 0 || ended || stalled {
-        s.sync_timeline();
-    }
-    ended || h.restore_to.is_some_and(|to| s.steps >= to)
+    h.in_flight
 }
 
-/// One frame of a jump to `to` ns of simulated time. True once there.
-fn jump_frame(h: &mut Host, to: u64) -> bool {
-    let t0 = dom::now_ms();
-    let Some(s) = h.session.as_mut() else { return true };
-    loop {
-        if s.jump_within(to, LIVE_STEP_EVENTS_MAX) {
-            return true;
-        }
-        if dom::now_ms() - t0 >= FRAME_BUDGET_MS {
-            return false;
-        }
+/// The worker's answer, for the player that asked (if it is still there).
+fn on_response(host: &Weak<RefCell<Host>>, redraw: &UseForceUpdateHandle, r: Response) {
+    let Some(host) = host.upgrade() else { return };
+    let ctl = Ctl { host, redraw: redraw.clone() };
+    let current = ctl.host.borrow().session_id;
+    match r {
+        Response::Live { id, frame_json } if id == current => match serde_json::from_str::<LiveFrame>(&frame_json) {
+            Ok(f) => ctl.frame(f),
+            Err(e) => ctl.failed(format!("a live frame did not read: {e}")),
+        },
+        Response::Failed { id, message } if id == current => ctl.failed(message),
+        _ => {}
     }
 }
 
@@ -339,7 +410,7 @@ fn use_live_player(key: LiveKey, jump: Option<(u32, JumpPlan)>, link_steps: u64,
         }));
     }
     {
-        // Leaving live mode stops the player.
+        // Leaving live mode stops the player and its worker.
         use_effect_with((), move |_| {
             move || {
                 let mut h = host.borrow_mut();
@@ -349,6 +420,10 @@ fn use_live_player(key: LiveKey, jump: Option<(u32, JumpPlan)>, link_steps: u64,
                     }
                 }
                 h.playing = false;
+                // The session's worker goes with the view.
+                if let Some(r) = h.runner.take() {
+                    r.cancel();
+                }
             }
         });
     }
@@ -361,24 +436,27 @@ pub fn live_view(p: &LiveProps) -> Html {
     let (kernel, clients) = (key.kernel, key.clients);
     let ctl = use_live_player(key, p.jump.clone(), p.view.live_steps, p.on_steps.clone());
     let h = ctl.host.borrow();
-    let session = h.session.as_ref();
+    let session = h.shown.as_ref();
     let jumped = p
         .jump
         .as_ref()
         .filter(|(_, j)| {
-            j.kernel == kernel && j.clients == clients && session.map(|s| s.now_ns() >= j.advance_ns).unwrap_or(false)
+            j.kernel == kernel && j.clients == clients && session.map(|s| s.now_ns >= j.advance_ns).unwrap_or(false)
         })
         .map(|(_, j)| (j.advance_ns, j.time_ns));
     html! {
-        <section class="live-mode" aria-labelledby="live-h">
+        // `data-busy` while the worker has an op of the page's to answer: tests wait for
+        // it to go before reading a paused player's state.
+        <section class="live-mode" aria-labelledby="live-h"
+            data-busy={(h.starting || h.in_flight || !h.queued.is_empty()).then_some("true")}>
             <h2 id="live-h">{ "Live: the wakeup path, one wakeup at a time" }</h2>
             { live_what(&p.exp) }
             { live_toolbar(p, &ctl, &h, kernel, clients) }
             <PerfettoExport exp={p.exp.clone()} {kernel} {clients} fixed_run=true
-                window={default_window(Some(session.map(|s| s.now_ns()).unwrap_or(0)), p.exp.warmup_ms, p.exp.duration_ms)}
+                window={default_window(Some(session.map(|s| s.now_ns).unwrap_or(0)), p.exp.warmup_ms, p.exp.duration_ms)}
                 on_export={p.on_perfetto.clone()} status={p.perfetto.clone()} id="live-perfetto" />
-            if let Some(e) = &h.error {
-                <p class="refusal" role="alert">{ e.clone() }</p>
+            if let Some(e) = h.error.as_ref().or(session.and_then(|s| s.error.as_ref())) {
+                <p class="refusal" id="live-error" role="alert">{ e.clone() }</p>
             }
             if let Some(st) = session.and_then(|s| s.stall) {
                 { stall_notice(st, h.playing, ctl.on(Ctl::step), ctl.on(Ctl::stop_looking)) }
@@ -393,7 +471,7 @@ pub fn live_view(p: &LiveProps) -> Html {
             }
             { live_grid(p, session) }
             if let Some(s) = session {
-                { live_timeline_and_charts(p, s) }
+                { live_timeline_and_charts(p, s, &h.mirror) }
             }
         </section>
     }
@@ -433,13 +511,14 @@ fn live_toolbar(p: &LiveProps, ctl: &Ctl, h: &Host, kernel: u32, clients: u32) -
     };
     let on_kernel = view_with(|v, i| v.live_kernel = i);
     let on_clients = view_with(|v, c| v.live_clients = c);
-    let status = match h.session.as_ref() {
+    let status = match h.shown.as_ref() {
         Some(s) => format!(
             "{} wakeups stepped · {:.3} ms simulated{}",
             s.steps,
-            s.now_ns() as f64 / 1e6,
-            if s.ended() { " · end of run (press Reset)" } else { "" }
+            s.now_ns as f64 / 1e6,
+            if s.ended { " · end of run (press Reset)" } else { "" }
         ),
+        None if h.starting => "starting…".into(),
         None => "not started".into(),
     };
     html! {
@@ -472,7 +551,7 @@ fn live_toolbar(p: &LiveProps, ctl: &Ctl, h: &Host, kernel: u32, clients: u32) -
             // The latest decision beside Step: on a phone the bar stays on screen, and
             // this line with it, while the trace below scrolls.
             <p class="live-latest" id="live-latest">{
-                h.session.as_ref().and_then(|s| s.last()).map(|t| format!("latest: {}", short(t))).unwrap_or_else(|| "latest: no wakeup yet".into())
+                h.shown.as_ref().and_then(|s| s.last()).map(|t| format!("latest: {}", short(t))).unwrap_or_else(|| "latest: no wakeup yet".into())
             }</p>
         </div>
     }
@@ -496,11 +575,11 @@ fn live_what(exp: &Experiment) -> Html {
 }
 
 /// The wasted-core alarm, if the invariant is broken right now, and the counters.
-fn live_counters(s: &LiveSession) -> Html {
-    let c = s.counters();
+fn live_counters(s: &LiveShown) -> Html {
+    let c = &s.counters;
     html! {
         <>
-            if let Some(w) = s.wasted_now() {
+            if let Some(w) = &s.wasted_now {
                 <p class="wasted-now" id="live-wasted-now" role="alert">{ format!(
                     "Wasted core now: CPU {} idle for {} while {} waits on CPU {} ({} waiting machine-wide).",
                     w.idle_cpu, fmt_ns(w.idle_for_ns), w.waiting_task, w.busy_cpu, w.waiting) }</p>
@@ -515,16 +594,16 @@ fn live_counters(s: &LiveSession) -> Html {
 
 /// The machine with the current wakeup's roles, beside its decision trace (the machine
 /// alone before a session has started).
-fn live_grid(p: &LiveProps, session: Option<&LiveSession>) -> Html {
+fn live_grid(p: &LiveProps, session: Option<&LiveShown>) -> Html {
     let topo = machine_topology(&p.exp.machine).ok();
     let cstates =
         p.exp.machine.resolve().map(|r| r.costs.cstates.iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
     let frame = session.map(|s| {
-        Rc::new(LiveFrame {
-            cpus: s.cpus(),
+        Rc::new(TopoFrame {
+            cpus: s.cpus.clone(),
             trace: s.last().cloned(),
             cstates,
-            wasted: s.wasted_now(),
+            wasted: s.wasted_now.clone(),
             counterfactual: None,
         })
     });
@@ -543,8 +622,8 @@ fn live_grid(p: &LiveProps, session: Option<&LiveSession>) -> Html {
 
 /// Beside the machine: the current wakeup's decision trace, the wasted-core moments so
 /// far and the recent wakeups.
-fn trace_aside(p: &LiveProps, session: Option<&LiveSession>) -> Html {
-    let moments = session.map(|s| s.wasted_moments()).unwrap_or_default();
+fn trace_aside(p: &LiveProps, session: Option<&LiveShown>) -> Html {
+    let moments = session.map(|s| s.wasted_moments.as_slice()).unwrap_or_default();
     html! {
         <aside class="trace" aria-labelledby="trace-h">
             <h3 id="trace-h">{ "Decision trace" }</h3>
@@ -572,14 +651,14 @@ fn trace_aside(p: &LiveProps, session: Option<&LiveSession>) -> Html {
 }
 
 /// The stepped kernel's timeline and the live charts of every kernel.
-fn live_timeline_and_charts(p: &LiveProps, s: &LiveSession) -> Html {
+fn live_timeline_and_charts(p: &LiveProps, s: &LiveShown, tl: &TimelineMirror) -> Html {
     let names: Rc<Vec<String>> = Rc::new(p.exp.kernels.iter().map(|k| k.name.clone()).collect());
     html! {
         <>
             <section class="live-timeline" aria-labelledby="live-timeline-h">
                 <h3 id="live-timeline-h">{ "Timeline" }</h3>
                 <p class="muted small">{ "What each CPU did over the last 20 ms of simulated time, up to now." }</p>
-                <TimelineView data={TimelineData { tl: s.timeline.clone(), version: s.timeline_version }} live=true id="live-timeline" />
+                <TimelineView data={TimelineData { tl: tl.timeline.clone(), version: tl.version }} live=true id="live-timeline" />
             </section>
             <div class="charts">
                 <ChartCard spec={ChartSpec::Live { which: LiveChart::Throughput, series: Rc::new(s.series.clone()), names: names.clone() }} theme={p.theme.clone()} id="live-throughput" exports=true />

@@ -132,6 +132,12 @@ impl Live {
         self.ended
     }
 
+    /// Why the run stopped early, if it failed (a policy script's error, an invariant
+    /// broken): the line `Experiment::run` would give. The run is then over.
+    pub fn error(&self) -> Option<&str> {
+        self.sim.error.as_deref()
+    }
+
     pub fn now_ns(&self) -> u64 {
         self.sim.now
     }
