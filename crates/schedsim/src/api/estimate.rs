@@ -492,13 +492,15 @@ pub fn run_events_max(exp: &Experiment, clients: u32, map: &CpuMap, costs: &Cost
 
 /// The estimate's calibration: how many of [`run_events`]' estimated events one CPU
 /// core gets through per second, natively, at the slowest of the built-in experiments.
-/// Measured on the 2-core development machine (2026-12-03, `schedsim run PRESET --jobs 1`,
-/// user time against `run --dry-run`'s events): seed002 (memcache, 80 CPUs) 23.8M a
-/// second, seed004 (tbench on 256 CPUs, SHARED_RUNQ) 24.4M, hackbench 76M, the others
-/// 117M–284M (the estimate is loosest for tbench at many pairs). Rounded down, so the CPU
-/// time it gives is above every preset's there, by up to 14 times. In the page a worker
-/// is 1.4–1.7 times slower than a native thread (README, WebAssembly).
-pub const ESTIMATED_EVENTS_PER_CPU_SECOND: u64 = 20_000_000;
+/// Measured on the 2-core development machine (2026-12-06, release build,
+/// `schedsim run PRESET --jobs 1`, user time against `run --dry-run`'s central
+/// estimate): seed004 (tbench on 256 CPUs) 6.41M a second, seed002 (memcache, 80 CPUs)
+/// 6.42M–6.54M, the others 9.7M–19M (seed003-tbench 12.3M, seed000 16.6M; the smallest
+/// at the 10 ms resolution of the timing; a replay's run is lost in the process's start,
+/// 20–30 ms). Rounded down, so the CPU time it gives is above every preset's there, by
+/// up to 3.2 times. In the page a worker is 1.4–1.7 times slower than a native thread
+/// (README, WebAssembly).
+pub const ESTIMATED_EVENTS_PER_CPU_SECOND: u64 = 6_000_000;
 
 /// What a whole sweep will cost, estimated before it starts: every (kernel, client
 /// count, iteration) run of an experiment. The events are [`run_events`]' central
@@ -537,7 +539,7 @@ impl SweepCost {
     /// let e = schedsim::presets::experiment("demo").unwrap();
     /// let c = schedsim::estimate::sweep_cost(&e).unwrap();
     /// assert_eq!(c.runs, 16);
-    /// assert!(c.summary().starts_with("16 runs, about 2367412 simulated events (at most 6443816), about 0.2 CPU"), "{}", c.summary());
+    /// assert!(c.summary().starts_with("16 runs, about 2367412 simulated events (at most 6443816), about 0.4 CPU"), "{}", c.summary());
     /// ```
     pub fn summary(&self) -> String {
         format!(
