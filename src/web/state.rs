@@ -104,7 +104,7 @@ pub struct State {
 
 /// Past this estimated CPU time a sweep that would start by itself waits for a click
 /// (Run, or Run the first iteration only). Above every built-in experiment (the largest,
-/// seed003-tbench, is estimated at about 160 CPU-seconds in the page), so the gallery's
+/// seed003-tbench, is estimated at about 26 CPU-seconds in the page), so the gallery's
 /// one-click runs run; the 51,200 runs a 527-character link can ask for are days.
 pub const CONFIRM_CPU_SECONDS: u64 = 300;
 
@@ -139,7 +139,7 @@ impl RunQuestion {
         let q = RunQuestion {
             runs: c.runs,
             cpu_ms: page(c.cpu_ms()),
-            first_iteration_cpu_ms: page(schedsim::estimate::SweepCost::cpu_ms_of(c.first_iteration_events_max)),
+            first_iteration_cpu_ms: page(schedsim::estimate::SweepCost::cpu_ms_of(c.first_iteration_events)),
             iterations: exp.iterations,
         };
         Some(q)

@@ -227,7 +227,8 @@ fn write_mmtests_logs(dir: &str, report: &schedsim::Report) -> Result<(), CliErr
 }
 
 /// `run --dry-run`: what the sweep would cost, from the library's estimate, without
-/// running it. The figures are upper ones ([`schedsim::estimate::SweepCost`]).
+/// running it: the events' central estimate and bound, and the CPU time at the
+/// estimate's calibration, an upper figure for the presets ([`schedsim::estimate::SweepCost`]).
 fn dry_run(exp: &schedsim::Experiment, jobs: usize) -> Result<String, schedsim::Error> {
     use schedsim::estimate::{seconds_text, SweepCost, ESTIMATED_EVENTS_PER_CPU_SECOND};
     let c = schedsim::estimate::sweep_cost(exp)?;
@@ -244,7 +245,11 @@ fn dry_run(exp: &schedsim::Experiment, jobs: usize) -> Result<String, schedsim::
         plural(exp.clients.len(), "client count", "client counts"),
         plural(exp.iterations as usize, "iteration", "iterations"),
     );
-    let _ = writeln!(t, "simulated events  at most {} (the library's upper estimate)", c.events_max);
+    let _ = writeln!(
+        t,
+        "simulated events  about {}, at most {} (the library's estimate and its bound)",
+        c.events, c.events_max
+    );
     let _ = writeln!(
         t,
         "CPU time          about {} s or less (the estimate's calibration: {ESTIMATED_EVENTS_PER_CPU_SECOND} \
@@ -259,7 +264,7 @@ fn dry_run(exp: &schedsim::Experiment, jobs: usize) -> Result<String, schedsim::
     let _ = writeln!(
         t,
         "first iteration   about {} CPU-seconds or less (--iterations 1)",
-        seconds_text(SweepCost::cpu_ms_of(c.first_iteration_events_max))
+        seconds_text(SweepCost::cpu_ms_of(c.first_iteration_events))
     );
     Ok(t)
 }

@@ -28,7 +28,7 @@ pub fn run_flags() -> Vec<Flag> {
         Flag::switch("no-progress", "never show progress"),
         Flag::switch(
             "dry-run",
-            "print what the sweep would cost (runs, simulated events, CPU and wall\ntime, upper estimates) and exit without running it",
+            "print what the sweep would cost (runs, simulated events and their\nbound, CPU and wall time) and exit without running it",
         ),
         Flag::value(
             "jobs",

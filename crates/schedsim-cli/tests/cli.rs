@@ -733,7 +733,7 @@ fn dry_run_prints_the_sweep_cost_and_runs_nothing() {
     let (out, err) = run_ok(&args);
     assert!(started.elapsed().as_secs() < 60, "took {:?}", started.elapsed());
     assert!(out.contains(": 51200 runs (8 kernels x 64 client counts x 100 iterations); not run (--dry-run)"), "{out}");
-    assert!(out.contains("simulated events  at most "), "{out}");
+    assert!(out.contains("simulated events  about ") && out.contains(", at most "), "{out}");
     assert!(out.contains("CPU time          about ") && out.contains(" events per CPU-second"), "{out}");
     assert!(out.contains("wall time         about ") && out.contains("or less with --jobs 2"), "{out}");
     assert!(out.contains("first iteration   about "), "{out}");

@@ -1,10 +1,13 @@
-//! The up-front event estimate is an upper bound: every preset, at each of its client
-//! counts and kernels, processes fewer events than estimated; a run the cap would stop
-//! late is refused while validating.
+//! The up-front event estimates: the bound validation refuses on ([`run_events_max`])
+//! is above every preset's runs, at each of its client counts and kernels, so that a run
+//! the cap would stop late is refused while validating; the central estimate
+//! ([`run_events`]) tracks what the runs process.
 
-use schedsim::estimate::run_events;
+use schedsim::estimate::{run_events, run_events_max};
 use schedsim::experiment::Checks;
 
+/// Every preset's runs (30 ms, at its own client counts) stay under the bound validation
+/// refuses on, [`run_events_max`].
 #[test]
 fn presets_stay_under_the_estimate() {
     let mut worst = (0.0f64, String::new());
@@ -17,9 +20,9 @@ fn presets_stay_under_the_estimate() {
         let rep = e.run(&mut |_| true).unwrap();
         for cfg in &rep.configs {
             for pt in &cfg.points {
-                let est = run_events(&e, pt.clients, &r.map, &r.costs);
+                let est = run_events_max(&e, pt.clients, &r.map, &r.costs);
                 let got = pt.counters.events;
-                assert!(got <= est, "{} {} {}: {got} events, estimate {est}", p.name, cfg.name, pt.clients);
+                assert!(got <= est, "{} {} {}: {got} events, bound {est}", p.name, cfg.name, pt.clients);
                 let ratio = got as f64 / est as f64;
                 if ratio > worst.0 {
                     worst = (ratio, format!("{} {} {}", p.name, cfg.name, pt.clients));
@@ -27,7 +30,7 @@ fn presets_stay_under_the_estimate() {
             }
         }
     }
-    eprintln!("highest events / estimate: {:.3} ({})", worst.0, worst.1);
+    eprintln!("highest events / bound: {:.3} ({})", worst.0, worst.1);
 }
 
 #[test]
@@ -70,13 +73,14 @@ fn a_late_failure_keeps_the_finished_runs() {
 
 #[test]
 fn a_sweep_costs_the_sum_of_its_runs() {
-    use schedsim::estimate::{run_events, sweep_cost};
+    use schedsim::estimate::sweep_cost;
     let e = schedsim::presets::experiment("seed003-tbench").unwrap();
     let r = e.validate().unwrap();
     let c = sweep_cost(&e).unwrap();
     assert_eq!(c.runs, 2 * 10 * 3);
     let per: u64 = e.clients.iter().map(|&n| run_events(&e, n, &r.map, &r.costs)).sum::<u64>() * 2;
-    assert_eq!((c.first_iteration_events_max, c.events_max), (per, per * 3));
+    let per_max: u64 = e.clients.iter().map(|&n| run_events_max(&e, n, &r.map, &r.costs)).sum::<u64>() * 2;
+    assert_eq!((c.first_iteration_events, c.events, c.events_max), (per, per * 3, per_max * 3));
     let mut bad = e.clone();
     bad.iterations = 0;
     assert!(sweep_cost(&bad).unwrap_err().0.contains("iterations"));
@@ -103,7 +107,7 @@ fn client_range(e: &schedsim::Experiment) -> Vec<u32> {
 
 /// (preset, kernel, clients, estimated, actual events) over every preset's first and last
 /// kernel and [`client_range`], 100 ms runs without warm-up.
-fn estimated_vs_actual() -> Vec<(String, String, u32, u64, u64)> {
+fn estimated_vs_actual() -> Vec<Row> {
     let mut rows = Vec::new();
     for p in schedsim::presets::presets() {
         let mut e = p.experiment.clone();
@@ -121,71 +125,114 @@ fn estimated_vs_actual() -> Vec<(String, String, u32, u64, u64)> {
         let rep = e.run(&mut |_| true).unwrap();
         for cfg in &rep.configs {
             for pt in &cfg.points {
-                let est = run_events(&e, pt.clients, &r.map, &r.costs);
-                rows.push((p.name.to_string(), cfg.name.clone(), pt.clients, est, pt.counters.events));
+                rows.push(Row {
+                    preset: p.name.to_string(),
+                    kernel: cfg.name.clone(),
+                    clients: pt.clients,
+                    estimate: run_events(&e, pt.clients, &r.map, &r.costs),
+                    bound: run_events_max(&e, pt.clients, &r.map, &r.costs),
+                    events: pt.counters.events,
+                    wakeups: pt.counters.wakeups,
+                });
             }
         }
     }
     rows
 }
 
-/// The table of estimated against actual events, printed (`--nocapture`), with the
-/// rows more than `band` times apart or above the estimate.
-fn check_band(band: f64) -> (Vec<String>, Vec<String>) {
-    let rows = estimated_vs_actual();
-    eprintln!("{:<18} {:<12} {:>7} {:>14} {:>14} {:>6}", "preset", "kernel", "clients", "estimated", "actual", "ratio");
-    let (mut under, mut loose) = (Vec::new(), Vec::new());
-    for (p, k, c, est, got) in &rows {
-        let ratio = *est as f64 / (*got).max(1) as f64;
-        eprintln!("{p:<18} {k:<12} {c:>7} {est:>14} {got:>14} {ratio:>6.2}");
-        let line = format!("{p} {k} {c}: estimated {est}, actual {got} ({ratio:.2}x)");
-        if got > est {
-            under.push(line);
-        } else if ratio > band {
-            loose.push(line);
-        }
-    }
-    (under, loose)
+/// One run of the table: the central estimate, the bound validation refuses on, and
+/// what the run processed.
+struct Row {
+    preset: String,
+    kernel: String,
+    clients: u32,
+    estimate: u64,
+    bound: u64,
+    events: u64,
+    wakeups: u64,
 }
 
-/// The cap's refusal relies on the estimate being an upper bound: over every preset and
-/// a range of client counts (well past each machine), no run processes more events than
-/// estimated. Tracking the CPUs (a thousand pairs share 80 CPUs and their caches) keeps
-/// it within 3.3 times for tbench and pipe at every count; `--nocapture` prints the table.
+/// The table of estimated against actual events, printed (`--nocapture`), with the
+/// rows whose central estimate is more than `band` times off either way, and those
+/// above the bound.
+fn check_band(band: f64) -> (Vec<String>, Vec<String>) {
+    let rows = estimated_vs_actual();
+    eprintln!(
+        "{:<18} {:<12} {:>7} {:>12} {:>12} {:>6} {:>12} {:>6} {:>10} {:>6}",
+        "preset", "kernel", "clients", "estimated", "actual", "ratio", "bound", "b/act", "wakeups", "ev/wk"
+    );
+    let (mut under, mut off) = (Vec::new(), Vec::new());
+    let mut worst: Vec<(String, f64)> = Vec::new();
+    for Row { preset: p, kernel: k, clients: c, estimate: est, bound, events: got, wakeups: wk } in &rows {
+        let ratio = *est as f64 / (*got).max(1) as f64;
+        let b = *bound as f64 / (*got).max(1) as f64;
+        let per_wakeup = *got as f64 / (*wk).max(1) as f64;
+        eprintln!(
+            "{p:<18} {k:<12} {c:>7} {est:>12} {got:>12} {ratio:>6.2} {bound:>12} {b:>6.2} {wk:>10} {per_wakeup:>6.2}"
+        );
+        let off_by = ratio.max(1.0 / ratio);
+        match worst.iter_mut().find(|(n, _)| n == p) {
+            Some(w) => w.1 = w.1.max(off_by),
+            None => worst.push((p.clone(), off_by)),
+        }
+        if got > bound {
+            under.push(format!("{p} {k} {c}: bound {bound}, actual {got}"));
+        }
+        if off_by > band {
+            off.push(format!("{p} {k} {c}: estimated {est}, actual {got} ({ratio:.2}x)"));
+        }
+    }
+    eprintln!("worst factor per preset (estimate against actual, either way): {worst:.2?}");
+    (under, off)
+}
+
+/// The cap's refusal relies on [`run_events_max`] being an upper bound: over every
+/// preset and a range of client counts (well past each machine), no run processes more
+/// events than it. The central estimate ([`run_events`]) tracks every run within 3
+/// times either way but the one the ignored test below names, which stays within 8;
+/// `--nocapture` prints the table.
 #[test]
 fn the_estimate_bounds_every_run_and_tracks_the_cpus() {
-    let (under, loose) = check_band(3.0);
-    assert!(under.is_empty(), "runs above the estimate: {under:#?}");
-    eprintln!("looser than 3x: {loose:#?}");
+    let (under, off) = check_band(3.0);
+    assert!(under.is_empty(), "runs above the bound: {under:#?}");
+    eprintln!("more than 3x off: {off:#?}");
     let ratio = |l: &String| l.rsplit('(').next().and_then(|r| r.trim_end_matches("x)").parse::<f64>().ok()).unwrap();
-    for l in &loose {
-        let tbench =
-            ["demo", "seed001 prev-idle", "seed003-tbench", "seed003-pipe", "seed004"].iter().any(|p| l.starts_with(p));
-        assert!(ratio(l) <= if tbench { 10.0 } else { 25.0 }, "{l}");
+    for l in &off {
+        assert!(l.starts_with("seed001 v3.8 1:") && ratio(l) <= 8.0, "{l}");
     }
 }
 
 /// Issue 31's case: 5,000 tbench pairs for 200 ms ran in 1.2 s natively but were refused
-/// as "about 2.1e9 events"; now they run, estimated within 3.5 times of what they do.
+/// as "about 2.1e9 events"; now they run: the bound validation uses is within 3.5 times
+/// of what they do, the central estimate within 1.1.
 #[test]
 fn five_thousand_tbench_pairs_are_not_refused() {
     let mut e = schedsim::presets::experiment("seed003-tbench").unwrap();
     e.clients = vec![5000];
     e.duration_ms = 200;
     let r = e.validate().expect("5000 pairs x 200 ms validate");
+    let bound = run_events_max(&e, 5000, &r.map, &r.costs);
+    assert!(bound < 5_000_000, "{bound}");
     let est = run_events(&e, 5000, &r.map, &r.costs);
-    assert!(est < 5_000_000, "{est}");
+    assert!((800_000..1_400_000).contains(&est), "{est}");
 }
 
-/// The band of issue 31: the estimate within 3 times of every run's events. Not reached:
-/// where tasks outnumber CPUs (tbench 64-512 pairs on 80 CPUs, 4.8-9.9x; 512 pairs on
-/// 256 CPUs, 6.8x), for dbench (its clients' device waits: 6-10x), hackbench (5.2x),
-/// a memcache far past its CPUs (7.4x), seed001's single pair (16x: it sleeps on
-/// v3.8's wakeup path) and the replays (8-24x: a trace's steps are not all replayed in
-/// its span); `--nocapture` prints the table.
+/// The band of issue 31: the central estimate within 3 times of every run's events,
+/// either way. Reached for every row (the worst 1.9x: tbench at 64 pairs on 80 CPUs,
+/// where SMT siblings share cores) but one: seed001's single pair under v3.8, estimated
+/// 47,537 against 6,705 events in 100 ms (7.1x), while the same pair under prev-idle
+/// processes 42,703 (1.1x). v3.8's `select_idle_sibling()` walks the LLC for the first
+/// group with every CPU idle, so the lone wakee lands on a core idle since long, in
+/// Westmere's C6 (200 us exit): 643 wakeups in 100 ms, housekeeping's 200 included,
+/// about 230 us an operation against prev-idle's 15. The estimate does not know the
+/// kernel; one that does not could be within 3x of both rows (6.4x apart) only by
+/// charging every wakeup of a lone pair some 22 us of idle exit, which would put pipe's
+/// single pair (7 us an operation) more than 3x under. Lead: give `run_events` the
+/// kernel, and charge the deepest idle state's exit where its wakeup path moves a
+/// wakee off a warm CPU (v3.8's group walk without sis-prev-idle).
 #[test]
-#[ignore = "model gap: the estimate is 3.2-24x the events where listed; see the doc comment"]
+#[ignore = "model gap: seed001's single pair under v3.8 is 7.1x under its estimate (deep idle on v3.8's wakeup path); every other row is within 1.9x"]
 fn the_estimate_tracks_the_events_within_three_times() {
-    let (under, loose) = check_band(3.0);
-    assert!(under.is_empty() && loose.is_empty(), "{under:#?} {loose:#?}");
+    let (under, off) = check_band(3.0);
+    assert!(under.is_empty() && off.is_empty(), "{under:#?} {off:#?}");
 }

@@ -366,7 +366,7 @@ impl Experiment {
         }
         // Refuse up front what the event cap would stop late.
         for &c in &self.clients {
-            let est = crate::api::estimate::run_events(self, c, &r.map, &r.costs);
+            let est = crate::api::estimate::run_events_max(self, c, &r.map, &r.costs);
             if est > crate::api::estimate::RUN_EVENTS_MAX {
                 return Err(Error(format!(
                     "field duration_ms: a run of {} ms with {c} {} would take about {:.1e} events (an upper \

@@ -33,16 +33,16 @@ use std::collections::VecDeque;
 /// nearly all its time in filesystem syscalls, as the seeds' User and System rows show).
 const SYS_PCT: u8 = 85;
 /// CPU time of a journal commit: a fixed part and a part per waiting handle (estimate).
-const COMMIT_BASE_NS: u64 = 10_000;
+pub(crate) const COMMIT_BASE_NS: u64 = 10_000;
 const COMMIT_PER_WAITER_NS: u64 = 1_000;
 /// CPU time of a kworker finishing a completion (estimate).
-const KWORKER_NS: u64 = 3_000;
+pub(crate) const KWORKER_NS: u64 = 3_000;
 /// CPU time of the loop device's worker per request: the mean on-CPU slice of
 /// `kworker/u8:3+loop0` in `traces/dbench.perf.txt.gz` (935 slices, 20.4 ms).
-const LOOP_WORKER_NS: u64 = 22_000;
+pub(crate) const LOOP_WORKER_NS: u64 = 22_000;
 /// CPU time of `ksoftirqd` ending a request in `blk_done_softirq()`: the mean slice
 /// of `ksoftirqd/1` in the same trace (591 slices, 5.9 ms).
-const KSOFTIRQD_NS: u64 = 10_000;
+pub(crate) const KSOFTIRQD_NS: u64 = 10_000;
 
 /// Where dbench's filesystem sits: a disk taking interrupts, or a loop device on an
 /// image file (see the module's comment).

@@ -14,12 +14,14 @@ mod run;
 mod schbench;
 mod tbench;
 pub use dbench::{DbenchParams, Device as DbenchDevice};
+pub(crate) use dbench::{COMMIT_BASE_NS, KSOFTIRQD_NS, KWORKER_NS, LOOP_WORKER_NS};
 pub use hackbench::HackbenchParams;
 pub use memcache::MemcacheParams;
 pub use pipe::PipeParams;
 pub use replay::{ReplayParams, ReplayTask};
 pub(crate) use run::{Action, IrqToken, Measured, Sample, TaskInit, WorkloadState};
 pub use schbench::SchbenchParams;
+pub(crate) use schbench::WAKE_HANDLING_NS;
 pub use tbench::TbenchParams;
 
 /// Which benchmark, with its parameters (each benchmark's module holds its parameters,

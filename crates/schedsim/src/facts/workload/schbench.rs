@@ -49,7 +49,7 @@ impl SchbenchParams {
 }
 
 /// CPU time a worker spends taking a message before its work (estimate).
-const WAKE_HANDLING_NS: u64 = 2_000;
+pub(crate) const WAKE_HANDLING_NS: u64 = 2_000;
 /// Share of a message thread's work done in the kernel (estimate: it only sleeps and
 /// wakes); the workers' burn loop is all user time.
 const SYS_PCT_MESSAGE: u8 = 50;
