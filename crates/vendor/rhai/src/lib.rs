@@ -305,6 +305,10 @@ pub use func::ScriptFnMetadata;
 #[cfg(not(feature = "no_function"))]
 pub use api::options::CallFnOptions;
 
+/// (Vendored patch, schedsim) See [`Engine::call_fn_with_state`].
+#[cfg(not(feature = "no_function"))]
+pub use api::call_fn::CallState;
+
 /// Variable-sized array of [`Dynamic`] values.
 ///
 /// Not available under `no_index`.

@@ -242,3 +242,61 @@ impl Engine {
         })
     }
 }
+
+/// (Vendored patch, schedsim) The runtime state and function-resolution caches that
+/// [`Engine::call_fn_with_state`] keeps from one call to the next, instead of the fresh
+/// ones [`Engine::call_fn_with_options`] builds for every call.
+///
+/// A function resolution cached in it depends on the [`Engine`]'s registered functions
+/// and on the script functions of the [`AST`] it was made with: use one `CallState` with
+/// one [`Engine`] and one [`AST`] only.
+pub struct CallState {
+    global: GlobalRuntimeState,
+    caches: Caches,
+}
+
+impl CallState {
+    /// Empty state for calls of `engine`.
+    #[must_use]
+    pub fn new(engine: &Engine) -> Self {
+        let mut caches = Caches::new();
+        // The base cache, below the function body's block: a block pushes a cache only
+        // when there is none, and pops what it pushed when it ends.
+        caches.push_fn_resolution_cache();
+        Self {
+            global: engine.new_global_runtime_state(),
+            caches,
+        }
+    }
+}
+
+impl Engine {
+    /// (Vendored patch, schedsim) [`Engine::call_fn_with_options`] with the arguments
+    /// given as values (consumed: replaced by `()`), no cast of the result, and the
+    /// runtime state and function-resolution caches kept in `state` across calls. Each
+    /// call starts as a fresh one would: no operations counted, at call level 0.
+    pub fn call_fn_with_state(
+        &self,
+        state: &mut CallState,
+        options: CallFnOptions,
+        scope: &mut Scope,
+        ast: &AST,
+        name: &str,
+        args: &mut [Dynamic],
+    ) -> RhaiResult {
+        let global = &mut state.global;
+        #[cfg(not(atomic_ops_count))]
+        {
+            global.num_operations = 0;
+        }
+        #[cfg(atomic_ops_count)]
+        {
+            global.num_operations = std::sync::atomic::AtomicU64::new(0);
+        }
+        global.level = 0;
+        global.scope_level = 0;
+        global.always_search_scope = false;
+        state.caches.rewind_fn_resolution_caches(1);
+        self._call_fn(options, scope, ast, name, args, global, &mut state.caches)
+    }
+}
