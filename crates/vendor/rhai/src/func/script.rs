@@ -388,7 +388,12 @@ impl Engine {
             #[cfg(not(feature = "no_ast"))]
             ScriptFuncPayload::Statements(ref body) => {
                 // Put arguments into scope as variables
-                scope.extend(fn_def.params.iter().cloned().zip(arg_values));
+                // (Vendored patch, schedsim) Each name pushed as it is: `Scope::extend`
+                // turns an `ImmutableString` into an `Identifier` and back, two
+                // allocations per parameter at every call.
+                for (name, value) in fn_def.params.iter().cloned().zip(arg_values) {
+                    scope.push_entry(name, crate::types::dynamic::AccessMode::ReadWrite, value);
+                }
                 _arg_slots = fn_def.params.len();
 
                 #[cfg(feature = "debugging")]
