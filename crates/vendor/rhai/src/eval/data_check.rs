@@ -162,6 +162,15 @@ impl Engine {
             return Ok(value);
         }
 
+        // (Vendored patch, schedsim) A unit, boolean, character or integer has sizes
+        // (0, 0, 0) (`calc_data_sizes`), within any limit: nothing to count.
+        if matches!(
+            value.borrow().0,
+            Union::Unit(..) | Union::Bool(..) | Union::Char(..) | Union::Int(..)
+        ) {
+            return Ok(value);
+        }
+
         let sizes = calc_data_sizes(value.borrow(), true);
 
         self.throw_on_size(sizes)
