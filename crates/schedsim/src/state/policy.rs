@@ -26,6 +26,9 @@ pub(crate) struct Policy {
     /// The one scope every call runs in, empty between calls: its buffers are kept
     /// rather than allocated for each call.
     pub scope: RefCell<rhai::Scope<'static>>,
+    /// Rhai's runtime state and function-resolution caches, kept from one call to the
+    /// next (`rhai::CallState`, the vendored Rhai's one addition).
+    pub call: RefCell<rhai::CallState>,
 }
 
 /// A run's policy: the script and the run's own state of it.

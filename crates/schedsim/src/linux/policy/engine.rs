@@ -2,7 +2,7 @@
 //! output, bounded in operations, call depth, string and array sizes, and the helpers
 //! a policy reads the machine through (registered here, run in [`super::helpers`]).
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use rhai::{Dynamic, Engine, EvalAltResult, Module, Position};
@@ -92,7 +92,13 @@ pub(crate) fn compile(source: &str) -> Result<Policy, String> {
         return Err(format!("the script defines none of {}: it would change nothing", HOOKS.map(|h| h.0).join(", ")));
     }
     let scope = Default::default();
-    Ok(Policy { engine, ast, hooks, source: source.to_string(), ops, ops_left, scope })
+    // Rhai resolves a call by its name and argument types against the engine's
+    // functions and the script's own (`fn` of this AST first). Neither changes during a
+    // run (no `import`, no `eval`, the AST is fixed once compiled), so a resolution
+    // cached at one call holds at every later one: the caches live as long as the
+    // engine and the AST they were made with, all three in one `Policy`.
+    let call = RefCell::new(rhai::CallState::new(&engine));
+    Ok(Policy { engine, ast, hooks, source: source.to_string(), ops, ops_left, scope, call })
 }
 
 /// Line and column (1-based) of `fn NAME` in the script, for errors of a function's

@@ -480,6 +480,6 @@ pub(crate) fn kernel_select_idle_cpu(t: TaskRef, has_idle_core: bool, target: i6
 }
 
 /// The task argument of a hook: the wakee.
-pub(crate) fn task_arg(w: &Wakeup) -> TaskRef {
-    TaskRef(w.p.0)
+pub(crate) fn task_arg(w: &Wakeup) -> Dynamic {
+    Dynamic::from(TaskRef(w.p.0))
 }

@@ -12,7 +12,7 @@ pub(crate) mod helpers;
 
 use std::rc::Rc;
 
-use rhai::{CallFnOptions, Dynamic, FuncArgs};
+use rhai::{CallFnOptions, Dynamic};
 
 use crate::facts::policy::{
     HOOK_SELECT_IDLE_SIBLING, HOOK_SELECT_TASK_RQ, HOOK_WAKE_AFFINE, HOOK_WAKE_WIDE, RUN_OPS_MAX,
@@ -69,7 +69,7 @@ impl Sim {
         w: &Wakeup,
         current: (Current, u32),
         cost: &mut u64,
-        args: impl FuncArgs,
+        args: &mut [Dynamic],
     ) -> Option<Answer> {
         let run = self.policy.as_ref()?;
         let policy: Rc<Policy> = run.policy.clone();
@@ -90,7 +90,8 @@ impl Sim {
         let (r, ctx) = helpers::enter(ctx, || {
             let opts = CallFnOptions::new().eval_ast(false).rewind_scope(true);
             let mut scope = policy.scope.borrow_mut();
-            let r = policy.engine.call_fn_with_options::<Dynamic>(opts, &mut scope, &policy.ast, name, args);
+            let mut call = policy.call.borrow_mut();
+            let r = policy.engine.call_fn_with_state(&mut call, opts, &mut scope, &policy.ast, name, args);
             scope.clear();
             r
         });
@@ -151,7 +152,7 @@ impl Sim {
     pub(crate) fn policy_select_task_rq(&mut self, w: &Wakeup, cost: &mut u64) -> u32 {
         let name = "select_task_rq_fair";
         let flags = crate::facts::policy::WF_TTWU | if w.sync { crate::facts::policy::WF_SYNC } else { 0 };
-        let args = (task_arg(w), w.prev.0 as i64, flags);
+        let args = &mut [task_arg(w), Dynamic::from_int(w.prev.0 as i64), Dynamic::from_int(flags)];
         let current = (Current::Idle(w.this.0), 0);
         if let Some(c) = self.policy_call(HOOK_SELECT_TASK_RQ, name, w, current, cost, args) {
             if let Some(c) = self.policy_cpu(name, w, c) {
@@ -174,7 +175,7 @@ impl Sim {
     #[inline(never)]
     pub(crate) fn policy_wake_wide(&mut self, w: &Wakeup, current: Current, flips: u32, cost: &mut u64) -> bool {
         let name = "wake_wide";
-        let answer = self.policy_call(HOOK_WAKE_WIDE, name, w, (current, flips), cost, (task_arg(w),));
+        let answer = self.policy_call(HOOK_WAKE_WIDE, name, w, (current, flips), cost, &mut [task_arg(w)]);
         let wide = answer.and_then(|a| {
             let wide = match (a.value.as_bool(), a.value.as_int()) {
                 (Ok(b), _) => b,
@@ -206,7 +207,12 @@ impl Sim {
     #[inline(never)]
     pub(crate) fn policy_wake_affine(&mut self, depth: usize, w: &Wakeup, cost: &mut u64) -> u32 {
         let name = "wake_affine";
-        let args = (task_arg(w), w.this.0 as i64, w.prev.0 as i64, w.sync);
+        let args = &mut [
+            task_arg(w),
+            Dynamic::from_int(w.this.0 as i64),
+            Dynamic::from_int(w.prev.0 as i64),
+            Dynamic::from_bool(w.sync),
+        ];
         let answer = self.policy_call(HOOK_WAKE_AFFINE, name, w, (Current::Idle(w.this.0), 0), cost, args);
         match answer.and_then(|a| self.policy_cpu(name, w, a)) {
             Some(c) => {
@@ -223,7 +229,7 @@ impl Sim {
     #[inline(never)]
     pub(crate) fn policy_select_idle_sibling(&mut self, w: &Wakeup, target: CpuId, cost: &mut u64) -> u32 {
         let name = "select_idle_sibling";
-        let args = (task_arg(w), w.prev.0 as i64, target.0 as i64);
+        let args = &mut [task_arg(w), Dynamic::from_int(w.prev.0 as i64), Dynamic::from_int(target.0 as i64)];
         let current = (Current::Idle(w.this.0), 0);
         if let Some(a) = self.policy_call(HOOK_SELECT_IDLE_SIBLING, name, w, current, cost, args) {
             if let Some(c) = self.policy_cpu(name, w, a) {
