@@ -18,6 +18,66 @@ pub fn default_workers(hardware_concurrency: f64) -> u32 {
     }
 }
 
+/// How many of the pool's workers may run at once, kept so that the page's main thread
+/// stays responsive. A browser gives a worker no lower priority than the page, so on a
+/// machine with fewer cores than busy workers the main thread waits its turn behind them:
+/// 8 busy workers on 2 cores made main-thread tasks of 5-15 ms of CPU last 100-250 ms
+/// (measured 2026-12-04/06 in Chromium with the Long Tasks API), where 2 busy workers on
+/// the same 2 cores made none over 50 ms. So the pool starts with as many runs in flight
+/// as the device has logical CPUs (`navigator.hardwareConcurrency`, which some browsers
+/// understate), takes one more after [`Throttle::QUIET_MS`] in which a heartbeat every
+/// [`Throttle::BEAT_MS`] never came late, up to the user's worker count, and one fewer
+/// whenever a beat comes [`Throttle::LATE_MS`] late (a main-thread task of at least that
+/// long: the Long Tasks API's own floor), never fewer than one. Which worker runs which
+/// run changes nothing in the report (`ReportBuilder`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Throttle {
+    limit: u32,
+    last_beat_ms: f64,
+    quiet_since_ms: f64,
+}
+
+impl Throttle {
+    /// The heartbeat's period, ms.
+    pub const BEAT_MS: f64 = 50.0;
+    /// How late a beat must be to count as the main thread held up, ms.
+    pub const LATE_MS: f64 = 50.0;
+    /// How long the beats must all be on time before one more run may go out, ms.
+    pub const QUIET_MS: f64 = 2000.0;
+
+    /// For a pool of `size` workers on a device of `cores` logical CPUs (0 if unknown).
+    pub fn new(size: u32, cores: u32, now_ms: f64) -> Throttle {
+        let start = if cores == 0 { size } else { size.min(cores) };
+        Throttle { limit: start.max(1), last_beat_ms: now_ms, quiet_since_ms: now_ms }
+    }
+
+    /// Runs that may be in flight now, for a pool of `size` workers.
+    pub fn limit(&self, size: u32) -> u32 {
+        self.limit.min(size).max(1)
+    }
+
+    /// A heartbeat at `now_ms` (`hidden`: the page is not shown, where browsers slow
+    /// timers down and nobody waits for the page). True when one more run may go out.
+    pub fn beat(&mut self, now_ms: f64, size: u32, hidden: bool) -> bool {
+        let gap = now_ms - std::mem::replace(&mut self.last_beat_ms, now_ms);
+        if hidden {
+            self.quiet_since_ms = now_ms;
+            return false;
+        }
+        if gap > Self::BEAT_MS + Self::LATE_MS {
+            self.limit = self.limit.saturating_sub(1).max(1);
+            self.quiet_since_ms = now_ms;
+            return false;
+        }
+        if now_ms - self.quiet_since_ms >= Self::QUIET_MS && self.limit < size {
+            self.limit += 1;
+            self.quiet_since_ms = now_ms;
+            return true;
+        }
+        false
+    }
+}
+
 /// At most this often the page hears of a running sweep (a redraw of the progress line,
 /// or of the charts and table), except for its first result and its end: each redraw
 /// costs the main thread layout and paint, on the cores the workers run on.
@@ -362,6 +422,47 @@ impl SweepJob {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_throttle_starts_at_the_cores_grows_when_quiet_and_shrinks_when_late() {
+        // 8 workers asked on 2 cores: 2 at once to begin with.
+        let mut t = Throttle::new(8, 2, 0.0);
+        assert_eq!(t.limit(8), 2);
+        // Beats on time for 2 s: one more.
+        let mut now = 0.0;
+        let mut grew = 0;
+        while now < 2000.0 {
+            now += Throttle::BEAT_MS;
+            grew += t.beat(now, 8, false) as u32;
+        }
+        assert_eq!((grew, t.limit(8)), (1, 3));
+        // A beat 120 ms late (a main-thread task): one fewer at once, and the quiet
+        // period starts again.
+        now += 170.0;
+        assert!(!t.beat(now, 8, false));
+        assert_eq!(t.limit(8), 2);
+        for _ in 0..39 {
+            now += 50.0;
+            assert!(!t.beat(now, 8, false), "not 2 s quiet yet");
+        }
+        assert_eq!(t.limit(8), 2);
+        // Never below one, never above the pool, and a smaller pool caps it.
+        for _ in 0..5 {
+            now += 500.0;
+            t.beat(now, 8, false);
+        }
+        assert_eq!(t.limit(8), 1);
+        assert_eq!(Throttle::new(1, 16, 0.0).limit(1), 1);
+        assert_eq!(Throttle::new(4, 0, 0.0).limit(4), 4, "cores unknown: the pool's size");
+        let mut big = Throttle::new(8, 16, 0.0);
+        assert_eq!(big.limit(8), 8);
+        assert!(!big.beat(50.0, 8, false));
+        assert_eq!((big.limit(8), big.limit(3)), (8, 3));
+        // A hidden page's slow timers are not the page held up.
+        let mut h = Throttle::new(8, 2, 0.0);
+        assert!(!h.beat(1000.0, 8, true));
+        assert_eq!(h.limit(8), 2);
+    }
 
     fn small() -> Experiment {
         let mut e = schedsim::presets::experiment("demo").unwrap();

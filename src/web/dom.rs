@@ -11,6 +11,12 @@ pub fn document() -> Option<web_sys::Document> {
     window().and_then(|w| w.document())
 }
 
+/// Whether the page is not shown (`document.hidden`: a background tab, a minimised
+/// window), where browsers slow its timers down.
+pub fn page_hidden() -> bool {
+    window().and_then(|w| w.document()).map(|d| d.hidden()).unwrap_or(false)
+}
+
 /// The browser's `navigator.hardwareConcurrency` (logical CPUs), 0 if unknown.
 pub fn hardware_concurrency() -> f64 {
     window().map(|w| w.navigator().hardware_concurrency()).unwrap_or(0.0)

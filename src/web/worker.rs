@@ -8,7 +8,7 @@
 
 use crate::live_session::{LiveKey, LiveOp, LiveSession};
 use crate::proto::{Engine, Request, Response, PROGRESS_INTERVAL_MS};
-use crate::sweep_job::{JobProgress, Kept, SweepJob, Tell};
+use crate::sweep_job::{JobProgress, Kept, SweepJob, Tell, Throttle};
 use crate::web::dom::{self, js_err};
 use schedsim::sched_trace::Trace;
 use schedsim::{Experiment, Report, RunId, Sweep};
@@ -480,6 +480,12 @@ struct PoolInner {
     /// running, so they are freed only when a sweep starts or is cancelled by the user.
     closures: Vec<Closure<dyn FnMut(JsValue)>>,
     retired: Vec<Closure<dyn FnMut(JsValue)>>,
+    /// How many runs may be in flight now (`sweep_job::Throttle`), and its heartbeat: the
+    /// interval's id while a sweep runs, and its handler, made once and kept (it clears
+    /// its own interval when the sweep is over, so it must outlive that call).
+    throttle: Throttle,
+    beat_id: Option<i32>,
+    beat: Option<Closure<dyn FnMut()>>,
 }
 
 impl SweepPool {
@@ -495,6 +501,9 @@ impl SweepPool {
                 on_event: Rc::new(on_event),
                 closures: Vec::new(),
                 retired: Vec::new(),
+                throttle: Throttle::new(size.max(1), 0, 0.0),
+                beat_id: None,
+                beat: None,
             })),
         }
     }
@@ -529,7 +538,9 @@ impl SweepPool {
             inner.engine = engine;
             inner.retired.clear();
             inner.job = Some(job);
+            inner.throttle = Throttle::new(inner.size, dom::hardware_concurrency() as u32, dom::now_ms());
         }
+        start_beat(&self.inner);
         pump(&self.inner)
     }
 
@@ -567,6 +578,48 @@ impl SweepPool {
         self.inner.borrow_mut().size = n.max(1);
         if let Err(e) = pump(&self.inner) {
             fail(&self.inner, e);
+        }
+    }
+}
+
+/// Starts the throttle's heartbeat, unless it beats already.
+fn start_beat(rc: &Rc<RefCell<PoolInner>>) {
+    let mut inner = rc.borrow_mut();
+    if inner.beat_id.is_some() {
+        return;
+    }
+    if inner.beat.is_none() {
+        let weak = Rc::downgrade(rc);
+        inner.beat = Some(Closure::<dyn FnMut()>::new(move || {
+            if let Some(rc) = weak.upgrade() {
+                beat(&rc);
+            }
+        }));
+    }
+    let Some(w) = dom::window() else { return };
+    let Some(cb) = inner.beat.as_ref() else { return };
+    inner.beat_id = w
+        .set_interval_with_callback_and_timeout_and_arguments_0(cb.as_ref().unchecked_ref(), Throttle::BEAT_MS as i32)
+        .ok();
+}
+
+/// One heartbeat: the throttle told how late it came; one more run goes out when it may;
+/// with no sweep left, the heartbeat stops.
+fn beat(rc: &Rc<RefCell<PoolInner>>) {
+    let more = {
+        let mut inner = rc.borrow_mut();
+        if inner.job.is_none() {
+            if let (Some(id), Some(w)) = (inner.beat_id.take(), dom::window()) {
+                w.clear_interval_with_handle(id);
+            }
+            return;
+        }
+        let size = inner.size;
+        inner.throttle.beat(dom::now_ms(), size, dom::page_hidden())
+    };
+    if more {
+        if let Err(e) = pump(rc) {
+            fail(rc, e);
         }
     }
 }
@@ -609,7 +662,10 @@ fn pump(rc: &Rc<RefCell<PoolInner>>) -> Result<(), String> {
     let p = job.progress_now(0.0);
     let waiting = p.runs_total - p.runs_done - job.running() as u32;
     let idle = inner.slots.iter().filter(|s| !s.busy).count() as u32;
-    let want = (inner.size as usize).min(inner.slots.len() + waiting.saturating_sub(idle) as usize);
+    // Workers are spawned as the throttle lets runs go out (each starts by compiling its
+    // WebAssembly, on the same cores).
+    let limit = inner.throttle.limit(inner.size) as usize;
+    let want = limit.min(inner.slots.len() + waiting.saturating_sub(idle) as usize);
     while inner.slots.len() < want {
         let key = inner.next_key;
         inner.next_key += 1;
@@ -618,8 +674,13 @@ fn pump(rc: &Rc<RefCell<PoolInner>>) -> Result<(), String> {
         inner.slots.push(Slot { key, worker, ready: false, busy: false });
     }
     let now = dom::now_ms();
+    let mut busy = inner.slots.iter().filter(|s| s.busy).count();
     for s in inner.slots.iter_mut().filter(|s| s.ready && !s.busy) {
+        if busy >= limit {
+            break;
+        }
         let Some(run) = job.next_run(s.key, now) else { break };
+        busy += 1;
         let req = Request::Run { id: job.id, experiment_json: job.experiment_json.clone(), run };
         let v = serde_wasm_bindgen::to_value(&req).map_err(|e| e.to_string())?;
         s.worker.post_message(&v).map_err(js_err)?;
