@@ -674,13 +674,9 @@ fn pump(rc: &Rc<RefCell<PoolInner>>) -> Result<(), String> {
         inner.slots.push(Slot { key, worker, ready: false, busy: false });
     }
     let now = dom::now_ms();
-    let mut busy = inner.slots.iter().filter(|s| s.busy).count();
-    for s in inner.slots.iter_mut().filter(|s| s.ready && !s.busy) {
-        if busy >= limit {
-            break;
-        }
+    let free = limit.saturating_sub(inner.slots.iter().filter(|s| s.busy).count());
+    for s in inner.slots.iter_mut().filter(|s| s.ready && !s.busy).take(free) {
         let Some(run) = job.next_run(s.key, now) else { break };
-        busy += 1;
         let req = Request::Run { id: job.id, experiment_json: job.experiment_json.clone(), run };
         let v = serde_wasm_bindgen::to_value(&req).map_err(|e| e.to_string())?;
         s.worker.post_message(&v).map_err(js_err)?;
