@@ -169,6 +169,8 @@ test("bad scripts fail their run with one line naming the script's line; the pag
     await page.waitForFunction((k) => document.querySelector("#live-status").textContent.startsWith(`${k} wakeups stepped`), n, { timeout: 20_000 });
   }
   assert.match(await page.textContent("#live-error"), /^kernel B \(bad\): policy script line 1:\d+: select_idle_sibling returned .*not a CPU number/);
+  assert.match(await page.textContent("#live-what"), /B bad = v5\.15 as released with a policy script$/);
+  await page.screenshot({ path: path.join(OUT, "policy-live-error.png") });
 });
 
 test("the classroom's exercise: the student's script beside the patch; the patch as a script is the patch byte for byte", async () => {

@@ -566,7 +566,10 @@ fn live_what(exp: &Experiment) -> Html {
         .iter()
         .enumerate()
         .map(|(i, k)| {
-            let what = if k.overrides.is_empty() { format!("{} as released", k.preset.name()) } else { k.label() };
+            let mut what = if k.overrides.is_empty() { format!("{} as released", k.preset.name()) } else { k.label() };
+            if k.policy.is_some() {
+                what = format!("{what} with a policy script");
+            }
             format!("{} {} = {what}", letter(i), k.name)
         })
         .collect::<Vec<_>>()
