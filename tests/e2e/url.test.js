@@ -91,6 +91,10 @@ test("the URL follows the page: reload keeps edits, tabs are history entries, a 
   const qHash = await hash(q);
   await q.keyboard.press("Space");
   await p.keyboard.press("Space");
+  // Each step is answered by live mode's worker: wait for it, never read it at once.
+  for (const t of [q, p]) {
+    await t.waitForFunction(() => /^8 wakeups stepped/.test(document.querySelector("#live-status").textContent), null, { timeout: 10_000 });
+  }
   assert.equal(await steps(q), 8);
   assert.equal(await steps(p), 8);
   assert.equal(await q.textContent("#trace-steps"), await p.textContent("#trace-steps"), "the same 8th wakeup");
@@ -102,7 +106,7 @@ test("the URL follows the page: reload keeps edits, tabs are history entries, a 
   await q.waitForFunction(() => /^0 wakeups/.test(document.querySelector("#live-status").textContent));
   await urlSettles(q, at8);
   await q.reload();
-  await q.waitForSelector(".live-mode .topo .cpu");
+  await q.waitForFunction(() => /^\d+ wakeups stepped/.test(document.querySelector("#live-status")?.textContent ?? ""), null, { timeout: 10_000 });
   await q.waitForTimeout(500);
   assert.equal(await steps(q), 0, "after Reset the link starts at 0");
   await q.context().close();
