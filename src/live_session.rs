@@ -169,17 +169,13 @@ impl TimelineMirror {
         }
         let mut tl = self.timeline.borrow_mut();
         for op in ops {
-            apply_op(&mut tl, op);
+            match op {
+                TimelineOp::Trace(t) => tl.push_trace(t),
+                TimelineOp::Extend(r) => tl.extend(r),
+                TimelineOp::Trim(from_ns) => tl.trim(from_ns, LIVE_TRACES_MAX),
+            }
         }
         self.version += 1;
-    }
-}
-
-fn apply_op(tl: &mut Timeline, op: TimelineOp) {
-    match op {
-        TimelineOp::Trace(t) => tl.push_trace(t),
-        TimelineOp::Extend(r) => tl.extend(r),
-        TimelineOp::Trim(from_ns) => tl.trim(from_ns, LIVE_TRACES_MAX),
     }
 }
 
@@ -194,20 +190,15 @@ pub struct LiveSession {
     /// Wakeups stepped so far.
     pub steps: u64,
     sample_every_ns: u64,
-    /// The stepped kernel's recent past per CPU (the last [`LIVE_KEEP_NS`]), brought up
-    /// to date by [`LiveSession::sync_timeline`]; `timeline_version` counts the updates.
-    pub timeline: Rc<RefCell<Timeline>>,
-    pub timeline_version: u64,
     /// Set while the last bounded steps found no wakeup; cleared by one, or by
     /// [`LiveSession::dismiss_stall`].
     pub stall: Option<Stall>,
-    /// In a worker: the timeline's changes since the last [`LiveSession::frame`], kept
-    /// as operations for the page instead of applied here.
-    exported: Option<Vec<TimelineOp>>,
+    /// The stepped kernel's timeline (its recent past per CPU, the last
+    /// [`LIVE_KEEP_NS`]) is the page's: its changes since the last
+    /// [`LiveSession::frame`], as operations for the page's [`TimelineMirror`].
+    timeline_ops: Vec<TimelineOp>,
     /// What the page's timeline starts from, until the first frame has said it.
     start: Option<TimelineStart>,
-    /// The first piece of recording, for [`LiveSession::exported`].
-    first: Option<Recording>,
 }
 
 impl LiveSession {
@@ -236,10 +227,6 @@ impl LiveSession {
             cstates: first.cstates.clone(),
             tasks: stepped.task_names(),
         };
-        let mut tl = Timeline::new(start.nr_cpus, start.from_ns, start.cstates.clone(), start.tasks.clone());
-        tl.extend(first.clone());
-        // (`first` is kept for a session the worker exports: the page's timeline starts
-        // from the same piece.)
         Ok(LiveSession {
             key,
             lives,
@@ -247,29 +234,14 @@ impl LiveSession {
             series,
             steps: 0,
             sample_every_ns,
-            timeline: Rc::new(RefCell::new(tl)),
-            timeline_version: 0,
             stall: None,
-            exported: None,
+            timeline_ops: vec![TimelineOp::Extend(first)],
             start: Some(start),
-            first: Some(first),
         })
     }
 
-    /// The session as a worker runs it: its timeline's changes are kept as operations
-    /// for the page ([`LiveSession::frame`]) and not applied here.
-    pub fn exported(mut self) -> LiveSession {
-        let first = self.first.take().unwrap_or_default();
-        self.exported = Some(vec![TimelineOp::Extend(first)]);
-        *self.timeline.borrow_mut() = Timeline::default();
-        self
-    }
-
     fn timeline_op(&mut self, op: TimelineOp) {
-        match self.exported.as_mut() {
-            Some(ops) => ops.push(op),
-            None => apply_op(&mut self.timeline.borrow_mut(), op),
-        }
+        self.timeline_ops.push(op);
     }
 
     /// Brings the timeline up to the present and drops what is older than its horizon.
@@ -279,7 +251,6 @@ impl LiveSession {
         self.timeline_op(TimelineOp::Extend(rec));
         let now = self.lives[k].now_ns();
         self.timeline_op(TimelineOp::Trim(now.saturating_sub(LIVE_KEEP_NS)));
-        self.timeline_version += 1;
     }
 
     /// What the view shows now.
@@ -314,7 +285,7 @@ impl LiveSession {
     /// The frame for the page after an op: what to show, and the timeline's changes
     /// since the last frame (the whole start in a session's first).
     pub fn frame(&mut self, done: bool) -> LiveFrame {
-        let timeline = self.exported.as_mut().map(std::mem::take).unwrap_or_default();
+        let timeline = std::mem::take(&mut self.timeline_ops);
         LiveFrame { shown: self.shown(), start: self.start.take(), timeline, done }
     }
 
@@ -563,7 +534,10 @@ mod tests {
         assert_eq!(a.series[0].last().unwrap().t_ns, a.series[1].last().unwrap().t_ns);
         // The timeline follows the stepped kernel, up to now, with its wakeups.
         a.sync_timeline();
-        let tl = a.timeline.borrow();
+        let mut mirror = TimelineMirror::default();
+        let f = a.frame(false);
+        mirror.apply(f.start.as_ref(), f.timeline);
+        let tl = mirror.timeline.borrow();
         assert_eq!((tl.to_ns, tl.nr_cpus()), (a.now_ns(), 8));
         assert_eq!(tl.traces.len(), 300);
         assert_eq!(tl.traces.last().map(|t| t.index), a.last().map(|t| t.index));
@@ -642,17 +616,17 @@ mod tests {
         assert!(s.now_ns() >= now);
     }
 
-    /// The page's timeline, made from an exported session's frames, is the session's
-    /// own timeline operation for operation, through steps, frames of playing, a
-    /// link's count, a jump and the JSON the worker sends; and the frames show what the
-    /// session shows.
+    /// The page's timeline, made from a session's frames, does not depend on how the
+    /// session's ops were cut into frames (one frame after each op, or one at the end),
+    /// through steps, frames of playing, a link's count, a jump and the JSON the worker
+    /// sends; and each frame shows what the session shows.
     #[test]
-    fn a_session_in_a_worker_shows_what_a_local_one_does() {
+    fn the_timeline_of_a_sessions_frames_is_the_same_however_they_are_cut() {
         let exp = schedsim::presets::experiment("demo").unwrap();
         let key = LiveKey { experiment: exp, kernel: 1, clients: 2, iteration: 0 };
         let mut local = LiveSession::new(key.clone()).unwrap();
         local.sync_timeline();
-        let mut remote = LiveSession::new(key).unwrap().exported();
+        let mut remote = LiveSession::new(key).unwrap();
         remote.sync_timeline();
         let mut mirror = TimelineMirror::default();
         let send = |s: &mut LiveSession, mirror: &mut TimelineMirror, done: bool| {
@@ -694,8 +668,12 @@ mod tests {
             assert_eq!(a, b, "{op:?}");
             let (shown, done) = send(&mut remote, &mut mirror, b);
             assert_eq!((shown, done), (shown_of(&local), a), "{op:?}");
-            assert_eq!(*mirror.timeline.borrow(), *local.timeline.borrow(), "{op:?}");
         }
+        // `local` sends its ops in one frame at the end.
+        let mut whole = TimelineMirror::default();
+        send(&mut local, &mut whole, false);
+        assert_eq!(*mirror.timeline.borrow(), *whole.timeline.borrow());
+        assert!(mirror.timeline.borrow().traces.len() >= 40);
         assert!(local.steps >= 40, "{}", local.steps);
         // A jump goes on frame by frame until it arrives.
         let mut frames = 1;
@@ -705,7 +683,7 @@ mod tests {
         }
         assert!(frames > 1 && remote.now_ns() >= 30_000_000, "{frames} {}", remote.now_ns());
         // The restore frames stop at the link's count.
-        let mut s = LiveSession::new(LiveKey { kernel: 0, ..local.key.clone() }).unwrap().exported();
+        let mut s = LiveSession::new(LiveKey { kernel: 0, ..local.key.clone() }).unwrap();
         let mut rounds = 0;
         while !s.apply(&LiveOp::Frame { due: u32::MAX, restore_to: Some(25) }, 3.0, &clock()) {
             rounds += 1;

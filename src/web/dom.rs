@@ -14,7 +14,7 @@ pub fn document() -> Option<web_sys::Document> {
 /// Whether the page is not shown (`document.hidden`: a background tab, a minimised
 /// window), where browsers slow its timers down.
 pub fn page_hidden() -> bool {
-    window().and_then(|w| w.document()).map(|d| d.hidden()).unwrap_or(false)
+    document().is_some_and(|d| d.hidden())
 }
 
 /// The browser's `navigator.hardwareConcurrency` (logical CPUs), 0 if unknown.

@@ -138,8 +138,7 @@ fn live_start(id: u32, json: &str, kernel: u32, clients: u32, iteration: u32) ->
         Err(e) => return Response::Failed { id, message: e.to_string() },
     };
     match LiveSession::new(LiveKey { experiment, kernel, clients, iteration }) {
-        Ok(s) => {
-            let mut s = s.exported();
+        Ok(mut s) => {
             s.sync_timeline();
             let r = live_frame(id, &mut s, false);
             LIVE.with(|l| *l.borrow_mut() = Some((id, s)));
@@ -565,6 +564,7 @@ impl SweepPool {
             }
         };
         if retried {
+            start_beat(&self.inner);
             if let Err(e) = pump(&self.inner) {
                 fail(&self.inner, e);
             }
@@ -604,11 +604,12 @@ fn start_beat(rc: &Rc<RefCell<PoolInner>>) {
 }
 
 /// One heartbeat: the throttle told how late it came; one more run goes out when it may;
-/// with no sweep left, the heartbeat stops.
+/// with no sweep running (none, or one whose runs have all ended, some failed), the
+/// heartbeat stops.
 fn beat(rc: &Rc<RefCell<PoolInner>>) {
     let more = {
         let mut inner = rc.borrow_mut();
-        if inner.job.is_none() {
+        if inner.job.as_ref().is_none_or(|j| j.stopped_by_failures()) {
             if let (Some(id), Some(w)) = (inner.beat_id.take(), dom::window()) {
                 w.clear_interval_with_handle(id);
             }

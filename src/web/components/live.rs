@@ -64,10 +64,9 @@ struct Host {
     runner: Option<SweepRunner>,
     /// The session asked for last: frames of any other are stale and dropped.
     session_id: u32,
-    /// The session's first frame has not come yet.
-    starting: bool,
-    /// An op was sent and its frame has not come yet.
-    in_flight: bool,
+    /// A frame is owed: the session's first (no frame shown yet: it is starting), or the
+    /// answer to the op sent last.
+    waiting: bool,
     /// Steps asked for while one was in flight, sent one at a time as frames come.
     queued: VecDeque<LiveOp>,
     /// What the latest frame showed, and the timeline made of every frame's changes.
@@ -96,7 +95,7 @@ impl Ctl {
         h.shown = None;
         h.error = None;
         h.queued.clear();
-        h.in_flight = false;
+        h.waiting = false;
         h.session_id = h.session_id.wrapping_add(1);
         let Some(k) = h.key.clone() else { return };
         if h.runner.is_none() {
@@ -112,10 +111,10 @@ impl Ctl {
             clients: k.clients,
             iteration: k.iteration,
         };
-        h.starting = true;
+        h.waiting = true;
         let sent = h.runner.as_ref().map(|r| r.request(id, req));
         if let Some(Err(e)) = sent {
-            h.starting = false;
+            h.waiting = false;
             h.error = Some(e);
         }
         drop(h);
@@ -125,7 +124,7 @@ impl Ctl {
     /// Sends `op` to the session, or queues it behind the one in flight.
     fn send(&self, op: LiveOp) {
         let mut h = self.host.borrow_mut();
-        if h.starting || h.in_flight {
+        if h.waiting {
             if h.queued.len() < QUEUED_MAX {
                 h.queued.push_back(op);
             }
@@ -232,7 +231,7 @@ impl Ctl {
     /// due at this speed since the last one sent, a link's count, or a piece of a jump).
     fn tick(&self) {
         let mut h = self.host.borrow_mut();
-        if h.starting || h.in_flight || !h.queued.is_empty() {
+        if h.waiting || !h.queued.is_empty() {
             return;
         }
         let now = dom::now_ms();
@@ -271,8 +270,7 @@ impl Ctl {
             let mut h = self.host.borrow_mut();
             h.mirror.apply(f.start.as_ref(), f.timeline);
             h.shown = Some(f.shown);
-            h.starting = false;
-            h.in_flight = false;
+            h.waiting = false;
             if let Some(op) = h.queued.pop_front() {
                 send_now(&mut h, op);
             }
@@ -297,8 +295,7 @@ impl Ctl {
         self.stop();
         {
             let mut h = self.host.borrow_mut();
-            h.starting = false;
-            h.in_flight = false;
+            h.waiting = false;
             h.queued.clear();
             h.error = Some(message);
         }
@@ -311,10 +308,10 @@ fn send_now(h: &mut Host, op: LiveOp) -> bool {
     let id = h.session_id;
     let Some(r) = h.runner.as_ref() else { return false };
     match r.request(id, Request::Live { id, op }) {
-        Ok(()) => h.in_flight = true,
+        Ok(()) => h.waiting = true,
         Err(e) => h.error = Some(format!("cannot send live mode's step to its worker: {e}")),
     }
-    h.in_flight
+    h.waiting
 }
 
 /// The worker's answer, for the player that asked (if it is still there).
@@ -448,7 +445,7 @@ pub fn live_view(p: &LiveProps) -> Html {
         // `data-busy` while the worker has an op of the page's to answer: tests wait for
         // it to go before reading a paused player's state.
         <section class="live-mode" aria-labelledby="live-h"
-            data-busy={(h.starting || h.in_flight || !h.queued.is_empty()).then_some("true")}>
+            data-busy={(h.waiting || !h.queued.is_empty()).then_some("true")}>
             <h2 id="live-h">{ "Live: the wakeup path, one wakeup at a time" }</h2>
             { live_what(&p.exp) }
             { live_toolbar(p, &ctl, &h, kernel, clients) }
@@ -518,7 +515,7 @@ fn live_toolbar(p: &LiveProps, ctl: &Ctl, h: &Host, kernel: u32, clients: u32) -
             s.now_ns as f64 / 1e6,
             if s.ended { " · end of run (press Reset)" } else { "" }
         ),
-        None if h.starting => "starting…".into(),
+        None if h.waiting => "starting…".into(),
         None => "not started".into(),
     };
     html! {

@@ -213,6 +213,15 @@ fn closed_loop(m: &Machine, chains: u128, op: &LoopOp) -> PerSec {
     PerSec { events: ops * per_op / PPM, ops, busy_cpus: (ops * op.cpu_ns).div_ceil(SEC).min(m.cpus) }
 }
 
+/// The wasted-core sampler's samples per simulated second: one every tenth of the
+/// threshold, at least a microsecond apart (`driver/wasted.rs`), none when it is off.
+fn sampler_per_sec(exp: &Experiment) -> u128 {
+    match exp.wasted_core_threshold_ns {
+        0 => 0,
+        t => SEC / (t / 10).max(1_000) as u128,
+    }
+}
+
 /// One operation in `every`, in millionths.
 fn ppm_of(every: u64) -> u128 {
     PPM / every.max(1) as u128
@@ -387,10 +396,7 @@ pub fn run_events(exp: &Experiment, clients: u32, map: &CpuMap, costs: &CostMode
     } else {
         0
     };
-    let sampler = match exp.wasted_core_threshold_ns {
-        0 => 0,
-        t => SEC / (t / 10).max(1_000) as u128,
-    };
+    let sampler = sampler_per_sec(exp);
     let events = work_events + (ticks + housekeeping + sampler) * run_ns / SEC;
     (events.min(u64::MAX as u128) as u64).min(run_events_max(exp, clients, map, costs))
 }
@@ -466,10 +472,7 @@ pub fn run_events_max(exp: &Experiment, clients: u32, map: &CpuMap, costs: &Cost
         periodic += nr_cpus as u128 * (SEC / exp.housekeeping.period_ns.max(1) as u128);
     }
     let cpus = periodic * EVENTS_PER_PERIODIC as u128;
-    let sampler = match exp.wasted_core_threshold_ns {
-        0 => 0,
-        t => SEC / (t / 10).max(1_000) as u128,
-    };
+    let sampler = sampler_per_sec(exp);
     // hackbench and pipe do a fixed amount of work and stop: their operations over
     // the whole run are bounded by it too.
     let secs_ms = exp.duration_ms as u128;
