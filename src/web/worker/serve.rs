@@ -1,0 +1,267 @@
+//! Inside a simulation worker: the message handler [`register`] installs, and what
+//! each [`Request`] runs (a sweep's run, a Perfetto or timeline recording, an A/B diff,
+//! a trace's import and replay table, a policy script's compile check, live mode's
+//! session), each answered by one [`Response`] (a run also with its progress).
+
+use crate::live_session::{LiveKey, LiveOp, LiveSession};
+use crate::proto::{Request, Response, PROGRESS_INTERVAL_MS};
+use schedsim::sched_trace::Trace;
+use schedsim::{Experiment, RunId, Sweep};
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+
+thread_local! {
+    static CURRENT: Cell<u32> = const { Cell::new(0) };
+    /// Live mode's session in this worker, by id.
+    static LIVE: RefCell<Option<(u32, LiveSession)>> = const { RefCell::new(None) };
+    /// The sweep this worker last ran a run of, parsed and resolved.
+    static SWEEP: RefCell<Option<(u32, Rc<Sweep>)>> = const { RefCell::new(None) };
+    /// The trace this worker imported last (`Request::ImportTrace`).
+    static TRACE: RefCell<Option<Rc<Trace>>> = const { RefCell::new(None) };
+}
+
+fn scope() -> DedicatedWorkerGlobalScope {
+    js_sys::global().unchecked_into()
+}
+
+fn post(r: &Response) {
+    match serde_wasm_bindgen::to_value(r) {
+        Ok(v) => {
+            let _ = scope().post_message(&v);
+        }
+        Err(e) => web_sys::console::error_1(&JsValue::from_str(&format!("worker: cannot send: {e}"))),
+    }
+}
+
+fn worker_now_ms() -> f64 {
+    js_sys::global()
+        .dyn_into::<web_sys::WorkerGlobalScope>()
+        .ok()
+        .and_then(|g| g.performance())
+        .map(|p| p.now())
+        .unwrap_or(0.0)
+}
+
+/// Worker side: install the message handler and say we are ready.
+pub fn register() {
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        // Tell the page why before the abort kills the worker.
+        post(&Response::Failed { id: CURRENT.with(|c| c.get()), message: format!("the simulator panicked: {info}") });
+    }));
+    let on_message =
+        Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+            match serde_wasm_bindgen::from_value::<Request>(e.data()) {
+                Ok(req) => handle(req),
+                Err(err) => post(&Response::Failed { id: 0, message: format!("worker: bad request: {err}") }),
+            }
+        });
+    scope().set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    on_message.forget();
+    post(&Response::Ready);
+}
+
+fn handle(req: Request) {
+    match req {
+        Request::Run { id, experiment_json, run } => {
+            CURRENT.with(|c| c.set(id));
+            post(&run_one(id, &experiment_json, run));
+        }
+        Request::Perfetto { id, experiment_json, ask } => {
+            CURRENT.with(|c| c.set(id));
+            let r = Experiment::from_json(&experiment_json)
+                .and_then(|e| e.perfetto(ask.kernel as usize, ask.clients, ask.iteration, ask.from_ns, ask.to_ns));
+            post(&match r {
+                Ok(p) => Response::Perfetto { id, json: p.json, events: p.events as u64 },
+                Err(e) => Response::Failed { id, message: e.to_string() },
+            });
+        }
+        Request::Timeline { id, experiment_json, ask } => {
+            CURRENT.with(|c| c.set(id));
+            let r = Experiment::from_json(&experiment_json)
+                .and_then(|e| e.record(ask.kernel as usize, ask.clients, ask.iteration, ask.from_ns, ask.to_ns));
+            post(&match r.map(|r| serde_json::to_string(&r)) {
+                Ok(Ok(recording_json)) => Response::Timeline { id, recording_json },
+                Ok(Err(e)) => Response::Failed { id, message: format!("cannot encode the recording: {e}") },
+                Err(e) => Response::Failed { id, message: e.to_string() },
+            });
+        }
+        Request::ImportTrace { id, name, bytes_b64, experiment_json } => {
+            CURRENT.with(|c| c.set(id));
+            post(&import_trace(id, &name, &bytes_b64, &experiment_json));
+        }
+        Request::ReplayTable { id, experiment_json, name, bytes_b64 } => {
+            CURRENT.with(|c| c.set(id));
+            post(&replay_table(id, &experiment_json, &name, &bytes_b64));
+        }
+        Request::CheckPolicy { id, source } => {
+            CURRENT.with(|c| c.set(id));
+            post(&Response::PolicyChecked { id, error: schedsim::check_policy(&source).err() });
+        }
+        Request::LiveStart { id, experiment_json, kernel, clients, iteration } => {
+            CURRENT.with(|c| c.set(id));
+            post(&live_start(id, &experiment_json, kernel, clients, iteration));
+        }
+        Request::Live { id, op } => {
+            CURRENT.with(|c| c.set(id));
+            post(&live_op(id, &op));
+        }
+        Request::Diff { id, experiment_json, ask } => {
+            CURRENT.with(|c| c.set(id));
+            let r = Experiment::from_json(&experiment_json).and_then(|e| e.diff(&ask));
+            post(&match r.map(|d| serde_json::to_string(&d)) {
+                Ok(Ok(report_json)) => Response::Diff { id, report_json },
+                Ok(Err(e)) => Response::Failed { id, message: format!("cannot encode the diff: {e}") },
+                Err(e) => Response::Failed { id, message: e.to_string() },
+            });
+        }
+    }
+}
+
+/// Wall time a frame of playing or of a jump may run in the worker, ms: about a
+/// display frame, so that the page hears of progress at its frame rate.
+const LIVE_FRAME_BUDGET_MS: f64 = 12.0;
+
+/// Starts live session `id` in place of any other this worker holds: its first frame.
+fn live_start(id: u32, json: &str, kernel: u32, clients: u32, iteration: u32) -> Response {
+    LIVE.with(|l| *l.borrow_mut() = None);
+    let experiment = match Experiment::from_json(json) {
+        Ok(e) => e,
+        Err(e) => return Response::Failed { id, message: e.to_string() },
+    };
+    match LiveSession::new(LiveKey { experiment, kernel, clients, iteration }) {
+        Ok(mut s) => {
+            s.sync_timeline();
+            let r = live_frame(id, &mut s, false);
+            LIVE.with(|l| *l.borrow_mut() = Some((id, s)));
+            r
+        }
+        Err(message) => Response::Failed { id, message },
+    }
+}
+
+/// `op` on live session `id`, and the frame after it.
+fn live_op(id: u32, op: &LiveOp) -> Response {
+    LIVE.with(|l| {
+        let mut l = l.borrow_mut();
+        match l.as_mut() {
+            Some((i, s)) if *i == id => {
+                let done = s.apply(op, LIVE_FRAME_BUDGET_MS, &worker_now_ms);
+                live_frame(id, s, done)
+            }
+            _ => Response::Failed { id, message: format!("this worker holds no live session {id} (it was replaced)") },
+        }
+    })
+}
+
+fn live_frame(id: u32, s: &mut LiveSession, done: bool) -> Response {
+    match serde_json::to_string(&s.frame(done)) {
+        Ok(frame_json) => Response::Live { id, frame_json },
+        Err(e) => Response::Failed { id, message: format!("cannot encode a live frame: {e}") },
+    }
+}
+
+/// The trace file's bytes from a request.
+fn trace_bytes(b64: &str) -> Result<Vec<u8>, String> {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD
+        .decode(b64)
+        .map_err(|e| format!("the trace did not reach the worker whole: {e}"))
+}
+
+/// The trace this worker imported last, if it has `sha256`; otherwise `bytes_b64`
+/// imported now (and kept).
+fn trace_of(id: u32, name: &str, bytes_b64: &str, sha256: Option<&str>) -> Result<Rc<Trace>, String> {
+    if let Some(t) = TRACE.with(|c| c.borrow().as_ref().filter(|t| Some(t.sha256.as_str()) == sha256).cloned()) {
+        return Ok(t);
+    }
+    let bytes = trace_bytes(bytes_b64)?;
+    let mut last = worker_now_ms();
+    let mut progress = |read: u64| {
+        let now = worker_now_ms();
+        if now - last >= PROGRESS_INTERVAL_MS {
+            last = now;
+            post(&Response::ImportProgress { id, read_bytes: read as f64 });
+        }
+        true
+    };
+    let t = Rc::new(schedsim::sched_trace::import_with(&bytes, name, &mut progress).map_err(|e| e.to_string())?);
+    TRACE.with(|c| *c.borrow_mut() = Some(t.clone()));
+    Ok(t)
+}
+
+fn import_trace(id: u32, name: &str, bytes_b64: &str, experiment_json: &str) -> Response {
+    // Not `from_json`: a link's reference form does not validate until the trace is in.
+    let exp = match Experiment::parse_json(experiment_json) {
+        Ok(e) => e,
+        Err(e) => return Response::Failed { id, message: e.to_string() },
+    };
+    let trace = match trace_of(id, name, bytes_b64, None) {
+        Ok(t) => t,
+        Err(message) => return Response::Failed { id, message },
+    };
+    match crate::replay_view::with_trace(&exp, &trace) {
+        Ok(w) => Response::Imported {
+            id,
+            name: trace.name.clone(),
+            sha256: trace.sha256.clone(),
+            experiment_json: w.experiment.to_json(),
+            summary: trace.summary.lines(),
+            notes: w.notes,
+        },
+        Err(message) => Response::Failed { id, message },
+    }
+}
+
+fn replay_table(id: u32, experiment_json: &str, name: &str, bytes_b64: &str) -> Response {
+    let exp = match Experiment::from_json(experiment_json) {
+        Ok(e) => e,
+        Err(e) => return Response::Failed { id, message: e.to_string() },
+    };
+    let sha = crate::replay_view::replay_of(&exp).map(|p| p.trace_sha256.clone());
+    let trace = match trace_of(id, name, bytes_b64, sha.as_deref()) {
+        Ok(t) => t,
+        Err(message) => return Response::Failed { id, message },
+    };
+    match exp.compare_with(&trace) {
+        Ok(c) => Response::ReplayTable { id, table: crate::replay_view::ReplayTable::of(&c) },
+        Err(e) => Response::Failed { id, message: e.to_string() },
+    }
+}
+
+fn sweep_of(id: u32, json: &str) -> Result<Rc<Sweep>, String> {
+    if let Some(s) = SWEEP.with(|c| c.borrow().as_ref().filter(|(i, _)| *i == id).map(|(_, s)| s.clone())) {
+        return Ok(s);
+    }
+    let exp = Experiment::from_json(json).map_err(|e| e.to_string())?;
+    let s = Rc::new(Sweep::new(&exp).map_err(|e| e.to_string())?);
+    SWEEP.with(|c| *c.borrow_mut() = Some((id, s.clone())));
+    Ok(s)
+}
+
+fn run_one(id: u32, json: &str, run: RunId) -> Response {
+    let sweep = match sweep_of(id, json) {
+        Ok(s) => s,
+        Err(message) => return Response::Failed { id, message },
+    };
+    let run_ns = sweep.experiment().duration_ms as f64 * 1e6;
+    let mut last = worker_now_ms();
+    let mut progress = |t: u64| {
+        let now = worker_now_ms();
+        if now - last >= PROGRESS_INTERVAL_MS {
+            last = now;
+            post(&Response::Progress { id, run, sim_ns: t as f64, run_ns });
+        }
+        true
+    };
+    match sweep.run(run, &mut progress, schedsim::experiment::Checks::Off) {
+        Ok(r) => match serde_json::to_string(&r) {
+            Ok(result_json) => Response::RunDone { id, result_json },
+            Err(e) => Response::Failed { id, message: format!("cannot encode a run's result: {e}") },
+        },
+        Err(e) => Response::Failed { id, message: e.to_string() },
+    }
+}
