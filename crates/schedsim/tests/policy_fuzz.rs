@@ -7,6 +7,7 @@
 #![cfg(feature = "policy")]
 
 use std::collections::BTreeMap;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use schedsim::experiment::Checks;
@@ -14,6 +15,9 @@ use schedsim::kernel::{KernelSpec, KernelVersion as V};
 use schedsim::rng::Pcg64;
 
 const CASES: u32 = 1_000;
+/// The tests of this file one at a time: the differential one reads the process's count
+/// of script operations.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 /// Most wall time one case may take (compile and a 5 ms run of 8 CPUs).
 const CASE_TIME_MAX: Duration = Duration::from_secs(20);
 
@@ -113,6 +117,7 @@ fn mutate(src: &str, rng: &mut Pcg64) -> String {
 
 #[test]
 fn mutated_templates_compile_or_fail_in_one_line_and_never_panic() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let mut rng = Pcg64::new(2026, 28);
     let mut outcomes: BTreeMap<&str, u64> = BTreeMap::new();
     let mut slowest = Duration::ZERO;
@@ -151,5 +156,91 @@ fn mutated_templates_compile_or_fail_in_one_line_and_never_panic() {
     assert_eq!(outcomes.values().sum::<u64>(), u64::from(CASES));
     for kind in ["refused by the compiler", "ran", "failed the run"] {
         assert!(outcomes.get(kind).copied().unwrap_or(0) > 0, "no case {kind}: {outcomes:?}");
+    }
+}
+
+/// Snippets that reach each path of the compiled form (`linux::policy::fast`): what it
+/// runs itself and what it hands back to Rhai.
+const COMPILED_SPLICES: [&str; 24] = [
+    "let x = 1; x = x + 9223372036854775807;",
+    "const c = 1; let e = c; e = c * 2;",
+    "let m = -(-9223372036854775807 - 1);",
+    "while true { }",
+    "for i in 0..3 { if i == 1 { continue; } if i == 2 { break; } }",
+    "let a = [1, 2]; a[0] = 3; a[5];",
+    "let n = 0; n += 1; n -= 2;",
+    "let q = !5;",
+    "let q = 1 == \"a\";",
+    "let q = \"a\" + 1;",
+    "idle_cpu(\"x\");",
+    "kernel::select_idle_cpu(p, 1, target);",
+    "kernel::wake_wide(7);",
+    "trace(true);",
+    "let t = true; t = !t && (1 < 2 || 3 >= 4);",
+    "for c in llc_cpus(target) { if idle_cpu(c) { return c; } }",
+    "let v = loop { break 5; };",
+    "let s = 0; for c in 0..nr_cpu_ids() { s += nr_running(c) + cpu_util(c) * capacity_of(c); }",
+    "let i = 0; while i < 3 { i = i + 1; }",
+    "let y = type_of(p.recent_used_cpu) + type_of(current());",
+    "let b = if sched_smt_active() { test_idle_cores(target) } else { sd_llc(target) };",
+    "let d = [prev, 1].len() * 2;",
+    "return default_select_cpu(p, prev, kernel::WF_SYNC);",
+    "let w = switch prev { 0 => 1, _ => 2 };",
+];
+
+/// The compiled form of a script gives what Rhai's evaluator gives, case for case:
+/// every template and a thousand mutated ones (with snippets for each path of the
+/// compiled form spliced in), run once compiled and once interpreted: the same report,
+/// or the same one-line error, and the same number of operations counted.
+#[test]
+fn compiled_and_interpreted_scripts_agree() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let mut rng = Pcg64::new(2026, 1206);
+    let mut outcomes: BTreeMap<&str, u64> = BTreeMap::new();
+    let base = schedsim::presets::experiment("demo").unwrap();
+    let templates = schedsim::policy::TEMPLATES;
+    for case in 0..CASES + templates.len() as u32 {
+        let t = templates[(case as usize) % templates.len()];
+        let src = match case {
+            c if c < templates.len() as u32 => t.2.to_string(),
+            c if c % 2 == 0 => mutate(t.2, &mut rng),
+            _ => {
+                // A snippet at the start of a line of the function's body.
+                let lines: Vec<&str> = t.2.lines().collect();
+                let body = 1 + lines.iter().position(|l| l.starts_with("fn ")).unwrap_or(0);
+                let at = body + rng.below((lines.len() - body) as u64) as usize;
+                let snippet = COMPILED_SPLICES[rng.below(COMPILED_SPLICES.len() as u64) as usize];
+                let mut l = lines.clone();
+                l.insert(at, snippet);
+                l.join("\n")
+            }
+        };
+        if schedsim::check_policy(&src).is_err() {
+            *outcomes.entry("refused by the compiler").or_default() += 1;
+            continue;
+        }
+        let mut e = base.clone();
+        let v = if t.0 == "seed001-v3.8" { V::V3_8 } else { V::V5_15 };
+        e.kernels = vec![KernelSpec { policy: Some(src.clone()), ..KernelSpec::new("s", v) }];
+        e.clients = vec![1 + (case % 12)];
+        e.iterations = 1;
+        e.duration_ms = 5;
+        e.warmup_ms = 0;
+        let run = |interpret: bool| {
+            schedsim::policy::set_interpret_only(interpret);
+            schedsim::policy::take_ops_counted();
+            let r = e.run_with(&mut |_| true, Checks::Invariants).map(|r| r.to_json()).map_err(|e| e.0);
+            (r, schedsim::policy::take_ops_counted())
+        };
+        let interpreted = run(true);
+        let compiled = run(false);
+        assert_eq!(compiled.0, interpreted.0, "case {case} ({}): compiled and interpreted differ:\n{src}", t.0);
+        assert_eq!(compiled.1, interpreted.1, "case {case} ({}): operations counted differ:\n{src}", t.0);
+        *outcomes.entry(if compiled.0.is_ok() { "ran" } else { "failed the run" }).or_default() += 1;
+    }
+    schedsim::policy::set_interpret_only(false);
+    eprintln!("compiled against interpreted: {outcomes:?}");
+    for kind in ["ran", "failed the run"] {
+        assert!(outcomes.get(kind).copied().unwrap_or(0) > 50, "few cases {kind}: {outcomes:?}");
     }
 }

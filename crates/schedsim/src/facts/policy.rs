@@ -76,3 +76,34 @@ pub const TEMPLATES: [Template; 6] = [
 pub fn template(name: &str) -> Option<&'static str> {
     TEMPLATES.iter().find(|t| t.0 == name).map(|t| t.2)
 }
+
+/// Whether scripts compiled from now on run in Rhai's own evaluator only, not in the
+/// compiled form (`linux::policy::fast`) that gives the same results faster: for tests
+/// that compare the two (`tests/policy.rs`) and for measuring what compiling saves.
+static INTERPRET_ONLY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// See [`INTERPRET_ONLY`].
+#[doc(hidden)]
+pub fn set_interpret_only(on: bool) {
+    INTERPRET_ONLY.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// See [`INTERPRET_ONLY`].
+pub fn interpret_only() -> bool {
+    INTERPRET_ONLY.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Operations the policy scripts of this process have made, all runs together: for
+/// tests that compare a script compiled and interpreted (`tests/policy_fuzz.rs`).
+static OPS_COUNTED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Adds a call's operations to [`OPS_COUNTED`].
+pub(crate) fn count_ops(n: u64) {
+    OPS_COUNTED.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Takes [`OPS_COUNTED`], leaving 0.
+#[doc(hidden)]
+pub fn take_ops_counted() -> u64 {
+    OPS_COUNTED.swap(0, std::sync::atomic::Ordering::Relaxed)
+}

@@ -29,6 +29,9 @@ pub(crate) struct Policy {
     /// Rhai's runtime state and function-resolution caches, kept from one call to the
     /// next (`rhai::CallState`, the vendored Rhai's one addition).
     pub call: RefCell<rhai::CallState>,
+    /// The functions the wakeup path calls, compiled (`linux::policy::fast`); `None`
+    /// runs them in Rhai's own evaluator (`facts::policy::interpret_only`).
+    pub fast: Option<crate::linux::policy::fast::Compiled>,
 }
 
 /// A run's policy: the script and the run's own state of it.

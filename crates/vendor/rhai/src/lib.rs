@@ -295,6 +295,10 @@ pub use func::Func;
 #[cfg(feature = "internals")]
 pub use func::ScriptFuncDef;
 
+/// (Vendored patch, schedsim) A script function's body, to compile it.
+#[cfg(feature = "internals")]
+pub use func::ScriptFuncPayload;
+
 #[cfg(feature = "internals")]
 #[cfg(not(feature = "no_function"))]
 pub use func::EncapsulatedEnviron;

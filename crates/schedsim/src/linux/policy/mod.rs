@@ -8,6 +8,7 @@
 //! own answer so that the state stays whole until the loop stops.
 
 pub(crate) mod engine;
+pub(crate) mod fast;
 pub(crate) mod helpers;
 
 use std::rc::Rc;
@@ -91,7 +92,13 @@ impl Sim {
             let opts = CallFnOptions::new().eval_ast(false).rewind_scope(true);
             let mut scope = policy.scope.borrow_mut();
             let mut call = policy.call.borrow_mut();
-            let r = policy.engine.call_fn_with_state(&mut call, opts, &mut scope, &policy.ast, name, args);
+            let r = match policy.fast.as_ref().and_then(|c| c.get(name, args.len())) {
+                Some(f) => {
+                    let mut run = fast::Run { engine: &policy.engine, state: &mut call, scope: &mut scope };
+                    run.call(&policy.ast, f, args)
+                }
+                None => policy.engine.call_fn_with_state(&mut call, opts, &mut scope, &policy.ast, name, args),
+            };
             scope.clear();
             r
         });
@@ -100,6 +107,7 @@ impl Sim {
         if let Some(run) = self.policy.as_mut() {
             run.ops_left = run.ops_left.saturating_sub(policy.ops.get());
         }
+        crate::facts::policy::count_ops(policy.ops.get());
         match r {
             Ok(value) => Some(Answer { value, reads: ctx.reads, why: ctx.why }),
             Err(e) => {

@@ -300,3 +300,204 @@ impl Engine {
         self._call_fn(options, scope, ast, name, args, global, &mut state.caches)
     }
 }
+
+/// (Vendored patch, schedsim) The pieces of Rhai's evaluator that a caller compiling an
+/// [`AST`] function into its own tree needs in order to behave exactly as Rhai does:
+/// entering and leaving a call of a script function with a kept [`CallState`],
+/// counting an operation, and handing one expression, statement or call back to Rhai
+/// to evaluate with the same state and scope. Each is the code Rhai runs at that point
+/// (`_call_fn`, `call_script_fn`, `track_operation`, `eval_expr`, `eval_stmt`,
+/// `eval_fn_call_expr`'s operator paths, `exec_fn_call`, the `for` statement's iterator
+/// lookup, `check_data_size`), made callable from outside.
+#[cfg(feature = "internals")]
+#[cfg(not(feature = "no_ast"))]
+impl Engine {
+    /// Starts a call of a script function of `ast` as [`Engine::call_fn_with_state`]
+    /// would: a fresh call's counters, the AST's functions visible, one call level up
+    /// (`call_script_fn`; its one operation is the caller's to count). Returns what
+    /// [`Engine::leave_call`] restores.
+    pub fn enter_call(&self, state: &mut CallState, ast: &AST) -> usize {
+        let global = &mut state.global;
+        #[cfg(not(atomic_ops_count))]
+        {
+            global.num_operations = 0;
+        }
+        #[cfg(atomic_ops_count)]
+        {
+            global.num_operations = std::sync::atomic::AtomicU64::new(0);
+        }
+        global.scope_level = 0;
+        global.always_search_scope = false;
+        state.caches.rewind_fn_resolution_caches(1);
+        let orig_lib_len = global.lib.len();
+        global.lib.push(ast.shared_lib().clone());
+        global.level = 1;
+        orig_lib_len
+    }
+
+    /// Ends what [`Engine::enter_call`] started.
+    pub fn leave_call(&self, state: &mut CallState, orig_lib_len: usize) {
+        state.global.lib.truncate(orig_lib_len);
+        state.global.level = 0;
+    }
+
+    /// Counts one operation at `pos` (`track_operation`).
+    #[inline(always)]
+    pub fn count_operation(&self, state: &mut CallState, pos: Position) -> RhaiResultOf<()> {
+        self.track_operation(&mut state.global, pos)
+    }
+
+    /// `eval_expr` of one expression.
+    pub fn eval_expr_with_state(
+        &self,
+        state: &mut CallState,
+        scope: &mut Scope,
+        expr: &crate::ast::Expr,
+    ) -> RhaiResult {
+        self.eval_expr(&mut state.global, &mut state.caches, scope, None, expr)
+    }
+
+    /// `eval_stmt` of one statement of a block.
+    pub fn eval_stmt_with_state(
+        &self,
+        state: &mut CallState,
+        scope: &mut Scope,
+        stmt: &crate::ast::Stmt,
+    ) -> RhaiResult {
+        self.eval_stmt(&mut state.global, &mut state.caches, scope, None, stmt, true)
+    }
+
+    /// `eval_fn_call_expr`'s operator call (`call` has an operator token) once its
+    /// operands are evaluated: the built-in function for the operands' types, else the
+    /// function call.
+    pub fn operator_with_state(
+        &self,
+        state: &mut CallState,
+        call: &crate::ast::FnCallExpr,
+        args: &mut [Dynamic],
+        pos: Position,
+    ) -> RhaiResult {
+        let op_token = call.op_token.as_ref();
+        if let [lhs, rhs] = args {
+            if !lhs.is_variant() && !rhs.is_variant() {
+                if let Some((func, need_context)) =
+                    crate::func::get_builtin_binary_op_fn(op_token.unwrap(), lhs, rhs)
+                {
+                    let context = need_context
+                        .then(|| (self, call.name.as_str(), None, &state.global, pos).into());
+                    return func(context, &mut [lhs, rhs]).map_err(|err| err.fill_position(pos));
+                }
+            }
+        }
+        let args = &mut args.iter_mut().collect::<FnArgsVec<_>>();
+        self.exec_fn_call(
+            &mut state.global,
+            &mut state.caches,
+            None,
+            &call.name,
+            op_token,
+            call.hashes,
+            args,
+            false,
+            false,
+            pos,
+        )
+        .map(|(v, ..)| v)
+    }
+
+    /// A namespace-qualified call (`make_qualified_function_call`) once its arguments
+    /// are evaluated.
+    #[cfg(not(feature = "no_module"))]
+    pub fn qualified_with_state(
+        &self,
+        state: &mut CallState,
+        call: &crate::ast::FnCallExpr,
+        args: &mut [Dynamic],
+        pos: Position,
+    ) -> RhaiResult {
+        let namespace = &call.namespace;
+        let module = self.search_imports(&state.global, namespace).ok_or_else(|| {
+            ERR::ErrorModuleNotFound(namespace.to_string(), namespace.position())
+        })?;
+        let path = namespace
+            .path
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<crate::StaticVec<_>>();
+        let args = &mut args.iter_mut().collect::<FnArgsVec<_>>();
+        self.exec_qualified_fn_call_raw(
+            &mut state.global,
+            &mut state.caches,
+            &module,
+            &path,
+            &call.name,
+            None,
+            args,
+            call.hashes.native(),
+            pos,
+        )
+    }
+
+    /// `exec_fn_call` of a plain call once its arguments are evaluated.
+    pub fn call_with_state(
+        &self,
+        state: &mut CallState,
+        call: &crate::ast::FnCallExpr,
+        args: &mut [Dynamic],
+        pos: Position,
+    ) -> RhaiResult {
+        let args = &mut args.iter_mut().collect::<FnArgsVec<_>>();
+        self.exec_fn_call(
+            &mut state.global,
+            &mut state.caches,
+            None,
+            &call.name,
+            call.op_token.as_ref(),
+            call.hashes,
+            args,
+            false,
+            false,
+            pos,
+        )
+        .map(|(v, ..)| v)
+    }
+
+    /// The iterator Rhai's `for` statement takes for a value of this type, if any.
+    pub fn iterate_with_state(
+        &self,
+        state: &CallState,
+        value: Dynamic,
+    ) -> Option<Box<dyn Iterator<Item = RhaiResultOf<Dynamic>>>> {
+        let iter_type = value.type_id();
+        let iter_func = self
+            .global_modules
+            .iter()
+            .find_map(|m| m.get_iter(iter_type));
+        #[cfg(not(feature = "no_module"))]
+        let iter_func = iter_func
+            .or_else(|| state.global.get_iter(iter_type))
+            .or_else(|| {
+                self.global_sub_modules
+                    .values()
+                    .find_map(|m| m.get_qualified_iter(iter_type))
+            });
+        #[cfg(feature = "no_module")]
+        let _ = state;
+        iter_func.map(|f| f(value))
+    }
+
+    /// `check_data_size` of a native function's result.
+    pub fn check_size_with_state(&self, value: Dynamic, pos: Position) -> RhaiResult {
+        self.check_data_size(value, pos)
+    }
+
+    /// The name Rhai gives a type in its messages.
+    pub fn type_mismatch(&self, expected: &str, got: &str, pos: Position) -> Box<crate::EvalAltResult> {
+        ERR::ErrorMismatchDataType(self.map_type_name(expected).into(), got.into(), pos).into()
+    }
+
+    /// An error given the position `pos` if it has none (`fill_position`).
+    pub fn error_at(&self, err: Box<crate::EvalAltResult>, pos: Position) -> Box<crate::EvalAltResult> {
+        err.fill_position(pos)
+    }
+}

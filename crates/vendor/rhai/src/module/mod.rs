@@ -1368,6 +1368,8 @@ impl Module {
     #[cfg(not(feature = "no_function"))]
     #[inline(always)]
     #[must_use]
+    // (Vendored patch, schedsim) Unused in the crate, so a build with `internals` warns.
+    #[allow(dead_code)]
     pub(crate) fn get_script_fn_by_hash_mut(
         &mut self,
         hash: u64,

@@ -1010,3 +1010,27 @@ impl<K: Into<Identifier>> FromIterator<(K, bool, Dynamic)> for Scope<'_> {
         scope
     }
 }
+
+/// (Vendored patch, schedsim) Slot access for a caller that resolved its variables to
+/// scope positions ahead of time (see `Engine::enter_call`).
+#[cfg(feature = "internals")]
+impl Scope<'_> {
+    /// The value at `index` (`get_mut_by_index`). Panics if out of bounds.
+    #[inline(always)]
+    pub fn slot_mut(&mut self, index: usize) -> &mut Dynamic {
+        self.get_mut_by_index(index)
+    }
+
+    /// Pushes a variable, constant or not, as a `let` or `const` statement does (`push_entry`).
+    #[inline(always)]
+    pub fn push_access(&mut self, name: crate::ImmutableString, access: crate::AccessMode, value: Dynamic) {
+        self.push_entry(name, access, value);
+    }
+
+    /// Assigns `value` to the variable at `index`, writable as a plain assignment leaves it.
+    #[inline(always)]
+    pub fn assign_slot(&mut self, index: usize, mut value: Dynamic) {
+        value.set_access_mode(AccessMode::ReadWrite);
+        *self.get_mut_by_index(index) = value;
+    }
+}

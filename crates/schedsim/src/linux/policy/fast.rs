@@ -1,0 +1,891 @@
+//! A policy script's functions compiled once into a tree the policy runs directly: the
+//! same operations Rhai's evaluator performs, in the same order and counted the same
+//! (one per statement and per expression, one per literal or by-reference argument,
+//! one per native call), with each variable resolved to its scope slot and each call of
+//! a helper or of `kernel::NAME` bound to the helper, with no function lookup by name
+//! and argument types. Anything else (method calls, indexing, the script's own
+//! functions, `switch`, op-assignments, values of other types at an operator or a
+//! helper) is handed back to Rhai at that node with the same state and scope, so a
+//! compiled call gives what Rhai's own would: the same answer, the same helper reads,
+//! the same operation count and the same error at the same line
+//! (`tests/policy.rs`: `compiled_and_interpreted_scripts_agree`).
+//!
+//! Why: Rhai's evaluator resolves every call by name and argument types at run time;
+//! for the templates that is most of a script's cost (README, "Policy scripts").
+
+use rhai::{
+    ASTFlags, AccessMode, CallState, Dynamic, Engine, EvalAltResult, Expr, FnCallExpr, ImmutableString, Position,
+    Scope, Stmt, Token, AST,
+};
+
+use super::helpers::{self as h, TaskRef};
+
+type R<T> = Result<T, Box<EvalAltResult>>;
+
+/// How a statement or block ended early.
+enum Flow {
+    Err(Box<EvalAltResult>),
+    Break(Dynamic),
+    Continue,
+    Return(Dynamic),
+}
+
+impl From<Box<EvalAltResult>> for Flow {
+    fn from(e: Box<EvalAltResult>) -> Self {
+        match *e {
+            EvalAltResult::LoopBreak(true, v, _) => Flow::Break(v),
+            EvalAltResult::LoopBreak(false, ..) => Flow::Continue,
+            EvalAltResult::Return(v, _) => Flow::Return(v),
+            _ => Flow::Err(e),
+        }
+    }
+}
+
+type F<T> = Result<T, Flow>;
+
+/// A helper a script calls by name, bound at compile time.
+#[derive(Clone, Copy)]
+enum Helper {
+    IdleCpu,
+    AvailableIdleCpu,
+    CpusShareCache,
+    TaskCpu,
+    SmpProcessorId,
+    NrCpuIds,
+    Rq(u8),
+    IsCpuAllowed,
+    Span(u8),
+    SchedGroups,
+    SdLlc,
+    SchedSmtActive,
+    TestIdleCores,
+    Current,
+    IsPerCpuKthread,
+    DefaultSelectCpu,
+    TraceStr,
+    TraceInt,
+    PrandomU32,
+    SchedstatInc,
+    KernelSelectTaskRq,
+    KernelWakeWide,
+    KernelWakeAffine,
+    KernelSis,
+    KernelSelectIdleSmt,
+    KernelSelectIdleCpu,
+}
+
+/// The type a helper's parameter takes.
+#[derive(Clone, Copy, PartialEq)]
+enum P {
+    Int,
+    Bool,
+    Str,
+    Task,
+}
+
+use Helper as Hp;
+
+/// The helpers of `engine::register_helpers` a call can be bound to: name, parameters.
+const HELPERS: &[(&str, &[P], Helper)] = &[
+    ("idle_cpu", &[P::Int], Hp::IdleCpu),
+    ("available_idle_cpu", &[P::Int], Hp::AvailableIdleCpu),
+    ("cpus_share_cache", &[P::Int, P::Int], Hp::CpusShareCache),
+    ("task_cpu", &[P::Task], Hp::TaskCpu),
+    ("cpu_of", &[P::Task], Hp::TaskCpu),
+    ("smp_processor_id", &[], Hp::SmpProcessorId),
+    ("nr_cpu_ids", &[], Hp::NrCpuIds),
+    ("nr_running", &[P::Int], Hp::Rq(0)),
+    ("cpu_util", &[P::Int], Hp::Rq(1)),
+    ("capacity_of", &[P::Int], Hp::Rq(2)),
+    ("is_cpu_allowed", &[P::Task, P::Int], Hp::IsCpuAllowed),
+    ("llc_cpus", &[P::Int], Hp::Span(0)),
+    ("core_cpus", &[P::Int], Hp::Span(1)),
+    ("node_cpus", &[P::Int], Hp::Span(2)),
+    ("sched_groups", &[P::Int], Hp::SchedGroups),
+    ("sd_llc", &[P::Int], Hp::SdLlc),
+    ("sched_smt_active", &[], Hp::SchedSmtActive),
+    ("test_idle_cores", &[P::Int], Hp::TestIdleCores),
+    ("current", &[], Hp::Current),
+    ("is_per_cpu_kthread", &[P::Task], Hp::IsPerCpuKthread),
+    ("default_select_cpu", &[P::Task, P::Int, P::Int], Hp::DefaultSelectCpu),
+    ("trace", &[P::Str], Hp::TraceStr),
+    ("trace", &[P::Int], Hp::TraceInt),
+    ("prandom_u32", &[], Hp::PrandomU32),
+    ("schedstat_inc", &[P::Str], Hp::SchedstatInc),
+];
+
+/// `kernel::NAME` (`engine::kernel_module`).
+const KERNEL: &[(&str, &[P], Helper)] = &[
+    ("select_task_rq_fair", &[P::Task, P::Int, P::Int], Hp::KernelSelectTaskRq),
+    ("wake_wide", &[P::Task], Hp::KernelWakeWide),
+    ("wake_affine", &[P::Task, P::Int, P::Int, P::Bool], Hp::KernelWakeAffine),
+    ("select_idle_sibling", &[P::Task, P::Int, P::Int], Hp::KernelSis),
+    ("select_idle_smt", &[P::Task, P::Int], Hp::KernelSelectIdleSmt),
+    ("select_idle_cpu", &[P::Task, P::Bool, P::Int], Hp::KernelSelectIdleCpu),
+];
+
+fn matches(p: &[P], args: &[&Dynamic]) -> bool {
+    p.len() == args.len()
+        && p.iter().zip(args).all(|(p, a)| match p {
+            P::Int => a.is_int(),
+            P::Bool => a.is_bool(),
+            P::Str => a.is_string(),
+            P::Task => a.is::<TaskRef>(),
+        })
+}
+
+fn task(d: &Dynamic) -> TaskRef {
+    d.read_lock::<TaskRef>().map_or(TaskRef(u32::MAX), |t| *t)
+}
+
+fn int(d: &Dynamic) -> i64 {
+    d.as_int().unwrap_or(0)
+}
+
+impl Helper {
+    /// Runs the helper on arguments of its types (checked by [`matches`]).
+    fn call(self, a: &[&Dynamic]) -> R<Dynamic> {
+        Ok(match self {
+            Hp::IdleCpu => h::idle_cpu(int(a[0]), "idle_cpu")?.into(),
+            Hp::AvailableIdleCpu => h::idle_cpu(int(a[0]), "available_idle_cpu")?.into(),
+            Hp::CpusShareCache => h::cpus_share_cache(int(a[0]), int(a[1]))?.into(),
+            Hp::TaskCpu => h::task_field(task(a[0]), h::Field::Cpu).into(),
+            Hp::SmpProcessorId => h::this_cpu().into(),
+            Hp::NrCpuIds => h::nr_cpus().into(),
+            Hp::Rq(f) => {
+                let f = match f {
+                    0 => h::RqField::NrRunning,
+                    1 => h::RqField::Util,
+                    _ => h::RqField::Capacity,
+                };
+                h::rq_read(int(a[0]), f)?.into()
+            }
+            Hp::IsCpuAllowed => h::is_cpu_allowed(task(a[0]), int(a[1]))?.into(),
+            Hp::Span(s) => {
+                let s = match s {
+                    0 => h::Span::Llc,
+                    1 => h::Span::Core,
+                    _ => h::Span::Node,
+                };
+                Dynamic::from_array(h::span(int(a[0]), s)?)
+            }
+            Hp::SchedGroups => Dynamic::from_array(h::sched_groups(int(a[0]))?),
+            Hp::SdLlc => h::sd_llc(int(a[0]))?.into(),
+            Hp::SchedSmtActive => h::sched_smt_active().into(),
+            Hp::TestIdleCores => h::test_idle_cores(int(a[0]))?.into(),
+            Hp::Current => h::current(),
+            Hp::IsPerCpuKthread => h::is_per_cpu_kthread(task(a[0])).into(),
+            Hp::DefaultSelectCpu => h::default_select_cpu(task(a[0]), int(a[1]), int(a[2]))?.into(),
+            Hp::TraceStr => {
+                h::trace(&a[0].clone().into_immutable_string().unwrap_or_default());
+                Dynamic::UNIT
+            }
+            Hp::TraceInt => {
+                h::trace(&int(a[0]).to_string());
+                Dynamic::UNIT
+            }
+            Hp::PrandomU32 => h::prandom_u32().into(),
+            Hp::SchedstatInc => {
+                h::schedstat_inc(&a[0].clone().into_immutable_string().unwrap_or_default())?;
+                Dynamic::UNIT
+            }
+            Hp::KernelSelectTaskRq => h::kernel_select_task_rq(task(a[0]), int(a[1]), int(a[2]))?.into(),
+            Hp::KernelWakeWide => h::kernel_wake_wide(task(a[0]))?.into(),
+            Hp::KernelWakeAffine => {
+                h::kernel_wake_affine(task(a[0]), int(a[1]), int(a[2]), a[3].as_bool().unwrap_or(false))?.into()
+            }
+            Hp::KernelSis => h::kernel_sis(task(a[0]), int(a[1]), int(a[2]))?.into(),
+            Hp::KernelSelectIdleSmt => h::kernel_select_idle_smt(task(a[0]), int(a[1]))?.into(),
+            Hp::KernelSelectIdleCpu => {
+                h::kernel_select_idle_cpu(task(a[0]), a[1].as_bool().unwrap_or(false), int(a[2]))?.into()
+            }
+        })
+    }
+}
+
+/// An argument as `get_arg_value` takes it: a literal (one operation at its start), or
+/// an expression.
+enum Arg {
+    Literal(Position, Dynamic),
+    Ex(Ex),
+}
+
+/// A call's arguments: Rhai passes a first argument that is a variable by reference,
+/// counting one operation at it before the others are evaluated.
+struct Args {
+    first_var: Option<(Position, usize)>,
+    rest: Vec<Arg>,
+}
+
+enum Bin {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Add,
+    Sub,
+    Mul,
+    Other,
+}
+
+enum Ex {
+    /// Handed back to Rhai.
+    Rhai(Box<Expr>),
+    Const(Position, Dynamic),
+    Local(Position, usize),
+    And(Position, Vec<Ex>),
+    Or(Position, Vec<Ex>),
+    Not(Position, Box<FnCallExpr>, Box<Arg>),
+    Neg(Position, Box<FnCallExpr>, Box<Arg>),
+    Unary(Position, Box<FnCallExpr>, Box<Arg>),
+    Binary(Position, Box<FnCallExpr>, Bin, Box<[Arg; 2]>),
+    Helper(Position, Box<FnCallExpr>, &'static [P], Helper, Args),
+    Kernel(Position, Box<FnCallExpr>, &'static [P], Helper, Args),
+}
+
+impl Ex {
+    /// The position `eval_expr` counts the operation at.
+    fn pos(&self) -> Position {
+        match self {
+            Ex::Rhai(e) => e.position(),
+            Ex::Const(p, _)
+            | Ex::Local(p, _)
+            | Ex::And(p, _)
+            | Ex::Or(p, _)
+            | Ex::Not(p, ..)
+            | Ex::Neg(p, ..)
+            | Ex::Unary(p, ..)
+            | Ex::Binary(p, ..)
+            | Ex::Helper(p, ..)
+            | Ex::Kernel(p, ..) => *p,
+        }
+    }
+}
+
+enum St {
+    /// Handed back to Rhai.
+    Rhai(Box<Stmt>),
+    Noop(Position),
+    Expr(Position, Ex),
+    Call(Position, Ex),
+    Block(Position, Vec<St>),
+    Let {
+        pos: Position,
+        name: ImmutableString,
+        init: Ex,
+        access: AccessMode,
+    },
+    Assign {
+        pos: Position,
+        lhs: Position,
+        name: ImmutableString,
+        slot: usize,
+        rhs: Ex,
+    },
+    If {
+        pos: Position,
+        cond: Ex,
+        then: Vec<St>,
+        other: Vec<St>,
+    },
+    Loop {
+        pos: Position,
+        body: Vec<St>,
+        body_pos: Position,
+    },
+    While {
+        pos: Position,
+        cond: Ex,
+        body: Vec<St>,
+    },
+    For {
+        pos: Position,
+        var: ImmutableString,
+        var_pos: Position,
+        iter: Ex,
+        iter_start: Position,
+        body: Vec<St>,
+        body_pos: Position,
+    },
+    Break(Position, bool, Option<Ex>),
+    Return(Position, Option<Ex>),
+}
+
+/// One compiled function of the script.
+pub(crate) struct Func {
+    name: ImmutableString,
+    params: Vec<ImmutableString>,
+    body: Vec<St>,
+}
+
+/// The script's functions that the wakeup path calls, compiled.
+pub(crate) struct Compiled {
+    fns: Vec<Func>,
+}
+
+struct Compiler<'a> {
+    /// Names of the scope's variables, as the compiled code will have pushed them.
+    names: Vec<ImmutableString>,
+    /// Script functions (name, parameters), which a call of that name reaches before
+    /// any helper.
+    script_fns: &'a [(ImmutableString, usize)],
+}
+
+impl Compiled {
+    /// Compiles the functions named in `hooks` of `ast`.
+    pub(crate) fn new(ast: &AST, hooks: &[&str]) -> Compiled {
+        let script_fns: Vec<(ImmutableString, usize)> =
+            ast.iter_fn_def().map(|f| (f.name.clone(), f.params.len())).collect();
+        let mut fns = Vec::new();
+        for f in ast.iter_fn_def() {
+            if !hooks.contains(&f.name.as_str()) || f.this_type.is_some() {
+                continue;
+            }
+            #[allow(irrefutable_let_patterns)]
+            let rhai::ScriptFuncPayload::Statements(ref body) = f.body
+            else {
+                continue;
+            };
+            let mut c = Compiler { names: f.params.iter().cloned().collect(), script_fns: &script_fns };
+            let body = c.block(body.statements());
+            fns.push(Func { name: f.name.clone(), params: f.params.iter().cloned().collect(), body });
+        }
+        Compiled { fns }
+    }
+
+    pub(crate) fn get(&self, name: &str, n: usize) -> Option<&Func> {
+        self.fns.iter().find(|f| f.name == name && f.params.len() == n)
+    }
+}
+
+impl Compiler<'_> {
+    fn slot(&self, name: &str) -> Option<usize> {
+        self.names.iter().rposition(|n| n == name)
+    }
+
+    fn block(&mut self, stmts: &[Stmt]) -> Vec<St> {
+        let len = self.names.len();
+        let out = stmts.iter().map(|s| self.stmt(s)).collect();
+        self.names.truncate(len);
+        out
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> St {
+        let pos = s.position();
+        let rhai = || St::Rhai(Box::new(s.clone()));
+        match s {
+            Stmt::Noop(..) => St::Noop(pos),
+            Stmt::Expr(e) => St::Expr(pos, self.expr(e)),
+            Stmt::FnCall(call, cpos) => match self.call(call, *cpos, &Expr::FnCall(call.clone(), *cpos)) {
+                // `eval_stmt` runs a call statement's call without `eval_expr`'s operation.
+                Ex::Rhai(_) => rhai(),
+                e => St::Call(pos, e),
+            },
+            Stmt::Block(b) => St::Block(pos, self.block(b.statements())),
+            Stmt::Var(x, options, _) if x.2.is_none() && !options.contains(ASTFlags::EXPORTED) => {
+                let init = self.expr(&x.1);
+                self.names.push(x.0.name.clone());
+                let access =
+                    if options.contains(ASTFlags::CONSTANT) { AccessMode::ReadOnly } else { AccessMode::ReadWrite };
+                St::Let { pos, name: x.0.name.clone(), init, access }
+            }
+            Stmt::Assignment(x) if !x.0.is_op_assignment() => {
+                let Expr::Variable(v, _, lhs_pos) = &x.1.lhs else { return rhai() };
+                if !v.2.is_empty() {
+                    return rhai();
+                }
+                let Some(slot) = self.slot(&v.1) else { return rhai() };
+                St::Assign { pos, lhs: *lhs_pos, name: v.1.clone(), slot, rhs: self.expr(&x.1.rhs) }
+            }
+            Stmt::If(x, _) => {
+                let cond = self.expr(&x.expr);
+                St::If { pos, cond, then: self.block(x.body.statements()), other: self.block(x.branch.statements()) }
+            }
+            Stmt::While(x, _) if matches!(x.expr, Expr::Unit(..) | Expr::BoolConstant(true, ..)) => {
+                St::Loop { pos, body_pos: x.body.position(), body: self.block(x.body.statements()) }
+            }
+            Stmt::While(x, _) => St::While { pos, cond: self.expr(&x.expr), body: self.block(x.body.statements()) },
+            Stmt::For(x, _) if x.1.is_none() => {
+                let (var, _, fc) = &**x;
+                let iter = self.expr(&fc.expr);
+                self.names.push(var.name.clone());
+                let body = self.block(fc.body.statements());
+                self.names.pop();
+                St::For {
+                    pos,
+                    var: var.name.clone(),
+                    var_pos: var.pos,
+                    iter,
+                    iter_start: fc.expr.start_position(),
+                    body,
+                    body_pos: fc.body.position(),
+                }
+            }
+            Stmt::BreakLoop(e, options, bpos) => {
+                St::Break(*bpos, options.contains(ASTFlags::BREAK), e.as_ref().map(|e| self.expr(e)))
+            }
+            Stmt::Return(e, options, rpos) if !options.contains(ASTFlags::BREAK) => {
+                St::Return(*rpos, e.as_ref().map(|e| self.expr(e)))
+            }
+            _ => rhai(),
+        }
+    }
+
+    fn arg(&mut self, e: &Expr) -> Arg {
+        match e.get_literal_value(None) {
+            Some(v) => Arg::Literal(e.start_position(), v),
+            None => Arg::Ex(self.expr(e)),
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) -> Ex {
+        let pos = e.position();
+        match e {
+            Expr::DynamicConstant(..)
+            | Expr::IntegerConstant(..)
+            | Expr::CharConstant(..)
+            | Expr::StringConstant(..)
+            | Expr::BoolConstant(..)
+            | Expr::Unit(..) => match e.get_literal_value(None) {
+                Some(v) => Ex::Const(pos, v),
+                None => Ex::Rhai(Box::new(e.clone())),
+            },
+            Expr::Variable(v, ..) if v.2.is_empty() => match self.slot(&v.1) {
+                Some(s) => Ex::Local(pos, s),
+                None => Ex::Rhai(Box::new(e.clone())),
+            },
+            Expr::And(x, _) => Ex::And(pos, x.iter().map(|e| self.expr(e)).collect()),
+            Expr::Or(x, _) => Ex::Or(pos, x.iter().map(|e| self.expr(e)).collect()),
+            Expr::FnCall(call, cpos) => self.call(call, *cpos, e),
+            _ => Ex::Rhai(Box::new(e.clone())),
+        }
+    }
+
+    /// Arguments of a call that is not an operator, as `make_function_call` and
+    /// `make_qualified_function_call` evaluate them.
+    fn args(&mut self, args: &[Expr]) -> Option<Args> {
+        let mut first_var = None;
+        let mut rest = Vec::new();
+        for (i, a) in args.iter().enumerate() {
+            if i == 0 {
+                if let Expr::Variable(v, _, p) = a {
+                    if !v.2.is_empty() {
+                        return None;
+                    }
+                    first_var = Some((*p, self.slot(&v.1)?));
+                    continue;
+                }
+            }
+            rest.push(self.arg(a));
+        }
+        Some(Args { first_var, rest })
+    }
+
+    fn call(&mut self, call: &FnCallExpr, pos: Position, e: &Expr) -> Ex {
+        let rhai = || Ex::Rhai(Box::new(e.clone()));
+        let n = call.args.len();
+        if call.capture_parent_scope {
+            return rhai();
+        }
+        if let Some(op) = &call.op_token {
+            if !call.namespace.is_empty() {
+                return rhai();
+            }
+            let boxed = Box::new(call.clone());
+            if n == 1 {
+                let a = Box::new(self.arg(&call.args[0]));
+                return match op {
+                    Token::Bang => Ex::Not(pos, boxed, a),
+                    Token::Minus | Token::UnaryMinus => Ex::Neg(pos, boxed, a),
+                    _ => Ex::Unary(pos, boxed, a),
+                };
+            }
+            if n == 2 {
+                let bin = match op {
+                    Token::EqualsTo => Bin::Eq,
+                    Token::NotEqualsTo => Bin::Ne,
+                    Token::LessThan => Bin::Lt,
+                    Token::LessThanEqualsTo => Bin::Le,
+                    Token::GreaterThan => Bin::Gt,
+                    Token::GreaterThanEqualsTo => Bin::Ge,
+                    Token::Plus => Bin::Add,
+                    Token::Minus => Bin::Sub,
+                    Token::Multiply => Bin::Mul,
+                    _ => Bin::Other,
+                };
+                let args = Box::new([self.arg(&call.args[0]), self.arg(&call.args[1])]);
+                return Ex::Binary(pos, boxed, bin, args);
+            }
+            return rhai();
+        }
+        let table = if call.namespace.is_empty() {
+            if self.script_fns.iter().any(|(f, k)| f == &call.name && *k == n) {
+                return rhai();
+            }
+            HELPERS
+        } else if call.namespace.path.len() == 1 && call.namespace.path[0].name == "kernel" {
+            KERNEL
+        } else {
+            return rhai();
+        };
+        let found: Vec<&(&str, &[P], Helper)> =
+            table.iter().filter(|(name, p, _)| *name == call.name.as_str() && p.len() == n).collect();
+        // One binding per name and arity; `trace` has two (a string, an integer), told
+        // apart when called.
+        let Some(&&(_, params, helper)) = found.first() else { return rhai() };
+        let Some(args) = self.args(&call.args) else { return rhai() };
+        let boxed = Box::new(call.clone());
+        if table.as_ptr() == KERNEL.as_ptr() {
+            Ex::Kernel(pos, boxed, params, helper, args)
+        } else {
+            Ex::Helper(pos, boxed, params, helper, args)
+        }
+    }
+}
+
+/// Runs compiled code with Rhai's state of the call.
+pub(crate) struct Run<'a> {
+    pub engine: &'a Engine,
+    pub state: &'a mut CallState,
+    pub scope: &'a mut Scope<'static>,
+}
+
+impl Run<'_> {
+    #[inline(always)]
+    fn tick(&mut self, pos: Position) -> R<()> {
+        self.engine.count_operation(self.state, pos)
+    }
+
+    /// Calls `f` with `args`, as `call_script_fn` runs a script function called from
+    /// outside (`Engine::call_fn_with_state`).
+    pub(crate) fn call(&mut self, ast: &AST, f: &Func, args: &mut [Dynamic]) -> R<Dynamic> {
+        let lib = self.engine.enter_call(self.state, ast);
+        let r = self.tick(Position::NONE).and_then(|_| {
+            if f.body.is_empty() {
+                return Ok(Dynamic::UNIT);
+            }
+            let base = self.scope.len();
+            for (name, v) in f.params.iter().zip(args.iter_mut()) {
+                self.scope.push_access(name.clone(), AccessMode::ReadWrite, std::mem::take(v));
+            }
+            let r = match self.block(&f.body) {
+                Ok(v) => Ok(v),
+                Err(Flow::Return(v)) => Ok(v),
+                Err(Flow::Err(mut e)) => match *e {
+                    EvalAltResult::Exit(v, _) => Ok(v),
+                    _ if e.is_system_exception() => {
+                        e.set_position(Position::NONE);
+                        Err(e)
+                    }
+                    _ => Err(e),
+                },
+                // `break` outside a loop does not parse.
+                Err(Flow::Break(_) | Flow::Continue) => Ok(Dynamic::UNIT),
+            };
+            self.scope.rewind(base);
+            r
+        });
+        self.engine.leave_call(self.state, lib);
+        r
+    }
+
+    fn block(&mut self, body: &[St]) -> F<Dynamic> {
+        let len = self.scope.len();
+        let mut last = Dynamic::UNIT;
+        for s in body {
+            match self.stmt(s) {
+                Ok(v) => last = v,
+                Err(f) => {
+                    self.scope.rewind(len);
+                    return Err(f);
+                }
+            }
+        }
+        self.scope.rewind(len);
+        Ok(last)
+    }
+
+    /// A loop body's end: `Some` ends the loop with its value.
+    fn looped(&mut self, body: &[St]) -> F<Option<Dynamic>> {
+        match self.block(body) {
+            Ok(_) | Err(Flow::Continue) => Ok(None),
+            Err(Flow::Break(v)) => Ok(Some(v)),
+            Err(f) => Err(f),
+        }
+    }
+
+    fn cond(&mut self, e: &Ex) -> F<bool> {
+        let v = self.expr(e)?;
+        v.as_bool().map_err(|t| Flow::Err(self.engine.type_mismatch("bool", t, e.pos())))
+    }
+
+    fn stmt(&mut self, s: &St) -> F<Dynamic> {
+        match s {
+            St::Rhai(s) => self.engine.eval_stmt_with_state(self.state, self.scope, s).map_err(Flow::from),
+            St::Noop(p) => {
+                self.tick(*p)?;
+                Ok(Dynamic::UNIT)
+            }
+            St::Expr(p, e) | St::Call(p, e) => {
+                self.tick(*p)?;
+                if let St::Call(..) = s {
+                    self.call_expr(e)
+                } else {
+                    self.expr(e)
+                }
+            }
+            St::Block(p, b) => {
+                self.tick(*p)?;
+                if b.is_empty() {
+                    return Ok(Dynamic::UNIT);
+                }
+                self.block(b)
+            }
+            St::Let { pos, name, init, access } => {
+                self.tick(*pos)?;
+                if self.scope.len() >= self.engine.max_variables() {
+                    return Err(Flow::Err(EvalAltResult::ErrorTooManyVariables(*pos).into()));
+                }
+                let v = self.expr(init)?;
+                self.scope.push_access(name.clone(), *access, v);
+                Ok(Dynamic::UNIT)
+            }
+            St::Assign { pos, lhs, name, slot, rhs } => {
+                self.tick(*pos)?;
+                let v = self.expr(rhs)?;
+                self.tick(*lhs)?;
+                if self.scope.slot_mut(*slot).is_read_only() {
+                    return Err(Flow::Err(EvalAltResult::ErrorAssignmentToConstant(name.to_string(), *lhs).into()));
+                }
+                self.scope.assign_slot(*slot, v);
+                Ok(Dynamic::UNIT)
+            }
+            St::If { pos, cond, then, other } => {
+                self.tick(*pos)?;
+                let c = self.cond(cond)?;
+                if c && !then.is_empty() {
+                    self.block(then)
+                } else if !c && !other.is_empty() {
+                    self.block(other)
+                } else {
+                    Ok(Dynamic::UNIT)
+                }
+            }
+            St::Loop { pos, body, body_pos } => {
+                self.tick(*pos)?;
+                if body.is_empty() {
+                    loop {
+                        self.tick(*body_pos)?;
+                    }
+                }
+                loop {
+                    if let Some(v) = self.looped(body)? {
+                        return Ok(v);
+                    }
+                }
+            }
+            St::While { pos, cond, body } => {
+                self.tick(*pos)?;
+                loop {
+                    if !self.cond(cond)? {
+                        return Ok(Dynamic::UNIT);
+                    }
+                    if body.is_empty() {
+                        continue;
+                    }
+                    if let Some(v) = self.looped(body)? {
+                        return Ok(v);
+                    }
+                }
+            }
+            St::For { pos, var, var_pos, iter, iter_start, body, body_pos } => {
+                self.tick(*pos)?;
+                if self.scope.len() >= self.engine.max_variables() {
+                    return Err(Flow::Err(EvalAltResult::ErrorTooManyVariables(*var_pos).into()));
+                }
+                let obj = self.expr(iter)?;
+                let iter_pos = iter.pos();
+                let Some(items) = self.engine.iterate_with_state(self.state, obj) else {
+                    return Err(Flow::Err(EvalAltResult::ErrorFor(*iter_start).into()));
+                };
+                let len = self.scope.len();
+                self.scope.push_access(var.clone(), AccessMode::ReadWrite, Dynamic::UNIT);
+                let r = (|| {
+                    if body.is_empty() {
+                        for _ in items {
+                            self.tick(*body_pos)?;
+                        }
+                        return Ok(Dynamic::UNIT);
+                    }
+                    for item in items {
+                        let v = item.map_err(|e| self.engine.error_at(e, iter_pos))?;
+                        *self.scope.slot_mut(len) = v;
+                        if let Some(v) = self.looped(body)? {
+                            return Ok(v);
+                        }
+                    }
+                    Ok(Dynamic::UNIT)
+                })();
+                self.scope.rewind(len);
+                r
+            }
+            St::Break(p, is_break, e) => {
+                self.tick(*p)?;
+                let v = match e {
+                    Some(e) => self.expr(e)?,
+                    None => Dynamic::UNIT,
+                };
+                Err(if *is_break { Flow::Break(v) } else { Flow::Continue })
+            }
+            St::Return(p, e) => {
+                self.tick(*p)?;
+                let v = match e {
+                    Some(e) => self.expr(e)?,
+                    None => Dynamic::UNIT,
+                };
+                Err(Flow::Return(v))
+            }
+        }
+    }
+
+    fn arg(&mut self, a: &Arg) -> F<Dynamic> {
+        match a {
+            Arg::Literal(p, v) => {
+                self.tick(*p)?;
+                Ok(v.clone())
+            }
+            Arg::Ex(e) => self.expr(e),
+        }
+    }
+
+    /// `eval_expr`: one operation, then the expression.
+    fn expr(&mut self, e: &Ex) -> F<Dynamic> {
+        if let Ex::Rhai(e) = e {
+            return self.engine.eval_expr_with_state(self.state, self.scope, e).map_err(Flow::from);
+        }
+        self.tick(e.pos())?;
+        self.call_expr(e)
+    }
+
+    /// An expression past its own operation (a call statement's call has none).
+    fn call_expr(&mut self, e: &Ex) -> F<Dynamic> {
+        match e {
+            Ex::Rhai(e) => self.engine.eval_expr_with_state(self.state, self.scope, e).map_err(Flow::from),
+            Ex::Const(_, v) => Ok(v.clone()),
+            Ex::Local(_, s) => Ok(self.scope.slot_mut(*s).clone()),
+            Ex::And(_, xs) | Ex::Or(_, xs) => {
+                let and = matches!(e, Ex::And(..));
+                for x in xs {
+                    if self.cond(x)? != and {
+                        return Ok((!and).into());
+                    }
+                }
+                Ok(and.into())
+            }
+            Ex::Not(p, call, a) => {
+                let v = self.arg(a)?;
+                match v.as_bool() {
+                    Ok(b) => Ok((!b).into()),
+                    Err(_) => Ok(self.engine.operator_with_state(self.state, call, &mut [v], *p)?),
+                }
+            }
+            Ex::Neg(p, call, a) => {
+                let v = self.arg(a)?;
+                match v.as_int() {
+                    Ok(n) => match n.checked_neg() {
+                        Some(n) => Ok(n.into()),
+                        None => Err(Flow::Err(EvalAltResult::ErrorArithmetic("integer overflow".into(), *p).into())),
+                    },
+                    Err(_) => Ok(self.engine.operator_with_state(self.state, call, &mut [v], *p)?),
+                }
+            }
+            Ex::Unary(p, call, a) => {
+                let v = self.arg(a)?;
+                Ok(self.engine.operator_with_state(self.state, call, &mut [v], *p)?)
+            }
+            Ex::Binary(p, call, op, args) => {
+                let l = self.arg(&args[0])?;
+                let r = self.arg(&args[1])?;
+                if let (Ok(a), Ok(b)) = (l.as_int(), r.as_int()) {
+                    let v: Option<Dynamic> = match op {
+                        Bin::Eq => Some((a == b).into()),
+                        Bin::Ne => Some((a != b).into()),
+                        Bin::Lt => Some((a < b).into()),
+                        Bin::Le => Some((a <= b).into()),
+                        Bin::Gt => Some((a > b).into()),
+                        Bin::Ge => Some((a >= b).into()),
+                        Bin::Add => a.checked_add(b).map(Into::into),
+                        Bin::Sub => a.checked_sub(b).map(Into::into),
+                        Bin::Mul => a.checked_mul(b).map(Into::into),
+                        Bin::Other => None,
+                    };
+                    if let Some(v) = v {
+                        return Ok(v);
+                    }
+                } else if let (Ok(a), Ok(b)) = (l.as_bool(), r.as_bool()) {
+                    match op {
+                        Bin::Eq => return Ok((a == b).into()),
+                        Bin::Ne => return Ok((a != b).into()),
+                        _ => {}
+                    }
+                }
+                Ok(self.engine.operator_with_state(self.state, call, &mut [l, r], *p)?)
+            }
+            Ex::Helper(p, call, params, helper, args) | Ex::Kernel(p, call, params, helper, args) => {
+                let kernel = matches!(e, Ex::Kernel(..));
+                // A first argument that is a variable is read where it is, not copied.
+                if let Some((vp, _)) = args.first_var {
+                    self.tick(vp)?;
+                }
+                let mut rest: rhai::StaticVec<Dynamic> = rhai::StaticVec::new();
+                for a in &args.rest {
+                    let v = self.arg(a)?;
+                    rest.push(v);
+                }
+                let unit = Dynamic::UNIT;
+                // At most 4 (`HELPERS`, `KERNEL`).
+                let mut refs: [&Dynamic; 4] = [&unit; 4];
+                let mut n = 0;
+                if let Some((_, s)) = args.first_var {
+                    refs[0] = self.scope.slot_mut(s);
+                    n = 1;
+                }
+                for v in &rest {
+                    refs[n] = v;
+                    n += 1;
+                }
+                let vals = &refs[..n];
+                // `trace` is bound by its argument's type.
+                let (params, helper) = match helper {
+                    Hp::TraceStr | Hp::TraceInt if n == 1 && vals[0].is_int() => (&[P::Int][..], Hp::TraceInt),
+                    Hp::TraceStr | Hp::TraceInt => (&[P::Str][..], Hp::TraceStr),
+                    _ => (*params, *helper),
+                };
+                if !matches(params, vals) {
+                    let mut owned: Vec<Dynamic> = vals.iter().map(|v| (*v).clone()).collect();
+                    return Ok(if kernel {
+                        self.engine.qualified_with_state(self.state, call, &mut owned, *p)?
+                    } else {
+                        self.engine.call_with_state(self.state, call, &mut owned, *p)?
+                    });
+                }
+                if kernel {
+                    // `exec_qualified_fn_call_raw` counts no operation, gives its
+                    // error as the function made it.
+                    return Ok(helper.call(vals)?);
+                }
+                // `exec_native_fn_call`: one operation, the call, the size of what it
+                // returned, its error placed at the call.
+                // (The fields, not `self.tick`: `vals` borrows the scope.)
+                self.engine.count_operation(self.state, *p)?;
+                match helper.call(vals) {
+                    Ok(v) if v.is_array() => Ok(self.engine.check_size_with_state(v, *p)?),
+                    Ok(v) => Ok(v),
+                    Err(e) => Err(Flow::Err(self.engine.error_at(e, *p))),
+                }
+            }
+        }
+    }
+}
