@@ -244,3 +244,35 @@ fn compiled_and_interpreted_scripts_agree() {
         assert!(outcomes.get(kind).copied().unwrap_or(0) > 50, "few cases {kind}: {outcomes:?}");
     }
 }
+
+/// The run's budget ends a run of calls each well within its own budget, and at the
+/// same operation compiled or interpreted (the compiled form makes the progress
+/// callback's test itself). The budget is lowered to 3,000,000 operations for the
+/// test (each call here makes about 60,000: the run ends at about its fiftieth wakeup).
+#[test]
+fn the_run_budget_ends_a_run_of_slow_calls_at_the_same_operation_either_way() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // `i += 1` is handed back to Rhai, the loop around it is compiled.
+    let src = "fn select_idle_sibling(p, prev, target) {\n  let i = 0;\n  while i < 10000 { i += 1; }\n  target\n}";
+    let mut e = schedsim::presets::experiment("demo").unwrap();
+    e.kernels = vec![KernelSpec { policy: Some(src.into()), ..KernelSpec::new("s", V::V5_15) }];
+    e.clients = vec![8];
+    e.iterations = 1;
+    e.duration_ms = 1_000;
+    e.warmup_ms = 0;
+    schedsim::policy::set_run_ops_max(3_000_000);
+    let run = |interpret: bool| {
+        schedsim::policy::set_interpret_only(interpret);
+        schedsim::policy::take_ops_counted();
+        let r = e.run_with(&mut |_| true, Checks::Off).map(|r| r.to_json()).map_err(|e| e.0);
+        (r, schedsim::policy::take_ops_counted())
+    };
+    let interpreted = run(true);
+    let compiled = run(false);
+    schedsim::policy::set_interpret_only(false);
+    schedsim::policy::set_run_ops_max(schedsim::policy::RUN_OPS_MAX);
+    let err = compiled.0.clone().expect_err("the run budget");
+    assert!(err.contains("the run's policy budget of 3000000 operations is spent"), "{err}");
+    assert!((3_000_000..3_100_000).contains(&compiled.1), "{}", compiled.1);
+    assert_eq!(compiled, interpreted);
+}

@@ -107,3 +107,18 @@ pub(crate) fn count_ops(n: u64) {
 pub fn take_ops_counted() -> u64 {
     OPS_COUNTED.swap(0, std::sync::atomic::Ordering::Relaxed)
 }
+
+/// The run's operation budget, [`RUN_OPS_MAX`] but for tests that need a run to spend
+/// it quickly (`tests/policy_fuzz.rs`).
+static RUN_OPS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(RUN_OPS_MAX);
+
+/// Sets the run budget of runs started from now on (see [`RUN_OPS`]).
+#[doc(hidden)]
+pub fn set_run_ops_max(n: u64) {
+    RUN_OPS.store(n, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The run budget of a run starting now (see [`RUN_OPS`]).
+pub fn run_ops_max() -> u64 {
+    RUN_OPS.load(std::sync::atomic::Ordering::Relaxed)
+}

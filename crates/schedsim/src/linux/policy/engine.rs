@@ -48,7 +48,7 @@ pub(crate) fn describe(e: &EvalAltResult, source: &str, name: &str) -> String {
             format!("the call made more than {CALL_OPS_MAX} operations (the per-call budget)")
         }
         EvalAltResult::ErrorTerminated(..) => {
-            format!("the run's policy budget of {} operations is spent", crate::facts::policy::RUN_OPS_MAX)
+            format!("the run's policy budget of {} operations is spent", crate::facts::policy::run_ops_max())
         }
         EvalAltResult::ErrorStackOverflow(_) => {
             format!("calls nested deeper than {CALL_LEVELS_MAX} levels (recursion?)")
@@ -132,14 +132,20 @@ fn engine(ops: Rc<Cell<u64>>, ops_left: Rc<Cell<u64>>) -> Engine {
         .disable_symbol("export");
     e.on_print(|_| {});
     e.on_debug(|_, _, _| {});
+    // `fast::Run::tick` makes the same test without calling this.
     e.on_progress(move |n| {
         ops.set(n);
-        (n > ops_left.get()).then(|| Dynamic::from("budget"))
+        (n > ops_left.get()).then(budget_token)
     });
     register_task(&mut e);
     register_helpers(&mut e);
     e.register_static_module("kernel", kernel_module().into());
     e
+}
+
+/// What ends a call whose run has spent its operation budget (`ErrorTerminated`).
+pub(crate) fn budget_token() -> Dynamic {
+    Dynamic::from("budget")
 }
 
 fn register_task(e: &mut Engine) {

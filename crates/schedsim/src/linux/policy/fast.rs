@@ -323,6 +323,8 @@ pub(crate) struct Func {
 /// The script's functions that the wakeup path calls, compiled.
 pub(crate) struct Compiled {
     fns: Vec<Func>,
+    /// `engine::budget_token()`, made once.
+    pub token: Dynamic,
 }
 
 struct Compiler<'a> {
@@ -352,7 +354,7 @@ impl Compiled {
             let body = c.block(body.statements());
             fns.push(Func { name: f.name.clone(), params: f.params.iter().cloned().collect(), body });
         }
-        Compiled { fns }
+        Compiled { fns, token: super::engine::budget_token() }
     }
 
     pub(crate) fn get(&self, name: &str, n: usize) -> Option<&Func> {
@@ -550,12 +552,18 @@ pub(crate) struct Run<'a> {
     pub engine: &'a Engine,
     pub state: &'a mut CallState,
     pub scope: &'a mut Scope<'static>,
+    /// The engine's progress callback, made here rather than called
+    /// (`engine::engine`): the count it records, the run's operations left when the
+    /// call began, what ends a call past them.
+    pub seen: &'a std::cell::Cell<u64>,
+    pub until: u64,
+    pub token: &'a Dynamic,
 }
 
 impl Run<'_> {
     #[inline(always)]
     fn tick(&mut self, pos: Position) -> R<()> {
-        self.engine.count_operation(self.state, pos)
+        self.engine.count_operation_until(self.state, pos, self.until, self.token, self.seen)
     }
 
     /// Calls `f` with `args`, as `call_script_fn` runs a script function called from
@@ -879,7 +887,7 @@ impl Run<'_> {
                 // `exec_native_fn_call`: one operation, the call, the size of what it
                 // returned, its error placed at the call.
                 // (The fields, not `self.tick`: `vals` borrows the scope.)
-                self.engine.count_operation(self.state, *p)?;
+                self.engine.count_operation_until(self.state, *p, self.until, self.token, self.seen)?;
                 match helper.call(vals) {
                     Ok(v) if v.is_array() => Ok(self.engine.check_size_with_state(v, *p)?),
                     Ok(v) => Ok(v),

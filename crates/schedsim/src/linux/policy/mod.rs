@@ -15,9 +15,7 @@ use std::rc::Rc;
 
 use rhai::{CallFnOptions, Dynamic};
 
-use crate::facts::policy::{
-    HOOK_SELECT_IDLE_SIBLING, HOOK_SELECT_TASK_RQ, HOOK_WAKE_AFFINE, HOOK_WAKE_WIDE, RUN_OPS_MAX,
-};
+use crate::facts::policy::{HOOK_SELECT_IDLE_SIBLING, HOOK_SELECT_TASK_RQ, HOOK_WAKE_AFFINE, HOOK_WAKE_WIDE};
 use crate::facts::rng::Pcg64;
 use crate::facts::trace::Step;
 use crate::linux::wakeup::{Current, Wakeup};
@@ -57,7 +55,7 @@ impl Sim {
         Ok(Box::new(PolicyRun {
             policy: Rc::new(engine::compile(source)?),
             rng: Pcg64::new(self.opts.seed, POLICY_STREAM),
-            ops_left: RUN_OPS_MAX,
+            ops_left: crate::facts::policy::run_ops_max(),
         }))
     }
 
@@ -92,9 +90,16 @@ impl Sim {
             let opts = CallFnOptions::new().eval_ast(false).rewind_scope(true);
             let mut scope = policy.scope.borrow_mut();
             let mut call = policy.call.borrow_mut();
-            let r = match policy.fast.as_ref().and_then(|c| c.get(name, args.len())) {
-                Some(f) => {
-                    let mut run = fast::Run { engine: &policy.engine, state: &mut call, scope: &mut scope };
+            let r = match policy.fast.as_ref().and_then(|c| Some((c, c.get(name, args.len())?))) {
+                Some((c, f)) => {
+                    let mut run = fast::Run {
+                        engine: &policy.engine,
+                        state: &mut call,
+                        scope: &mut scope,
+                        seen: &policy.ops,
+                        until: policy.ops_left.get(),
+                        token: &c.token,
+                    };
                     run.call(&policy.ast, f, args)
                 }
                 None => policy.engine.call_fn_with_state(&mut call, opts, &mut scope, &policy.ast, name, args),

@@ -256,6 +256,12 @@ pub struct CallState {
 }
 
 impl CallState {
+    /// Operations the current call has counted.
+    #[must_use]
+    pub fn operations(&self) -> u64 {
+        self.global.num_operations()
+    }
+
     /// Empty state for calls of `engine`.
     #[must_use]
     pub fn new(engine: &Engine) -> Self {
@@ -345,6 +351,32 @@ impl Engine {
     #[inline(always)]
     pub fn count_operation(&self, state: &mut CallState, pos: Position) -> RhaiResultOf<()> {
         self.track_operation(&mut state.global, pos)
+    }
+
+    /// [`Engine::count_operation`] for an engine whose progress callback only records
+    /// the count (in `seen`) and ends the call with `token` once more than `until`
+    /// operations are counted: the same done here, without calling the callback.
+    #[cfg(not(feature = "unchecked"))]
+    #[cfg(not(atomic_ops_count))]
+    #[inline(always)]
+    pub fn count_operation_until(
+        &self,
+        state: &mut CallState,
+        pos: Position,
+        until: u64,
+        token: &Dynamic,
+        seen: &core::cell::Cell<u64>,
+    ) -> RhaiResultOf<()> {
+        state.global.num_operations += 1;
+        let n = state.global.num_operations;
+        if self.max_operations() > 0 && n > self.max_operations() {
+            return Err(ERR::ErrorTooManyOperations(pos).into());
+        }
+        seen.set(n);
+        if n > until {
+            return Err(ERR::ErrorTerminated(token.clone(), pos).into());
+        }
+        Ok(())
     }
 
     /// `eval_expr` of one expression.
