@@ -188,6 +188,21 @@ const COMPILED_SPLICES: [&str; 24] = [
     "let w = switch prev { 0 => 1, _ => 2 };",
 ];
 
+/// Three of the wakeup path's functions, each the kernel's own but for a twist.
+const THREE_HOOKS: &str = "// wake_wide, wake_affine and select_idle_sibling, called in turn.
+fn wake_wide(p) {
+    p.wakee_flips > 8 || kernel::wake_wide(p)
+}
+fn wake_affine(p, this_cpu, prev_cpu, sync) {
+    if sync && cpus_share_cache(this_cpu, prev_cpu) { this_cpu } else { kernel::wake_affine(p, this_cpu, prev_cpu, sync) }
+}
+fn select_idle_sibling(p, prev, target) {
+    for c in core_cpus(target) {
+        if available_idle_cpu(c) && is_cpu_allowed(p, c) { return c; }
+    }
+    kernel::select_idle_sibling(p, prev, target)
+}";
+
 /// The compiled form of a script gives what Rhai's evaluator gives, case for case:
 /// every template and a thousand mutated ones (with snippets for each path of the
 /// compiled form spliced in), run once compiled and once interpreted: the same report,
@@ -198,7 +213,9 @@ fn compiled_and_interpreted_scripts_agree() {
     let mut rng = Pcg64::new(2026, 1206);
     let mut outcomes: BTreeMap<&str, u64> = BTreeMap::new();
     let base = schedsim::presets::experiment("demo").unwrap();
-    let templates = schedsim::policy::TEMPLATES;
+    // The templates, and a script of three hooks that the wakeup path calls in turn.
+    let mut templates = schedsim::policy::TEMPLATES.to_vec();
+    templates.push(("three-hooks", "", THREE_HOOKS));
     for case in 0..CASES + templates.len() as u32 {
         let t = templates[(case as usize) % templates.len()];
         let src = match case {

@@ -215,6 +215,9 @@ enum Arg {
 struct Args {
     first_var: Option<(Position, usize)>,
     rest: Vec<Arg>,
+    /// Every argument after the first is a literal or a variable: all are read where
+    /// they are, none copied.
+    simple: bool,
 }
 
 enum Bin {
@@ -315,6 +318,8 @@ enum St {
 
 /// One compiled function of the script.
 pub(crate) struct Func {
+    /// Its place in [`Compiled`].
+    id: usize,
     name: ImmutableString,
     params: Vec<ImmutableString>,
     body: Vec<St>,
@@ -325,6 +330,9 @@ pub(crate) struct Compiled {
     fns: Vec<Func>,
     /// `engine::budget_token()`, made once.
     pub token: Dynamic,
+    /// Which function's parameters the policy's scope holds between calls
+    /// (`usize::MAX`: none; the scope is emptied when the interpreter runs a call).
+    pub kept: std::cell::Cell<usize>,
 }
 
 struct Compiler<'a> {
@@ -352,9 +360,9 @@ impl Compiled {
             };
             let mut c = Compiler { names: f.params.iter().cloned().collect(), script_fns: &script_fns };
             let body = c.block(body.statements());
-            fns.push(Func { name: f.name.clone(), params: f.params.iter().cloned().collect(), body });
+            fns.push(Func { id: fns.len(), name: f.name.clone(), params: f.params.iter().cloned().collect(), body });
         }
-        Compiled { fns, token: super::engine::budget_token() }
+        Compiled { fns, token: super::engine::budget_token(), kept: std::cell::Cell::new(usize::MAX) }
     }
 
     pub(crate) fn get(&self, name: &str, n: usize) -> Option<&Func> {
@@ -482,7 +490,8 @@ impl Compiler<'_> {
             }
             rest.push(self.arg(a));
         }
-        Some(Args { first_var, rest })
+        let simple = rest.iter().all(|a| matches!(a, Arg::Literal(..) | Arg::Ex(Ex::Local(..))));
+        Some(Args { first_var, rest, simple })
     }
 
     fn call(&mut self, call: &FnCallExpr, pos: Position, e: &Expr) -> Ex {
@@ -558,6 +567,8 @@ pub(crate) struct Run<'a> {
     pub seen: &'a std::cell::Cell<u64>,
     pub until: u64,
     pub token: &'a Dynamic,
+    /// [`Compiled::kept`].
+    pub kept: &'a std::cell::Cell<usize>,
 }
 
 impl Run<'_> {
@@ -568,15 +579,33 @@ impl Run<'_> {
 
     /// Calls `f` with `args`, as `call_script_fn` runs a script function called from
     /// outside (`Engine::call_fn_with_state`).
-    pub(crate) fn call(&mut self, ast: &AST, f: &Func, args: &mut [Dynamic]) -> R<Dynamic> {
+    /// `args` has `()` for the first parameter, `p`, which is `task`.
+    pub(crate) fn call(&mut self, ast: &AST, f: &Func, args: &mut [Dynamic], task: TaskRef) -> R<Dynamic> {
         let lib = self.engine.enter_call(self.state, ast);
         let r = self.tick(Position::NONE).and_then(|_| {
             if f.body.is_empty() {
                 return Ok(Dynamic::UNIT);
             }
-            let base = self.scope.len();
-            for (name, v) in f.params.iter().zip(args.iter_mut()) {
-                self.scope.push_access(name.clone(), AccessMode::ReadWrite, std::mem::take(v));
+            // The parameters are the scope's first entries, kept from one call of `f`
+            // to the next (with the values each call gives them): the scope is the
+            // same as if they were pushed anew.
+            let n = f.params.len();
+            if self.kept.get() == f.id && self.scope.len() == n {
+                let slot = self.scope.slot_mut(0);
+                match slot.write_lock::<TaskRef>() {
+                    Some(mut t) => *t = task,
+                    None => self.scope.assign_slot(0, Dynamic::from(task)),
+                }
+                for (i, v) in args.iter_mut().enumerate().skip(1) {
+                    self.scope.assign_slot(i, std::mem::take(v));
+                }
+            } else {
+                self.scope.rewind(0);
+                args[0] = Dynamic::from(task);
+                for (name, v) in f.params.iter().zip(args.iter_mut()) {
+                    self.scope.push_access(name.clone(), AccessMode::ReadWrite, std::mem::take(v));
+                }
+                self.kept.set(f.id);
             }
             let r = match self.block(&f.body) {
                 Ok(v) => Ok(v),
@@ -592,7 +621,7 @@ impl Run<'_> {
                 // `break` outside a loop does not parse.
                 Err(Flow::Break(_) | Flow::Continue) => Ok(Dynamic::UNIT),
             };
-            self.scope.rewind(base);
+            self.scope.rewind(n);
             r
         });
         self.engine.leave_call(self.state, lib);
@@ -625,8 +654,76 @@ impl Run<'_> {
     }
 
     fn cond(&mut self, e: &Ex) -> F<bool> {
+        // A comparison of integers gives its answer without making a value of it.
+        if let Ex::Binary(p, call, op, args) = e {
+            self.tick(*p)?;
+            return match self.binary(*p, call, op, args)? {
+                Ok(b) => Ok(b),
+                Err(v) => v.as_bool().map_err(|t| Flow::Err(self.engine.type_mismatch("bool", t, *p))),
+            };
+        }
         let v = self.expr(e)?;
         v.as_bool().map_err(|t| Flow::Err(self.engine.type_mismatch("bool", t, e.pos())))
+    }
+
+    /// An operand as `get_arg_value` takes it, given as an integer where it is a
+    /// writable one (a value made here need not be), else as the value.
+    #[inline]
+    fn int_arg(&mut self, a: &Arg) -> F<Result<i64, Dynamic>> {
+        let v = match a {
+            Arg::Literal(p, v) => {
+                self.tick(*p)?;
+                return Ok(v.as_int().map_err(|_| v.clone()));
+            }
+            Arg::Ex(Ex::Local(p, s)) => {
+                self.tick(*p)?;
+                let d = self.scope.slot_mut(*s);
+                return Ok(match d.as_int() {
+                    Ok(i) if !d.is_read_only() => Ok(i),
+                    _ => Err(d.clone()),
+                });
+            }
+            Arg::Ex(e) => self.expr(e)?,
+        };
+        Ok(match v.as_int() {
+            Ok(i) if !v.is_read_only() => Ok(i),
+            _ => Err(v),
+        })
+    }
+
+    /// A binary operator (`eval_fn_call_expr`'s operator path, after its own
+    /// operation): a comparison's answer as `Ok`, any other value as `Err`.
+    fn binary(&mut self, p: Position, call: &FnCallExpr, op: &Bin, args: &[Arg; 2]) -> F<Result<bool, Dynamic>> {
+        let l = self.int_arg(&args[0])?;
+        let r = self.int_arg(&args[1])?;
+        if let (Ok(a), Ok(b)) = (&l, &r) {
+            let (a, b) = (*a, *b);
+            let v = match op {
+                Bin::Eq => return Ok(Ok(a == b)),
+                Bin::Ne => return Ok(Ok(a != b)),
+                Bin::Lt => return Ok(Ok(a < b)),
+                Bin::Le => return Ok(Ok(a <= b)),
+                Bin::Gt => return Ok(Ok(a > b)),
+                Bin::Ge => return Ok(Ok(a >= b)),
+                Bin::Add => a.checked_add(b),
+                Bin::Sub => a.checked_sub(b),
+                Bin::Mul => a.checked_mul(b),
+                Bin::Other => None,
+            };
+            if let Some(v) = v {
+                return Ok(Err(v.into()));
+            }
+        }
+        let l = l.map_or_else(|d| d, Dynamic::from_int);
+        let r = r.map_or_else(|d| d, Dynamic::from_int);
+        if let (Ok(a), Ok(b)) = (l.as_bool(), r.as_bool()) {
+            match op {
+                Bin::Eq => return Ok(Ok(a == b)),
+                Bin::Ne => return Ok(Ok(a != b)),
+                _ => {}
+            }
+        }
+        Ok(Err(self.engine.operator_with_state(self.state, call, &mut [l, r], p)?))
     }
 
     fn stmt(&mut self, s: &St) -> F<Dynamic> {
@@ -715,27 +812,21 @@ impl Run<'_> {
                 }
                 let obj = self.expr(iter)?;
                 let iter_pos = iter.pos();
-                let Some(items) = self.engine.iterate_with_state(self.state, obj) else {
-                    return Err(Flow::Err(EvalAltResult::ErrorFor(*iter_start).into()));
-                };
                 let len = self.scope.len();
-                self.scope.push_access(var.clone(), AccessMode::ReadWrite, Dynamic::UNIT);
-                let r = (|| {
-                    if body.is_empty() {
-                        for _ in items {
-                            self.tick(*body_pos)?;
-                        }
-                        return Ok(Dynamic::UNIT);
-                    }
-                    for item in items {
-                        let v = item.map_err(|e| self.engine.error_at(e, iter_pos))?;
-                        *self.scope.slot_mut(len) = v;
-                        if let Some(v) = self.looped(body)? {
-                            return Ok(v);
-                        }
-                    }
-                    Ok(Dynamic::UNIT)
-                })();
+                // An array's items as the standard package's iterator gives them
+                // (`set_iterable::<Array>`: each moved out in turn), without boxing an
+                // iterator; any other type through the engine's own lookup.
+                let r = if obj.is_array() {
+                    let items = obj.into_array().unwrap_or_default();
+                    self.scope.push_access(var.clone(), AccessMode::ReadWrite, Dynamic::UNIT);
+                    self.for_items(items.into_iter().map(Ok), len, iter_pos, body, *body_pos)
+                } else {
+                    let Some(items) = self.engine.iterate_with_state(self.state, obj) else {
+                        return Err(Flow::Err(EvalAltResult::ErrorFor(*iter_start).into()));
+                    };
+                    self.scope.push_access(var.clone(), AccessMode::ReadWrite, Dynamic::UNIT);
+                    self.for_items(items, len, iter_pos, body, *body_pos)
+                };
                 self.scope.rewind(len);
                 r
             }
@@ -756,6 +847,80 @@ impl Run<'_> {
                 Err(Flow::Return(v))
             }
         }
+    }
+
+    /// A helper's (or `kernel::NAME`'s) call: its arguments as `make_function_call`
+    /// (or `make_qualified_function_call`) evaluates them, then [`bound_call`]. A first
+    /// argument that is a variable is read where it is, not copied; so are the others
+    /// when all are literals or variables (`Args::simple`), after their operations.
+    #[inline(always)]
+    fn helper_call(
+        &mut self,
+        p: Position,
+        call: &FnCallExpr,
+        params: &'static [P],
+        helper: Helper,
+        args: &Args,
+        kernel: bool,
+    ) -> F<Dynamic> {
+        if let Some((vp, _)) = args.first_var {
+            self.tick(vp)?;
+        }
+        let mut rest: rhai::StaticVec<Dynamic> = rhai::StaticVec::new();
+        for a in &args.rest {
+            match a {
+                Arg::Literal(lp, _) if args.simple => self.tick(*lp)?,
+                Arg::Ex(e) if args.simple => self.tick(e.pos())?,
+                a => {
+                    let v = self.arg(a)?;
+                    rest.push(v);
+                }
+            }
+        }
+        let unit = Dynamic::UNIT;
+        // At most 4 (`HELPERS`, `KERNEL`).
+        let mut refs: [&Dynamic; 4] = [&unit; 4];
+        let mut n = 0;
+        if let Some((_, s)) = args.first_var {
+            refs[0] = self.scope.slot(s);
+            n = 1;
+        }
+        for (i, a) in args.rest.iter().enumerate() {
+            refs[n] = match a {
+                _ if !args.simple => &rest[i],
+                Arg::Literal(_, v) => v,
+                Arg::Ex(Ex::Local(_, s)) => self.scope.slot(*s),
+                Arg::Ex(_) => &unit,
+            };
+            n += 1;
+        }
+        let budget = (self.until, self.token, self.seen);
+        bound_call(self.engine, self.state, budget, p, call, params, helper, &refs[..n], kernel)
+    }
+
+    /// A `for` loop's body over `items`, its variable at scope slot `at`.
+    fn for_items(
+        &mut self,
+        items: impl Iterator<Item = R<Dynamic>>,
+        at: usize,
+        iter_pos: Position,
+        body: &[St],
+        body_pos: Position,
+    ) -> F<Dynamic> {
+        if body.is_empty() {
+            for _ in items {
+                self.tick(body_pos)?;
+            }
+            return Ok(Dynamic::UNIT);
+        }
+        for item in items {
+            let v = item.map_err(|e| self.engine.error_at(e, iter_pos))?;
+            *self.scope.slot_mut(at) = v;
+            if let Some(v) = self.looped(body)? {
+                return Ok(v);
+            }
+        }
+        Ok(Dynamic::UNIT)
     }
 
     fn arg(&mut self, a: &Arg) -> F<Dynamic> {
@@ -813,87 +978,52 @@ impl Run<'_> {
                 let v = self.arg(a)?;
                 Ok(self.engine.operator_with_state(self.state, call, &mut [v], *p)?)
             }
-            Ex::Binary(p, call, op, args) => {
-                let l = self.arg(&args[0])?;
-                let r = self.arg(&args[1])?;
-                if let (Ok(a), Ok(b)) = (l.as_int(), r.as_int()) {
-                    let v: Option<Dynamic> = match op {
-                        Bin::Eq => Some((a == b).into()),
-                        Bin::Ne => Some((a != b).into()),
-                        Bin::Lt => Some((a < b).into()),
-                        Bin::Le => Some((a <= b).into()),
-                        Bin::Gt => Some((a > b).into()),
-                        Bin::Ge => Some((a >= b).into()),
-                        Bin::Add => a.checked_add(b).map(Into::into),
-                        Bin::Sub => a.checked_sub(b).map(Into::into),
-                        Bin::Mul => a.checked_mul(b).map(Into::into),
-                        Bin::Other => None,
-                    };
-                    if let Some(v) = v {
-                        return Ok(v);
-                    }
-                } else if let (Ok(a), Ok(b)) = (l.as_bool(), r.as_bool()) {
-                    match op {
-                        Bin::Eq => return Ok((a == b).into()),
-                        Bin::Ne => return Ok((a != b).into()),
-                        _ => {}
-                    }
-                }
-                Ok(self.engine.operator_with_state(self.state, call, &mut [l, r], *p)?)
-            }
+            Ex::Binary(p, call, op, args) => self.binary(*p, call, op, args).map(|v| v.map_or_else(|d| d, Into::into)),
             Ex::Helper(p, call, params, helper, args) | Ex::Kernel(p, call, params, helper, args) => {
-                let kernel = matches!(e, Ex::Kernel(..));
-                // A first argument that is a variable is read where it is, not copied.
-                if let Some((vp, _)) = args.first_var {
-                    self.tick(vp)?;
-                }
-                let mut rest: rhai::StaticVec<Dynamic> = rhai::StaticVec::new();
-                for a in &args.rest {
-                    let v = self.arg(a)?;
-                    rest.push(v);
-                }
-                let unit = Dynamic::UNIT;
-                // At most 4 (`HELPERS`, `KERNEL`).
-                let mut refs: [&Dynamic; 4] = [&unit; 4];
-                let mut n = 0;
-                if let Some((_, s)) = args.first_var {
-                    refs[0] = self.scope.slot_mut(s);
-                    n = 1;
-                }
-                for v in &rest {
-                    refs[n] = v;
-                    n += 1;
-                }
-                let vals = &refs[..n];
-                // `trace` is bound by its argument's type.
-                let (params, helper) = match helper {
-                    Hp::TraceStr | Hp::TraceInt if n == 1 && vals[0].is_int() => (&[P::Int][..], Hp::TraceInt),
-                    Hp::TraceStr | Hp::TraceInt => (&[P::Str][..], Hp::TraceStr),
-                    _ => (*params, *helper),
-                };
-                if !matches(params, vals) {
-                    let mut owned: Vec<Dynamic> = vals.iter().map(|v| (*v).clone()).collect();
-                    return Ok(if kernel {
-                        self.engine.qualified_with_state(self.state, call, &mut owned, *p)?
-                    } else {
-                        self.engine.call_with_state(self.state, call, &mut owned, *p)?
-                    });
-                }
-                if kernel {
-                    // `exec_qualified_fn_call_raw` counts no operation, gives its
-                    // error as the function made it.
-                    return Ok(helper.call(vals)?);
-                }
-                // `exec_native_fn_call`: one operation, the call, the size of what it
-                // returned, its error placed at the call.
-                // (The fields, not `self.tick`: `vals` borrows the scope.)
-                self.engine.count_operation_until(self.state, *p, self.until, self.token, self.seen)?;
-                match helper.call(vals) {
-                    Ok(v) if v.is_array() => Ok(self.engine.check_size_with_state(v, *p)?),
-                    Ok(v) => Ok(v),
-                    Err(e) => Err(Flow::Err(self.engine.error_at(e, *p))),
-                }
+                self.helper_call(*p, call, params, *helper, args, matches!(e, Ex::Kernel(..)))
             }
         }
+    }
+}
+
+/// A helper's (or `kernel::NAME`'s) call once its arguments are evaluated, as
+/// `exec_native_fn_call` (one operation, the call, the size of what it returned, its
+/// error placed at the call) or `exec_qualified_fn_call_raw` (neither) runs it; with
+/// arguments of other types, Rhai's own call (which finds what else takes them, or
+/// says that nothing does). `trace` is bound by its argument's type.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn bound_call(
+    engine: &Engine,
+    state: &mut CallState,
+    (until, token, seen): (u64, &Dynamic, &std::cell::Cell<u64>),
+    p: Position,
+    call: &FnCallExpr,
+    params: &'static [P],
+    helper: Helper,
+    vals: &[&Dynamic],
+    kernel: bool,
+) -> F<Dynamic> {
+    let (params, helper) = match helper {
+        Hp::TraceStr | Hp::TraceInt if vals.len() == 1 && vals[0].is_int() => (&[P::Int][..], Hp::TraceInt),
+        Hp::TraceStr | Hp::TraceInt => (&[P::Str][..], Hp::TraceStr),
+        _ => (params, helper),
+    };
+    if !matches(params, vals) {
+        let mut owned: Vec<Dynamic> = vals.iter().map(|v| (*v).clone()).collect();
+        return Ok(if kernel {
+            engine.qualified_with_state(state, call, &mut owned, p)?
+        } else {
+            engine.call_with_state(state, call, &mut owned, p)?
+        });
+    }
+    if kernel {
+        return Ok(helper.call(vals)?);
+    }
+    engine.count_operation_until(state, p, until, token, seen)?;
+    match helper.call(vals) {
+        Ok(v) if v.is_array() => Ok(engine.check_size_with_state(v, p)?),
+        Ok(v) => Ok(v),
+        Err(e) => Err(Flow::Err(engine.error_at(e, p))),
     }
 }

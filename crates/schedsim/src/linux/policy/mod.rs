@@ -21,7 +21,7 @@ use crate::facts::trace::Step;
 use crate::linux::wakeup::{Current, Wakeup};
 use crate::state::policy::{Policy, PolicyRun};
 use crate::state::{CpuId, Sim};
-use helpers::{task_arg, Ctx};
+use helpers::{task_arg, Ctx, TaskRef};
 
 /// The stream of `prandom_u32()` beside the simulation's own (`0x5eed`).
 const POLICY_STREAM: u64 = 0x5c_2197;
@@ -60,7 +60,9 @@ impl Sim {
     }
 
     /// Calls the script's `name` for the wakeup `w`; `None` when it failed (the run
-    /// fails with the script's line; the caller takes the kernel's answer).
+    /// fails with the script's line; the caller takes the kernel's answer). `args` are
+    /// the function's, but for the first, `p`, left `()`: the task of `w`, made here
+    /// (a compiled call writes it into the value its last call left, not a new one).
     fn policy_call(
         &mut self,
         hook: u8,
@@ -99,12 +101,21 @@ impl Sim {
                         seen: &policy.ops,
                         until: policy.ops_left.get(),
                         token: &c.token,
+                        kept: &c.kept,
                     };
-                    run.call(&policy.ast, f, args)
+                    run.call(&policy.ast, f, args, TaskRef(w.p.0))
                 }
-                None => policy.engine.call_fn_with_state(&mut call, opts, &mut scope, &policy.ast, name, args),
+                None => {
+                    scope.clear();
+                    if let Some(c) = &policy.fast {
+                        c.kept.set(usize::MAX);
+                    }
+                    args[0] = task_arg(w);
+                    let r = policy.engine.call_fn_with_state(&mut call, opts, &mut scope, &policy.ast, name, args);
+                    scope.clear();
+                    r
+                }
             };
-            scope.clear();
             r
         });
         self.hooks = hooks;
@@ -165,7 +176,7 @@ impl Sim {
     pub(crate) fn policy_select_task_rq(&mut self, w: &Wakeup, cost: &mut u64) -> u32 {
         let name = "select_task_rq_fair";
         let flags = crate::facts::policy::WF_TTWU | if w.sync { crate::facts::policy::WF_SYNC } else { 0 };
-        let args = &mut [task_arg(w), Dynamic::from_int(w.prev.0 as i64), Dynamic::from_int(flags)];
+        let args = &mut [Dynamic::UNIT, Dynamic::from_int(w.prev.0 as i64), Dynamic::from_int(flags)];
         let current = (Current::Idle(w.this.0), 0);
         if let Some(c) = self.policy_call(HOOK_SELECT_TASK_RQ, name, w, current, cost, args) {
             if let Some(c) = self.policy_cpu(name, w, c) {
@@ -188,7 +199,7 @@ impl Sim {
     #[inline(never)]
     pub(crate) fn policy_wake_wide(&mut self, w: &Wakeup, current: Current, flips: u32, cost: &mut u64) -> bool {
         let name = "wake_wide";
-        let answer = self.policy_call(HOOK_WAKE_WIDE, name, w, (current, flips), cost, &mut [task_arg(w)]);
+        let answer = self.policy_call(HOOK_WAKE_WIDE, name, w, (current, flips), cost, &mut [Dynamic::UNIT]);
         let wide = answer.and_then(|a| {
             let wide = match (a.value.as_bool(), a.value.as_int()) {
                 (Ok(b), _) => b,
@@ -221,7 +232,7 @@ impl Sim {
     pub(crate) fn policy_wake_affine(&mut self, depth: usize, w: &Wakeup, cost: &mut u64) -> u32 {
         let name = "wake_affine";
         let args = &mut [
-            task_arg(w),
+            Dynamic::UNIT,
             Dynamic::from_int(w.this.0 as i64),
             Dynamic::from_int(w.prev.0 as i64),
             Dynamic::from_bool(w.sync),
@@ -242,7 +253,7 @@ impl Sim {
     #[inline(never)]
     pub(crate) fn policy_select_idle_sibling(&mut self, w: &Wakeup, target: CpuId, cost: &mut u64) -> u32 {
         let name = "select_idle_sibling";
-        let args = &mut [task_arg(w), Dynamic::from_int(w.prev.0 as i64), Dynamic::from_int(target.0 as i64)];
+        let args = &mut [Dynamic::UNIT, Dynamic::from_int(w.prev.0 as i64), Dynamic::from_int(target.0 as i64)];
         let current = (Current::Idle(w.this.0), 0);
         if let Some(a) = self.policy_call(HOOK_SELECT_IDLE_SIBLING, name, w, current, cost, args) {
             if let Some(c) = self.policy_cpu(name, w, a) {

@@ -1015,6 +1015,12 @@ impl<K: Into<Identifier>> FromIterator<(K, bool, Dynamic)> for Scope<'_> {
 /// scope positions ahead of time (see `Engine::enter_call`).
 #[cfg(feature = "internals")]
 impl Scope<'_> {
+    /// The value at `index`. Panics if out of bounds.
+    #[inline(always)]
+    pub fn slot(&self, index: usize) -> &Dynamic {
+        &self.values[index]
+    }
+
     /// The value at `index` (`get_mut_by_index`). Panics if out of bounds.
     #[inline(always)]
     pub fn slot_mut(&mut self, index: usize) -> &mut Dynamic {
