@@ -14,6 +14,8 @@ mod lock;
 pub(crate) mod pelt;
 #[cfg(feature = "policy")]
 pub(crate) mod policy;
+#[cfg(feature = "policy")]
+pub(crate) mod policy_code;
 pub(crate) mod recorder;
 pub(crate) mod segq;
 mod task;

@@ -31,7 +31,7 @@ pub(crate) struct Policy {
     pub call: RefCell<rhai::CallState>,
     /// The functions the wakeup path calls, compiled (`linux::policy::fast`); `None`
     /// runs them in Rhai's own evaluator (`facts::policy::interpret_only`).
-    pub fast: Option<crate::linux::policy::fast::Compiled>,
+    pub fast: Option<crate::state::policy_code::Compiled>,
 }
 
 /// A run's policy: the script and the run's own state of it.

@@ -98,7 +98,8 @@ pub(crate) fn compile(source: &str) -> Result<Policy, String> {
     // cached at one call holds at every later one: the caches live as long as the
     // engine and the AST they were made with, all three in one `Policy`.
     let call = RefCell::new(rhai::CallState::new(&engine));
-    let fast = (!crate::facts::policy::interpret_only()).then(|| super::fast::Compiled::new(&ast, &HOOKS.map(|h| h.0)));
+    let fast = (!crate::facts::policy::interpret_only())
+        .then(|| crate::state::policy_code::Compiled::new(&ast, &HOOKS.map(|h| h.0)));
     Ok(Policy { engine, ast, hooks, source: source.to_string(), ops, ops_left, scope, call, fast })
 }
 

@@ -19,6 +19,7 @@ use rhai::{
 };
 
 use super::helpers::{self as h, TaskRef};
+use crate::state::policy_code::{Arg, Args, Bin, Compiled, Ex, Func, Helper, St, P};
 
 type R<T> = Result<T, Box<EvalAltResult>>;
 
@@ -42,46 +43,6 @@ impl From<Box<EvalAltResult>> for Flow {
 }
 
 type F<T> = Result<T, Flow>;
-
-/// A helper a script calls by name, bound at compile time.
-#[derive(Clone, Copy)]
-enum Helper {
-    IdleCpu,
-    AvailableIdleCpu,
-    CpusShareCache,
-    TaskCpu,
-    SmpProcessorId,
-    NrCpuIds,
-    Rq(u8),
-    IsCpuAllowed,
-    Span(u8),
-    SchedGroups,
-    SdLlc,
-    SchedSmtActive,
-    TestIdleCores,
-    Current,
-    IsPerCpuKthread,
-    DefaultSelectCpu,
-    TraceStr,
-    TraceInt,
-    PrandomU32,
-    SchedstatInc,
-    KernelSelectTaskRq,
-    KernelWakeWide,
-    KernelWakeAffine,
-    KernelSis,
-    KernelSelectIdleSmt,
-    KernelSelectIdleCpu,
-}
-
-/// The type a helper's parameter takes.
-#[derive(Clone, Copy, PartialEq)]
-enum P {
-    Int,
-    Bool,
-    Str,
-    Task,
-}
 
 use Helper as Hp;
 
@@ -201,138 +162,6 @@ impl Helper {
             }
         })
     }
-}
-
-/// An argument as `get_arg_value` takes it: a literal (one operation at its start), or
-/// an expression.
-enum Arg {
-    Literal(Position, Dynamic),
-    Ex(Ex),
-}
-
-/// A call's arguments: Rhai passes a first argument that is a variable by reference,
-/// counting one operation at it before the others are evaluated.
-struct Args {
-    first_var: Option<(Position, usize)>,
-    rest: Vec<Arg>,
-    /// Every argument after the first is a literal or a variable: all are read where
-    /// they are, none copied.
-    simple: bool,
-}
-
-enum Bin {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    Add,
-    Sub,
-    Mul,
-    Other,
-}
-
-enum Ex {
-    /// Handed back to Rhai.
-    Rhai(Box<Expr>),
-    Const(Position, Dynamic),
-    Local(Position, usize),
-    And(Position, Vec<Ex>),
-    Or(Position, Vec<Ex>),
-    Not(Position, Box<FnCallExpr>, Box<Arg>),
-    Neg(Position, Box<FnCallExpr>, Box<Arg>),
-    Unary(Position, Box<FnCallExpr>, Box<Arg>),
-    Binary(Position, Box<FnCallExpr>, Bin, Box<[Arg; 2]>),
-    Helper(Position, Box<FnCallExpr>, &'static [P], Helper, Args),
-    Kernel(Position, Box<FnCallExpr>, &'static [P], Helper, Args),
-}
-
-impl Ex {
-    /// The position `eval_expr` counts the operation at.
-    fn pos(&self) -> Position {
-        match self {
-            Ex::Rhai(e) => e.position(),
-            Ex::Const(p, _)
-            | Ex::Local(p, _)
-            | Ex::And(p, _)
-            | Ex::Or(p, _)
-            | Ex::Not(p, ..)
-            | Ex::Neg(p, ..)
-            | Ex::Unary(p, ..)
-            | Ex::Binary(p, ..)
-            | Ex::Helper(p, ..)
-            | Ex::Kernel(p, ..) => *p,
-        }
-    }
-}
-
-enum St {
-    /// Handed back to Rhai.
-    Rhai(Box<Stmt>),
-    Noop(Position),
-    Expr(Position, Ex),
-    Call(Position, Ex),
-    Block(Position, Vec<St>),
-    Let {
-        pos: Position,
-        name: ImmutableString,
-        init: Ex,
-        access: AccessMode,
-    },
-    Assign {
-        pos: Position,
-        lhs: Position,
-        name: ImmutableString,
-        slot: usize,
-        rhs: Ex,
-    },
-    If {
-        pos: Position,
-        cond: Ex,
-        then: Vec<St>,
-        other: Vec<St>,
-    },
-    Loop {
-        pos: Position,
-        body: Vec<St>,
-        body_pos: Position,
-    },
-    While {
-        pos: Position,
-        cond: Ex,
-        body: Vec<St>,
-    },
-    For {
-        pos: Position,
-        var: ImmutableString,
-        var_pos: Position,
-        iter: Ex,
-        iter_start: Position,
-        body: Vec<St>,
-        body_pos: Position,
-    },
-    Break(Position, bool, Option<Ex>),
-    Return(Position, Option<Ex>),
-}
-
-/// One compiled function of the script.
-pub(crate) struct Func {
-    /// Its place in [`Compiled`].
-    id: usize,
-    name: ImmutableString,
-    params: Vec<ImmutableString>,
-    body: Vec<St>,
-}
-
-/// The script's functions that the wakeup path calls, compiled.
-pub(crate) struct Compiled {
-    fns: Vec<Func>,
-    /// `engine::budget_token()`, made once.
-    pub token: Dynamic,
-    /// Which function's parameters the policy's scope holds between calls
-    /// (`usize::MAX`: none; the scope is emptied when the interpreter runs a call).
-    pub kept: std::cell::Cell<usize>,
 }
 
 struct Compiler<'a> {
