@@ -98,6 +98,7 @@ pub fn interpret_only() -> bool {
 static OPS_COUNTED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// Adds a call's operations to [`OPS_COUNTED`].
+#[cfg(feature = "policy")]
 pub(crate) fn count_ops(n: u64) {
     OPS_COUNTED.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
 }
