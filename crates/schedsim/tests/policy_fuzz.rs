@@ -188,6 +188,19 @@ const COMPILED_SPLICES: [&str; 24] = [
     "let w = switch prev { 0 => 1, _ => 2 };",
 ];
 
+/// `e` run with its scripts interpreted, then compiled: each run's report (or error)
+/// and the operations its scripts counted.
+fn both_ways(e: &schedsim::Experiment, checks: Checks) -> [(Result<String, String>, u64); 2] {
+    let runs = [true, false].map(|interpret| {
+        schedsim::policy::set_interpret_only(interpret);
+        schedsim::policy::take_ops_counted();
+        let r = e.run_with(&mut |_| true, checks).map(|r| r.to_json()).map_err(|e| e.0);
+        (r, schedsim::policy::take_ops_counted())
+    });
+    schedsim::policy::set_interpret_only(false);
+    runs
+}
+
 /// Three of the wakeup path's functions, each the kernel's own but for a twist.
 const THREE_HOOKS: &str = "// wake_wide, wake_affine and select_idle_sibling, called in turn.
 fn wake_wide(p) {
@@ -243,19 +256,11 @@ fn compiled_and_interpreted_scripts_agree() {
         e.iterations = 1;
         e.duration_ms = 5;
         e.warmup_ms = 0;
-        let run = |interpret: bool| {
-            schedsim::policy::set_interpret_only(interpret);
-            schedsim::policy::take_ops_counted();
-            let r = e.run_with(&mut |_| true, Checks::Invariants).map(|r| r.to_json()).map_err(|e| e.0);
-            (r, schedsim::policy::take_ops_counted())
-        };
-        let interpreted = run(true);
-        let compiled = run(false);
+        let [interpreted, compiled] = both_ways(&e, Checks::Invariants);
         assert_eq!(compiled.0, interpreted.0, "case {case} ({}): compiled and interpreted differ:\n{src}", t.0);
         assert_eq!(compiled.1, interpreted.1, "case {case} ({}): operations counted differ:\n{src}", t.0);
         *outcomes.entry(if compiled.0.is_ok() { "ran" } else { "failed the run" }).or_default() += 1;
     }
-    schedsim::policy::set_interpret_only(false);
     eprintln!("compiled against interpreted: {outcomes:?}");
     for kind in ["ran", "failed the run"] {
         assert!(outcomes.get(kind).copied().unwrap_or(0) > 50, "few cases {kind}: {outcomes:?}");
@@ -278,15 +283,7 @@ fn the_run_budget_ends_a_run_of_slow_calls_at_the_same_operation_either_way() {
     e.duration_ms = 1_000;
     e.warmup_ms = 0;
     schedsim::policy::set_run_ops_max(3_000_000);
-    let run = |interpret: bool| {
-        schedsim::policy::set_interpret_only(interpret);
-        schedsim::policy::take_ops_counted();
-        let r = e.run_with(&mut |_| true, Checks::Off).map(|r| r.to_json()).map_err(|e| e.0);
-        (r, schedsim::policy::take_ops_counted())
-    };
-    let interpreted = run(true);
-    let compiled = run(false);
-    schedsim::policy::set_interpret_only(false);
+    let [interpreted, compiled] = both_ways(&e, Checks::Off);
     schedsim::policy::set_run_ops_max(schedsim::policy::RUN_OPS_MAX);
     let err = compiled.0.clone().expect_err("the run budget");
     assert!(err.contains("the run's policy budget of 3000000 operations is spent"), "{err}");

@@ -79,7 +79,7 @@ pub fn template(name: &str) -> Option<&'static str> {
 
 /// Whether scripts compiled from now on run in Rhai's own evaluator only, not in the
 /// compiled form (`linux::policy::fast`) that gives the same results faster: for tests
-/// that compare the two (`tests/policy.rs`) and for measuring what compiling saves.
+/// that compare the two (`tests/policy_fuzz.rs`) and for measuring what compiling saves.
 static INTERPRET_ONLY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// See [`INTERPRET_ONLY`].
@@ -93,19 +93,25 @@ pub fn interpret_only() -> bool {
     INTERPRET_ONLY.load(std::sync::atomic::Ordering::Relaxed)
 }
 
-/// Operations the policy scripts of this process have made, all runs together: for
-/// tests that compare a script compiled and interpreted (`tests/policy_fuzz.rs`).
+/// Operations the policy scripts of this process have made, all runs together, once
+/// [`take_ops_counted`] was first called: for tests that compare a script compiled and
+/// interpreted (`tests/policy_fuzz.rs`). Until then nothing is added, so the runs of a
+/// sweep's threads do not all write one shared counter at every script call.
 static OPS_COUNTED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+static OPS_COUNTING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Adds a call's operations to [`OPS_COUNTED`].
+/// Adds a call's operations to [`OPS_COUNTED`] if it is counting.
 #[cfg(feature = "policy")]
 pub(crate) fn count_ops(n: u64) {
-    OPS_COUNTED.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+    if OPS_COUNTING.load(std::sync::atomic::Ordering::Relaxed) {
+        OPS_COUNTED.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
-/// Takes [`OPS_COUNTED`], leaving 0.
+/// Takes [`OPS_COUNTED`], leaving 0, and counts from now on.
 #[doc(hidden)]
 pub fn take_ops_counted() -> u64 {
+    OPS_COUNTING.store(true, std::sync::atomic::Ordering::Relaxed);
     OPS_COUNTED.swap(0, std::sync::atomic::Ordering::Relaxed)
 }
 

@@ -7,6 +7,7 @@
 //! run on) fails the run with one line, and the wakeup in progress takes the kernel's
 //! own answer so that the state stays whole until the loop stops.
 
+mod compile;
 pub(crate) mod engine;
 pub(crate) mod fast;
 pub(crate) mod helpers;
@@ -100,8 +101,7 @@ impl Sim {
                         scope: &mut scope,
                         seen: &policy.ops,
                         until: policy.ops_left.get(),
-                        token: &c.token,
-                        kept: &c.kept,
+                        code: c,
                     };
                     run.call(&policy.ast, f, args, TaskRef(w.p.0))
                 }
