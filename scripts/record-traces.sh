@@ -17,6 +17,7 @@
 #   bench   untraced throughput, 3 runs each  -> traces/raw/*.txt
 #   probe   pipe same/cross CPU under SCHED_FIFO -> traces/raw/*-fifo.txt
 #   measured  medians of the bench runs       -> traces/measured.md
+#   quiet   quiet-box traces (load < 0.3), with facts -> traces/quiet/
 #   all     all of the above, in that order (the default)
 #
 # Idempotent: every step overwrites its outputs; the dbench loop image is made
@@ -383,10 +384,102 @@ measured() {
     } > "$M"
 }
 
+# ---------------------------------------------------------------- quiet
+# Quiet-box traces (issue 44 item 6): the same recipe on a box with nothing
+# else running. Before each recording the 1-minute load average must fall under
+# $QUIET_LOAD (0.3) (waited for, up to 5 minutes; the recording is refused
+# otherwise), and traces/quiet/NAME.facts records it with the kernel version,
+# the preemption model (from the boot log's "Dynamic Preempt:" line, else the
+# kernel configuration), HZ and the command line's scheduler parameters.
+QUIET_LOAD=${QUIET_LOAD:-0.3}
+wait_quiet() {
+    local i
+    for i in $(seq 1 300); do
+        awk -v m="$QUIET_LOAD" '{ exit !($1 < m) }' /proc/loadavg && return 0
+        sleep 1
+    done
+    echo "record-traces.sh: load average $(cut -d' ' -f1 /proc/loadavg) stayed >= $QUIET_LOAD for 5 minutes" >&2
+    return 1
+}
+preempt_model() {
+    local m
+    m=$(dmesg 2>/dev/null | sed -n 's/.*Dynamic Preempt: \([a-z]*\).*/\1/p' | tail -1)
+    if [ -z "$m" ]; then
+        m=$(zcat /proc/config.gz 2>/dev/null | sed -n 's/^CONFIG_PREEMPT_\(NONE\|VOLUNTARY\|LAZY\)=y/\1/p;s/^CONFIG_PREEMPT=y/FULL/p' | head -1 | tr A-Z a-z)
+    fi
+    local arg; arg=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^preempt=//p')
+    [ -n "$arg" ] && m=$arg
+    echo "${m:-unknown}"
+}
+facts() { # name, load before, the workload as run
+    local Q=$OUT/quiet
+    { echo "trace: $1.perf.txt.gz"
+      echo "recorded: $(date -u +%FT%TZ)"
+      echo "load_average_1min_before: $2"
+      echo "kernel: $(uname -r)"
+      echo "uname: $(uname -v)"
+      echo "preempt_model: $(preempt_model)"
+      echo "preempt_model_source: $(dmesg 2>/dev/null | grep -o 'Dynamic Preempt: [a-z]*' | tail -1 || true) (boot log); /proc/config.gz: $(zcat /proc/config.gz 2>/dev/null | grep -E '^CONFIG_PREEMPT(_NONE|_VOLUNTARY|_LAZY|_DYNAMIC)?=y' | tr '\n' ' ')"
+      echo "hz: $(zcat /proc/config.gz 2>/dev/null | sed -n 's/^CONFIG_HZ=//p')"
+      echo "cmdline_sched: $(tr ' ' '\n' < /proc/cmdline | grep -E '^(preempt|sched_|cpuidle_haltpoll|haltpoll|mitigations)' | tr '\n' ' ')"
+      echo "cpus: $(nproc)"
+      echo "perf: $(perf --version)"
+      echo "workload: $3"
+    } > "$Q/$1.facts"
+}
+quiet() {
+    local Q=$OUT/quiet S=$SCRATCH
+    mkdir -p "$Q" "$S/emptyhome"
+    qrec() { # name, workload description, perf sched record argument tail
+        local name=$1 what=$2 ld; shift 2
+        wait_quiet
+        ld=$(cut -d' ' -f1 /proc/loadavg)
+        log "quiet $name (load $ld)"
+        "${PSR[@]}" -o "$S/q-$name.data" "$@" > "$S/q-$name.out" 2>&1
+        facts "$name" "$ld" "$what"
+        tail -3 "$S/q-$name.out" | sed 's/^/perf_output: /' >> "$Q/$name.facts"
+        plain -i "$S/q-$name.data" 2>/dev/null | gzip -9 > "$Q/$name.perf.txt.gz"
+    }
+    qrec pipe "perf bench sched pipe -l 20000" -- perf bench sched pipe -l 20000
+    qrec messaging "perf bench sched messaging -g 1 -l 500 (sockets)" -- perf bench sched messaging -g 1 -l 500
+    qrec messaging-pipe "perf bench sched messaging -p -g 1 -l 500" -- perf bench sched messaging -p -g 1 -l 500
+    qrec hackbench "hackbench -g 1 -l 500 (sockets, processes)" -- hackbench -g 1 -l 500
+    qrec hackbench-pipe "hackbench -p -g 1 -l 500 (pipes, processes)" -- hackbench -p -g 1 -l 500
+    qrec hackbench-threads "hackbench -T -g 1 -l 500 (sockets, threads)" -- hackbench -T -g 1 -l 500
+    local n
+    for n in 1 2; do
+        wait_quiet
+        tbench_srv_start
+        tbench -t 3 -c "$LOADFILE" "$n" 127.0.0.1 > "$S/q-tbench-$n.run" 2>&1 &
+        local TB=$!
+        sleep 1
+        # the load average now counts the benchmark itself: record without waiting again
+        local ld; ld=$(cut -d' ' -f1 /proc/loadavg)
+        QUIET_LOAD=1000 qrec "tbench-$n" "tbench_srv & tbench -t 3 -c client.txt $n 127.0.0.1 &, 1 s in, 0.3 s system-wide (load before the benchmark started: see load_before_benchmark)" -a -- sleep 0.3
+        echo "load_before_benchmark: $ld (1 s after the benchmark started; the line above is the same)" >> "$Q/tbench-$n.facts"
+        wait "$TB" || true; tbench_srv_stop
+        tail -1 "$S/q-tbench-$n.run" | sed 's/^/benchmark_output: /' >> "$Q/tbench-$n.facts"
+    done
+    dbench_mount
+    wait_quiet
+    local ld0; ld0=$(cut -d' ' -f1 /proc/loadavg)
+    dbench -t 4 -c "$LOADFILE" -D "$MNT" 2 > "$S/q-dbench.run" 2>&1 &
+    local DB=$!
+    sleep 2
+    QUIET_LOAD=1000 qrec dbench "dbench -t 4 -c client.txt -D /mnt/dbench 2 (ext4 on a loop device) &, 2 s in, 0.5 s system-wide" -a -- sleep 0.5
+    sed -i "s/^load_average_1min_before: .*/load_average_1min_before: $ld0 (before the benchmark started)/" "$Q/dbench.facts"
+    wait "$DB" || true
+    tail -1 "$S/q-dbench.run" | sed 's/^/benchmark_output: /' >> "$Q/dbench.facts"
+    wait_quiet
+    ld0=$(cut -d' ' -f1 /proc/loadavg)
+    QUIET_LOAD=1000 qrec pipeline "sh -c 'tar cf - /usr/share/doc | head -c 16000000 | xz -1 -T1 > /dev/null' (a three-process pipeline, whole run)" -- sh -c 'tar cf - /usr/share/doc 2>/dev/null | head -c 16000000 | xz -1 -T1 > /dev/null'
+    sed -i "s/^load_average_1min_before: .*/load_average_1min_before: $ld0/" "$Q/pipeline.facts"
+}
+
 [ $# -gt 0 ] || set -- all
 for step in "$@"; do
     case $step in
-        box|record|cross|text|counts|wakers|bench|probe|measured) "$step" ;;
+        box|record|cross|text|counts|wakers|bench|probe|measured|quiet) "$step" ;;
         all) box; record; cross; text; counts; wakers; bench; probe; measured ;;
         *) echo "unknown step: $step" >&2; exit 2 ;;
     esac
