@@ -347,9 +347,9 @@ measured() {
         echo
         echo "Made by \`scripts/record-traces.sh bench probe measured\`; raw outputs in \`raw/\`."
         echo "3 runs each, median in bold; the load average column is the 1-minute"
-        echo "load average (\`uptime\`) just before each run. The box has 2 vCPUs and was"
-        echo "shared with other jobs (compilers at nice 10) during all runs; the benchmarks"
-        echo "ran at nice 0."
+        echo "load average (\`uptime\`) just before each run. The box has 2 vCPUs; nothing"
+        echo "else ran on it (no build, no helper: the 1-minute load average was 0.34 when the"
+        echo "first run started, and each later figure is the benchmarks' own load)."
         echo
         echo "| benchmark | command | unit | runs | median | load average (1 min) before runs 1, 2, 3 |"
         echo "|---|---|---|---|---|---|"
@@ -377,7 +377,7 @@ measured() {
             same=$(awk "$PIPE" "$R/pipe-cpu0-fifo.txt" | sort -g | sed -n 2p)
             cross=$(awk "$PIPE" "$R/pipe-cpu0-cpu1-fifo.txt" | sort -g | sed -n 2p)
             echo
-            echo "Under SCHED_FIFO 1 (the box's nice-10 jobs cannot delay the wakee):"
+            echo "Under SCHED_FIFO 1 (nothing else can delay the wakee):"
             echo "same CPU $same µs per round trip; cross CPU $cross µs."
             awk -v s="$same" -v c="$cross" 'BEGIN { printf "Cross minus same: %.3f µs per round trip, %.3f µs per wakeup.\n", c - s, (c - s) / 2 }'
         fi
