@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Regenerates docs/ground-truth.md: each benchmark as the recording box ran it
-# (traces/measured.md: untraced throughput; traces/*.perf.txt.gz: its structure, as
-# `schedsim replay` reads it) beside the model's benchmark on the box's preset
-# (`--machine kvm-2`) and the model's replay of the trace.
+# (traces/measured.md: untraced throughput; traces/quiet/*.perf.txt.gz: its structure
+# on the quiet box, as `schedsim replay` reads it) beside the model's benchmark on the
+# box's preset (`--machine kvm-2`) and the model's replay of the trace, and the identity
+# table (tests/identity.rs: every quiet-box trace replayed under the kernel and
+# preemption model that recorded it).
 #
 # Usage: scripts/ground-truth.sh [KERNEL ...]   (default: v6.5; e.g. v6.5 v6.6 v6.12 v6.18)
 # Takes a few minutes on two cores; nothing here runs in CI.
@@ -23,15 +25,15 @@ trap 'rm -rf "$tmp"' EXIT
 # The dbench rows are the model's loop device (the machine's image was loop-mounted).
 loop='{"kind":"dbench","device":"loop"}'
 cases=(
-  "tbench, 1 client|tbench-1|tbench|1|1000|-"
-  "tbench, 2 clients|tbench-2|tbench|2|1000|tbench.perf.txt.gz"
+  "tbench, 1 client|tbench-1|tbench|1|1000|quiet/tbench-1.perf.txt.gz"
+  "tbench, 2 clients|tbench-2|tbench|2|1000|quiet/tbench-2.perf.txt.gz"
   "dbench, 1 client (ext4 on loop)|dbench-1|$loop|1|1000|-"
-  "dbench, 2 clients (ext4 on loop)|dbench-2|$loop|2|1000|dbench.perf.txt.gz"
-  "perf bench sched pipe|pipe-unpinned|pipe|1|1000|pipe.perf.txt.gz"
-  "perf bench sched messaging -g 2 -l 2000 (socket)|messaging-socket|{\"kind\":\"hackbench\",\"loops\":2000}|2|30000|messaging.perf.txt.gz"
-  "perf bench sched messaging -p -g 2 -l 2000|messaging-pipe|{\"kind\":\"hackbench\",\"loops\":2000,\"pipe\":true}|2|30000|messaging-pipe.perf.txt.gz"
-  "hackbench -g 2 --loops 2000 (socket)|hackbench-socket|{\"kind\":\"hackbench\",\"loops\":2000}|2|30000|-"
-  "hackbench -p -g 2 --loops 2000|hackbench-pipe|{\"kind\":\"hackbench\",\"loops\":2000,\"pipe\":true}|2|30000|-"
+  "dbench, 2 clients (ext4 on loop)|dbench-2|$loop|2|1000|quiet/dbench.perf.txt.gz"
+  "perf bench sched pipe|pipe-unpinned|pipe|1|1000|quiet/pipe.perf.txt.gz"
+  "perf bench sched messaging -g 2 -l 2000 (socket)|messaging-socket|{\"kind\":\"hackbench\",\"loops\":2000}|2|30000|quiet/messaging.perf.txt.gz"
+  "perf bench sched messaging -p -g 2 -l 2000|messaging-pipe|{\"kind\":\"hackbench\",\"loops\":2000,\"pipe\":true}|2|30000|quiet/messaging-pipe.perf.txt.gz"
+  "hackbench -g 2 --loops 2000 (socket)|hackbench-socket|{\"kind\":\"hackbench\",\"loops\":2000}|2|30000|quiet/hackbench.perf.txt.gz"
+  "hackbench -p -g 2 --loops 2000|hackbench-pipe|{\"kind\":\"hackbench\",\"loops\":2000,\"pipe\":true}|2|30000|quiet/hackbench-pipe.perf.txt.gz"
 )
 
 for k in "${kernels[@]}"; do
@@ -55,15 +57,11 @@ done
 # waits for it to block (two).
 for k in "${kernels[@]}"; do
   $bin run --topology 1x1x1x1 --workload pipe --clients 1 --iterations 1 --duration-ms 200 \
-    --kernel "$k=$k" --json --no-progress >"$tmp/pipe1-$k.json"
+    --kernel "$k=$k+preempt-none" --json --no-progress >"$tmp/pipe1-$k.json"
 done
-# How the traced tasks were switched out while runnable: `R` (preempted at a return to
-# user mode or a voluntary schedule()) or `R+` (preempted in the kernel).
-for t in pipe tbench messaging messaging-pipe; do
-  f=traces/$t.perf.txt.gz
-  printf '%s %s %s\n' "$t" "$(zcat "$f" | grep -c ' prev_state=R ==> ' || true)" \
-    "$(zcat "$f" | grep -c ' prev_state=R+ ==> ' || true)" >>"$tmp/rstates.txt"
-done
+# The identity table: every quiet-box trace under the kernel and model that recorded it.
+cargo test --release --locked -p schedsim --test identity -- --ignored identity_table --nocapture 2>/dev/null |
+  grep '^|' >"$tmp/identity.md"
 
 printf '%s\n' "${cases[@]}" >"$tmp/cases.txt"
 python3 - "$tmp" "${kernels[@]}" >docs/ground-truth.md <<'EOF'
@@ -75,6 +73,14 @@ for line in open("traces/measured.md"):
     cells = [c.strip() for c in line.strip().strip("|").split("|")]
     if len(cells) >= 6 and cells[4].startswith("**"):
         measured[cells[0]] = (cells[2], float(cells[4].strip("*")), cells[5])
+
+def facts(trace):
+    f = os.path.join("traces", trace.replace(".perf.txt.gz", ".facts"))
+    out = {}
+    for line in open(f):
+        k, _, v = line.partition(":")
+        out.setdefault(k.strip(), v.strip())
+    return out
 
 def bytes_per_op(raw):
     """The loadfile's bytes per operation, from the untraced runs' outputs: dbench and
@@ -90,27 +96,18 @@ def bytes_per_op(raw):
             mb += float(m.group(1)) * 10
     return mb * 1e6 / ops
 
-def traced_mbps(step):
-    """The traced run's own throughput line in raw/record-log.txt (its `## STEP` block)."""
-    block = None
-    for line in open("traces/raw/record-log.txt"):
-        if line.startswith("## "):
-            block = line.split()[1]
-        m = re.match(r"Throughput ([\d.]+) MB/sec", line)
-        if m and block == step:
-            return float(m.group(1))
-    return None
-
 def trace_ops(trace, span_ns):
-    """Operations in a trace's window: messages or round trips of a whole run, or
-    the traced run's MB/s over the window in the loadfile's bytes per op."""
-    if trace.startswith("messaging"):
+    """Operations in a trace's window: messages or round trips of a whole run, or the
+    traced run's MB/s (its facts' benchmark_output) over the window in the loadfile's
+    bytes per op of the untraced runs."""
+    base = os.path.basename(trace).split(".")[0]
+    if base.startswith(("messaging", "hackbench")):
         return 20 * 20 * 500  # -g 1 -l 500: 20 senders x 20 receivers x 500 loops
-    if trace.startswith("pipe"):
+    if base == "pipe":
         return 20000  # -l 20000, the whole run in the window
-    step, raw = {"tbench": ("tbench", "tbench-2.txt"), "dbench": ("dbench", "dbench-2.txt")}[trace.split(".")[0]]
-    mbps = traced_mbps(step)
-    return mbps * 1e6 * span_ns / 1e9 / bytes_per_op(raw) if mbps else None
+    m = re.search(r"Throughput ([\d.]+) MB/sec", facts(trace).get("benchmark_output", ""))
+    raw = {"tbench-1": "tbench-1.txt", "tbench-2": "tbench-2.txt", "dbench": "dbench-2.txt"}[base]
+    return float(m.group(1)) * 1e6 * span_ns / 1e9 / bytes_per_op(raw) if m else None
 
 def trace_cpu_ns(trace):
     """CPU time of every task in the trace's window (sched_stat_runtime)."""
@@ -143,11 +140,25 @@ def hmean(run):
     s = [x for x in pt["samples"] if x > 0]
     return len(s) / sum(1 / x for x in s) if s else 0.0
 
+def pct(a, b):
+    return f"{100 * a / b:.1f}%" if b else "-"
+
+f0 = facts(cases[4][5])
 print("# The benchmarks as the machine runs them\n")
 print("Generated by `scripts/ground-truth.sh " + " ".join(kernels) + "`; do not edit by hand.")
-print("The machine: the 2-vCPU KVM guest of `traces/README.md` (kernel 6.18, EEVDF), shared")
-print("with other jobs while measured (the load averages are in `traces/measured.md`), and its")
-print("preset `kvm-2`. The model's numbers: 3 iterations, Hmean, on `kvm-2`.\n")
+print(f"The machine: the 2-vCPU KVM guest of `traces/README.md`, kernel {f0['kernel']}, preemption")
+print(f"model `{f0['preempt_model']}` ({f0['preempt_model_source'].split(';')[0]}), HZ {f0['hz']}, recorded on a quiet box")
+print("(`traces/quiet/*.facts`: 1-minute load average 0.13-0.28 before each recording), and its")
+print("preset `kvm-2`, whose model is the box's (`none`). The model's numbers: 3 iterations,")
+print("Hmean, on `kvm-2`.\n")
+print("## Identity: every quiet-box trace replayed under its own kernel and model\n")
+print("`tests/identity.rs` (`identity_table`): each trace of `traces/quiet/` replayed by")
+print("`schedsim replay` on `kvm-2` under the kernel version and preemption model its facts")
+print("name; each cell is observed / model. Bands: wakeups within 15%, migrations per 1,000")
+print("wakeups within 2x or ±3, run delay p50 within 2x or ±3 µs, p99 within 3x, voluntary and")
+print("involuntary switches within 25%; the last column counts the bands missed (each")
+print("trace's test is `#[ignore]`d with its numbers where it misses one).\n")
+print(open(os.path.join(tmp, "identity.md")).read())
 print("## Throughput\n")
 print("| benchmark | unit | machine (median of 3) | " + " | ".join(f"model {k}" for k in kernels) + " |")
 print("|---|---|---|" + "---|" * len(kernels))
@@ -164,15 +175,32 @@ print("The pipe benchmark's model reports µs per operation (one round trip). Th
 print("hackbench is `perf bench sched messaging` and rt-tests' `hackbench` (`-l` is its")
 print("`--loops`) alike. The dbench rows run the model's loop device")
 print("(`{\"kind\":\"dbench\",\"device\":\"loop\"}`), as the machine's image was loop-mounted.\n")
+print("## Wakeups per operation: the benchmark models against the machine\n")
+print("The machine's from its trace (operations in the window as the next section says); the")
+print(f"model's from its own benchmark run ({kernels[0]}, first iteration). Within 25% is the goal.\n")
+print("| benchmark | machine (trace) | model | model / machine |")
+print("|---|---|---|---|")
+k = kernels[0]
+for i, (name, key, wl, clients, dur, trace) in enumerate(cases):
+    rep = load(f"replay-{k}-{i}.json")
+    st = load(f"stats-{k}-{i}.json")
+    if rep is None or st is None:
+        continue
+    tops = trace_ops(trace, rep["trace"]["span_ns"])
+    ex = load(f"exp-{k}-{i}.json")
+    mops = model_ops(ex, st["value"], st["elapsed_ns"])
+    if tops and mops:
+        a, b = rep["observed"]["wakeups"] / tops, st["stats"]["wakeups"] / mops
+        print(f"| {name} | {a:.3f} | {b:.3f} | {b / a:.2f} |")
+print()
 print("## Structure: what the trace shows, what the model's benchmark does, what its replay does\n")
 print("Per benchmark: the trace's wakeups (`schedsim replay`'s observed column), the model's")
 print("own benchmark run (kernel first listed, first iteration, wake log on: `examples/wake_stats.rs`),")
 print("and the model's replay of the trace. The trace windows are short (0.3-1.4 s) and their")
-print("parameters are in `traces/README.md`; shares and rates compare, counts do not.")
-print("An operation is a loadfile op (tbench, dbench: the traced run's MB/s over the window,")
-print("in the bytes per op of the untraced runs' op counts), a round trip (pipe), a message")
-print("(messaging); the machine's wakeups and CPU time are the whole box's, other jobs")
-print("included (`traces/README.md`: the box was saturated).\n")
+print("parameters are in `traces/README.md` and each trace's facts; shares and rates compare, counts")
+print("do not. An operation is a loadfile op (tbench, dbench: the traced run's MB/s over the")
+print("window, in the bytes per op of the untraced runs' op counts), a round trip (pipe), a")
+print("message (messaging, hackbench).\n")
 rows = [
     ("wakeups per second", lambda s, el: f"{s['wakeups'] / (el / 1e9):.0f}" if el else "-"),
     ("share from a task", lambda s, el: pct(s["by_waker"]["task"], s["wakeups"])),
@@ -184,9 +212,6 @@ rows = [
     ("run delay p99 (µs)", lambda s, el: f"{s['run_delay_us']['p99']:.1f}"),
     ("CPU busy share", lambda s, el: f"{s['cpu_busy_share']:.3f}"),
 ]
-def pct(a, b):
-    return f"{100 * a / b:.1f}%" if b else "-"
-k = kernels[0]
 for i, (name, key, wl, clients, dur, trace) in enumerate(cases):
     rep = load(f"replay-{k}-{i}.json")
     st = load(f"stats-{k}-{i}.json")
@@ -207,75 +232,17 @@ for i, (name, key, wl, clients, dur, trace) in enumerate(cases):
     print(f"| CPU time per wakeup (µs) | {trace_cpu_ns(trace) / nobs / 1e3:.1f} | {st['cpu_ns_per_wakeup'] / 1e3:.1f} | - |")
     print(f"| replay throughput (x recorded) | 1.00 | - | {sim['replay_throughput']:.2f} |")
     print()
-print("## What the traces show that the model does not do yet\n")
-print("Read from the traces themselves (`traces/*.perf.txt.gz`, fixed data):\n")
-print("- tbench: each client/server pair stays on one CPU, and 12,591 of the 13,340 server")
-print("  wakeups switch the client out still runnable (`prev_state=R`): the server preempts")
-print("  the client at once, answers, and the client reads the reply without sleeping")
-print("  (3,086 client wakeups). The model's pairs also share a CPU, but under v6.5 the")
-print("  wakee does not preempt the waker, so both sleep every round trip (2.22 wakeups per")
-print("  operation above; v6.6's EEVDF 1.46, the trace 0.78). That is the kernel's wakeup")
-print("  preemption (6.18 on the box), not the workload.")
-print("- dbench on loop: the waker kinds agree now (kernel threads); the box's throughput")
-print("  rests on the backing file's `fsync()` time, which on the box ranged 1.8-6.5 ms per")
-print("  run with its other I/O (`traces/box/fsync-latency.txt`). 100 of the trace's 378")
-print("  client wakeups are from `ksoftirqd`: read misses (the model's, one op in 20, is an")
-print("  estimate) or the fsync's own data writeback before the commit (`ext4_sync_file()`")
-print("  -> `file_write_and_wait_range()`), which the model does not do; nor does it hand")
-print("  dispatch to `kblockd` (`kworker/N:1H`) when a submitter blocks with a plug.")
-print("- messaging: the box's receivers wait 25 µs (p50) after a wakeup and find many")
-print("  messages; the model's run at once (v6.5) and sleep again, 6x the wakeups per message")
-print("  on sockets. The CPU share of other jobs on the box (its load average was 10-30)")
-print("  is not in the model either.")
-
-if len(kernels) > 1:
-    print("## The replays by kernel: would v6.5 have been enough?\n")
-    print("Each trace replayed by every kernel listed (`schedsim replay TRACE --machine kvm-2`).")
-    print("Per statistic, the kernel whose replay is nearest the machine is in bold; the last")
-    print(f"column says whether {kernels[0]} would have been enough: yes when its replay is the")
-    print("nearest or within 10% (relative to the machine's value) of the nearest one's distance")
-    print("from it, else the kernel that is nearer. Nearness, not agreement: a replay far from")
-    print("every kernel's says that the replay itself (its programs, the preset) is what is off.\n")
-    nums = [
-        ("wakeups per second", lambda s, el: s["wakeups"] / (el / 1e9) if el else None),
-        ("migrations / 1000 wakeups", lambda s, el: s["migrations_per_1000_wakeups"]),
-        ("run delay p50 (µs)", lambda s, el: s["run_delay_us"]["p50"]),
-        ("run delay p95 (µs)", lambda s, el: s["run_delay_us"]["p95"]),
-        ("run delay p99 (µs)", lambda s, el: s["run_delay_us"]["p99"]),
-        ("CPU busy share", lambda s, el: s["cpu_busy_share"]),
-    ]
-    for i, (name, key, wl, clients, dur, trace) in enumerate(cases):
-        reps = [load(f"replay-{k}-{i}.json") for k in kernels]
-        if any(r is None for r in reps):
-            continue
-        print(f"### {name} (`traces/{trace}`)\n")
-        print("| | machine | " + " | ".join(kernels) + f" | {kernels[0]} enough? |")
-        print("|---|---|" + "---|" * len(kernels) + "---|")
-        for label, f in nums:
-            obs = f(reps[0]["observed"], reps[0]["trace"]["span_ns"])
-            vals = [f(r["simulated"][0], r["simulated"][0]["elapsed_ns"]) for r in reps]
-            dist = [abs(v - obs) if v is not None and obs is not None else float("inf") for v in vals]
-            best = min(range(len(vals)), key=lambda j: dist[j])
-            fmt = (lambda v: f"{v:.3f}") if label == "CPU busy share" else (lambda v: f"{v:.1f}" if v < 100 else f"{v:.0f}")
-            cells = [("**" + fmt(v) + "**") if j == best else fmt(v) for j, v in enumerate(vals)]
-            scale = abs(obs) if obs else 1.0
-            enough = dist[0] - dist[best] <= 0.10 * scale
-            print(f"| {label} | {fmt(obs)} | " + " | ".join(cells) + f" | {'yes' if enough else 'no: ' + kernels[best]} |")
-        print()
 
 print("## The pipe pair on one CPU\n")
 print("`perf bench sched pipe` with both ends on one CPU: the machine's `taskset -c 0` probe")
-print("(`traces/measured.md`, pipe-cpu0) and the model's `pipe` benchmark on `1x1x1x1`, 200 ms.")
-print("One wakeup per round trip means the wakee preempts its waker at once, and the waker,")
-print("still runnable when the answer comes, is not woken again; two mean each end waits")
-print("until the other blocks. The pipe trace (`traces/pipe.perf.txt.gz`, both ends on one")
-print("CPU) has about one.\n")
-pipe_trace = load("replay-" + kernels[0] + "-4.json")
+print("(`traces/measured.md`, pipe-cpu0) and the model's `pipe` benchmark on `1x1x1x1` with the")
+print("box's model (`+preempt-none`), 200 ms. One wakeup per round trip means the wakee")
+print("preempts its waker (at the waker's return to user mode, before its read), and the waker,")
+print("still runnable when the answer comes, is not woken again; two mean each end waits until")
+print("the other blocks.\n")
 unit, med, _l = measured.get("pipe-cpu0", ("?", float("nan"), ""))
 print("| | µs per round trip | wakeups per round trip |")
 print("|---|---|---|")
-if pipe_trace:
-    print(f"| machine, trace (`-l 20000`) | - | {pipe_trace['observed']['wakeups'] / 20000:.2f} |")
 print(f"| machine, pinned probe | {med:g} | - |")
 for k in kernels:
     r = load(f"pipe1-{k}.json")
@@ -284,42 +251,6 @@ for k in kernels:
     w = pt["counters"]["wakeups"]
     print(f"| model {k} | {us:.2f} | {w / (200e3 / us):.2f} |")
 print()
-print("## What the traces say about the kernel\n")
-rs = [l.split() for l in open(os.path.join(tmp, "rstates.txt"))]
-print("Switches of runnable tasks in the traces, by `prev_state`: " + "; ".join(
-    f"{t}: {a} `R`, {b} `R+`" for t, a, b in rs) + ". `R+` is a preemption inside the kernel;")
-print("`R` is a runnable task switched out by `schedule()` itself, which for a wakeup")
-print("preemption is the return to user mode: the box's kernel (PREEMPT_DYNAMIC) does not")
-print("preempt inside the syscall (it does not run the full model; v6.13's lazy model has the")
-print("fair class ask with `resched_curr_lazy()`), so a waker finishes its `write()` before")
-print("the wakee runs. The model preempts when the wakeup's own kernel work ends, as a fully")
-print("preemptible kernel does.\n")
-print("Why the replays of same-CPU ping-pong wake so much less than the machine: the")
-print("replay's programs are the tasks as the trace shows them, and on one CPU the trace shows")
-print("one end never sleeping (it is preempted at every round trip and, runnable again, finds")
-print("its answer already there). A replay therefore follows the machine only while its kernel")
-print("preempts where the machine's did. When it does not, that end runs on through its")
-print("program, its wakes finding the other end still runnable (no wakeup is counted), until")
-print("its slice ends; then the other end runs through as many steps. v6.6 keeps `curr` while")
-print("it is eligible and has not used its request (RUN_TO_PARITY), so the wakee preempts only")
-print("when it slept with positive lag; from v6.12 a sleeper with negative lag stays queued")
-print("(DELAY_DEQUEUE) and, woken once it has caught up, is placed at V with zero lag")
-print("(DELAY_ZERO), which never preempts a protected `curr`. The one-CPU pipe table above")
-print("tells the kernels apart in the model's own benchmark: its v6.6 preempts at nearly")
-print("every round trip (the sleeper's lag stays positive; when it runs out the two ends swap")
-print("roles, as both ends of the trace do), its v6.12 and v6.18 almost never (each end is")
-print("delayed when it sleeps and requeued with zero lag); the machine, a v6.18, preempts at")
-print("every one. A replay misses at the first round trip its kernel does not preempt, and")
-print("then stays off the trace's course. What likely keeps the machine preempting (not")
-print("tested here) is the lag the wakee gains while its waker finishes the syscall (V moves")
-print("on while the wakee waits), which the model's preemption point does not give it: a")
-print("kernel matter (the preemption model) that this model does not have yet, and a replay")
-print("matter (a program has no read that waits for data) that the replay cannot know from")
-print("the trace.\n")
-print("Two more things the replays leave out: the traced machine ran compilers at nice 10")
-print("(prio 130) in their own autogroup (`sched_autogroup_enabled` 1, `traces/box/`), so at")
-print("the root runqueue they competed as one group entity of about nice-0 weight per CPU")
-print("(`cfs_rq[0]:/autogroup-4` in `debugfs-sched.txt`: 4 tasks of weight 110, the group's")
-print("entity 973361); the model runs every traced task as its own nice-0 entity.")
+print(open("docs/ground-truth-notes.md").read())
 EOF
 echo "wrote docs/ground-truth.md" >&2

@@ -101,11 +101,15 @@ pub enum MachineChoice {
 
 pub fn machine_choice(current: &schedsim::experiment::MachineSpec, name: &str) -> MachineChoice {
     use schedsim::experiment::MachineSpec;
-    let replace = MachineSpec { preset: Some(name.to_string()), topology: None, costs: None };
+    let replace = MachineSpec { preset: Some(name.to_string()), topology: None, costs: None, preempt: None };
     let Some(mine) = &current.topology else { return MachineChoice::Replace };
     let Ok(theirs) = replace.resolve() else { return MachineChoice::Replace };
-    let keep =
-        MachineSpec { preset: Some(name.to_string()), topology: Some(mine.clone()), costs: current.costs.clone() };
+    let keep = MachineSpec {
+        preset: Some(name.to_string()),
+        topology: Some(mine.clone()),
+        costs: current.costs.clone(),
+        preempt: current.preempt,
+    };
     let mine_text = match mine {
         schedsim::topology::TopologyInput::Spec(s) => s.clone(),
         schedsim::topology::TopologyInput::Full(t) => t.spec().unwrap_or_else(|| "your edited topology".into()),
@@ -223,7 +227,7 @@ mod count_tests {
     fn a_typed_topology_is_not_replaced_without_asking() {
         use schedsim::experiment::MachineSpec;
         use schedsim::topology::TopologyInput;
-        let teaching = MachineSpec { preset: Some("teaching".into()), topology: None, costs: None };
+        let teaching = MachineSpec { preset: Some("teaching".into()), topology: None, costs: None, preempt: None };
         assert!(costs_clash(&teaching).is_none());
         // No typed topology: the preset replaces the machine at once.
         assert_eq!(machine_choice(&teaching, "cascadelake-2s"), MachineChoice::Replace);
@@ -234,7 +238,7 @@ mod count_tests {
             MachineChoice::Ask { replace, keep, question } => {
                 assert_eq!(
                     *replace,
-                    MachineSpec { preset: Some("cascadelake-2s".into()), topology: None, costs: None }
+                    MachineSpec { preset: Some("cascadelake-2s".into()), topology: None, costs: None, preempt: None }
                 );
                 assert_eq!(keep.topology, typed.topology);
                 assert_eq!(keep.preset.as_deref(), Some("cascadelake-2s"));

@@ -36,6 +36,7 @@ pub fn import(current: &MachineSpec, text: &str) -> Result<ImportDone, String> {
         preset: current.preset.clone(),
         topology: Some(TopologyInput::Full(imp.topology.clone())),
         costs: current.costs.clone(),
+        preempt: current.preempt,
     };
     Ok(ImportDone { machine, summary, notes: imp.notes })
 }
@@ -67,7 +68,7 @@ mod tests {
 
     #[test]
     fn imports_lscpu_and_keeps_the_preset() {
-        let cur = MachineSpec { preset: Some("westmere-1s".into()), topology: None, costs: None };
+        let cur = MachineSpec { preset: Some("westmere-1s".into()), topology: None, costs: None, preempt: None };
         let d = import(&cur, LSCPU).unwrap();
         assert_eq!(d.machine.preset.as_deref(), Some("westmere-1s"));
         let Some(TopologyInput::Full(t)) = &d.machine.topology else { panic!() };
@@ -83,7 +84,7 @@ mod tests {
 
     #[test]
     fn refuses_with_the_line_and_bounds_the_size() {
-        let cur = MachineSpec { preset: Some("westmere-1s".into()), topology: None, costs: None };
+        let cur = MachineSpec { preset: Some("westmere-1s".into()), topology: None, costs: None, preempt: None };
         let e = import(&cur, "0,0,0,0,,0,0,0,0\n1,x,0,0,,0,0,0,0\n").unwrap_err();
         assert!(e.contains("line"), "{e}");
         assert!(import(&cur, "hello world\n").is_err());

@@ -497,7 +497,7 @@ impl State {
                 None => s.errors.push(format!("no built-in experiment named {name:?}")),
             },
             Action::SetMachinePreset(name) => {
-                s.exp.machine = MachineSpec { preset: Some(name), topology: None, costs: None };
+                s.exp.machine = MachineSpec { preset: Some(name), topology: None, costs: None, preempt: None };
                 s.refusal = None;
                 clamp_irq_cpu(&mut s.exp);
             }

@@ -54,8 +54,12 @@ pub const CASES: [Case; 3] = [
 
 impl Case {
     pub fn experiment(&self) -> Experiment {
-        let machine =
-            MachineSpec { preset: None, topology: Some(TopologyInput::Spec(self.topology.into())), costs: None };
+        let machine = MachineSpec {
+            preset: None,
+            topology: Some(TopologyInput::Spec(self.topology.into())),
+            costs: None,
+            preempt: None,
+        };
         let workload = Workload::by_name(self.workload).expect("built-in workload");
         let kernels = vec![KernelSpec::new("v5.15", KernelVersion::V5_15)];
         let mut e = Experiment::new(&format!("bench {}", self.label), machine, workload, &[self.clients], kernels);

@@ -123,10 +123,31 @@ pub fn presets_text() -> String {
     let sw = Switch::ALL.iter().map(|x| x.name().len()).max().unwrap_or(0);
     let _ = writeln!(s, "\nSwitches (+SWITCH turns on, -SWITCH turns off):");
     for x in Switch::ALL {
-        let kind = if x.is_patch() { "patch" } else { "feature" };
+        let kind = if x.is_patch() {
+            "patch"
+        } else if x.is_preempt_model() {
+            "preempt"
+        } else if x.inert() {
+            "inert"
+        } else {
+            "feature"
+        };
         let _ = writeln!(s, "  {:<sw$}  {:<7}  {}", x.name(), kind, x.explain());
     }
-    let _ = writeln!(s, "\nSwitch defaults by version (- = the code does not exist in that version):");
+    let _ = writeln!(s, "\nPreemption models (one preempt-* switch at a time; without one, the machine's model):");
+    for m in schedsim::machine::machines() {
+        let _ = writeln!(s, "  {:<14} {:<9} {}", m.name, m.preempt.name(), m.preempt_source);
+    }
+    let _ = writeln!(
+        s,
+        "  {:<14} {:<9} {}",
+        "(a topology)", "full", "a machine given without a preset, unless machine.preempt says"
+    );
+    let _ = writeln!(
+        s,
+        "\nSwitch defaults by version (- = the code does not exist in that version; preempt-*: the machine's \
+         model unless set):"
+    );
     let mut head = format!("  {:<sw$}", "");
     for v in &versions {
         let _ = write!(head, " {v:>6}");

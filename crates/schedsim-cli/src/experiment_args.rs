@@ -182,7 +182,7 @@ pub fn apply_machine_flags(machine: &mut MachineSpec, p: &Parsed) -> Result<Vec<
                 names.join(", ")
             )));
         }
-        *machine = MachineSpec { preset: Some(name.to_string()), topology: None, costs: None };
+        *machine = MachineSpec { preset: Some(name.to_string()), topology: None, costs: None, preempt: None };
     }
     if let Some(spec) = p.get("topology") {
         let t = Topology::parse_spec(spec).map_err(|e| CliError::input(format!("--topology: {e}")))?;

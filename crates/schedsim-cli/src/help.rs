@@ -143,6 +143,10 @@ pub fn replay_flags() -> Vec<Flag> {
     f.extend([
         Flag::switch("json", "print the import summary and both sides of the table as JSON\n(objects summary, observed, simulated: one per kernel)"),
         Flag::value("out", "FILE", "write the output to FILE instead of standard output"),
+        Flag::switch(
+            "pin-as-traced",
+            "pin every task to the CPU it ran on after most of its traced wakeups: the\nmachine's placement kept, to compare what follows it (preemption, delays)",
+        ),
     ]);
     f
 }
@@ -335,7 +339,11 @@ LLC), and a table puts the trace's statistics beside each replay's, by the same
 definitions: wakeups by waker kind, migrations per 1,000 wakeups by distance, run
 delay (waking to switched in) percentiles, CPU busy share, how often the model chose
 the machine's CPU (before the replay first diverged), and the replay's throughput
-relative to the recording. Use 'schedsim run' with --replay TRACE for copies on a
+relative to the recording, and the voluntary and involuntary switches (a switch-out
+asleep, or still runnable: `prev_state` R or R+). A waker that its wakee preempted
+waits, in its program, for that wakee's next switch-out (a pipe or socket answer the
+trace cannot show), so a replay under another kernel or preemption model keeps the
+workload's dependencies. Use 'schedsim run' with --replay TRACE for copies on a
 client axis.
 
 Options:

@@ -28,7 +28,7 @@ fn machine_for(trace: &Trace, p: &Parsed) -> Result<MachineSpec, CliError> {
          machine with --machine, --topology or --topology-file (lscpu -p)",
         trace.cpus
     );
-    Ok(MachineSpec { preset: None, topology: Some(TopologyInput::Spec(spec)), costs: None })
+    Ok(MachineSpec { preset: None, topology: Some(TopologyInput::Spec(spec)), costs: None, preempt: None })
 }
 
 pub fn replay(args: &[String]) -> Result<(), CliError> {
@@ -59,6 +59,9 @@ pub fn replay(args: &[String]) -> Result<(), CliError> {
             .collect::<Result<_, _>>()?,
     };
     let mut exp = Experiment::replay_of(&trace, machine, kernels);
+    if p.has("pin-as-traced") {
+        exp.workload = schedsim::workload::Workload::Replay(trace.replay_params_pinned());
+    }
     if let Some(s) = p.number::<u64>("seed")? {
         exp.seed = s;
     }
@@ -72,6 +75,7 @@ pub fn replay(args: &[String]) -> Result<(), CliError> {
             "summary": trace.summary,
             "observed": cmp.observed,
             "simulated": cmp.simulated,
+            "switches": {"voluntary": cmp.switches.0, "involuntary": cmp.switches.1},
             "trace": {
                 "name": cmp.trace_name,
                 "sha256": cmp.trace_sha256,

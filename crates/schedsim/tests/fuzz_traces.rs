@@ -169,8 +169,12 @@ fn check_accepted(t: &Trace, tally: &mut Tally) {
     }
     assert_eq!(t.summary.tasks, n);
     assert_eq!(t.summary.span_ns, t.span_ns);
-    let machine =
-        MachineSpec { preset: None, topology: Some(TopologyInput::Spec(format!("1x1x{}x1", t.cpus))), costs: None };
+    let machine = MachineSpec {
+        preset: None,
+        topology: Some(TopologyInput::Spec(format!("1x1x{}x1", t.cpus))),
+        costs: None,
+        preempt: None,
+    };
     let kernels = vec![KernelSpec::new("a", KernelVersion::V6_6)];
     let mut exp = Experiment::replay_of(t, machine, kernels);
     match exp.validate() {

@@ -51,15 +51,17 @@ fn dbench_on_a_loop_device_waits_for_the_backing_files_flushes() {
     assert!(lp < disk / 4.0, "loop {lp:.1} MB/s, disk {disk:.1} MB/s");
 }
 
-/// perf bench sched messaging in the traced form (`-g 1 -l 500`): the box takes 1.33 s
-/// on sockets and 0.52 s on pipes (2.6x; untraced `-g 2 -l 2000`: 3.79 / 1.58 s, 2.4x);
-/// the model before the transports were told apart gave both the same time (1.0x).
+/// perf bench sched messaging in the traced form (`-g 1 -l 500`): the quiet box takes
+/// 0.242 s on sockets and 0.154 s on pipes (1.57x, `traces/quiet/messaging*.facts`;
+/// untraced `-g 2 -l 2000`: 1.500 / 0.722 s, 2.08x; rt-tests' hackbench 1.432 / 0.665 s,
+/// 2.15x); the model before the transports were told apart gave both the same time
+/// (1.0x). (The loaded box of the first recordings: 2.6x traced, 2.4x untraced.)
 #[test]
 fn hackbench_tells_sockets_from_pipes() {
     let (_, sock, _) = shares(r#"{"kind":"hackbench","loops":500}"#, 1, 30_000);
     let (_, pipe, _) = shares(r#"{"kind":"hackbench","loops":500,"pipe":true}"#, 1, 30_000);
     let ratio = sock / pipe;
-    assert!((2.0..=4.5).contains(&ratio), "socket {sock:.3} s, pipe {pipe:.3} s: {ratio:.2}x");
+    assert!((1.4..=3.0).contains(&ratio), "socket {sock:.3} s, pipe {pipe:.3} s: {ratio:.2}x");
 }
 
 /// The socket trace has 0.057 wakeups per message (11.4k wakeups for 200k messages);

@@ -83,7 +83,16 @@ fn kernel() -> impl Strategy<Value = KernelSpec> {
         .prop_map(|(v, ov)| {
             let mut k = KernelSpec::new("k", KernelVersion::ALL[v]);
             for (s, on) in ov {
-                k.overrides.insert(Switch::ALL[s], on);
+                let sw = Switch::ALL[s];
+                if sw.is_preempt_model() {
+                    // One preemption model, chosen by setting it (KernelSpec::check).
+                    if on {
+                        k.overrides.retain(|o, _| !o.is_preempt_model());
+                        k.overrides.insert(sw, true);
+                    }
+                    continue;
+                }
+                k.overrides.insert(sw, on);
             }
             k
         })
@@ -117,7 +126,7 @@ fn experiment() -> impl Strategy<Value = Experiment> {
             Experiment {
                 version: EXPERIMENT_VERSION,
                 name: "swarm".into(),
-                machine: MachineSpec { preset: None, topology: Some(TopologyInput::Full(t)), costs },
+                machine: MachineSpec { preset: None, topology: Some(TopologyInput::Full(t)), costs, preempt: None },
                 workload,
                 clients: vec![clients],
                 iterations: 1,

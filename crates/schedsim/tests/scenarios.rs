@@ -2122,7 +2122,7 @@ fn newidle_v38_avg_idle_gate() {
         "#,
         expect![[r#"
             newidle on CPU 2 (v3.8): avg_idle=400000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[0]
-              counters: newidle_calls=1 newidle_gate_avg_idle=1
+              counters: context_switches=1 newidle_calls=1 newidle_gate_avg_idle=1
               => switches to idle at +870 ns
               after: idle_stamp=1000000000 max_newidle_lb_cost=[0] nr_running=[2, 0, 0, 0]
         "#]],
@@ -2144,7 +2144,7 @@ fn newidle_v38_no_overload_gate() {
         "#,
         expect![[r#"
             newidle on CPU 2 (v3.8): avg_idle=1000000 rd->overload=0 ttwu_pending=0 max_newidle_lb_cost=[5000000]
-              counters: migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 newidle_lb_mc=1 newidle_pulled=1
+              counters: context_switches=1 migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 newidle_lb_mc=1 newidle_pulled=1
               => switches to cpu0.q1 at +3280 ns
               after: idle_stamp=0 max_newidle_lb_cost=[5000000] nr_running=[1, 0, 1, 0]
         "#]],
@@ -2165,7 +2165,7 @@ fn newidle_v415_overload_gate() {
         "#,
         expect![[r#"
             newidle on CPU 2 (v4.15): avg_idle=1000000 rd->overload=0 ttwu_pending=0 max_newidle_lb_cost=[0]
-              counters: newidle_calls=1 newidle_gate_overload=1
+              counters: context_switches=1 newidle_calls=1 newidle_gate_overload=1
               => switches to idle at +870 ns
               after: idle_stamp=1000000000 max_newidle_lb_cost=[0] nr_running=[2, 0, 0, 0]
         "#]],
@@ -2186,7 +2186,7 @@ fn newidle_v415_domain_budget() {
         "#,
         expect![[r#"
             newidle on CPU 2 (v4.15): avg_idle=600000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[700000]
-              counters: newidle_calls=1 newidle_gate_cost=1
+              counters: context_switches=1 newidle_calls=1 newidle_gate_cost=1
               => switches to idle at +950 ns
               after: idle_stamp=1000000000 max_newidle_lb_cost=[700000] nr_running=[2, 0, 0, 0]
         "#]],
@@ -2207,7 +2207,7 @@ fn newidle_v514_pulls() {
         "#,
         expect![[r#"
             newidle on CPU 2 (v5.14): avg_idle=1000000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[0]
-              counters: migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 newidle_lb_mc=1 newidle_pulled=1
+              counters: context_switches=1 migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 newidle_lb_mc=1 newidle_pulled=1
               => switches to cpu0.q1 at +3500 ns
               after: idle_stamp=0 max_newidle_lb_cost=[1640] nr_running=[1, 0, 1, 0]
         "#]],
@@ -2230,7 +2230,7 @@ fn newidle_v514_budget_at_pkg() {
         &spec.replace("PKG", "999500"),
         expect![[r#"
             newidle on CPU 2 (v5.14): avg_idle=1000000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[1000, 999500]
-              counters: newidle_calls=1 newidle_lb_mc=1
+              counters: context_switches=1 newidle_calls=1 newidle_lb_mc=1
               => switches to idle at +1860 ns
               after: idle_stamp=1000000000 max_newidle_lb_cost=[1000, 999500] nr_running=[2, 0, 0, 0]
         "#]],
@@ -2239,7 +2239,7 @@ fn newidle_v514_budget_at_pkg() {
         &spec.replace("PKG", "1000"),
         expect![[r#"
             newidle on CPU 2 (v5.14): avg_idle=1000000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[1000, 1000]
-              counters: migrations=1 migrations_balance=1 migrations_cross_llc=1 newidle_calls=1 newidle_lb_mc=1 newidle_lb_pkg=1 newidle_pulled=1
+              counters: context_switches=1 migrations=1 migrations_balance=1 migrations_cross_llc=1 newidle_calls=1 newidle_lb_mc=1 newidle_lb_pkg=1 newidle_pulled=1
               => switches to cpu0.q1 at +4810 ns
               after: idle_stamp=0 max_newidle_lb_cost=[1000, 2200] nr_running=[1, 0, 1, 0]
         "#]],
@@ -2259,7 +2259,7 @@ fn newidle_v514_avg_idle_gate() {
         "#,
         expect![[r#"
             newidle on CPU 2 (v5.14): avg_idle=300000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[0]
-              counters: newidle_calls=1 newidle_gate_avg_idle=1
+              counters: context_switches=1 newidle_calls=1 newidle_gate_avg_idle=1
               => switches to idle at +870 ns
               after: idle_stamp=1000000000 max_newidle_lb_cost=[0] nr_running=[2, 0, 0, 0]
         "#]],
@@ -2280,7 +2280,7 @@ fn newidle_v65_no_migration_cost_gate() {
         "#,
         expect![[r#"
             newidle on CPU 2 (v6.5): avg_idle=300000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[1000]
-              counters: migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 newidle_lb_mc=1 newidle_pulled=1
+              counters: context_switches=1 migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 newidle_lb_mc=1 newidle_pulled=1
               => switches to cpu0.q1 at +3500 ns
               after: idle_stamp=0 max_newidle_lb_cost=[1880] nr_running=[1, 0, 1, 0]
         "#]],
@@ -2304,7 +2304,7 @@ fn newidle_v65_blocked_averages_in_first_domain_cost() {
         "#,
         expect![[r#"
             newidle on CPU 2 (v6.5): avg_idle=300000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[1000]
-              counters: migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 newidle_lb_mc=1 newidle_pulled=1
+              counters: context_switches=1 migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 newidle_lb_mc=1 newidle_pulled=1
               => switches to cpu0.q1 at +3980 ns
               after: idle_stamp=0 max_newidle_lb_cost=[2360] nr_running=[1, 0, 1, 0]
         "#]],
@@ -2329,7 +2329,7 @@ fn newidle_v65_other_cgroups_lengthen_the_walk() {
         "#,
         expect![[r#"
             newidle on CPU 2 (v6.5): avg_idle=300000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[1000]
-              counters: migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 newidle_lb_mc=1 newidle_pulled=1
+              counters: context_switches=1 migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 newidle_lb_mc=1 newidle_pulled=1
               => switches to cpu0.q1 at +7180 ns
               after: idle_stamp=0 max_newidle_lb_cost=[5560] nr_running=[1, 0, 1, 0]
         "#]],
@@ -2352,7 +2352,7 @@ fn newidle_v513_blocked_averages_outside_domain_cost() {
         "#,
         expect![[r#"
             newidle on CPU 2 (v5.13): avg_idle=600000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[1000]
-              counters: migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 newidle_lb_mc=1 newidle_pulled=1
+              counters: context_switches=1 migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 newidle_lb_mc=1 newidle_pulled=1
               => switches to cpu0.q1 at +3980 ns
               after: idle_stamp=0 max_newidle_lb_cost=[1640] nr_running=[1, 0, 1, 0]
         "#]],
@@ -2373,7 +2373,7 @@ fn newidle_v65_cost_gate() {
         "#,
         expect![[r#"
             newidle on CPU 2 (v6.5): avg_idle=300000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[400000]
-              counters: newidle_calls=1 newidle_gate_cost=1
+              counters: context_switches=1 newidle_calls=1 newidle_gate_cost=1
               => switches to idle at +870 ns
               after: idle_stamp=1000000000 max_newidle_lb_cost=[400000] nr_running=[2, 0, 0, 0]
         "#]],
@@ -2394,7 +2394,7 @@ fn newidle_v514_skip_pending() {
         "#,
         expect![[r#"
             newidle on CPU 2 (v5.14): avg_idle=1000000 rd->overload=1 ttwu_pending=1 max_newidle_lb_cost=[0]
-              counters: newidle_calls=1 newidle_skipped_pending=1
+              counters: context_switches=1 newidle_calls=1 newidle_skipped_pending=1
               => switches to idle at +870 ns
               after: idle_stamp=0 max_newidle_lb_cost=[0] nr_running=[2, 0, 0, 0]
         "#]],
@@ -2420,7 +2420,7 @@ fn newidle_v514_bail_on_pending() {
         expect![[r#"
             newidle on CPU 2 (v5.14): avg_idle=1000000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[0, 0]
               (a wakeup of `late` is queued on CPU 2's wake list during the balance)
-              counters: newidle_bailed_pending=1 newidle_calls=1 newidle_lb_mc=1
+              counters: context_switches=1 newidle_bailed_pending=1 newidle_calls=1 newidle_lb_mc=1
               => switches to idle at +1860 ns
               after: idle_stamp=0 max_newidle_lb_cost=[680, 0] nr_running=[2, 0, 0, 0]
         "#]],
@@ -2443,7 +2443,7 @@ fn newidle_shared_runq_pop() {
         expect![[r#"
             newidle on CPU 2 (v6.5+SHARED_RUNQ): avg_idle=300000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[400000]
               shards before (! = overload): 0.0![cpu0.q1] 0.1[]
-              counters: migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 shared_runq_pops=1 shared_runq_pulled=1
+              counters: context_switches=1 migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 shared_runq_pops=1 shared_runq_pulled=1
               => switches to cpu0.q1 at +2820 ns
               after: idle_stamp=0 max_newidle_lb_cost=[400000] nr_running=[1, 0, 1, 0]
               shards after: 0.0![] 0.1[]
@@ -2468,7 +2468,7 @@ fn newidle_shared_runq_rd_overload_gate() {
         expect![[r#"
             newidle on CPU 2 (v6.5+SHARED_RUNQ): avg_idle=1000000 rd->overload=0 ttwu_pending=0 max_newidle_lb_cost=[0]
               shards before (! = overload): 0.0![cpu0.q1] 0.1[]
-              counters: newidle_calls=1
+              counters: context_switches=1 newidle_calls=1
               => switches to idle at +870 ns
               after: idle_stamp=1000000000 max_newidle_lb_cost=[0] nr_running=[2, 0, 0, 0]
               shards after: 0.0![cpu0.q1] 0.1[]
@@ -2493,7 +2493,7 @@ fn newidle_shared_runq_llc_budget_skipped() {
         expect![[r#"
             newidle on CPU 2 (v6.5+SHARED_RUNQ): avg_idle=300000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[400000, 1000]
               shards before (! = overload): 0.0![cpu0.q1] 1.0[]
-              counters: newidle_calls=1 newidle_gate_cost=1
+              counters: context_switches=1 newidle_calls=1 newidle_gate_cost=1
               => switches to idle at +1200 ns
               after: idle_stamp=1000000000 max_newidle_lb_cost=[400000, 1000] nr_running=[2, 0, 0, 0]
               shards after: 0.0![cpu0.q1] 1.0[]
@@ -2517,20 +2517,20 @@ fn newidle_shared_runq_pending_after_pop() {
     check(
         &spec.replace("PENDING", "ttwu_pending"),
         expect![[r#"
-        newidle on CPU 2 (v6.5+SHARED_RUNQ-newidle-skip-pending): avg_idle=1000000 rd->overload=1 ttwu_pending=1 max_newidle_lb_cost=[0, 0]
-          shards before (! = overload): 0.0![cpu0.q1] 1.0[]
-          counters: newidle_calls=1
-          => switches to idle at +960 ns
-          after: idle_stamp=1000000000 max_newidle_lb_cost=[20, 0] nr_running=[2, 0, 0, 0]
-          shards after: 0.0![cpu0.q1] 1.0[]
-    "#]],
+            newidle on CPU 2 (v6.5+SHARED_RUNQ-newidle-skip-pending): avg_idle=1000000 rd->overload=1 ttwu_pending=1 max_newidle_lb_cost=[0, 0]
+              shards before (! = overload): 0.0![cpu0.q1] 1.0[]
+              counters: context_switches=1 newidle_calls=1
+              => switches to idle at +960 ns
+              after: idle_stamp=1000000000 max_newidle_lb_cost=[20, 0] nr_running=[2, 0, 0, 0]
+              shards after: 0.0![cpu0.q1] 1.0[]
+        "#]],
     );
     check(
         &spec.replace("PENDING", ""),
         expect![[r#"
             newidle on CPU 2 (v6.5+SHARED_RUNQ-newidle-skip-pending): avg_idle=1000000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[0, 0]
               shards before (! = overload): 0.0![cpu0.q1] 1.0[]
-              counters: migrations=1 migrations_balance=1 migrations_cross_llc=1 newidle_calls=1 newidle_lb_pkg=1 newidle_pulled=1
+              counters: context_switches=1 migrations=1 migrations_balance=1 migrations_cross_llc=1 newidle_calls=1 newidle_lb_pkg=1 newidle_pulled=1
               => switches to cpu0.q1 at +4630 ns
               after: idle_stamp=0 max_newidle_lb_cost=[20, 2820] nr_running=[1, 0, 1, 0]
               shards after: 0.0![] 1.0[]
@@ -2555,7 +2555,7 @@ fn newidle_shared_runq_pop_overload_flag() {
         expect![[r#"
             newidle on CPU 2 (v6.5+SHARED_RUNQ+shared-runq-overload): avg_idle=300000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[400000]
               shards before (! = overload): 0.0![cpu0.q1] 0.1![]
-              counters: migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 shared_runq_pops=1 shared_runq_pulled=1
+              counters: context_switches=1 migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 shared_runq_pops=1 shared_runq_pulled=1
               => switches to cpu0.q1 at +2820 ns
               after: idle_stamp=0 max_newidle_lb_cost=[400000] nr_running=[1, 0, 1, 0]
               shards after: 0.0![] 0.1[]
@@ -2931,14 +2931,14 @@ fn switch_shared_runq() {
         "#,
         expect![[r#"
             newidle on CPU 2 (v6.5-SHARED_RUNQ): avg_idle=300000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[400000]
-              counters: newidle_calls=1 newidle_gate_cost=1
+              counters: context_switches=1 newidle_calls=1 newidle_gate_cost=1
               => switches to idle at +870 ns
               after: idle_stamp=1000000000 max_newidle_lb_cost=[400000] nr_running=[2, 0, 0, 0]
         "#]],
         expect![[r#"
             newidle on CPU 2 (v6.5+SHARED_RUNQ): avg_idle=300000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[400000]
               shards before (! = overload): 0.0![cpu0.q1]
-              counters: migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 shared_runq_pops=1 shared_runq_pulled=1
+              counters: context_switches=1 migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 shared_runq_pops=1 shared_runq_pulled=1
               => switches to cpu0.q1 at +2780 ns
               after: idle_stamp=0 max_newidle_lb_cost=[400000] nr_running=[1, 0, 1, 0]
               shards after: 0.0![]
@@ -3240,13 +3240,13 @@ fn switch_newidle_skip_pending() {
         "#,
         expect![[r#"
             newidle on CPU 2 (v5.13-newidle-skip-pending): avg_idle=1000000 rd->overload=1 ttwu_pending=1 max_newidle_lb_cost=[0]
-              counters: migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 newidle_lb_mc=1 newidle_pulled=1
+              counters: context_switches=1 migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 newidle_lb_mc=1 newidle_pulled=1
               => switches to cpu0.q1 at +3500 ns
               after: idle_stamp=0 max_newidle_lb_cost=[1640] nr_running=[1, 0, 1, 0]
         "#]],
         expect![[r#"
             newidle on CPU 2 (v5.13+newidle-skip-pending): avg_idle=1000000 rd->overload=1 ttwu_pending=1 max_newidle_lb_cost=[0]
-              counters: newidle_calls=1 newidle_skipped_pending=1
+              counters: context_switches=1 newidle_calls=1 newidle_skipped_pending=1
               => switches to idle at +870 ns
               after: idle_stamp=0 max_newidle_lb_cost=[0] nr_running=[2, 0, 0, 0]
         "#]],
@@ -3342,7 +3342,7 @@ fn switch_shared_runq_overload() {
         expect![[r#"
             newidle on CPU 2 (v6.5+SHARED_RUNQ-shared-runq-overload): avg_idle=300000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[400000]
               shards before (! = overload): 0.0[cpu0.q1] 0.1[]
-              counters: migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 shared_runq_pops=1 shared_runq_pulled=1
+              counters: context_switches=1 migrations=1 migrations_balance=1 migrations_llc=1 newidle_calls=1 shared_runq_pops=1 shared_runq_pulled=1
               => switches to cpu0.q1 at +2820 ns
               after: idle_stamp=0 max_newidle_lb_cost=[400000] nr_running=[1, 0, 1, 0]
               shards after: 0.0[] 0.1[]
@@ -3350,7 +3350,7 @@ fn switch_shared_runq_overload() {
         expect![[r#"
             newidle on CPU 2 (v6.5+SHARED_RUNQ+shared-runq-overload): avg_idle=300000 rd->overload=1 ttwu_pending=0 max_newidle_lb_cost=[400000]
               shards before (! = overload): 0.0[cpu0.q1] 0.1[]
-              counters: newidle_calls=1 newidle_gate_cost=1
+              counters: context_switches=1 newidle_calls=1 newidle_gate_cost=1
               => switches to idle at +1150 ns
               after: idle_stamp=1000000000 max_newidle_lb_cost=[400000] nr_running=[2, 0, 0, 0]
               shards after: 0.0[cpu0.q1] 0.1[]
@@ -3365,7 +3365,13 @@ fn switch_shared_runq_overload() {
 fn every_switch_has_a_case() {
     let src = include_str!("scenarios.rs");
     let mut covered = Vec::new();
-    for part in src.split("check_switch(").skip(1) {
+    let parts = src
+        .split("check_switch(")
+        .skip(1)
+        .chain(src.split("check_cfs_switch(").skip(1))
+        .chain(src.split("check_preempt_switch(").skip(1))
+        .chain(src.split("check_inert_switch(").skip(1));
+    for part in parts {
         let name = part.trim_start().trim_start_matches('"');
         let name = &name[..name.find('"').unwrap_or(0)];
         if let Some(sw) = Switch::parse(name) {
@@ -3918,4 +3924,474 @@ fn eevdf_place_entity_fork_half_slice_and_negative_lag_v66() {
               pick_eevdf: curr
         "#]],
     );
+}
+
+// ---- preemption models and today's sched features as switches ---------------------
+
+/// `spec`'s kernel line with `extra` appended (`+SWITCH`).
+fn with_switch(spec: &str, extra: &str) -> String {
+    spec.lines()
+        .map(|l| {
+            if l.trim_start().starts_with("kernel ") {
+                format!("{}{extra}\n", l.trim_end())
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect()
+}
+
+/// A CFS scenario without and with `+SWITCH` (`-SWITCH` for one on by default).
+fn check_cfs_switch(switch: &str, spec: &str, off: Expect, on: Expect) {
+    let sw = Switch::parse(switch).unwrap_or_else(|| panic!("unknown switch {switch}"));
+    let (a, b) = (with_switch(spec, &format!("-{}", sw.name())), with_switch(spec, &format!("+{}", sw.name())));
+    let got_off = schedsim::scenario::run_cfs(&a).unwrap_or_else(|e| panic!("scenario: {e}\n{a}"));
+    let got_on = schedsim::scenario::run_cfs(&b).unwrap_or_else(|e| panic!("scenario: {e}\n{b}"));
+    off.assert_eq(&got_off);
+    on.assert_eq(&got_on);
+    assert_ne!(got_off, got_on, "switch {switch} changes nothing in this scenario");
+}
+
+/// A CFS scenario under the default model (`full`; for `preempt-full` itself,
+/// `none`) and under `+SWITCH`.
+fn check_preempt_switch(switch: &str, spec: &str, base: Expect, with: Expect) {
+    let sw = Switch::parse(switch).unwrap_or_else(|| panic!("unknown switch {switch}"));
+    let a = if sw == Switch::PreemptFull { with_switch(spec, "+preempt-none") } else { spec.to_string() };
+    let b = with_switch(spec, &format!("+{}", sw.name()));
+    let got_a = schedsim::scenario::run_cfs(&a).unwrap_or_else(|e| panic!("scenario: {e}\n{a}"));
+    let got_b = schedsim::scenario::run_cfs(&b).unwrap_or_else(|e| panic!("scenario: {e}\n{b}"));
+    base.assert_eq(&got_a);
+    with.assert_eq(&got_b);
+    assert_ne!(got_a, got_b, "switch {switch} changes nothing in this scenario");
+}
+
+/// A switch the model has no code for changes nothing (and says so in `presets`).
+fn check_inert_switch(switch: &str, spec: &str) {
+    let sw = Switch::parse(switch).unwrap_or_else(|| panic!("unknown switch {switch}"));
+    assert!(sw.inert() && sw.explain().contains("no effect here"), "{switch} is not marked inert");
+    let (a, b) = (with_switch(spec, &format!("-{}", sw.name())), with_switch(spec, &format!("+{}", sw.name())));
+    let got_off = schedsim::scenario::run_cfs(&a).unwrap_or_else(|e| panic!("scenario: {e}\n{a}"));
+    let got_on = schedsim::scenario::run_cfs(&b).unwrap_or_else(|e| panic!("scenario: {e}\n{b}"));
+    assert_eq!(got_off, got_on, "inert switch {switch} changed the scenario");
+}
+
+/// A waker in its own system call has just woken a task that wins the wakeup
+/// preemption test (LAG_WAKEE's, on v6.18). `full` preempts it there
+/// (`preempt_enable()` after the wakeup's locks); `none` and `voluntary` let it finish
+/// its system call (no `cond_resched()` point after a pipe's or socket's wakeup,
+/// `pipe_write()`, `unix_stream_sendmsg()`) and preempt at its return to user mode;
+/// `lazy` asks lazily (`resched_curr_lazy()`), and the next tick (`sched_tick()`)
+/// makes it a full reschedule, taken in the kernel.
+const WAKER_IN_SYSCALL: &str = "
+    kernel v6.18
+    min_vruntime 1000000
+    curr vruntime=1200000 deadline=1900000 syscall
+    wakee vruntime=900000 vlag=300000
+    then_tick
+";
+
+#[test]
+fn preempt_none_defers_to_the_return_to_user_mode() {
+    check_preempt_switch(
+        "preempt-none",
+        WAKER_IN_SYSCALL,
+        expect![[r#"
+        v6.18 on one CPU, curr ran 0 ns not yet charged
+        before: min_vruntime=1000000 V=1200000 (avg_vruntime=204800000 avg_load=1024)
+          curr   vruntime=1200000 deadline=1900000 eligible
+          pick_eevdf: curr
+        enqueue wakee (vlag 300000): vruntime=600000 deadline=1300000
+        check_preempt_curr: need_resched=1
+        after the wakeup (full model, curr in syscall): curr is preempted there
+        after the next tick (full model, curr in syscall): curr is preempted there
+        after: min_vruntime=1000000 V=900000 (avg_vruntime=-204800000 avg_load=2048)
+          curr   vruntime=1200000 deadline=1900000 not eligible
+          wakee  vruntime=600000 deadline=1300000 eligible
+          pick_eevdf: wakee
+    "#]],
+        expect![[r#"
+        v6.18 on one CPU, curr ran 0 ns not yet charged
+        before: min_vruntime=1000000 V=1200000 (avg_vruntime=204800000 avg_load=1024)
+          curr   vruntime=1200000 deadline=1900000 eligible
+          pick_eevdf: curr
+        enqueue wakee (vlag 300000): vruntime=600000 deadline=1300000
+        check_preempt_curr: need_resched=1
+        after the wakeup (none model, curr in syscall): curr runs on; the reschedule waits for its block or its return to user mode
+        after the next tick (none model, curr in syscall): curr runs on; the reschedule waits for its block or its return to user mode
+        after: min_vruntime=1000000 V=900000 (avg_vruntime=-204800000 avg_load=2048)
+          curr   vruntime=1200000 deadline=1900000 not eligible
+          wakee  vruntime=600000 deadline=1300000 eligible
+          pick_eevdf: wakee
+    "#]],
+    );
+}
+
+#[test]
+fn preempt_voluntary_defers_too_without_a_might_resched_point() {
+    check_preempt_switch(
+        "preempt-voluntary",
+        WAKER_IN_SYSCALL,
+        expect![[r#"
+        v6.18 on one CPU, curr ran 0 ns not yet charged
+        before: min_vruntime=1000000 V=1200000 (avg_vruntime=204800000 avg_load=1024)
+          curr   vruntime=1200000 deadline=1900000 eligible
+          pick_eevdf: curr
+        enqueue wakee (vlag 300000): vruntime=600000 deadline=1300000
+        check_preempt_curr: need_resched=1
+        after the wakeup (full model, curr in syscall): curr is preempted there
+        after the next tick (full model, curr in syscall): curr is preempted there
+        after: min_vruntime=1000000 V=900000 (avg_vruntime=-204800000 avg_load=2048)
+          curr   vruntime=1200000 deadline=1900000 not eligible
+          wakee  vruntime=600000 deadline=1300000 eligible
+          pick_eevdf: wakee
+    "#]],
+        expect![[r#"
+        v6.18 on one CPU, curr ran 0 ns not yet charged
+        before: min_vruntime=1000000 V=1200000 (avg_vruntime=204800000 avg_load=1024)
+          curr   vruntime=1200000 deadline=1900000 eligible
+          pick_eevdf: curr
+        enqueue wakee (vlag 300000): vruntime=600000 deadline=1300000
+        check_preempt_curr: need_resched=1
+        after the wakeup (voluntary model, curr in syscall): curr runs on; the reschedule waits for its block or its return to user mode
+        after the next tick (voluntary model, curr in syscall): curr runs on; the reschedule waits for its block or its return to user mode
+        after: min_vruntime=1000000 V=900000 (avg_vruntime=-204800000 avg_load=2048)
+          curr   vruntime=1200000 deadline=1900000 not eligible
+          wakee  vruntime=600000 deadline=1300000 eligible
+          pick_eevdf: wakee
+    "#]],
+    );
+}
+
+#[test]
+fn preempt_full_preempts_in_the_kernel() {
+    check_preempt_switch(
+        "preempt-full",
+        WAKER_IN_SYSCALL,
+        expect![[r#"
+        v6.18 on one CPU, curr ran 0 ns not yet charged
+        before: min_vruntime=1000000 V=1200000 (avg_vruntime=204800000 avg_load=1024)
+          curr   vruntime=1200000 deadline=1900000 eligible
+          pick_eevdf: curr
+        enqueue wakee (vlag 300000): vruntime=600000 deadline=1300000
+        check_preempt_curr: need_resched=1
+        after the wakeup (none model, curr in syscall): curr runs on; the reschedule waits for its block or its return to user mode
+        after the next tick (none model, curr in syscall): curr runs on; the reschedule waits for its block or its return to user mode
+        after: min_vruntime=1000000 V=900000 (avg_vruntime=-204800000 avg_load=2048)
+          curr   vruntime=1200000 deadline=1900000 not eligible
+          wakee  vruntime=600000 deadline=1300000 eligible
+          pick_eevdf: wakee
+    "#]],
+        expect![[r#"
+        v6.18 on one CPU, curr ran 0 ns not yet charged
+        before: min_vruntime=1000000 V=1200000 (avg_vruntime=204800000 avg_load=1024)
+          curr   vruntime=1200000 deadline=1900000 eligible
+          pick_eevdf: curr
+        enqueue wakee (vlag 300000): vruntime=600000 deadline=1300000
+        check_preempt_curr: need_resched=1
+        after the wakeup (full model, curr in syscall): curr is preempted there
+        after the next tick (full model, curr in syscall): curr is preempted there
+        after: min_vruntime=1000000 V=900000 (avg_vruntime=-204800000 avg_load=2048)
+          curr   vruntime=1200000 deadline=1900000 not eligible
+          wakee  vruntime=600000 deadline=1300000 eligible
+          pick_eevdf: wakee
+    "#]],
+    );
+}
+
+#[test]
+fn preempt_lazy_waits_for_the_tick_in_the_kernel() {
+    check_preempt_switch(
+        "preempt-lazy",
+        WAKER_IN_SYSCALL,
+        expect![[r#"
+        v6.18 on one CPU, curr ran 0 ns not yet charged
+        before: min_vruntime=1000000 V=1200000 (avg_vruntime=204800000 avg_load=1024)
+          curr   vruntime=1200000 deadline=1900000 eligible
+          pick_eevdf: curr
+        enqueue wakee (vlag 300000): vruntime=600000 deadline=1300000
+        check_preempt_curr: need_resched=1
+        after the wakeup (full model, curr in syscall): curr is preempted there
+        after the next tick (full model, curr in syscall): curr is preempted there
+        after: min_vruntime=1000000 V=900000 (avg_vruntime=-204800000 avg_load=2048)
+          curr   vruntime=1200000 deadline=1900000 not eligible
+          wakee  vruntime=600000 deadline=1300000 eligible
+          pick_eevdf: wakee
+    "#]],
+        expect![[r#"
+        v6.18 on one CPU, curr ran 0 ns not yet charged
+        before: min_vruntime=1000000 V=1200000 (avg_vruntime=204800000 avg_load=1024)
+          curr   vruntime=1200000 deadline=1900000 eligible
+          pick_eevdf: curr
+        enqueue wakee (vlag 300000): vruntime=600000 deadline=1300000
+        check_preempt_curr: need_resched=1 (lazy)
+        after the wakeup (lazy model, curr in syscall): curr runs on; the reschedule waits for its block or its return to user mode
+        after the next tick (lazy model, curr in syscall): curr is preempted there
+        after: min_vruntime=1000000 V=900000 (avg_vruntime=-204800000 avg_load=2048)
+          curr   vruntime=1200000 deadline=1900000 not eligible
+          wakee  vruntime=600000 deadline=1300000 eligible
+          pick_eevdf: wakee
+    "#]],
+    );
+}
+
+/// A kernel thread never returns to user mode: under `none` its wakee waits until it
+/// blocks; interrupted user code (no `syscall`, no `kthread`) returns to user mode at
+/// the interrupt's exit and is preempted under every model.
+#[test]
+fn preempt_none_never_preempts_a_kernel_thread_in_the_kernel() {
+    let spec = WAKER_IN_SYSCALL.replace("syscall", "kthread").replace("    then_tick\n", "");
+    let with_none = with_switch(&spec, "+preempt-none");
+    expect![[r#"
+        v6.18 on one CPU, curr ran 0 ns not yet charged
+        before: min_vruntime=1000000 V=1200000 (avg_vruntime=204800000 avg_load=1024)
+          curr   vruntime=1200000 deadline=1900000 eligible
+          pick_eevdf: curr
+        enqueue wakee (vlag 300000): vruntime=600000 deadline=1300000
+        check_preempt_curr: need_resched=1
+        after the wakeup (none model, curr in kthread): curr runs on; the reschedule waits for its block or its return to user mode
+        after: min_vruntime=1000000 V=900000 (avg_vruntime=-204800000 avg_load=2048)
+          curr   vruntime=1200000 deadline=1900000 not eligible
+          wakee  vruntime=600000 deadline=1300000 eligible
+          pick_eevdf: wakee
+    "#]].assert_eq(&schedsim::scenario::run_cfs(&with_none).unwrap());
+}
+
+/// WAKEUP_PREEMPTION off: the wakee that would preempt (LAG_WAKEE on v6.6) waits.
+#[test]
+fn wakeup_preemption_switch() {
+    check_cfs_switch(
+        "WAKEUP_PREEMPTION",
+        &LAG_WAKEE.replace("VERSION", "v6.6"),
+        expect![[r#"
+        v6.6 on one CPU, curr ran 0 ns not yet charged
+        before: min_vruntime=1000000 V=1200000 (avg_vruntime=204800000 avg_load=1024)
+          curr   vruntime=1200000 deadline=1900000 eligible
+          pick_eevdf: curr
+        enqueue wakee (vlag 300000): vruntime=600000 deadline=1350000
+        check_preempt_curr: need_resched=0
+        after: min_vruntime=1000000 V=900000 (avg_vruntime=-204800000 avg_load=2048)
+          curr   vruntime=1200000 deadline=1900000 not eligible
+          wakee  vruntime=600000 deadline=1350000 eligible
+          pick_eevdf: wakee
+    "#]],
+        expect![[r#"
+        v6.6 on one CPU, curr ran 0 ns not yet charged
+        before: min_vruntime=1000000 V=1200000 (avg_vruntime=204800000 avg_load=1024)
+          curr   vruntime=1200000 deadline=1900000 eligible
+          pick_eevdf: curr
+        enqueue wakee (vlag 300000): vruntime=600000 deadline=1350000
+        check_preempt_curr: need_resched=1
+        after: min_vruntime=1000000 V=900000 (avg_vruntime=-204800000 avg_load=2048)
+          curr   vruntime=1200000 deadline=1900000 not eligible
+          wakee  vruntime=600000 deadline=1350000 eligible
+          pick_eevdf: wakee
+    "#]],
+    );
+}
+
+/// PLACE_LAG off: the wakee is placed at V, its deadline a slice later is after
+/// curr's: no preemption; on, LAG_WAKEE's 0.6 ms ahead of V.
+#[test]
+fn place_lag_switch() {
+    check_cfs_switch(
+        "PLACE_LAG",
+        &LAG_WAKEE.replace("VERSION", "v6.6"),
+        expect![[r#"
+        v6.6 on one CPU, curr ran 0 ns not yet charged
+        before: min_vruntime=1000000 V=1200000 (avg_vruntime=204800000 avg_load=1024)
+          curr   vruntime=1200000 deadline=1900000 eligible
+          pick_eevdf: curr
+        enqueue wakee (vlag 300000): vruntime=1200000 deadline=1950000
+        check_preempt_curr: need_resched=0
+        after: min_vruntime=1200000 V=1200000 (avg_vruntime=0 avg_load=2048)
+          curr   vruntime=1200000 deadline=1900000 eligible
+          wakee  vruntime=1200000 deadline=1950000 eligible
+          pick_eevdf: curr
+    "#]],
+        expect![[r#"
+        v6.6 on one CPU, curr ran 0 ns not yet charged
+        before: min_vruntime=1000000 V=1200000 (avg_vruntime=204800000 avg_load=1024)
+          curr   vruntime=1200000 deadline=1900000 eligible
+          pick_eevdf: curr
+        enqueue wakee (vlag 300000): vruntime=600000 deadline=1350000
+        check_preempt_curr: need_resched=1
+        after: min_vruntime=1000000 V=900000 (avg_vruntime=-204800000 avg_load=2048)
+          curr   vruntime=1200000 deadline=1900000 not eligible
+          wakee  vruntime=600000 deadline=1350000 eligible
+          pick_eevdf: wakee
+    "#]],
+    );
+}
+
+/// PLACE_DEADLINE_INITIAL: a new task's first request is half a slice (ENQUEUE_INITIAL).
+#[test]
+fn place_deadline_initial_switch() {
+    let spec = "
+        kernel v6.6
+        min_vruntime 1000000
+        curr vruntime=1000000 deadline=1500000
+        wakee vruntime=1000000 new
+    ";
+    check_cfs_switch(
+        "PLACE_DEADLINE_INITIAL",
+        spec,
+        expect![[r#"
+        v6.6 on one CPU, curr ran 0 ns not yet charged
+        before: min_vruntime=1000000 V=1000000 (avg_vruntime=0 avg_load=1024)
+          curr   vruntime=1000000 deadline=1500000 eligible
+          pick_eevdf: curr
+        enqueue wakee (vlag 0, new): vruntime=1000000 deadline=1750000
+        check_preempt_curr: need_resched=0
+        after: min_vruntime=1000000 V=1000000 (avg_vruntime=0 avg_load=2048)
+          curr   vruntime=1000000 deadline=1500000 eligible
+          wakee  vruntime=1000000 deadline=1750000 eligible
+          pick_eevdf: curr
+    "#]],
+        expect![[r#"
+        v6.6 on one CPU, curr ran 0 ns not yet charged
+        before: min_vruntime=1000000 V=1000000 (avg_vruntime=0 avg_load=1024)
+          curr   vruntime=1000000 deadline=1500000 eligible
+          pick_eevdf: curr
+        enqueue wakee (vlag 0, new): vruntime=1000000 deadline=1375000
+        check_preempt_curr: need_resched=1
+        after: min_vruntime=1000000 V=1000000 (avg_vruntime=0 avg_load=2048)
+          curr   vruntime=1000000 deadline=1500000 eligible
+          wakee  vruntime=1000000 deadline=1375000 eligible
+          pick_eevdf: wakee
+    "#]],
+    );
+}
+
+/// RUN_TO_PARITY: curr, eligible and protected (picked with this deadline), keeps the
+/// CPU although the wakee's deadline is earlier; without it the earlier deadline wins.
+#[test]
+fn run_to_parity_switch() {
+    let spec = "
+        kernel v6.6
+        min_vruntime 1000000
+        curr vruntime=1000000 deadline=3000000 protected
+        wakee vruntime=1000000 vlag=0
+    ";
+    check_cfs_switch(
+        "RUN_TO_PARITY",
+        spec,
+        expect![[r#"
+        v6.6 on one CPU, curr ran 0 ns not yet charged
+        before: min_vruntime=1000000 V=1000000 (avg_vruntime=0 avg_load=1024)
+          curr   vruntime=1000000 deadline=3000000 eligible
+          pick_eevdf: curr
+        enqueue wakee (vlag 0): vruntime=1000000 deadline=1750000
+        check_preempt_curr: need_resched=1
+        after: min_vruntime=1000000 V=1000000 (avg_vruntime=0 avg_load=2048)
+          curr   vruntime=1000000 deadline=3000000 eligible
+          wakee  vruntime=1000000 deadline=1750000 eligible
+          pick_eevdf: wakee
+    "#]],
+        expect![[r#"
+        v6.6 on one CPU, curr ran 0 ns not yet charged
+        before: min_vruntime=1000000 V=1000000 (avg_vruntime=0 avg_load=1024)
+          curr   vruntime=1000000 deadline=3000000 eligible
+          pick_eevdf: curr
+        enqueue wakee (vlag 0): vruntime=1000000 deadline=1750000
+        check_preempt_curr: need_resched=0
+        after: min_vruntime=1000000 V=1000000 (avg_vruntime=0 avg_load=2048)
+          curr   vruntime=1000000 deadline=3000000 eligible
+          wakee  vruntime=1000000 deadline=1750000 eligible
+          pick_eevdf: curr
+    "#]],
+    );
+}
+
+/// DELAY_DEQUEUE: curr, not eligible, goes to sleep: it stays queued (sched_delayed)
+/// to burn off its negative lag; without the feature it leaves at once.
+#[test]
+fn delay_dequeue_switch() {
+    let spec = "
+        kernel v6.12
+        min_vruntime 1000000
+        curr vruntime=1600000 deadline=2000000
+        queued b vruntime=1000000 deadline=1750000
+        block
+    ";
+    check_cfs_switch(
+        "DELAY_DEQUEUE",
+        spec,
+        expect![[r#"
+        v6.12 on one CPU, curr ran 0 ns not yet charged
+        before: min_vruntime=1000000 V=1300000 (avg_vruntime=614400000 avg_load=2048)
+          curr   vruntime=1600000 deadline=2000000 not eligible
+          b      vruntime=1000000 deadline=1750000 eligible
+          pick_eevdf: b
+        curr sleeps: dequeued, vlag=-300000
+        pick_next_entity: b
+        after: min_vruntime=1000000 V=1000000 (avg_vruntime=0 avg_load=1024)
+          curr   vruntime=1600000 deadline=2000000 not eligible
+          b      vruntime=1000000 deadline=1750000 eligible
+          pick_eevdf: b
+    "#]],
+        expect![[r#"
+        v6.12 on one CPU, curr ran 0 ns not yet charged
+        before: min_vruntime=1000000 V=1300000 (avg_vruntime=614400000 avg_load=2048)
+          curr   vruntime=1600000 deadline=2000000 not eligible
+          b      vruntime=1000000 deadline=1750000 eligible
+          pick_eevdf: b
+        curr sleeps: delayed (not eligible), stays queued
+        pick_next_entity: b
+        after: min_vruntime=1000000 V=1300000 (avg_vruntime=614400000 avg_load=2048)
+          curr   vruntime=1600000 deadline=2000000 not eligible delayed
+          b      vruntime=1000000 deadline=1750000 eligible
+          pick_eevdf: b
+    "#]],
+    );
+}
+
+/// DELAY_ZERO: a delayed task woken with positive lag is placed again at V with zero
+/// lag; without it it keeps its vruntime and deadline.
+#[test]
+fn delay_zero_switch() {
+    let spec = "
+        kernel v6.12
+        min_vruntime 1000000
+        curr vruntime=2000000 deadline=2500000
+        queued d vruntime=1000000 deadline=1200000 delayed
+        wake d
+    ";
+    check_cfs_switch(
+        "DELAY_ZERO",
+        spec,
+        expect![[r#"
+        v6.12 on one CPU, curr ran 0 ns not yet charged
+        before: min_vruntime=1000000 V=1500000 (avg_vruntime=1024000000 avg_load=2048)
+          curr   vruntime=2000000 deadline=2500000 not eligible
+          d      vruntime=1000000 deadline=1200000 eligible delayed
+          pick_eevdf: d
+        ttwu_runnable d (vlag 0): vruntime=1000000 deadline=1200000
+        check_preempt_curr: need_resched=1
+        after: min_vruntime=1000000 V=1500000 (avg_vruntime=1024000000 avg_load=2048)
+          curr   vruntime=2000000 deadline=2500000 not eligible
+          d      vruntime=1000000 deadline=1200000 eligible
+          pick_eevdf: d
+    "#]],
+        expect![[r#"
+        v6.12 on one CPU, curr ran 0 ns not yet charged
+        before: min_vruntime=1000000 V=1500000 (avg_vruntime=1024000000 avg_load=2048)
+          curr   vruntime=2000000 deadline=2500000 not eligible
+          d      vruntime=1000000 deadline=1200000 eligible delayed
+          pick_eevdf: d
+        ttwu_runnable d (vlag 0): vruntime=2000000 deadline=2750000
+        check_preempt_curr: need_resched=0
+        after: min_vruntime=2000000 V=2000000 (avg_vruntime=0 avg_load=2048)
+          curr   vruntime=2000000 deadline=2500000 eligible
+          d      vruntime=2000000 deadline=2750000 eligible
+          pick_eevdf: curr
+    "#]],
+    );
+}
+
+#[test]
+fn inert_switches_change_nothing() {
+    let spec = LAG_WAKEE.replace("VERSION", "v6.12");
+    check_inert_switch("PREEMPT_SHORT", &spec);
+    check_inert_switch("NEXT_BUDDY", &spec);
+    check_inert_switch("PLACE_REL_DEADLINE", &spec);
 }

@@ -439,7 +439,7 @@ pub fn run_events(exp: &Experiment, kernel: &KernelSpec, clients: u32, map: &Cpu
                 .iter()
                 .flat_map(|t| t.program.iter())
                 .map(|op| match op {
-                    ReplayOp::Run(_) | ReplayOp::Exit => EVENTS_PER_SEGMENT,
+                    ReplayOp::Run(_) | ReplayOp::Sys(_) | ReplayOp::Exit => EVENTS_PER_SEGMENT,
                     ReplayOp::Wake { .. } => EVENTS_PER_SEGMENT + EVENTS_PER_IDLE_WAKEUP,
                     ReplayOp::Irq { .. } => EVENTS_PER_INTERRUPT + EVENTS_PER_IDLE_WAKEUP,
                     ReplayOp::Block => 0,

@@ -37,6 +37,10 @@ pub struct MachineSpec {
     pub topology: Option<TopologyInput>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub costs: Option<CostModel>,
+    /// The kernel build's preemption model (`none`, `voluntary`, `full`, `lazy`), for
+    /// every kernel that sets none (`+preempt-*`); by default the preset's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preempt: Option<crate::facts::kernel::PreemptModel>,
 }
 
 /// One experiment. Every run is a pure function of this value.
@@ -146,6 +150,8 @@ pub struct Resolved {
     pub map: CpuMap,
     pub costs: CostModel,
     pub description: String,
+    /// The machine's preemption model: the spec's, the preset's, or `full`.
+    pub preempt: crate::facts::kernel::PreemptModel,
     /// Sched domains, built once per machine (not per run) for each set of domain
     /// parameters a kernel version asks for.
     doms: std::sync::Mutex<Vec<(crate::facts::domains::DomainParams, std::sync::Arc<crate::facts::domains::Domains>)>>,
@@ -169,7 +175,7 @@ impl Resolved {
 
 impl MachineSpec {
     pub fn resolve(&self) -> Result<Resolved, Error> {
-        let (mut topo, mut costs, mut desc) = match &self.preset {
+        let (mut topo, mut costs, mut desc, mut preempt) = match &self.preset {
             Some(name) => {
                 let m = machine::machine(name).ok_or_else(|| {
                     Error(format!(
@@ -178,9 +184,9 @@ impl MachineSpec {
                         machine::machines().iter().map(|m| m.name).collect::<Vec<_>>().join(", ")
                     ))
                 })?;
-                (Some(m.topology), m.costs, format!("{} ({})", m.name, m.description))
+                (Some(m.topology), m.costs, format!("{} ({})", m.name, m.description), m.preempt)
             }
-            None => (None, CostModel::default(), String::new()),
+            None => (None, CostModel::default(), String::new(), Default::default()),
         };
         if let Some(t) = &self.topology {
             let t = match t {
@@ -201,9 +207,12 @@ impl MachineSpec {
         if let Some(c) = &self.costs {
             costs = c.clone();
         }
+        if let Some(p) = self.preempt {
+            preempt = p;
+        }
         costs.validate().map_err(|e| Error(format!("field machine.costs: {e}")))?;
         let map = topo.build().map_err(|e| Error(format!("field machine.topology: {e}")))?;
-        Ok(Resolved { map, costs, description: desc, doms: Default::default() })
+        Ok(Resolved { map, costs, description: desc, preempt, doms: Default::default() })
     }
 }
 
@@ -337,6 +346,7 @@ impl Experiment {
             if self.kernels[..i].iter().any(|o| o.name == k.name) {
                 return Err(Error(format!("field kernels[{i}].name: {:?} is used twice", k.name)));
             }
+            k.check().map_err(|e| Error(format!("field kernels[{i}].overrides: {e}")))?;
             if let Some(src) = &k.policy {
                 crate::api::policy::validate_policy(src)
                     .map_err(|e| Error(format!("field kernels[{i}].policy: {e}")))?;
@@ -427,7 +437,7 @@ impl Experiment {
             max_events: crate::api::estimate::RUN_EVENTS_MAX,
             wasted_threshold_ns: self.wasted_core_threshold_ns,
         };
-        let cfg = self.kernels[k].resolve();
+        let cfg = self.kernels[k].resolve_on(r.preempt);
         let doms = r.domains(crate::facts::domains::DomainParams::of(&cfg, &r.costs));
         #[allow(unused_mut)]
         let mut sim = Sim::new(r.map.clone(), r.costs.clone(), cfg, wl, inits, opts, doms);

@@ -20,7 +20,7 @@ fn exp(
     duration_ms: u64,
     kernels: Vec<KernelSpec>,
 ) -> Experiment {
-    let machine = MachineSpec { preset: Some(machine.into()), topology: None, costs: None };
+    let machine = MachineSpec { preset: Some(machine.into()), topology: None, costs: None, preempt: None };
     let workload = Workload::by_name(workload).expect("built-in workload name");
     let mut e = Experiment::new(name, machine, workload, clients, kernels).with_duration_ms(duration_ms);
     e.iterations = iterations;
@@ -45,10 +45,16 @@ pub fn presets() -> Vec<Preset> {
             // The seed's own kernels: "noirq" is 4.15-rc3 with RFC 1/4 (7332dec055f2),
             // "wakeprev" adds RFC 2/4 as posted (see Switch::WakeAffinePrevRfc).
             description: "Gorman 2017: dbench 1-128 clients on 2-socket Cascade Lake, the RFC as measured: noirq vs wakeprev",
-            experiment: exp("seed000", "cascadelake-2s", "dbench", &[1, 2, 4, 8, 16, 32, 64, 128], 3, 300, vec![
+            // Dec 2017: openSUSE's and SLE's config was still PREEMPT_NONE (the machine's
+            // voluntary is that of 2019 on, when seed 003 ran).
+            experiment: {
+                let mut e = exp("seed000", "cascadelake-2s", "dbench", &[1, 2, 4, 8, 16, 32, 64, 128], 3, 300, vec![
                     k("noirq", V::V4_15).with(Switch::WakeAffineNoirq, true),
                     k("wakeprev", V::V4_15).with(Switch::WakeAffineNoirq, true).with(Switch::WakeAffinePrevRfc, true),
-                ]),
+                ]);
+                e.machine.preempt = Some(crate::facts::kernel::PreemptModel::None);
+                e
+            },
         },
         Preset {
             name: "seed002",
@@ -123,7 +129,7 @@ fn replays() -> Vec<Preset> {
         .map(|(name, bytes)| sched_trace::import(bytes, name).ok())
         .collect()
     });
-    let machine = || MachineSpec { preset: Some("kvm-2".into()), topology: None, costs: None };
+    let machine = || MachineSpec { preset: Some("kvm-2".into()), topology: None, costs: None, preempt: None };
     let k = KernelSpec::new;
     let mut out = Vec::new();
     let specs: [(&'static str, &'static str, Vec<KernelSpec>); 2] = [

@@ -94,6 +94,8 @@ pub struct Simulated {
     pub elapsed_ns: u64,
     /// Wakeups past the wake log's bound, counted only.
     pub dropped: u64,
+    /// Switch-outs of tasks: (voluntary, involuntary), as [`Comparison::switches`].
+    pub switches: (u64, u64),
 }
 
 /// What the machine did beside what the model does: the trace's statistics and each
@@ -106,6 +108,8 @@ pub struct Comparison {
     pub span_ns: u64,
     pub machine: String,
     pub observed: WakeStats,
+    /// The trace's switch-outs of its tasks: (voluntary, involuntary), by `prev_state`.
+    pub switches: (u64, u64),
     pub simulated: Vec<Simulated>,
 }
 
@@ -179,6 +183,7 @@ impl Experiment {
                 finished: w.finished,
                 elapsed_ns: w.elapsed_ns,
                 dropped: w.dropped,
+                switches: (w.counters.context_switches - w.counters.preemptions, w.counters.preemptions),
             });
         }
         Ok(Comparison {
@@ -188,6 +193,7 @@ impl Experiment {
             span_ns: trace.span_ns,
             machine: r.description.clone(),
             observed,
+            switches: trace.switches,
             simulated,
         })
     }
@@ -260,6 +266,13 @@ impl Comparison {
         row("run delay p99 (us)", &|s| format!("{:.1}", s.run_delay_us.p99));
         row("CPU busy share", &|s| format!("{:.3}", s.cpu_busy_share));
         let dash = || "-".to_string();
+        let mut both = |name: &str, o: u64, f: &dyn Fn(&Simulated) -> u64| {
+            let mut v = vec![o.to_string()];
+            v.extend(self.simulated.iter().map(|s| f(s).to_string()));
+            rows.push((name.to_string(), v));
+        };
+        both("voluntary switches", self.switches.0, &|s| s.switches.0);
+        both("involuntary switches", self.switches.1, &|s| s.switches.1);
         let mut extra = |name: &str, f: &dyn Fn(&Simulated) -> String| {
             let mut v = vec![dash()];
             v.extend(self.simulated.iter().map(f));

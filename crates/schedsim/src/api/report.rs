@@ -221,7 +221,7 @@ impl Report {
         }
         use Shown::{TwoDecimals, Whole};
         type Row = (&'static str, fn(&Counters, &ConfigResult) -> f64, Shown);
-        let rows: [Row; 15] = [
+        let rows: [Row; 17] = [
             ("User", |t, _| secs(t.user_ns), TwoDecimals),
             ("System", |t, _| secs(t.system_ns), TwoDecimals),
             ("Elapsed", |_, c| secs(c.elapsed_ns()), TwoDecimals),
@@ -236,6 +236,8 @@ impl Report {
             // No attempt at all is "n/a", not a 0% hit rate.
             ("SISRecnt%", |t, _| if t.sis_recent_attempts == 0 { f64::NAN } else { t.recent_hit_pct() }, TwoDecimals),
             ("IPIs", |t, _| t.ipis as f64, Whole),
+            ("CtxSw", |t, _| t.context_switches as f64, Whole),
+            ("Preempt", |t, _| t.preemptions as f64, Whole),
             ("Spin(s)", |t, _| secs(t.lock_spin_ns), TwoDecimals),
             ("Wasted(s)", |t, _| secs(t.wasted_core_ns), TwoDecimals),
         ];

@@ -160,10 +160,104 @@ pub enum Switch {
     /// Seed 004, Nayak 2023 RFC patch 3.
     #[serde(rename = "shared-runq-overload")]
     SharedRunqOverload,
+    /// The preemption models, one at a time: the kernel's `preempt=` names
+    /// ([`PreemptModel`]). Off in every version unless set: the machine says its model.
+    #[serde(rename = "preempt-none")]
+    PreemptNone,
+    #[serde(rename = "preempt-voluntary")]
+    PreemptVoluntary,
+    #[serde(rename = "preempt-full")]
+    PreemptFull,
+    #[serde(rename = "preempt-lazy")]
+    PreemptLazy,
+    /// Sched features of `kernel/sched/features.h` (v6.18) that the model's code has.
+    #[serde(rename = "WAKEUP_PREEMPTION")]
+    WakeupPreemption,
+    #[serde(rename = "RUN_TO_PARITY")]
+    RunToParity,
+    #[serde(rename = "PLACE_LAG")]
+    PlaceLag,
+    #[serde(rename = "PLACE_DEADLINE_INITIAL")]
+    PlaceDeadlineInitial,
+    #[serde(rename = "PLACE_REL_DEADLINE")]
+    PlaceRelDeadline,
+    #[serde(rename = "PREEMPT_SHORT")]
+    PreemptShort,
+    #[serde(rename = "DELAY_DEQUEUE")]
+    DelayDequeue,
+    #[serde(rename = "DELAY_ZERO")]
+    DelayZero,
+    #[serde(rename = "NEXT_BUDDY")]
+    NextBuddy,
+}
+
+/// The kernel's preemption model (`CONFIG_PREEMPT_NONE`, `_VOLUNTARY`, `CONFIG_PREEMPT`,
+/// `_LAZY`; the `preempt=` boot parameter with `CONFIG_PREEMPT_DYNAMIC`, v5.12): where
+/// a pending reschedule (`TIF_NEED_RESCHED`) takes effect. `linux/sched.rs`
+/// (`Sim::may_preempt`) has the points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum PreemptModel {
+    /// When the task blocks, at the return to user mode, at `cond_resched()`.
+    None,
+    /// As `none`, plus `might_resched()` in `might_sleep()` annotations.
+    Voluntary,
+    /// At once, wherever preemption is enabled (`preempt_enable()`, interrupt exit).
+    /// The model's behaviour before the preemption models existed, so the default of a
+    /// machine that names none.
+    #[default]
+    Full,
+    /// v6.13 (7c70cb94d29c "sched: Add Lazy preemption model"): the fair class asks
+    /// with `resched_curr_lazy()` (TIF_NEED_RESCHED_LAZY, no IPI to another CPU),
+    /// honoured at the return to user mode and promoted to a full reschedule at the
+    /// next tick (`sched_tick()`); everything else as `full`.
+    Lazy,
+}
+
+impl PreemptModel {
+    pub const ALL: [PreemptModel; 4] =
+        [PreemptModel::None, PreemptModel::Voluntary, PreemptModel::Full, PreemptModel::Lazy];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            PreemptModel::None => "none",
+            PreemptModel::Voluntary => "voluntary",
+            PreemptModel::Full => "full",
+            PreemptModel::Lazy => "lazy",
+        }
+    }
+
+    /// Its switch.
+    pub const fn switch(self) -> Switch {
+        match self {
+            PreemptModel::None => Switch::PreemptNone,
+            PreemptModel::Voluntary => Switch::PreemptVoluntary,
+            PreemptModel::Full => Switch::PreemptFull,
+            PreemptModel::Lazy => Switch::PreemptLazy,
+        }
+    }
+
+    /// The model a switch names, if it is a preemption switch.
+    pub const fn of_switch(s: Switch) -> Option<PreemptModel> {
+        Some(match s {
+            Switch::PreemptNone => PreemptModel::None,
+            Switch::PreemptVoluntary => PreemptModel::Voluntary,
+            Switch::PreemptFull => PreemptModel::Full,
+            Switch::PreemptLazy => PreemptModel::Lazy,
+            _ => return None,
+        })
+    }
+
+    /// Whether a reschedule pending while a task runs in the kernel (a system call's
+    /// work after a wakeup, a kernel thread) preempts it there.
+    #[inline(always)]
+    pub const fn preempts_kernel(self) -> bool {
+        matches!(self, PreemptModel::Full)
+    }
 }
 
 impl Switch {
-    pub const ALL: [Switch; 14] = [
+    pub const ALL: [Switch; 27] = [
         Switch::WaIdle,
         Switch::WaWeight,
         Switch::WaBias,
@@ -178,6 +272,19 @@ impl Switch {
         Switch::NewidleSkipPending,
         Switch::RecentUsedPrev,
         Switch::SharedRunqOverload,
+        Switch::PreemptNone,
+        Switch::PreemptVoluntary,
+        Switch::PreemptFull,
+        Switch::PreemptLazy,
+        Switch::WakeupPreemption,
+        Switch::RunToParity,
+        Switch::PlaceLag,
+        Switch::PlaceDeadlineInitial,
+        Switch::PlaceRelDeadline,
+        Switch::PreemptShort,
+        Switch::DelayDequeue,
+        Switch::DelayZero,
+        Switch::NextBuddy,
     ];
 
     pub const fn name(self) -> &'static str {
@@ -196,7 +303,32 @@ impl Switch {
             Switch::NewidleSkipPending => "newidle-skip-pending",
             Switch::RecentUsedPrev => "recent-used-prev",
             Switch::SharedRunqOverload => "shared-runq-overload",
+            Switch::PreemptNone => "preempt-none",
+            Switch::PreemptVoluntary => "preempt-voluntary",
+            Switch::PreemptFull => "preempt-full",
+            Switch::PreemptLazy => "preempt-lazy",
+            Switch::WakeupPreemption => "WAKEUP_PREEMPTION",
+            Switch::RunToParity => "RUN_TO_PARITY",
+            Switch::PlaceLag => "PLACE_LAG",
+            Switch::PlaceDeadlineInitial => "PLACE_DEADLINE_INITIAL",
+            Switch::PlaceRelDeadline => "PLACE_REL_DEADLINE",
+            Switch::PreemptShort => "PREEMPT_SHORT",
+            Switch::DelayDequeue => "DELAY_DEQUEUE",
+            Switch::DelayZero => "DELAY_ZERO",
+            Switch::NextBuddy => "NEXT_BUDDY",
         }
+    }
+
+    /// A preemption model's switch (`preempt-*`): one at a time, defaulting to the
+    /// machine's model.
+    pub const fn is_preempt_model(self) -> bool {
+        PreemptModel::of_switch(self).is_some()
+    }
+
+    /// A switch whose kernel code the model does not act on: setting it changes
+    /// nothing, and `schedsim presets` and the page say so (with [`Switch::explain`]).
+    pub const fn inert(self) -> bool {
+        matches!(self, Switch::PreemptShort | Switch::NextBuddy | Switch::PlaceRelDeadline)
     }
 
     pub fn is_patch(self) -> bool {
@@ -233,6 +365,27 @@ impl Switch {
             Switch::NewidleSkipPending => "seed 002: newidle_balance returns when a wakeup is pending",
             Switch::RecentUsedPrev => "seed 003: p->recent_used_cpu = prev inside select_idle_sibling",
             Switch::SharedRunqOverload => "seed 004: per-shard overload flag lets idle CPUs skip useless shards",
+            Switch::PreemptNone => "preemption model none: a wakeup preempts at the return to user mode or a block",
+            Switch::PreemptVoluntary => {
+                "preemption model voluntary: none's points plus might_resched(); no benchmark model has one after a wakeup, so as none"
+            }
+            Switch::PreemptFull => "preemption model full: a wakeup preempts at once, in the kernel too",
+            Switch::PreemptLazy => {
+                "preemption model lazy (v6.13): fair wakeups preempt at the return to user mode, or at the next tick"
+            }
+            Switch::WakeupPreemption => "a waking task may preempt the running one (check_preempt_wakeup)",
+            Switch::RunToParity => "EEVDF: curr keeps the CPU until the deadline it was picked with (v6.6)",
+            Switch::PlaceLag => "EEVDF: a waking task keeps the lag it slept with (v6.6)",
+            Switch::PlaceDeadlineInitial => "EEVDF: a new task's first request is half a slice (v6.6)",
+            Switch::PlaceRelDeadline => {
+                "EEVDF: a migrating task keeps its deadline relative to its vruntime (v6.12); not modelled: no effect here"
+            }
+            Switch::PreemptShort => {
+                "EEVDF: a wakee with a shorter slice may preempt (v6.12); no effect here: every task has the base slice"
+            }
+            Switch::DelayDequeue => "EEVDF: a sleeper that is not eligible stays queued until picked (v6.12)",
+            Switch::DelayZero => "EEVDF: a delayed task leaves with its positive lag clipped to 0 (v6.12)",
+            Switch::NextBuddy => "prefer the last wakee at the next pick; not modelled: no effect here",
         }
     }
 
@@ -276,6 +429,24 @@ impl Switch {
             Switch::NewidleSkipPending => exists(5, 8).then_some(v.since(5, 14)),
             // recent_used_cpu: 32e839dda3ba (v4.17); the patch, 89aafd67f28c (v5.15).
             Switch::RecentUsedPrev => exists(4, 17).then_some(v.since(5, 15)),
+            // PREEMPT_NONE, _VOLUNTARY and PREEMPT are older than every version here;
+            // PREEMPT_LAZY is 7c70cb94d29c (v6.13). Which one a kernel runs is its
+            // build's (or `preempt=`), so the machine's fact: off here.
+            Switch::PreemptNone | Switch::PreemptVoluntary | Switch::PreemptFull => Some(false),
+            Switch::PreemptLazy => exists(6, 13).then_some(false),
+            // WAKEUP_PREEMPTION: as old as CFS (v2.6.23), on.
+            Switch::WakeupPreemption => Some(true),
+            // EEVDF's placement and RUN_TO_PARITY: 147f3efaa241, 86bfbb7ce4f6,
+            // 63304558ba5d (v6.6).
+            Switch::RunToParity | Switch::PlaceLag | Switch::PlaceDeadlineInitial => exists(6, 6).then_some(true),
+            // 82e9d0456e06 "sched/fair: Avoid re-setting virtual deadline on
+            // 'migrations'", 85e511df3cec PREEMPT_SHORT, 152e11f6df29 DELAY_DEQUEUE and
+            // 54a58a787791 DELAY_ZERO (v6.12).
+            Switch::PlaceRelDeadline | Switch::PreemptShort | Switch::DelayDequeue | Switch::DelayZero => {
+                exists(6, 12).then_some(true)
+            }
+            // NEXT_BUDDY: v2.6.32 (4793241be408), off.
+            Switch::NextBuddy => Some(false),
         }
     }
 }
@@ -436,6 +607,7 @@ impl KernelSpec {
                 }
             }
         }
+        spec.check().map_err(|e| KernelSpecError(format!("kernel {s:?}: {e}")))?;
         Ok(spec)
     }
 
@@ -461,16 +633,52 @@ impl KernelSpec {
 
     /// Resolves the switches.
     pub fn resolve(&self) -> KernelConfig {
+        self.resolve_on(PreemptModel::default())
+    }
+
+    /// Resolves the switches on a machine whose kernel build has `machine`'s preemption
+    /// model: a `+preempt-*` switch replaces it.
+    pub fn resolve_on(&self, machine: PreemptModel) -> KernelConfig {
         let mut on = [false; Switch::ALL.len()];
         for (i, sw) in Switch::ALL.iter().enumerate() {
             on[i] = self.overrides.get(sw).copied().unwrap_or(sw.default_in(self.preset).unwrap_or(false));
         }
+        let preempt = self.preempt_override().unwrap_or(machine);
+        for m in PreemptModel::ALL {
+            on[m.switch() as usize] = m == preempt;
+        }
+        let eevdf = self.preset.since(6, 6);
         KernelConfig {
             version: self.preset,
             on,
-            eevdf: self.preset.since(6, 6),
-            delay_dequeue: self.preset.since(6, 12),
+            eevdf,
+            delay_dequeue: eevdf && on[Switch::DelayDequeue as usize],
+            preempt,
         }
+    }
+
+    /// The preemption model a `+preempt-*` switch sets, if one does.
+    pub fn preempt_override(&self) -> Option<PreemptModel> {
+        self.overrides.iter().filter(|(_, &on)| on).find_map(|(&sw, _)| PreemptModel::of_switch(sw))
+    }
+
+    /// The rules of the switches themselves: one preemption model at a time, and a
+    /// model is chosen by setting it (`-preempt-none` says nothing about which one
+    /// runs instead).
+    pub fn check(&self) -> Result<(), String> {
+        let set: Vec<&str> =
+            self.overrides.iter().filter(|(sw, &on)| on && sw.is_preempt_model()).map(|(sw, _)| sw.name()).collect();
+        if set.len() > 1 {
+            return Err(format!("{} at once: one preemption model at a time", set.join(" and ")));
+        }
+        if let Some((sw, _)) = self.overrides.iter().find(|(sw, &on)| !on && sw.is_preempt_model()) {
+            return Err(format!(
+                "-{}: choose a preemption model by setting one (+preempt-none, +preempt-voluntary, +preempt-full, \
+                 +preempt-lazy), not by clearing one",
+                sw.name()
+            ));
+        }
+        Ok(())
     }
 
     /// Why this combination never existed in a kernel, if it did not.
@@ -507,8 +715,10 @@ pub struct KernelConfig {
     on: [bool; Switch::ALL.len()],
     /// `version.since(6, 6)`, resolved once: see [`KernelConfig::eevdf`].
     eevdf: bool,
-    /// `version.since(6, 12)`, resolved once: see [`KernelConfig::delay_dequeue`].
+    /// DELAY_DEQUEUE on an EEVDF kernel, resolved once: see [`KernelConfig::delay_dequeue`].
     delay_dequeue: bool,
+    /// The preemption model: the machine's, or a `preempt-*` switch's.
+    pub preempt: PreemptModel,
 }
 
 impl KernelConfig {
@@ -531,8 +741,8 @@ impl KernelConfig {
         self.eevdf
     }
 
-    /// `since(6, 12)`: DELAY_DEQUEUE and DELAY_ZERO (152e11f6df29, 54a58a787791,
-    /// v6.12), on the same hot paths as [`KernelConfig::eevdf`], resolved once.
+    /// DELAY_DEQUEUE (152e11f6df29, v6.12; on from v6.12) on an EEVDF kernel, on the
+    /// same hot paths as [`KernelConfig::eevdf`], resolved once.
     #[inline(always)]
     pub fn delay_dequeue(&self) -> bool {
         self.delay_dequeue

@@ -1,6 +1,7 @@
 //! Named machines: a topology plus the hardware facts that differ from the defaults.
 
 use crate::facts::cost::{CState, CostModel};
+use crate::facts::kernel::PreemptModel;
 use crate::facts::topology::Topology;
 
 /// A named machine preset.
@@ -10,6 +11,10 @@ pub struct Machine {
     pub description: &'static str,
     pub topology: Topology,
     pub costs: CostModel,
+    /// The preemption model of the kernel build this machine ran, and where that
+    /// comes from.
+    pub preempt: PreemptModel,
+    pub preempt_source: &'static str,
 }
 
 fn cs(name: &str, exit_latency_ns: u64, target_residency_ns: u64) -> CState {
@@ -54,14 +59,17 @@ fn zen_cstates() -> Vec<CState> {
 /// v5.4+): a polling state and one "haltpoll idle" state, HLT, declared 1 µs / 1 µs.
 /// HLT in a guest exits to the host, which deschedules the vCPU; a wakeup IPI then
 /// needs the host to run the vCPU again, so the state's own wake time is far above its
-/// declared latency. Measured on the recording box of `traces/` (`traces/measured.md`,
-/// `scripts/record-traces.sh probe`): `perf bench sched pipe` at SCHED_FIFO with both
-/// ends on one CPU takes 7.45 µs per round trip, with the ends on two CPUs 35.18 µs:
-/// 13.9 µs more per wakeup, of which the model's IPI send (0.45 µs) and delivery
-/// (1.5 µs) are the default's, leaving 12 µs for the vCPU's return from HLT.
+/// declared latency. Measured on the recording box of `traces/` with nothing else
+/// running (`traces/measured.md`, `scripts/record-traces.sh bench probe`, load 0.3-1.0
+/// from the benchmark itself): `perf bench sched pipe` with both ends on CPU 0 takes
+/// 2.16 µs per round trip, with the ends on CPUs 0 and 1 73.0 µs (68.0-74.2): 35.4 µs
+/// more per wakeup, of which the model's IPI send (0.45 µs) and delivery (1.5 µs) are
+/// the default's, leaving 33.5 µs for the vCPU's return from HLT. (Under SCHED_FIFO the
+/// same probe gave 2.65 and 82.4 µs, 65.7-84.0: 38 µs, noisier. On the loaded box of
+/// the first recordings the other vCPU rarely halted, and the FIFO probe gave 12 µs.)
 fn haltpoll_cstates() -> Vec<CState> {
     let mut halt = cs("haltpoll idle", 1_000, 1_000);
-    halt.wake_ns = Some(12_000);
+    halt.wake_ns = Some(33_500);
     vec![poll(), halt]
 }
 
@@ -81,12 +89,19 @@ pub fn machines() -> Vec<Machine> {
                 dram_ns: 100,
                 ..d.clone()
             },
+            // kernel-source config/x86_64/default (openSUSE, 2011-2018): CONFIG_PREEMPT_NONE=y.
+            preempt: PreemptModel::None,
+            preempt_source: "openSUSE/SLE's x86_64 default config of the time (CONFIG_PREEMPT_NONE=y; openSUSE kept it until early 2019)",
         },
         Machine {
             name: "cascadelake-2s",
             description: "2 sockets x 20 cores + SMT (Xeon Gold 6248-like, Gorman's test box)",
             topology: Topology::uniform(2, 1, 20, 2),
             costs: d.clone(),
+            // openSUSE's default flavour switched from PREEMPT_NONE to PREEMPT_VOLUNTARY early in
+            // 2019 (Matt Fleming, SUSE, codeblueprint.co.uk 2019-12-23); Gorman's 2021 runs.
+            preempt: PreemptModel::Voluntary,
+            preempt_source: "openSUSE/SLE's default config from 2019 (CONFIG_PREEMPT_VOLUNTARY=y; M. Fleming, 'Linux preemption, latency and throughput', 2019); seed000's 2017 runs set none",
         },
         Machine {
             name: "milan-2s",
@@ -108,6 +123,9 @@ pub fn machines() -> Vec<Machine> {
                 remote_node_ns: 150,
                 ..d.clone()
             },
+            // The seed's mail names no config; 2023's distribution kernels default to voluntary.
+            preempt: PreemptModel::Voluntary,
+            preempt_source: "a distribution config of 2023 (Ubuntu, Fedora, openSUSE: PREEMPT_VOLUNTARY or PREEMPT_DYNAMIC booting voluntary); the seed does not say",
         },
         Machine {
             name: "ryzen-7950x",
@@ -123,6 +141,8 @@ pub fn machines() -> Vec<Machine> {
                 cross_llc_ns: 75,
                 ..d.clone()
             },
+            preempt: PreemptModel::Voluntary,
+            preempt_source: "a desktop distribution config of 2023 (PREEMPT_DYNAMIC booting voluntary)",
         },
         Machine {
             name: "westmere-4s",
@@ -138,6 +158,8 @@ pub fn machines() -> Vec<Machine> {
                 remote_node_ns: 170,
                 ..d.clone()
             },
+            preempt: PreemptModel::None,
+            preempt_source: "openSUSE/SLE's x86_64 default config of the time (CONFIG_PREEMPT_NONE=y), as westmere-1s",
         },
         Machine {
             name: "kvm-2",
@@ -147,12 +169,19 @@ pub fn machines() -> Vec<Machine> {
             // instances), L3 32 MiB (1 instance).
             topology: Topology::uniform(1, 1, 2, 1),
             costs: CostModel { cstates: haltpoll_cstates(), l2_bytes: 1 << 20, llc_bytes: 32 << 20, ..d.clone() },
+            // traces/quiet/*.facts: the boot log's "Dynamic Preempt: none", and
+            // /proc/config.gz CONFIG_PREEMPT_NONE=y with CONFIG_PREEMPT_DYNAMIC=y and no
+            // preempt= on the command line (traces/quiet/config-preempt-hz-sched.txt).
+            preempt: PreemptModel::None,
+            preempt_source: "the box's boot log (Dynamic Preempt: none) and /proc/config.gz (CONFIG_PREEMPT_NONE=y, PREEMPT_DYNAMIC)",
         },
         Machine {
             name: "teaching",
             description: "1 socket, 2 LLCs x 2 cores + SMT: 8 CPUs, small enough to watch",
             topology: Topology::uniform(1, 2, 2, 2),
             costs: d,
+            preempt: PreemptModel::Full,
+            preempt_source: "not a real machine: full, the model's behaviour before it had preemption models",
         },
     ]
 }

@@ -206,6 +206,15 @@ pub struct Counters {
     #[serde(default)]
     pub shared_runq_retries: u64,
     pub lock_spin_ns: u64,
+    /// Switches away from a task (to another task or to idle), as the kernel's
+    /// `nvcsw + nivcsw` count them (`__schedule()`, `kernel/sched/core.c`), and of
+    /// those the involuntary ones (`nivcsw`): the task was still runnable, a
+    /// preemption. `/proc/PID/status` calls them voluntary_ctxt_switches and
+    /// nonvoluntary_ctxt_switches; a trace's `sched_switch` with `prev_state` R or R+.
+    #[serde(default)]
+    pub context_switches: u64,
+    #[serde(default)]
+    pub preemptions: u64,
     pub user_ns: u64,
     pub system_ns: u64,
     pub idle_ns: u64,
@@ -230,6 +239,13 @@ pub struct Counters {
 }
 
 impl Counters {
+    /// A task switches out: voluntarily unless it is still runnable.
+    #[inline(always)]
+    pub(crate) fn count_switch_out(&mut self, runnable: bool) {
+        self.context_switches += 1;
+        self.preemptions += runnable as u64;
+    }
+
     pub fn count_migration(&mut self, d: Distance, by: MigratedBy) {
         match d {
             Distance::SameCpu => return,
@@ -290,6 +306,8 @@ impl Counters {
             shared_runq_pulled,
             shared_runq_retries,
             lock_spin_ns,
+            context_switches,
+            preemptions,
             user_ns,
             system_ns,
             idle_ns,

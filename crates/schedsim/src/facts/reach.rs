@@ -53,6 +53,12 @@ impl Switch {
             Switch::SisUtil => n("the merged idle core/CPU scan", (5, 12), "9fe1f127b913"),
             // `Sim::sis_recent_and_scans`, and the `recent_used_cpu` write after it.
             Switch::RecentUsedPrev => n("recent_used_cpu", (4, 17), "32e839dda3ba"),
+            // `linux/eevdf.rs`: read only by EEVDF's pick, placement and dequeue.
+            Switch::RunToParity
+            | Switch::PlaceLag
+            | Switch::PlaceDeadlineInitial
+            | Switch::DelayDequeue
+            | Switch::DelayZero => n("EEVDF's pick, placement and dequeue", (6, 6), "147f3efaa241"),
             _ => None,
         }
     }
@@ -96,6 +102,11 @@ impl Switch {
                 "in {} an idle prev is already kept (d8fcb81f1acf, v5.10): only a wakeup made on an idle CPU (an interrupt's) can differ, by the RFC's CPU 1 or a pull across caches",
                 cfg.version.name()
             )),
+            // `Rq::finish_delayed_dequeue` and `Rq::requeue_delayed`: only delayed tasks.
+            Switch::DelayZero if !cfg.delay_dequeue() => {
+                Reach::Never("changes nothing while DELAY_DEQUEUE is off: no task is ever delayed".into())
+            }
+            sw if sw.inert() => Reach::Never(format!("changes nothing: {}", sw.explain())),
             _ => Reach::Acts,
         }
     }

@@ -18,6 +18,7 @@
 //! the wrapping difference: a task placed with positive lag may start below
 //! `min_vruntime`, and below zero.
 
+use crate::facts::kernel::{PreemptModel, Switch};
 use crate::state::pelt::NICE_0_LOAD;
 use crate::state::*;
 
@@ -85,8 +86,16 @@ pub(crate) struct Rq<'a> {
     pub tick_ns: u64,
     /// From v6.8 (2227a957e1d5): a deadline tie goes to the queued entity.
     pub ties_to_queued: bool,
-    /// From v6.12: DELAY_DEQUEUE and DELAY_ZERO.
+    /// DELAY_DEQUEUE (on from v6.12).
     pub delay: bool,
+    /// DELAY_ZERO (on from v6.12).
+    pub delay_zero: bool,
+    /// The `lazy` preemption model: the fair class reschedules lazily.
+    pub lazy: bool,
+    /// RUN_TO_PARITY, PLACE_LAG and PLACE_DEADLINE_INITIAL (on from v6.6).
+    pub run_to_parity: bool,
+    pub place_lag: bool,
+    pub place_deadline_initial: bool,
 }
 
 /// The read-only part of [`Rq`]: what `avg_vruntime()`, `entity_eligible()` and
@@ -97,6 +106,8 @@ pub(crate) struct View<'a> {
     pub tasks: &'a [Task],
     pub now: Time,
     pub ties_to_queued: bool,
+    /// RUN_TO_PARITY (on from v6.6).
+    pub run_to_parity: bool,
 }
 
 impl View<'_> {
@@ -149,7 +160,7 @@ impl View<'_> {
     pub(crate) fn pick_eevdf(&self) -> Option<u32> {
         let sums = self.avg_sums();
         let curr = self.curr_on_rq().filter(|&t| sums.eligible(self.vruntime_now(t)));
-        if let Some(t) = curr {
+        if let Some(t) = curr.filter(|_| self.run_to_parity) {
             let task = &self.tasks[t as usize];
             if task.vlag == task.deadline as i64 {
                 return Some(t);
@@ -194,7 +205,13 @@ impl View<'_> {
 impl Rq<'_> {
     #[inline(always)]
     fn view(&self) -> View<'_> {
-        View { cpu: self.cpu, tasks: self.tasks, now: self.now, ties_to_queued: self.ties_to_queued }
+        View {
+            cpu: self.cpu,
+            tasks: self.tasks,
+            now: self.now,
+            ties_to_queued: self.ties_to_queued,
+            run_to_parity: self.run_to_parity,
+        }
     }
 
     /// `cfs_rq->nr_running`: the runnable tasks and, from v6.12, the delayed ones.
@@ -224,7 +241,8 @@ impl Rq<'_> {
         let sums = self.view().avg_sums();
         let v = sums.avg_vruntime();
         let mut lag = 0i64;
-        if self.nr_queued() > 0 {
+        // PLACE_LAG off: every task is placed at V.
+        if self.place_lag && self.nr_queued() > 0 {
             lag = self.tasks[t as usize].vlag;
             // The kernel's load: avg_load plus a running curr, as in the sums; never 0
             // with nr_running > 0 (the kernel warns and takes 1).
@@ -232,7 +250,7 @@ impl Rq<'_> {
             lag = lag.wrapping_mul(load + WEIGHT) / load;
         }
         let mut vslice = self.slice_ns;
-        if initial {
+        if initial && self.place_deadline_initial {
             vslice /= 2;
         }
         let task = &mut self.tasks[t as usize];
@@ -262,6 +280,9 @@ impl Rq<'_> {
         if delta(task.vruntime, task.deadline) >= 0 {
             task.deadline = task.vruntime.wrapping_add(self.slice_ns);
             if nr > 1 {
+                // resched_curr_lazy() from v6.13 (lazy model only): a full reschedule
+                // already pending stays full.
+                self.cpu.resched_lazy = self.lazy && !(self.cpu.need_resched && !self.cpu.resched_lazy);
                 self.cpu.need_resched = true;
             }
         }
@@ -328,8 +349,10 @@ impl Rq<'_> {
     pub(crate) fn finish_delayed_dequeue(&mut self, t: u32) {
         self.update_entity_lag(t);
         self.unlink_delayed(t);
-        let task = &mut self.tasks[t as usize];
-        task.vlag = task.vlag.min(0);
+        if self.delay_zero {
+            let task = &mut self.tasks[t as usize];
+            task.vlag = task.vlag.min(0);
+        }
     }
 
     /// `requeue_delayed_entity()` (v6.12), for `ttwu_runnable()` waking a delayed task:
@@ -338,6 +361,12 @@ impl Rq<'_> {
     /// deadline anew, `place_entity()` without it in the sums); one still behind keeps
     /// its vruntime and deadline. The caller puts it back on the runqueue.
     pub(crate) fn requeue_delayed(&mut self, t: u32) {
+        if !self.delay_zero {
+            // Without DELAY_ZERO requeue_delayed_entity() only clears the delay.
+            self.unlink_delayed(t);
+            self.tasks[t as usize].requeued = true;
+            return;
+        }
         self.update_entity_lag(t);
         self.unlink_delayed(t);
         if self.tasks[t as usize].vlag > 0 {
@@ -414,13 +443,24 @@ impl Sim {
             tick_ns: self.cost.tick_ns,
             ties_to_queued: self.cfg.since(6, 8),
             delay: self.cfg.delay_dequeue(),
+            delay_zero: self.cfg.on(Switch::DelayZero),
+            lazy: self.cfg.preempt == PreemptModel::Lazy,
+            run_to_parity: self.cfg.on(Switch::RunToParity),
+            place_lag: self.cfg.on(Switch::PlaceLag),
+            place_deadline_initial: self.cfg.on(Switch::PlaceDeadlineInitial),
         }
     }
 
     /// CPU `c`'s read-only runqueue view.
     #[inline(always)]
     pub(crate) fn view(&self, c: u32) -> View<'_> {
-        View { cpu: &self.cpus[c as usize], tasks: &self.tasks, now: self.now, ties_to_queued: self.cfg.since(6, 8) }
+        View {
+            cpu: &self.cpus[c as usize],
+            tasks: &self.tasks,
+            now: self.now,
+            ties_to_queued: self.cfg.since(6, 8),
+            run_to_parity: self.cfg.on(Switch::RunToParity),
+        }
     }
 
     /// v6.12 `pick_next_entity()`: while the pick is a delayed entity, finish its

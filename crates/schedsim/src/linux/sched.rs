@@ -5,6 +5,7 @@
 
 use super::idle::WakeSignal;
 use super::wakeup::Wakeup;
+use crate::facts::kernel::PreemptModel;
 use crate::facts::wide::saturating_mul;
 use crate::facts::workload::Action;
 use crate::state::pelt::Signal;
@@ -242,13 +243,20 @@ impl Sim {
             return self.schedule(c);
         }
         if cpu.need_resched && cpu.nr_running > 1 {
-            return self.preempt(c);
+            if preempts_here(task, cpu, self.cfg.preempt) {
+                return self.preempt(c);
+            }
+        } else {
+            cpu.need_resched = false;
+            cpu.resched_lazy = false;
         }
-        cpu.need_resched = false;
         if task.pending_run_ns > 0 {
             let w = task.pending_run_ns + std::mem::take(&mut task.penalty_ns);
             task.pending_run_ns = 0;
             return self.user(c, w);
+        }
+        if let Some(a) = task.stash.take() {
+            return self.act(c, t, a);
         }
         self.run_program(c, t);
     }
@@ -256,50 +264,104 @@ impl Sim {
     fn run_program(&mut self, c: u32, t: u32) {
         for _ in 0..ACTIONS_IN_A_ROW_MAX {
             let a = self.wl.step(t, c, self.now, &mut self.rng);
-            match a {
-                Action::Run(ns) => {
-                    let w = ns + std::mem::take(&mut self.tasks[t as usize].penalty_ns);
-                    return self.user(c, w.max(1));
-                }
-                Action::Wake { task, sync, bytes } => {
-                    let cost = self.try_to_wake_up(c, Some(t), task, sync, bytes);
-                    if cost > 0 {
-                        return self.kernel(c, cost, Phase::TaskSys);
-                    }
-                }
-                Action::Block => {
-                    self.block(c, t, TState::Sleeping);
-                    return self.schedule(c);
-                }
-                Action::Sleep(ns) => {
-                    self.block(c, t, TState::Sleeping);
-                    let at = self.now + ns;
-                    self.push(at, Ev::Timer { task: t });
-                    return self.schedule(c);
-                }
-                Action::Io { ns, irq_cpu, token, rq_affinity } => {
-                    self.block(c, t, TState::Sleeping);
-                    // The block layer completes the request on the submitting CPU when
-                    // rq_affinity asks for it; the interrupt CPU then only sends it an
-                    // IPI (its few hundred ns of hard-IRQ work are not charged).
-                    let remote = match rq_affinity {
-                        0 => false,
-                        1 => !self.map.share_cache(irq_cpu, c),
-                        _ => irq_cpu != c,
-                    };
-                    let (cpu, at) =
-                        if remote { (c, self.now + ns + self.cost.ipi_delivery_ns) } else { (irq_cpu, self.now + ns) };
-                    self.push(at, Ev::Irq { cpu, token });
-                    return self.schedule(c);
-                }
-                Action::Exit => {
-                    self.block(c, t, TState::Exited);
-                    return self.schedule(c);
-                }
+            if self.return_to_user(c, t, a) {
+                return;
+            }
+            if let Some(done) = self.act_once(c, t, a) {
+                return done;
             }
         }
         let name = self.tasks[t as usize].name.clone();
         self.fail(format!("workload task {name} issued {ACTIONS_IN_A_ROW_MAX} actions without running"));
+    }
+
+    /// Before step `a` of `t`, which is not more of the system call it is in: the
+    /// return to user mode (`exit_to_user_mode_loop()`, v5.11+ `kernel/entry/common.c`;
+    /// `prepare_exit_to_usermode()` before), where a reschedule that the kernel did not
+    /// take (`none`, `voluntary`, `lazy`) is honoured. The step waits in `stash` (a
+    /// `Block` is asked again: the workload answers it anew when the task runs).
+    /// Returns whether `t` was preempted. Kernel threads never get here, and with
+    /// `full` a pending reschedule has preempted already.
+    #[inline(always)]
+    fn return_to_user(&mut self, c: u32, t: u32, a: Action) -> bool {
+        let task = &mut self.tasks[t as usize];
+        if !task.in_sys || matches!(a, Action::Sys(_)) {
+            return false;
+        }
+        task.in_sys = false;
+        let cpu = &self.cpus[c as usize];
+        if task.kthread || self.cfg.preempt.preempts_kernel() || !cpu.need_resched || cpu.nr_running <= 1 {
+            return false;
+        }
+        match a {
+            Action::Block => {}
+            Action::Run(ns) => task.pending_run_ns = ns,
+            _ => task.stash = Some(a),
+        }
+        self.preempt(c);
+        true
+    }
+
+    /// Step `a` of `t`, taken from its `stash` when it runs again.
+    fn act(&mut self, c: u32, t: u32, a: Action) {
+        if let Some(done) = self.act_once(c, t, a) {
+            return done;
+        }
+        self.run_program(c, t);
+    }
+
+    /// Performs step `a` of `t`: `Some(())` when the CPU has moved on (a segment
+    /// started, the task slept), `None` when the program goes on at once.
+    #[inline(always)]
+    fn act_once(&mut self, c: u32, t: u32, a: Action) -> Option<()> {
+        match a {
+            Action::Run(ns) => {
+                let w = ns + std::mem::take(&mut self.tasks[t as usize].penalty_ns);
+                return Some(self.user(c, w.max(1)));
+            }
+            Action::Sys(ns) => {
+                let w = ns + std::mem::take(&mut self.tasks[t as usize].penalty_ns);
+                self.tasks[t as usize].in_sys = true;
+                return Some(self.user(c, w.max(1)));
+            }
+            Action::Wake { task, sync, bytes } => {
+                self.tasks[t as usize].in_sys = true;
+                let cost = self.try_to_wake_up(c, Some(t), task, sync, bytes);
+                if cost > 0 {
+                    return Some(self.kernel(c, cost, Phase::TaskSys));
+                }
+            }
+            Action::Block => {
+                self.block(c, t, TState::Sleeping);
+                return Some(self.schedule(c));
+            }
+            Action::Sleep(ns) => {
+                self.block(c, t, TState::Sleeping);
+                let at = self.now + ns;
+                self.push(at, Ev::Timer { task: t });
+                return Some(self.schedule(c));
+            }
+            Action::Io { ns, irq_cpu, token, rq_affinity } => {
+                self.block(c, t, TState::Sleeping);
+                // The block layer completes the request on the submitting CPU when
+                // rq_affinity asks for it; the interrupt CPU then only sends it an
+                // IPI (its few hundred ns of hard-IRQ work are not charged).
+                let remote = match rq_affinity {
+                    0 => false,
+                    1 => !self.map.share_cache(irq_cpu, c),
+                    _ => irq_cpu != c,
+                };
+                let (cpu, at) =
+                    if remote { (c, self.now + ns + self.cost.ipi_delivery_ns) } else { (irq_cpu, self.now + ns) };
+                self.push(at, Ev::Irq { cpu, token });
+                return Some(self.schedule(c));
+            }
+            Action::Exit => {
+                self.block(c, t, TState::Exited);
+                return Some(self.schedule(c));
+            }
+        }
+        None
     }
 
     /// `update_curr()`: charge runtime to `curr`'s vruntime (all tasks are nice 0). From
@@ -436,6 +498,9 @@ impl Sim {
         let i = cpu.queue.iter().position(|&q| q == next).expect("the task switched to is queued on this CPU");
         cpu.queue.swap_remove(i);
         let from_task = cpu.curr.is_some();
+        if let Some(p) = cpu.curr {
+            self.m.count_switch_out(self.tasks[p as usize].state == TState::Runnable);
+        }
         // set_next_entity() -> __dequeue_entity(): out of the tree and the shard.
         let extra = extra + self.shared_runq_dequeue(next, self.now + extra, c);
         self.tasks[next as usize].on_cpu = Some(c);
@@ -458,6 +523,9 @@ impl Sim {
         let half = self.cost.context_switch_ns / 2;
         let cpu = &mut self.cpus[c as usize];
         let out = if cpu.curr.is_some() { half } else { 0 };
+        if let Some(p) = cpu.curr {
+            self.m.count_switch_out(self.tasks[p as usize].state == TState::Runnable);
+        }
         let cost = out + extra;
         // The runqueue lock held through the switch, and its kernel segment (Sim::kernel),
         // on one lookup of the CPU.
@@ -477,6 +545,11 @@ impl Sim {
         self.rec_run_begin(c, next);
         let penalty = self.refill_penalty(c, next);
         let task = &mut self.tasks[next as usize];
+        // Back from `schedule()` in the system call it slept in; a task preempted keeps
+        // where it was (user mode, or more of a system call's work).
+        if task.pending_run_ns == 0 && task.stash.is_none() {
+            task.in_sys = true;
+        }
         task.wake_data = (NO_CPU, 0);
         task.penalty_ns += penalty;
         task.state = TState::Running;
@@ -786,7 +859,11 @@ impl Sim {
                 if self.tasks[curr as usize].state != TState::Running {
                     return;
                 }
-                let preempt = if self.cfg.eevdf() {
+                let preempt = if !self.cfg.on(crate::facts::kernel::Switch::WakeupPreemption) {
+                    // check_preempt_wakeup(): `if (!sched_feat(WAKEUP_PREEMPTION))
+                    // return;` after the idle and class tests (EEVDF too).
+                    false
+                } else if self.cfg.eevdf() {
                     super::eevdf::wakeup_preempt(self.rq(c), t)
                 } else {
                     self.update_curr(c);
@@ -794,7 +871,16 @@ impl Sim {
                     wv + self.wakeup_gran_ns < cv
                 };
                 if preempt {
-                    self.cpus[c as usize].need_resched = true;
+                    let lazy = self.cfg.preempt == PreemptModel::Lazy;
+                    let cpu = &mut self.cpus[c as usize];
+                    // resched_curr_lazy() (v6.13): TIF_NEED_RESCHED_LAZY unless a full
+                    // reschedule is pending already, and no IPI to another CPU
+                    // (`__resched_curr()` sends one only for TIF_NEED_RESCHED).
+                    cpu.resched_lazy = lazy && !(cpu.need_resched && !cpu.resched_lazy);
+                    cpu.need_resched = true;
+                    if cpu.resched_lazy && from != c {
+                        return;
+                    }
                     if from != c && matches!(self.cpus[c as usize].phase, Phase::User) {
                         self.m.ipis += 1;
                         let at = self.now + self.cost.ipi_delivery_ns;
@@ -835,6 +921,12 @@ impl Sim {
         if matches!(self.cpus[c as usize].phase, Phase::Idle | Phase::Waking) {
             return;
         }
+        // sched_tick() (v6.13): `if (dynamic_preempt_lazy() && tif_test_bit(
+        // TIF_NEED_RESCHED_LAZY)) resched_curr(rq);` before the class's task_tick(): a
+        // lazy reschedule a tick old becomes a full one, taken at this interrupt's exit.
+        // (A task in the kernel then preempts where its current kernel segment ends,
+        // as preempt_schedule_irq() would at this interrupt's return.)
+        self.cpus[c as usize].resched_lazy = false;
         self.update_load(c);
         self.update_curr(c);
         if self.cfg.eevdf() {
@@ -952,4 +1044,29 @@ fn dram(cost: &crate::facts::cost::CostModel, bytes: u64) -> u64 {
         return 0;
     }
     bytes.div_ceil(cost.cache_line_bytes) * cost.dram_ns / cost.refill_mlp
+}
+
+/// Whether `cpu`'s pending reschedule preempts `task` (its `curr`) where it stands now,
+/// under `model`. In the kernel (a system call's work, a kernel thread) only a
+/// preemptible kernel preempts: `full`, or `lazy` once the reschedule is not lazy. A
+/// task interrupted in user mode returns there through `exit_to_user_mode_loop()`.
+#[inline(always)]
+pub(crate) fn preempts_here(task: &Task, cpu: &Cpu, model: PreemptModel) -> bool {
+    let in_kernel = task.in_sys || task.kthread;
+    !in_kernel || kernel_preempts(model, cpu.resched_lazy)
+}
+
+/// Whether a pending reschedule preempts a task running in the kernel under `model`:
+/// `full` always (`preempt_enable()`, `preempt_schedule_irq()`), `lazy` once the
+/// reschedule is a full one (another class's, or promoted by the tick), `none` and
+/// `voluntary` never (they wait for a block, the return to user mode, or a
+/// `cond_resched()` / `might_resched()` point, which no modelled system call has
+/// after its wakeup).
+#[inline(always)]
+fn kernel_preempts(model: PreemptModel, lazy: bool) -> bool {
+    match model {
+        PreemptModel::Full => true,
+        PreemptModel::Lazy => !lazy,
+        PreemptModel::None | PreemptModel::Voluntary => false,
+    }
 }

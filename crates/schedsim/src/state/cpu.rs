@@ -71,6 +71,9 @@ pub(crate) struct Cpu {
     pub work_left_ns: u64,
     pub slow_pct: u64,
     pub need_resched: bool,
+    /// `need_resched` is TIF_NEED_RESCHED_LAZY (the `lazy` model's fair-class
+    /// reschedule): honoured at the return to user mode, promoted at the next tick.
+    pub resched_lazy: bool,
     pub mode: Mode,
     pub mode_since: Time,
     pub user_ns: u64,

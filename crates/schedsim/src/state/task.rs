@@ -76,6 +76,14 @@ pub(crate) struct Task {
     /// Just requeued by `ttwu_runnable()`: the wakeup-preemption check that follows
     /// charges `curr` with the wakee counted.
     pub requeued: bool,
+    /// In the kernel on its own behalf (a system call's work after a wakeup, or
+    /// back from `schedule()`): its next step that is not more of that work is a
+    /// return to user mode, where `exit_to_user_mode_loop()` honours a pending
+    /// reschedule. Kernel threads never return to user mode.
+    pub in_sys: bool,
+    /// The step a task preempted at its return to user mode had been given and not
+    /// begun, taken up when it runs again.
+    pub stash: Option<crate::facts::workload::Action>,
 }
 
 /// `p->wakee_flips`, `p->wakee_flip_decay_ts` and `p->last_wakee` of a task (or of a

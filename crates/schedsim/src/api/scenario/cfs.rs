@@ -27,6 +27,13 @@ struct CfsSpec {
     /// or the delayed task of this name is woken (`wake NAME`).
     block: bool,
     wake: Option<String>,
+    /// Where curr is when the wakee arrives: `syscall` (its own system call, as a
+    /// waker whose wakeup this is) or `kthread` (a kernel thread); by default user mode
+    /// interrupted. With either, the scenario also says whether the reschedule takes
+    /// effect there and then, or waits (the preemption model's point), and after a
+    /// `then_tick` whether the tick changed that.
+    curr_in: Option<&'static str>,
+    then_tick: bool,
 }
 
 fn parse_cfs(text: &str) -> Result<CfsSpec, String> {
@@ -52,8 +59,15 @@ fn parse_cfs(text: &str) -> Result<CfsSpec, String> {
             "kernel" => s.kernel = words.get(1).ok_or("kernel: missing spec")?.to_string(),
             "min_vruntime" => s.min_vruntime = num(line, "min_vruntime", words.get(1).ok_or("min_vruntime: missing")?)?,
             "curr" => {
-                s.curr = Some((get("vruntime")?, get("deadline")?, get("ran")?, flags.iter().any(|f| f == "protected")))
+                s.curr =
+                    Some((get("vruntime")?, get("deadline")?, get("ran")?, flags.iter().any(|f| f == "protected")));
+                if flags.iter().any(|f| f == "syscall") {
+                    s.curr_in = Some("syscall");
+                } else if flags.iter().any(|f| f == "kthread") {
+                    s.curr_in = Some("kthread");
+                }
             }
+            "then_tick" => s.then_tick = true,
             "queued" => {
                 let name = flags.first().cloned().unwrap_or_else(|| format!("q{}", s.queued.len() + 1));
                 let delayed = flags.iter().any(|f| f == "delayed");
@@ -110,6 +124,7 @@ fn parse_cfs(text: &str) -> Result<CfsSpec, String> {
 pub fn run_cfs(text: &str) -> Result<String, String> {
     let s = parse_cfs(text)?;
     let cfg = KernelSpec::parse(&format!("scenario={}", s.kernel)).map_err(|e| e.0)?.resolve();
+    let curr_kthread = s.curr_in == Some("kthread");
     let map = Topology::parse_spec("1x1x1x1").map_err(|e| e.0)?.build().map_err(|e| e.0)?;
     let task = |name: &str| TaskInit {
         name: name.into(),
@@ -119,7 +134,7 @@ pub fn run_cfs(text: &str) -> Result<String, String> {
         ws_bytes: 16 << 10,
         sys_pct: 50,
     };
-    let mut inits = vec![task("curr")];
+    let mut inits = vec![TaskInit { kthread: curr_kthread, ..task("curr") }];
     inits.extend(s.queued.iter().map(|(n, _, _, _)| task(n)));
     if s.wakee.is_some() {
         inits.push(task("wakee"));
@@ -139,6 +154,7 @@ pub fn run_cfs(text: &str) -> Result<String, String> {
         t.slice_start = cv;
         t.last_rq = 0;
         t.last_ran_cpu = 0;
+        t.in_sys = s.curr_in == Some("syscall");
     }
     let cpu = &mut sim.cpus[0];
     cpu.curr = Some(0);
@@ -192,7 +208,36 @@ pub fn run_cfs(text: &str) -> Result<String, String> {
                 let _ = writeln!(out, "enqueue wakee: vruntime={}", t.vruntime);
             }
             sim.check_preempt(0, w, 0);
-            let _ = writeln!(out, "check_preempt_curr: need_resched={}", sim.cpus[0].need_resched as u8);
+            let _ = writeln!(
+                out,
+                "check_preempt_curr: need_resched={}{}",
+                sim.cpus[0].need_resched as u8,
+                if sim.cpus[0].resched_lazy { " (lazy)" } else { "" }
+            );
+            if let Some(place) = s.curr_in {
+                let mut say = |sim: &Sim, when: &str| {
+                    let now = sim.cpus[0].need_resched
+                        && crate::linux::sched::preempts_here(&sim.tasks[0], &sim.cpus[0], sim.cfg.preempt);
+                    let _ = writeln!(
+                        out,
+                        "{when} ({} model, curr in {place}): {}",
+                        sim.cfg.preempt.name(),
+                        if !sim.cpus[0].need_resched {
+                            "nothing pending"
+                        } else if now {
+                            "curr is preempted there"
+                        } else {
+                            "curr runs on; the reschedule waits for its block or its return to user mode"
+                        }
+                    );
+                };
+                say(&sim, "after the wakeup");
+                if s.then_tick {
+                    sim.cpus[0].phase = Phase::TaskSys;
+                    sim.tick(0);
+                    say(&sim, "after the next tick");
+                }
+            }
         }
         None if s.tick => {
             sim.tick(0);

@@ -137,6 +137,9 @@ pub struct Trace {
     pub wakes: Vec<WakeRecord>,
     /// Non-idle CPU time over (CPUs x span).
     pub busy_share: f64,
+    /// Switch-outs of traced tasks: voluntary (asleep, dead) and involuntary (still
+    /// runnable, `prev_state` R or R+).
+    pub switches: (u64, u64),
     pub summary: ImportSummary,
     /// Per CPU number: the first line that names it, and its text (for `check_cpus`).
     cpu_lines: Vec<Option<(u64, String)>>,
@@ -173,6 +176,27 @@ impl Trace {
             tasks,
             ..defaults
         }
+    }
+
+    /// [`Trace::replay_params`] with every task pinned to the CPU it ran on after most
+    /// of its traced wakeups (else the one it first ran on): the machine's placement
+    /// kept, so that a replay compares what follows a placement (preemption, run
+    /// delay, switches) with the placement itself taken out. A task pinned here is
+    /// never placed by `select_task_rq()`, as `taskset` would make it.
+    pub fn replay_params_pinned(&self) -> ReplayParams {
+        let mut p = self.replay_params();
+        let mut ran: Vec<std::collections::BTreeMap<u32, u64>> = vec![Default::default(); self.tasks.len()];
+        for w in &self.wakes {
+            if let Some(m) = ran.get_mut(w.wakee as usize) {
+                *m.entry(w.ran_cpu).or_insert(0) += 1;
+            }
+        }
+        for ((task, t), counts) in p.tasks.iter_mut().zip(&self.tasks).zip(&ran) {
+            // The most frequent CPU; on a tie the lowest.
+            let most = counts.iter().max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0))).map(|(&c, _)| c);
+            task.pinned = task.pinned.or(most).or(t.first_cpu).filter(|&c| c < self.cpus.max(1));
+        }
+        p
     }
 
     /// Checks that a machine of `nr_cpus` CPUs has every CPU the trace names; the error
@@ -589,6 +613,7 @@ fn finish(mut p: Parsed, name: &str, sha256: String, mut sum: ImportSummary) -> 
         programs: c.programs,
         wakes: c.wakes,
         busy_share,
+        switches: c.switches,
         summary: sum,
         cpu_lines: p.cpu_lines,
     })

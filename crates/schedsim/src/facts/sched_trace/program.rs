@@ -78,6 +78,11 @@ struct St {
     cpu_ns: u64,
     /// A waking seen while the task was still on its CPU (see [`EARLY_WAKE_NS`]).
     early: Option<Pending>,
+    /// Preempted by the task it had just woken (see [`Conv::preempted_by_wakee`]):
+    /// that task, whose next switch-out wakes this one.
+    awaits: Option<u32>,
+    /// Tasks this one preempted as their wakee, to wake at its next switch-out.
+    owes: Vec<u32>,
 }
 
 /// What the converter gives.
@@ -87,6 +92,9 @@ pub(super) struct Converted {
     pub programs: Vec<Vec<Op>>,
     pub wakes: Vec<WakeRecord>,
     pub busy_ns: u64,
+    /// Switch-outs of traced tasks: voluntary (asleep or dead) and involuntary (still
+    /// runnable, `R` or `R+`), as `/proc/PID/status` counts them.
+    pub switches: (u64, u64),
 }
 
 struct Conv<'a> {
@@ -103,6 +111,8 @@ struct Conv<'a> {
     cpu_switch_ns: Vec<u64>,
     wakes: Vec<WakeRecord>,
     busy_ns: u64,
+    /// Switch-outs of traced tasks: (asleep or dead, still runnable).
+    switches: (u64, u64),
     sum: &'a mut ImportSummary,
 }
 
@@ -246,6 +256,8 @@ impl Conv<'_> {
             sync: Vec::new(),
             cpu_ns: 0,
             early: None,
+            awaits: None,
+            owes: Vec::new(),
         });
         self.progs.push(Vec::new());
         self.pid_task.insert(t.pid, k);
@@ -348,6 +360,12 @@ impl Conv<'_> {
                 _ => self.sum.inconsistent_switches += 1,
             }
             self.flush(k, t);
+            if left == Left::Runnable {
+                self.switches.1 += 1;
+            } else {
+                self.switches.0 += 1;
+            }
+            self.pay_owed(k, left == Left::Sleeping);
             // `sched_process_exit` comes before the last switch-out (`do_exit()` then
             // `do_task_dead()`), and an exiting task can be preempted in between: it
             // exits at its switch-out as dead (`X`, `Z`).
@@ -381,6 +399,9 @@ impl Conv<'_> {
             } else if sleeping {
                 Phase::Sleeping { since: t }
             } else {
+                if let Some(n) = n {
+                    self.preempted_by_wakee(k, n);
+                }
                 Phase::Runnable
             };
         }
@@ -392,6 +413,15 @@ impl Conv<'_> {
         }
         let Some(k) = n else { return };
         let i = k as usize;
+        if let Some(m) = self.st[i].awaits.take() {
+            // Back on a CPU before the task that preempted it switched out (a balancer
+            // moved it): nothing of that task's run was waited for.
+            if self.progs[i].last() == Some(&Op::Block) {
+                self.progs[i].pop();
+            }
+            self.st[m as usize].owes.retain(|&q| q != k);
+            self.sum.causal_wakes_dropped += 1;
+        }
         match self.st[i].phase {
             Phase::Woken => {
                 if let Some(w) = self.st[i].pending.take() {
@@ -419,6 +449,52 @@ impl Conv<'_> {
         s.phase = Phase::Running { cpu, since: t };
         s.first_cpu.get_or_insert(cpu);
         s.last_cpu = Some(cpu);
+    }
+
+    /// `p` switches out runnable, preempted by `n`, the task it had just woken (`n`'s
+    /// pending wakeup is `p`'s and `p`'s program ends with that wakeup, or with it and
+    /// the run after it). On a box whose model defers that preemption to the return to
+    /// user mode (`none`, `voluntary`, `lazy`), this is how a pipe or socket exchange
+    /// looks: `p` returns from its write and is preempted before its read, the wakee
+    /// answers while `p` is runnable (no wakeup is traced), and `p`'s read finds the
+    /// answer when it runs again. The trace shows no dependency, so a replay would let
+    /// `p` run on without the answer under another placement or model. The dependency
+    /// becomes a message: `p` waits (`Block`) at this point for a `Wake` that `n` gives
+    /// at its next switch-out (a real wakeup if `p` sleeps by then, as it would if it
+    /// had not been preempted; none if it is still runnable, as traced). The run
+    /// between the wakeup and the switch-out, the rest of `p`'s system call, becomes
+    /// `Sys`: no return to user mode comes before it.
+    fn preempted_by_wakee(&mut self, p: u32, n: u32) {
+        let (pi, ni) = (p as usize, n as usize);
+        let woke_it = self.st[ni].phase == Phase::Woken
+            && self.st[ni].pending.is_some_and(|w| w.waker == Some(p))
+            && self.st[pi].awaits.is_none();
+        if !woke_it {
+            return;
+        }
+        let prog = &mut self.progs[pi];
+        let len = prog.len();
+        match prog[..] {
+            [.., Op::Wake { task, .. }] if task == n => {}
+            [.., Op::Wake { task, .. }, Op::Run(ns)] if task == n => prog[len - 1] = Op::Sys(ns),
+            _ => return,
+        }
+        prog.push(Op::Block);
+        self.st[pi].awaits = Some(n);
+        self.st[ni].owes.push(p);
+        self.sum.causal_wakes += 1;
+    }
+
+    /// `n` switches out: it wakes the tasks it preempted as their wakee (see
+    /// [`Conv::preempted_by_wakee`]) that still wait for it; sync when `n` sleeps.
+    fn pay_owed(&mut self, n: u32, sleeping: bool) {
+        let owed = std::mem::take(&mut self.st[n as usize].owes);
+        for q in owed {
+            if self.st[q as usize].awaits == Some(n) {
+                self.st[q as usize].awaits = None;
+                self.progs[n as usize].push(Op::Wake { task: q, sync: sleeping });
+            }
+        }
     }
 
     /// A waking seen just before its wakee's switch-out asleep (`EARLY_WAKE_NS`): the
@@ -547,6 +623,7 @@ pub(super) fn convert(
         cpu_switch_ns: vec![start_ns; cpus as usize],
         wakes: Vec::new(),
         busy_ns: 0,
+        switches: (0, 0),
         sum,
     };
     for ev in events {
@@ -558,6 +635,12 @@ pub(super) fn convert(
         if s.early.is_some() {
             c.sum.wakeups_not_sleeping += 1;
         }
+        if s.awaits.is_some() && c.progs[k as usize].last() == Some(&Op::Block) {
+            // The trace ends before the task it waits for switched out.
+            c.progs[k as usize].pop();
+            c.sum.causal_wakes_dropped += 1;
+        }
+        let s = &c.st[k as usize];
         if s.exiting && s.phase != Phase::Dead {
             c.progs[k as usize].push(Op::Exit);
         }
@@ -571,6 +654,6 @@ pub(super) fn convert(
         }
         t.first_cpu = c.st[i].first_cpu;
     }
-    let Conv { tasks, comms, progs, wakes, busy_ns, .. } = c;
-    Ok(Converted { tasks, comms, programs: progs, wakes, busy_ns })
+    let Conv { tasks, comms, progs, wakes, busy_ns, switches, .. } = c;
+    Ok(Converted { tasks, comms, programs: progs, wakes, busy_ns, switches })
 }

@@ -44,6 +44,13 @@ pub struct ImportSummary {
     pub early_wakes: u64,
     /// Wakes marked sync (the waker slept within `SYNC_WINDOW_NS`).
     pub sync_wakes: u64,
+    /// Preemptions of a waker by its wakee made dependencies (`Conv::preempted_by_wakee`
+    /// in `program.rs`): the waker waits for the wakee's next switch-out.
+    #[serde(default)]
+    pub causal_wakes: u64,
+    /// Of those, dropped: the waker ran again before that switch-out, or the trace ended.
+    #[serde(default)]
+    pub causal_wakes_dropped: u64,
     /// Events lost by the tracer (sum of the counts of its lost lines) and the number of
     /// such lines (gaps). The replay runs across a gap; its programs there are guesses.
     pub lost_events: u64,
@@ -131,6 +138,11 @@ impl ImportSummary {
             (self.out_of_order, "lines out of time order (sorted stably by time)"),
             (self.clock_steps, "clock steps back (later times shifted to continue)"),
             (self.early_wakes, "wakeups traced just before the wakee's switch-out (applied to that sleep)"),
+            (
+                self.causal_wakes,
+                "wakers preempted by their wakee: they wait for its next switch-out (a wake that answers them)",
+            ),
+            (self.causal_wakes_dropped, "of those, dropped (the waker ran again first, or the trace ended)"),
             (self.wakeups_not_sleeping, "wakeups of a task not asleep (no step)"),
             (self.running_at_start as u64, "tasks running at the start (run from the start)"),
             (self.switch_ins_unwoken, "switch-ins with no wakeup seen (woken by an interrupt)"),

@@ -435,7 +435,10 @@ fn a_waking_traced_just_before_the_wakees_switch_out_wakes_that_sleep() {
 }
 
 /// Sync is judged on the waker's CPU time from the waking to its sleep: a wakee that
-/// preempts its waker at once (`R+`) does not make the wake less synchronous.
+/// preempts its waker at once (`R+`) does not make the wake less synchronous. The
+/// preemption by its own wakee is a dependency (`Conv::preempted_by_wakee`): `a` waits
+/// (`b`) for `b`'s next switch-out, which wakes it (`W0`), and `a`'s time between its
+/// wakeup and its switch-out is the rest of its system call (`k`).
 #[test]
 fn sync_counts_the_wakers_cpu_time_not_the_time_it_waited() {
     let lines = |after_us: u32| {
@@ -446,8 +449,32 @@ fn sync_counts_the_wakers_cpu_time_not_the_time_it_waited() {
             &format!("a 5 [000] 1.{:06}: sched:sched_switch: a:5 [120] S ==> swapper/0:0 [120]", 500 + after_us),
         ])
     };
-    assert_eq!(programs(&lines(10)), ["a/5 None W1 r15000", "b/6 None b r495000"]);
-    assert_eq!(programs(&lines(60)), ["a/5 None w1 r65000", "b/6 None b r495000"]);
+    assert_eq!(programs(&lines(10)), ["a/5 None W1 k5000 b r10000", "b/6 None b r495000 W0"]);
+    assert_eq!(programs(&lines(60)), ["a/5 None w1 k5000 b r60000", "b/6 None b r495000 W0"]);
+    assert_eq!((lines(10).summary.causal_wakes, lines(10).summary.causal_wakes_dropped), (1, 0));
+    assert_eq!(lines(10).switches, (2, 1));
+}
+
+/// A waker preempted by its wakee that runs again elsewhere before the wakee switches
+/// out (a balancer moved it) waited for nothing: no dependency. Preempted by a task it
+/// did not wake, it never waits either.
+#[test]
+fn a_preempted_waker_that_runs_again_first_waits_for_nothing() {
+    let t = imp_lines(&[
+        "a 5 [000] 1.000000: sched:sched_waking: comm=b pid=6 prio=120 target_cpu=000",
+        "a 5 [000] 1.000005: sched:sched_switch: a:5 [120] R ==> b:6 [120]",
+        "swapper/1 0 [001] 1.000100: sched:sched_switch: swapper/1:0 [120] R ==> a:5 [120]",
+        "b 6 [000] 1.000500: sched:sched_switch: b:6 [120] S ==> swapper/0:0 [120]",
+        "a 5 [001] 1.000600: sched:sched_switch: a:5 [120] S ==> swapper/1:0 [120]",
+    ]);
+    assert_eq!(programs(&t), ["a/5 None W1 k5000 r500000", "b/6 None b r495000"]);
+    assert_eq!((t.summary.causal_wakes, t.summary.causal_wakes_dropped), (1, 1));
+    let t = imp_lines(&[
+        "a 5 [000] 1.000000: sched:sched_waking: comm=b pid=6 prio=120 target_cpu=001",
+        "a 5 [000] 1.000005: sched:sched_switch: a:5 [120] R ==> c:7 [120]",
+        "c 7 [000] 1.000500: sched:sched_switch: c:7 [120] S ==> a:5 [120]",
+    ]);
+    assert_eq!(t.summary.causal_wakes, 0);
 }
 
 /// A real deflate stream (Python's `gzip.compress(text, 9, mtime=0)` of the two lines

@@ -30,6 +30,9 @@ pub const REPLAY_TRACE_CPUS_MAX: u32 = 1024;
 pub enum Op {
     /// Run this long (ns of CPU time, as traced between switch-in and switch-out).
     Run(u64),
+    /// Run this long in the kernel: the rest of a system call after its wakeup, up to
+    /// the preemption it ended in (no return to user mode before it).
+    Sys(u64),
     /// Wake task `task` of the same copy; `sync` when the waker went to sleep right
     /// after (WF_SYNC, as `pipe_write()` and `sock_def_readable()` wake).
     Wake { task: u32, sync: bool },
@@ -63,8 +66,9 @@ pub struct ReplayTask {
     /// every task at nice 0 (`Sim` has no task weights); the import summary says so.
     #[serde(default = "d_prio")]
     pub prio: i32,
-    /// The program, one word per step: `r<ns>` run, `w<task>` wake (`W<task>`: sync),
-    /// `b` block, `i<ns>@<cpu>` interrupt wakeup, `x` exit.
+    /// The program, one word per step: `r<ns>` run, `k<ns>` run in the kernel (the rest
+    /// of a system call), `w<task>` wake (`W<task>`: sync), `b` block, `i<ns>@<cpu>`
+    /// interrupt wakeup, `x` exit.
     #[serde(serialize_with = "ser_ops", deserialize_with = "de_ops")]
     pub program: Vec<Op>,
 }
@@ -176,7 +180,9 @@ impl ReplayParams {
             }
             for (k, op) in t.program.iter().enumerate() {
                 match *op {
-                    Op::Run(ns) if ns == 0 || ns > 3_600 * SEC => return Err(format!("{}: run of {ns} ns", at(k))),
+                    Op::Run(ns) | Op::Sys(ns) if ns == 0 || ns > 3_600 * SEC => {
+                        return Err(format!("{}: run of {ns} ns", at(k)))
+                    }
                     Op::Wake { task, .. } if task as usize >= n || task as usize == i => {
                         return Err(format!("{}: wakes task {task}, not another task of the trace", at(k)))
                     }
@@ -205,7 +211,11 @@ impl ReplayParams {
 
     /// The traced CPU work of one copy, ns: every `Run` of every program.
     pub fn work_ns(&self) -> u64 {
-        self.tasks.iter().flat_map(|t| &t.program).map(|op| if let Op::Run(ns) = op { *ns } else { 0 }).sum()
+        self.tasks
+            .iter()
+            .flat_map(|t| &t.program)
+            .map(|op| if let Op::Run(ns) | Op::Sys(ns) = op { *ns } else { 0 })
+            .sum()
     }
 
     /// The machine CPU that copy `copy` uses for trace CPU `c`.
@@ -229,6 +239,7 @@ pub fn ops_text(ops: &[Op]) -> String {
         }
         let _ = match *op {
             Op::Run(ns) => write!(out, "r{ns}"),
+            Op::Sys(ns) => write!(out, "k{ns}"),
             Op::Wake { task, sync: false } => write!(out, "w{task}"),
             Op::Wake { task, sync: true } => write!(out, "W{task}"),
             Op::Block => write!(out, "b"),
@@ -244,12 +255,16 @@ pub fn parse_ops(text: &str) -> Result<Vec<Op>, String> {
     let mut ops = Vec::new();
     for (k, w) in text.split_ascii_whitespace().enumerate() {
         let bad = || {
-            format!("step {k}: {:?} is not r<ns>, w<task>, W<task>, b, i<ns>@<cpu> or x", crate::facts::input::clip(w))
+            format!(
+                "step {k}: {:?} is not r<ns>, k<ns>, w<task>, W<task>, b, i<ns>@<cpu> or x",
+                crate::facts::input::clip(w)
+            )
         };
         let (head, rest) = w.split_at(w.char_indices().nth(1).map_or(w.len(), |(i, _)| i));
         let num = |s: &str| s.parse::<u64>().map_err(|_| bad());
         let op = match head {
             "r" => Op::Run(num(rest)?),
+            "k" => Op::Sys(num(rest)?),
             "w" | "W" => Op::Wake { task: u32::try_from(num(rest)?).map_err(|_| bad())?, sync: head == "W" },
             "b" if rest.is_empty() => Op::Block,
             "x" if rest.is_empty() => Op::Exit,
@@ -341,6 +356,11 @@ impl Replay {
                     s.pc[i] += 1;
                     self.running[i] = ns;
                     return Action::Run(ns);
+                }
+                Op::Sys(ns) => {
+                    s.pc[i] += 1;
+                    self.running[i] = ns;
+                    return Action::Sys(ns);
                 }
                 Op::Wake { task: j, sync } => {
                     s.pc[i] += 1;

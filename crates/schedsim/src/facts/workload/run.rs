@@ -15,6 +15,11 @@ use crate::facts::rng::Pcg64;
 pub(crate) enum Action {
     /// Run in user mode for this long at full speed with a warm cache.
     Run(u64),
+    /// Run this long in the kernel, the rest of the system call whose wakeup came
+    /// before (a replayed waker's time between its wakeup and its switch-out): no
+    /// return to user mode before it, so no preemption point for `none`, `voluntary`
+    /// and `lazy`.
+    Sys(u64),
     /// Wake another task, handing it `bytes` of data written by this one.
     Wake { task: u32, sync: bool, bytes: u64 },
     /// Sleep until woken.
