@@ -510,6 +510,15 @@ impl<T: Copy + 'static> serde::de::Visitor<'_> for NameVisitor<T> {
     fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<T, E> {
         match self.names.iter().position(|&n| n == s) {
             Some(i) => Ok(self.all[i]),
+            // A long list would not fit an error line: name the first few and where the
+            // rest are.
+            None if self.names.len() > 12 => Err(E::custom(format!(
+                "unknown {} {:?}, expected one of the {} that `schedsim presets` lists ({}, ...)",
+                self.what.trim_start_matches("a "),
+                crate::facts::input::clip(s),
+                self.names.len(),
+                self.names[..6].join(", ")
+            ))),
             None => Err(E::unknown_variant(s, self.names)),
         }
     }

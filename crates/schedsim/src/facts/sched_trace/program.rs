@@ -79,8 +79,9 @@ struct St {
     /// A waking seen while the task was still on its CPU (see [`EARLY_WAKE_NS`]).
     early: Option<Pending>,
     /// Preempted by the task it had just woken (see [`Conv::preempted_by_wakee`]):
-    /// that task, whose next switch-out wakes this one.
-    awaits: Option<u32>,
+    /// that task, whose next switch-out wakes this one, and the index of the `Block`
+    /// that waits for it in this task's program.
+    awaits: Option<(u32, usize)>,
     /// Tasks this one preempted as their wakee, to wake at its next switch-out.
     owes: Vec<u32>,
 }
@@ -297,6 +298,8 @@ impl Conv<'_> {
         let cpu = ev.cpu as u32;
         if let Some(k) = cur {
             self.ensure_running(k, cpu);
+            // Current on a line while waiting for its preempting wakee: it ran again.
+            self.drop_await(k);
         }
         match ev.kind {
             Kind::Switch { prev, left, next } => {
@@ -413,15 +416,9 @@ impl Conv<'_> {
         }
         let Some(k) = n else { return };
         let i = k as usize;
-        if let Some(m) = self.st[i].awaits.take() {
-            // Back on a CPU before the task that preempted it switched out (a balancer
-            // moved it): nothing of that task's run was waited for.
-            if self.progs[i].last() == Some(&Op::Block) {
-                self.progs[i].pop();
-            }
-            self.st[m as usize].owes.retain(|&q| q != k);
-            self.sum.causal_wakes_dropped += 1;
-        }
+        // Back on a CPU before the task that preempted it switched out (a balancer
+        // moved it): nothing of that task's run was waited for.
+        self.drop_await(k);
         match self.st[i].phase {
             Phase::Woken => {
                 if let Some(w) = self.st[i].pending.take() {
@@ -480,9 +477,27 @@ impl Conv<'_> {
             _ => return,
         }
         prog.push(Op::Block);
-        self.st[pi].awaits = Some(n);
+        self.st[pi].awaits = Some((n, prog.len() - 1));
         self.st[ni].owes.push(p);
         self.sum.causal_wakes += 1;
+    }
+
+    /// `k` runs again (switched in, or current on a line) before the task it waits
+    /// for switched out: the wait is dropped, its `Block` taken out of the program
+    /// wherever it stands now, the sync candidates after it renumbered.
+    fn drop_await(&mut self, k: u32) {
+        let ki = k as usize;
+        let Some((n, at)) = self.st[ki].awaits.take() else { return };
+        if self.progs[ki].get(at) == Some(&Op::Block) {
+            self.progs[ki].remove(at);
+            for (op, _) in &mut self.st[ki].sync {
+                if *op > at {
+                    *op -= 1;
+                }
+            }
+        }
+        self.st[n as usize].owes.retain(|&q| q != k);
+        self.sum.causal_wakes_dropped += 1;
     }
 
     /// `n` switches out: it wakes the tasks it preempted as their wakee (see
@@ -490,7 +505,7 @@ impl Conv<'_> {
     fn pay_owed(&mut self, n: u32, sleeping: bool) {
         let owed = std::mem::take(&mut self.st[n as usize].owes);
         for q in owed {
-            if self.st[q as usize].awaits == Some(n) {
+            if self.st[q as usize].awaits.is_some_and(|(m, _)| m == n) {
                 self.st[q as usize].awaits = None;
                 self.progs[n as usize].push(Op::Wake { task: q, sync: sleeping });
             }
@@ -635,11 +650,8 @@ pub(super) fn convert(
         if s.early.is_some() {
             c.sum.wakeups_not_sleeping += 1;
         }
-        if s.awaits.is_some() && c.progs[k as usize].last() == Some(&Op::Block) {
-            // The trace ends before the task it waits for switched out.
-            c.progs[k as usize].pop();
-            c.sum.causal_wakes_dropped += 1;
-        }
+        // The trace ends before the task it waits for switched out.
+        c.drop_await(k);
         let s = &c.st[k as usize];
         if s.exiting && s.phase != Phase::Dead {
             c.progs[k as usize].push(Op::Exit);

@@ -467,7 +467,7 @@ fn a_preempted_waker_that_runs_again_first_waits_for_nothing() {
         "b 6 [000] 1.000500: sched:sched_switch: b:6 [120] S ==> swapper/0:0 [120]",
         "a 5 [001] 1.000600: sched:sched_switch: a:5 [120] S ==> swapper/1:0 [120]",
     ]);
-    assert_eq!(programs(&t), ["a/5 None W1 k5000 r500000", "b/6 None b r495000"]);
+    assert_eq!(programs(&t), ["a/5 None w1 k5000 r500000", "b/6 None b r495000"]);
     assert_eq!((t.summary.causal_wakes, t.summary.causal_wakes_dropped), (1, 1));
     let t = imp_lines(&[
         "a 5 [000] 1.000000: sched:sched_waking: comm=b pid=6 prio=120 target_cpu=001",
