@@ -140,8 +140,8 @@ pub fn presets_text() -> String {
     }
     let _ = writeln!(
         s,
-        "  {:<14} {:<9} {}",
-        "(a topology)", "full", "a machine given without a preset, unless machine.preempt says"
+        "  {:<14} {:<9} a machine given without a preset, unless machine.preempt says",
+        "(a topology)", "full"
     );
     let _ = writeln!(
         s,

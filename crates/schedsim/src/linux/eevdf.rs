@@ -282,7 +282,7 @@ impl Rq<'_> {
             if nr > 1 {
                 // resched_curr_lazy() from v6.13 (lazy model only): a full reschedule
                 // already pending stays full.
-                self.cpu.resched_lazy = self.lazy && !(self.cpu.need_resched && !self.cpu.resched_lazy);
+                self.cpu.resched_lazy = self.lazy && (self.cpu.resched_lazy || !self.cpu.need_resched);
                 self.cpu.need_resched = true;
             }
         }

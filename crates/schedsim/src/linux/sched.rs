@@ -267,8 +267,8 @@ impl Sim {
             if self.return_to_user(c, t, a) {
                 return;
             }
-            if let Some(done) = self.act_once(c, t, a) {
-                return done;
+            if self.act_once(c, t, a) {
+                return;
             }
         }
         let name = self.tasks[t as usize].name.clone();
@@ -304,42 +304,47 @@ impl Sim {
 
     /// Step `a` of `t`, taken from its `stash` when it runs again.
     fn act(&mut self, c: u32, t: u32, a: Action) {
-        if let Some(done) = self.act_once(c, t, a) {
-            return done;
+        if self.act_once(c, t, a) {
+            return;
         }
         self.run_program(c, t);
     }
 
-    /// Performs step `a` of `t`: `Some(())` when the CPU has moved on (a segment
-    /// started, the task slept), `None` when the program goes on at once.
+    /// Performs step `a` of `t`: true when the CPU has moved on (a segment started, the
+    /// task slept), false when the program goes on at once.
     #[inline(always)]
-    fn act_once(&mut self, c: u32, t: u32, a: Action) -> Option<()> {
+    fn act_once(&mut self, c: u32, t: u32, a: Action) -> bool {
         match a {
             Action::Run(ns) => {
                 let w = ns + std::mem::take(&mut self.tasks[t as usize].penalty_ns);
-                return Some(self.user(c, w.max(1)));
+                self.user(c, w.max(1));
+                return true;
             }
             Action::Sys(ns) => {
                 let w = ns + std::mem::take(&mut self.tasks[t as usize].penalty_ns);
                 self.tasks[t as usize].in_sys = true;
-                return Some(self.user(c, w.max(1)));
+                self.user(c, w.max(1));
+                return true;
             }
             Action::Wake { task, sync, bytes } => {
                 self.tasks[t as usize].in_sys = true;
                 let cost = self.try_to_wake_up(c, Some(t), task, sync, bytes);
                 if cost > 0 {
-                    return Some(self.kernel(c, cost, Phase::TaskSys));
+                    self.kernel(c, cost, Phase::TaskSys);
+                    return true;
                 }
             }
             Action::Block => {
                 self.block(c, t, TState::Sleeping);
-                return Some(self.schedule(c));
+                self.schedule(c);
+                return true;
             }
             Action::Sleep(ns) => {
                 self.block(c, t, TState::Sleeping);
                 let at = self.now + ns;
                 self.push(at, Ev::Timer { task: t });
-                return Some(self.schedule(c));
+                self.schedule(c);
+                return true;
             }
             Action::Io { ns, irq_cpu, token, rq_affinity } => {
                 self.block(c, t, TState::Sleeping);
@@ -354,14 +359,16 @@ impl Sim {
                 let (cpu, at) =
                     if remote { (c, self.now + ns + self.cost.ipi_delivery_ns) } else { (irq_cpu, self.now + ns) };
                 self.push(at, Ev::Irq { cpu, token });
-                return Some(self.schedule(c));
+                self.schedule(c);
+                return true;
             }
             Action::Exit => {
                 self.block(c, t, TState::Exited);
-                return Some(self.schedule(c));
+                self.schedule(c);
+                return true;
             }
         }
-        None
+        false
     }
 
     /// `update_curr()`: charge runtime to `curr`'s vruntime (all tasks are nice 0). From
@@ -876,7 +883,7 @@ impl Sim {
                     // resched_curr_lazy() (v6.13): TIF_NEED_RESCHED_LAZY unless a full
                     // reschedule is pending already, and no IPI to another CPU
                     // (`__resched_curr()` sends one only for TIF_NEED_RESCHED).
-                    cpu.resched_lazy = lazy && !(cpu.need_resched && !cpu.resched_lazy);
+                    cpu.resched_lazy = lazy && (cpu.resched_lazy || !cpu.need_resched);
                     cpu.need_resched = true;
                     if cpu.resched_lazy && from != c {
                         return;
