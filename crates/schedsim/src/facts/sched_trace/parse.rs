@@ -50,10 +50,15 @@ fn is_digit(c: u8) -> bool {
     c.is_ascii_digit()
 }
 
-fn trim(mut s: &[u8]) -> &[u8] {
+fn trim_start(mut s: &[u8]) -> &[u8] {
     while let [b' ' | b'\t' | b'\r', rest @ ..] = s {
         s = rest;
     }
+    s
+}
+
+fn trim(s: &[u8]) -> &[u8] {
+    let mut s = trim_start(s);
     while let [rest @ .., b' ' | b'\t' | b'\r'] = s {
         s = rest;
     }
@@ -291,33 +296,55 @@ pub(super) fn switch(a: &[u8]) -> Option<Switch<'_>> {
             plugin: false,
         });
     }
-    // comm:pid [prio] S ==> comm:pid [prio]; take the first ` ==> ` both sides of which read.
+    // comm:pid [prio] S ==> comm:pid [prio]; take the first ` ==> ` both sides of which
+    // read. Linear in the line however many ` ==> ` it holds: the next task is read from
+    // the line's right end once (every try's right side ends there, and its comm starts
+    // after its ` ==> `), and each try's left side reads only back to its own words.
+    let next = plugin_task(a);
     let mut from = 0;
     while let Some(p) = find(a, b" ==> ", from) {
         from = p + 1;
-        let (lhs, rhs) = (&a[..p], &a[p + 5..]);
+        let lhs = &a[..p];
         let Some(sp) = lhs.iter().rposition(|&c| c == b' ') else { continue };
-        let (Some(l), Some(prev), Some(next)) = (left(&lhs[sp + 1..]), plugin_task(&lhs[..sp]), plugin_task(rhs))
-        else {
+        let Some(n) = next.filter(|n| n.comm_at >= p + 5) else { return None };
+        let (Some(l), Some(prev)) = (left(&lhs[sp + 1..]), plugin_task(&lhs[..sp])) else {
             continue;
         };
-        return Some(Switch { prev, left: l, next, plugin: true });
+        let comm = trim_start(&a[p + 5..n.comm_at]);
+        return Some(Switch { prev: prev.named, left: l, next: Named { comm, ..n.named }, plugin: true });
     }
     None
 }
 
-/// `comm:pid [prio]`, from the right.
-fn plugin_task(s: &[u8]) -> Option<Named<'_>> {
-    let s = trim(s);
+/// A task read by [`plugin_task`], and where its comm ends in the slice read (its `:`).
+#[derive(Clone, Copy)]
+struct PluginTask<'a> {
+    named: Named<'a>,
+    comm_at: usize,
+}
+
+/// `comm:pid [prio]`, from the right. The `[` and the `:` are looked for only as far
+/// back as a prio or pid can reach (20 characters: `num_i32` and `num_u64` take no
+/// more), so that a try costs the same however long the text before it.
+fn plugin_task(whole: &[u8]) -> Option<PluginTask<'_>> {
+    const NUMBER_MAX: usize = 20;
+    let rposition_near = |s: &[u8], b: u8| {
+        let from = s.len().saturating_sub(NUMBER_MAX + 1);
+        s[from..].iter().rposition(|&c| c == b).map(|i| i + from)
+    };
+    let s = trim(whole);
     let (body, prio) = match s {
         [rest @ .., b']'] => {
-            let o = rest.iter().rposition(|&c| c == b'[')?;
+            let o = rposition_near(rest, b'[')?;
             (trim(&rest[..o]), num_i32(&rest[o + 1..])?)
         }
         _ => (s, 120),
     };
-    let c = body.iter().rposition(|&c| c == b':')?;
-    Some(Named { comm: &body[..c], pid: num_u32(&body[c + 1..])?, prio })
+    let c = rposition_near(body, b':')?;
+    let pid = num_u32(&body[c + 1..])?;
+    // `body` starts where the trimmed `s` does: after the leading white space.
+    let lead = whole.len() - trim_start(whole).len();
+    Some(PluginTask { named: Named { comm: &body[..c], pid, prio }, comm_at: lead + c })
 }
 
 /// A wakeup's arguments: `comm=%s pid=%d prio=%d [success=%d] target_cpu=%03d`, or the
@@ -342,7 +369,7 @@ pub(super) fn wakeup(a: &[u8]) -> Option<(Named<'_>, bool)> {
             s = trim(&s[..sp?]);
         }
     }
-    Some((plugin_task(s)?, true))
+    Some((plugin_task(s)?.named, true))
 }
 
 /// `sched_process_fork`: `comm=%s pid=%d child_comm=%s child_pid=%d`.

@@ -21,7 +21,7 @@ use super::summary::ImportSummary;
 use super::{Ev, Kind, TaskRef, TraceError, TraceTask, WakeEv, NO_PID, TRACE_TASKS_MAX};
 use crate::facts::recording::{WakeRecord, WakerKind};
 use crate::facts::workload::replay::Op;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 /// A wakeup is synchronous (WF_SYNC) when the waker goes to sleep after at most this
 /// much more CPU time: a pipe or socket write followed by the read that waits for the
@@ -72,8 +72,11 @@ struct St {
     prio_known: bool,
     pending: Option<Pending>,
     /// Wakes in this task's program that become sync if it sleeps soon: (op index, its
-    /// CPU time then).
-    sync: Vec<(usize, u64)>,
+    /// CPU time then), oldest first. Expired ones leave from the front as the task's CPU
+    /// time passes them (amortised O(1) a wake: a waker whose CPU time stands still
+    /// wakes any number of tasks without rescanning them); the switch-out checks each
+    /// one's window anyway, so one left behind out of order changes nothing.
+    sync: VecDeque<(usize, u64)>,
     /// CPU time so far, ns.
     cpu_ns: u64,
     /// A waking seen while the task was still on its CPU (see [`EARLY_WAKE_NS`]).
@@ -243,7 +246,7 @@ impl Conv<'_> {
             exiting: false,
             prio_known,
             pending: None,
-            sync: Vec::new(),
+            sync: VecDeque::new(),
             cpu_ns: 0,
             early: None,
         });
@@ -453,7 +456,7 @@ impl Conv<'_> {
                     // Its CPU time at the waking: now's, less the wall time since (it ran).
                     Phase::Running { .. } => {
                         let cpu_ns = self.st[ki].cpu_ns.saturating_sub(t.saturating_sub(e.time_ns));
-                        self.st[ki].sync.push((at, cpu_ns));
+                        self.st[ki].sync.push_back((at, cpu_ns));
                     }
                     Phase::Sleeping { since } if since.saturating_sub(e.time_ns) <= SYNC_WINDOW_NS => {
                         self.progs[ki][at] = Op::Wake { task: w, sync: true };
@@ -501,8 +504,11 @@ impl Conv<'_> {
                 let at = self.progs[ki].len() - 1;
                 let cpu_ns = self.st[ki].cpu_ns;
                 // Only wakes still within the window can become sync (and the list stays short).
-                self.st[ki].sync.retain(|&(_, at)| cpu_ns.saturating_sub(at) <= SYNC_WINDOW_NS);
-                self.st[ki].sync.push((at, cpu_ns));
+                let sync = &mut self.st[ki].sync;
+                while sync.front().is_some_and(|&(_, at)| cpu_ns.saturating_sub(at) > SYNC_WINDOW_NS) {
+                    sync.pop_front();
+                }
+                sync.push_back((at, cpu_ns));
                 self.progs[wi].push(Op::Block);
             }
             None => {
