@@ -17,7 +17,7 @@
 use crate::error::CliError;
 use schedsim::{Experiment, RunId, RunResult};
 use serde::{Deserialize, Serialize};
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 /// The format version of a part's header (`schedsim_part`).
 pub const PART_VERSION: u32 = 1;
@@ -25,8 +25,13 @@ pub const PART_VERSION: u32 = 1;
 /// At most this many shards.
 pub const SHARDS_MAX: u32 = 1_000_000;
 
-/// A part file larger than this is refused (a 10,000-run part is about 20 MB).
+/// A part file larger than this is refused (a 10,000-run part is about 20 MB), while it
+/// is read: a device or a pipe (`/dev/zero`) is cut off here as a file is.
 pub const PART_BYTES_MAX: u64 = 1 << 30;
+
+/// A run line longer than this is refused as it is read (a run's line is a few KB: its
+/// counters, two sparse histograms and at most 16 wasted-core moments).
+pub const RUN_LINE_BYTES_MAX: u64 = 4 << 20;
 
 /// Shard `m` (from 1) of `n`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -194,6 +199,19 @@ pub fn read(path: &str, cut: CutEnd) -> Result<Part, CliError> {
         }
     }
     let mut r = std::io::BufReader::with_capacity(1 << 16, f);
+    let cannot = |lineno: usize, e: std::io::Error| {
+        CliError::input(format!("{path}: cannot read the part after line {lineno}: {e}"))
+    };
+    // A part starts with its header's `{`: anything else (`/dev/zero`, a binary file) is
+    // refused before a line of it is read.
+    match r.fill_buf().map_err(|e| cannot(0, e))?.first() {
+        None | Some(b'{') => {}
+        Some(_) => {
+            return Err(CliError::input(format!(
+                "{path} line 1: not a schedsim part: it does not start with a JSON object (the header)"
+            )))
+        }
+    }
     let mut buf = Vec::new();
     let mut lineno = 0usize;
     let mut good_bytes = 0u64;
@@ -202,15 +220,21 @@ pub fn read(path: &str, cut: CutEnd) -> Result<Part, CliError> {
     let mut cut_line = None;
     loop {
         buf.clear();
-        let got = r
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| CliError::input(format!("{path}: cannot read the part after line {lineno}: {e}")))?;
+        // Each line is read no further than it may go: the header up to the part's
+        // bound, a run line up to its own, so memory stays within them whatever the file.
+        let room = PART_BYTES_MAX - good_bytes;
+        let max = if head.is_none() { room } else { room.min(RUN_LINE_BYTES_MAX) };
+        let got = (&mut r).take(max + 1).read_until(b'\n', &mut buf).map_err(|e| cannot(lineno, e))?;
         if got == 0 {
             break;
         }
         lineno += 1;
-        if good_bytes + got as u64 > PART_BYTES_MAX {
-            return Err(CliError::input(format!("{path}: larger than a part may be ({PART_BYTES_MAX} bytes)")));
+        if got as u64 > max {
+            return Err(CliError::input(if max < room {
+                format!("{path} line {lineno}: longer than a run's line may be ({RUN_LINE_BYTES_MAX} bytes)")
+            } else {
+                format!("{path}: larger than a part may be ({PART_BYTES_MAX} bytes)")
+            }));
         }
         if buf.last() != Some(&b'\n') {
             // Only the end of a file lacks a newline: a line cut short.

@@ -254,11 +254,21 @@ impl Out {
 }
 
 /// Whether the file's first line (the header) was written whole; a file without one
-/// holds no finished run and is written afresh.
+/// holds no finished run and is written afresh. The header holds the experiment, whose
+/// replay workload can be a trace's worth of programs (tens of MB): the line is scanned
+/// for its newline up to a part's bound without being kept.
 fn has_whole_first_line(path: &str) -> std::io::Result<bool> {
-    let mut buf = Vec::new();
-    // The header holds the experiment, at most the library's input limit and a little.
-    let limit = (schedsim::input::INPUT_BYTES_MAX as u64) * 2 + 4096;
-    std::io::BufReader::new(std::fs::File::open(path)?.take(limit)).read_until(b'\n', &mut buf)?;
-    Ok(buf.last() == Some(&b'\n'))
+    let f = std::fs::File::open(path)?.take(part::PART_BYTES_MAX);
+    let mut r = std::io::BufReader::with_capacity(1 << 16, f);
+    loop {
+        let buf = r.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(false);
+        }
+        if buf.contains(&b'\n') {
+            return Ok(true);
+        }
+        let n = buf.len();
+        r.consume(n);
+    }
 }

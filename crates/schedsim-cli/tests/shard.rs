@@ -561,3 +561,64 @@ fn wait_for_job(job: &str) -> Result<(), String> {
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
 }
+
+/// `merge` of what is not a part file, under a 2 GB address-space limit (`ulimit -v`):
+/// one line, exit 2, whatever the file. `/dev/zero` grew to 12 GB (the part limit was
+/// checked for regular files only, and after a whole line was read).
+fn merge_limited(shell: &str) -> (Option<i32>, String) {
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v 2000000; {shell}"))
+        .env("SCHEDSIM", env!("CARGO_BIN_EXE_schedsim"))
+        .output()
+        .expect("sh runs");
+    (o.status.code(), text(&o.stderr))
+}
+
+#[test]
+fn merge_refuses_a_device_a_symlink_to_it_and_an_endless_line_in_one_line() {
+    let d = dir("devices");
+    let link = d.join("zero.jsonl");
+    std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+    for what in ["/dev/zero", link.to_str().unwrap()] {
+        let (code, err) = merge_limited(&format!("\"$SCHEDSIM\" merge {what}"));
+        assert_eq!(code, Some(2), "{what}: {err}");
+        assert_eq!(err.lines().count(), 1, "{what}: {err}");
+        assert!(err.contains("not a schedsim part"), "{what}: {err}");
+    }
+    // A good header, then a run line that never ends, through a pipe: cut off at the
+    // run line's bound as it is read.
+    let files = parts(&d, 2);
+    let (code, err) = merge_limited(&format!(
+        "(head -n 1 {}; printf '{{'; cat /dev/zero) | \"$SCHEDSIM\" merge /dev/stdin",
+        files[0]
+    ));
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("/dev/stdin line 2: longer than a run's line may be"), "{err}");
+}
+
+#[test]
+fn a_shard_with_a_header_over_4_mb_resumes() {
+    let d = dir("resume-big");
+    let whole = part(&d, 2, 3, &[]);
+    let l = lines(&whole);
+    // The header made 5 MB long by white space inside its JSON (as a replay's header is
+    // long with its trace's programs): still the same experiment.
+    let big = format!("{{{}{}", " ".repeat(5 << 20), &l[0][1..]);
+    let cut = d.join("part-cut.jsonl").to_str().unwrap().to_string();
+    let mut partial = vec![big.clone()];
+    partial.extend_from_slice(&l[1..3]);
+    write_lines(&cut, &partial);
+    let o = command(&with(&SWEEP, &["--shard", "2/3", "--out", &cut, "--jobs", "1"]), &[]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("2 of its 6 runs are in the part, 4 to run"), "{err}");
+    let now = lines(&cut);
+    assert_eq!(now[0], big, "the header is kept");
+    assert_eq!(now[1..], l[1..], "the runs kept and the rest run");
+    // Its refusals hold too: another shard is not resumed into.
+    let o = command(&with(&SWEEP, &["--shard", "1/3", "--out", &cut]), &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("holds shard 2/3"), "{}", text(&o.stderr));
+}
