@@ -161,7 +161,8 @@ impl Trace {
                 prio: t.prio,
                 program: p.clone(),
             })
-            .collect();
+            .collect::<Vec<_>>()
+            .into();
         let defaults: ReplayParams =
             serde_json::from_str(r#"{"trace_name":"","trace_sha256":"","trace_cpus":1,"span_ns":1,"tasks":[]}"#)
                 .unwrap_or_else(|_| unreachable!("the replay's defaults read"));
