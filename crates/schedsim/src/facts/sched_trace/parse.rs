@@ -306,7 +306,7 @@ pub(super) fn switch(a: &[u8]) -> Option<Switch<'_>> {
         from = p + 1;
         let lhs = &a[..p];
         let Some(sp) = lhs.iter().rposition(|&c| c == b' ') else { continue };
-        let Some(n) = next.filter(|n| n.comm_at >= p + 5) else { return None };
+        let n = next.filter(|n| n.comm_at >= p + 5)?;
         let (Some(l), Some(prev)) = (left(&lhs[sp + 1..]), plugin_task(&lhs[..sp])) else {
             continue;
         };
@@ -395,6 +395,11 @@ pub(super) fn comm_pid_prio(a: &[u8]) -> Option<Named<'_>> {
     let (pid, e) = word_after(a, b"pid=", pp)?;
     let prio = word_after(a, b"prio=", e).and_then(|(p, _)| num_i32(p)).unwrap_or(120);
     Some(Named { comm: &a[..pp], pid: num_u32(pid)?, prio })
+}
+
+/// `sched_migrate_task`'s `orig_cpu=N`.
+pub(super) fn orig_cpu(a: &[u8]) -> Option<u32> {
+    word_after(a, b"orig_cpu=", 0).and_then(|(w, _)| num_u32(w))
 }
 
 /// A lost-events line: trace-cmd's `CPU:N [LOST 123 EVENTS]` (or `[LOST EVENTS]`), perf

@@ -283,11 +283,18 @@ impl Conv<'_> {
         }
     }
 
+    /// Task `k` is on `cpu` now: the CPU a wakeup of it moves it from, when no switch-in
+    /// said so (a trace can lack one: a forked task's first, on an idle CPU).
+    fn seen_on(&mut self, k: u32, cpu: u32) {
+        self.st[k as usize].last_cpu = Some(cpu);
+    }
+
     fn event(&mut self, ev: &Ev, use_waking: bool) -> Result<(), TraceError> {
         let cur = self.current(ev.cur, ev)?;
         let cpu = ev.cpu as u32;
         if let Some(k) = cur {
             self.ensure_running(k, cpu);
+            self.seen_on(k, cpu);
         }
         match ev.kind {
             Kind::Switch { prev, left, next } => {
@@ -322,8 +329,21 @@ impl Conv<'_> {
                     self.st[k as usize].exiting = true;
                 }
             }
-            Kind::Migrate { task } => {
-                self.task(task, ev)?;
+            Kind::Migrate { task, orig_cpu } => {
+                // Where it was, if nothing else said: a wakeup's migration (traced after
+                // its waking) moves it from there.
+                if let (Some(k), Some(orig)) = (self.task(task, ev)?, orig_cpu) {
+                    let s = &mut self.st[k as usize];
+                    s.last_cpu.get_or_insert(orig);
+                    if let Some(p) = s.pending.as_mut() {
+                        p.last_cpu.get_or_insert(orig);
+                    }
+                }
+            }
+            Kind::Runtime { task } => {
+                if let Some(k) = self.task(task, ev)? {
+                    self.seen_on(k, cpu);
+                }
             }
         }
         Ok(())
@@ -350,6 +370,7 @@ impl Conv<'_> {
                 Phase::Running { .. } => {}
                 _ => self.sum.inconsistent_switches += 1,
             }
+            self.seen_on(k, cpu);
             self.flush(k, t);
             // `sched_process_exit` comes before the last switch-out (`do_exit()` then
             // `do_task_dead()`), and an exiting task can be preempted in between: it

@@ -481,3 +481,32 @@ fn gzip_with_compressed_blocks() {
     two.extend_from_slice(&gzip::tests::gzip_stored(b"x 1 [000] 2.0: sched:sched_waking: comm=y pid=2\n"));
     assert!(err(&two).contains("several gzip members"), "{}", err(&two));
 }
+
+/// Every event that says where a task is counts for the CPU its next wakeup moves it
+/// from (issue 42): a forked worker whose switch-in onto an idle CPU the trace lacks
+/// still ran there (its `sched_stat_runtime` and its switch-out say so), and a
+/// `sched_migrate_task`'s `orig_cpu` says where a task first seen woken was. Both
+/// wakeups were "no migration" (`last_cpu` unknown), which undercounted the observed
+/// column of `perf bench sched messaging` traces (20 of 53 migrations).
+#[test]
+fn where_a_task_ran_comes_from_every_event_that_says() {
+    let lacks_switch_in = "\
+  parent 10 [000] 1.000000: sched:sched_process_fork: comm=parent pid=10 child_comm=w child_pid=11
+  parent 10 [000] 1.000001: sched:sched_wakeup_new: comm=w pid=11 prio=120 target_cpu=001
+  w 11 [001] 1.000100: sched:sched_stat_runtime: comm=w pid=11 runtime=100 [ns] vruntime=5 [ns]
+  w 11 [001] 1.000200: sched:sched_switch: prev_comm=w prev_pid=11 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+  parent 10 [000] 1.000300: sched:sched_waking: comm=w pid=11 prio=120 target_cpu=002
+  swapper/2 0 [002] 1.000400: sched:sched_switch: prev_comm=swapper/2 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=w next_pid=11 next_prio=120
+";
+    let t = imp(lacks_switch_in);
+    let w = t.wakes.last().expect("the second wakeup ran");
+    assert_eq!((w.wakee, w.last_cpu, w.ran_cpu), (1, Some(1), 2), "{:?}", t.wakes);
+    assert_eq!(t.summary.skipped.get("sched:sched_stat_runtime"), Some(&1), "still counted as passed over");
+    let migrated = "\
+  parent 10 [000] 1.000300: sched:sched_waking: comm=w pid=11 prio=120 target_cpu=002
+  parent 10 [000] 1.000301: sched:sched_migrate_task: comm=w pid=11 prio=120 orig_cpu=3 dest_cpu=2
+  swapper/2 0 [002] 1.000400: sched:sched_switch: prev_comm=swapper/2 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=w next_pid=11 next_prio=120
+";
+    let t = imp(migrated);
+    assert_eq!(t.wakes.iter().map(|w| (w.last_cpu, w.ran_cpu)).collect::<Vec<_>>(), [(Some(3), 2)]);
+}
