@@ -239,8 +239,9 @@ enum Kind {
         task: TaskRef,
         orig_cpu: Option<u32>,
     },
-    /// A `sched_stat_runtime`: the task ran on the line's CPU. Read only where no
-    /// switch-in put it there (a switch-in the trace lacks), else passed over.
+    /// A `sched_stat_runtime` of the line's current task: it ran on the line's CPU.
+    /// Read only where no switch-in put it there (a switch-in the trace lacks), else
+    /// passed over.
     Runtime {
         task: TaskRef,
     },
@@ -578,13 +579,15 @@ impl Parsed {
     }
 
     /// The task of a `sched_stat_runtime` line (key=value: `comm=.. pid=.. runtime=..`)
-    /// when no switch-in or earlier runtime line put it on the line's CPU.
+    /// when it is the line's current task (a runtime line can be another CPU's: a
+    /// remote wakeup's `update_curr()` of that CPU's runqueue) and no switch-in or
+    /// earlier runtime line put it on the line's CPU.
     fn runtime(&mut self, h: &parse::Head<'_>) -> Option<TaskRef> {
         if parse::short_name(h.event) != b"sched_stat_runtime" {
             return None;
         }
         let n = parse::comm_pid_prio(h.args)?;
-        if n.pid == 0 || self.cpu_pid.get(h.cpu as usize) == Some(&n.pid) {
+        if n.pid == 0 || h.pid != Some(n.pid) || self.cpu_pid.get(h.cpu as usize) == Some(&n.pid) {
             return None;
         }
         self.set_cpu_pid(h.cpu, n.pid);
