@@ -13,6 +13,7 @@ use crate::error::CliError;
 use crate::help::{self, merge_flags};
 use crate::output::{print_stdout, Destination};
 use crate::part::{self, CutEnd, Part, Shard};
+use crate::shard::short;
 use schedsim::{RunId, RunResult, Sweep};
 use std::collections::BTreeMap;
 
@@ -32,10 +33,16 @@ pub fn merge(args: &[String]) -> Result<(), CliError> {
     for path in &p.positionals {
         let part = part::read(path, CutEnd::Refuse)?;
         if let Some(first) = parts.first() {
-            if first.generator != part.generator {
+            if first.generator != part.generator || first.model != part.model {
                 return Err(CliError::input(format!(
-                    "merge: {} and {} were written by different builds ({:?}, {:?}); rerun one's shards with the other",
-                    first.path, part.path, first.generator, part.generator
+                    "merge: {} and {} were written by different builds ({:?} model {}, {:?} model {}); rerun one's \
+                     shards with the other",
+                    first.path,
+                    part.path,
+                    schedsim::input::clip(&first.generator),
+                    short(&first.model),
+                    schedsim::input::clip(&part.generator),
+                    short(&part.model)
                 )));
             }
             if first.sha256 != part.sha256 {
@@ -52,11 +59,14 @@ pub fn merge(args: &[String]) -> Result<(), CliError> {
         }
         parts.push(part);
     }
-    if parts[0].generator != part::generator() {
+    if parts[0].generator != part::generator() || parts[0].model != part::model() {
         eprintln!(
-            "schedsim: the parts were written by {:?}, this is {:?}: the report is theirs with this build's name",
+            "schedsim: the parts were written by {:?} (model {}), this is {:?} (model {}): the report is theirs with \
+             this build's name",
             schedsim::input::clip(&parts[0].generator),
-            part::generator()
+            short(&parts[0].model),
+            part::generator(),
+            short(part::model())
         );
     }
     let exp = parts[0].experiment.clone();

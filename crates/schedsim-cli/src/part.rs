@@ -1,10 +1,12 @@
 //! A part: what `schedsim run --shard M/N` writes and `schedsim merge` reads.
 //!
-//! JSON lines. Line 1 is the header: the format version, the build, the SHA-256 of the
-//! experiment's canonical JSON (serde's compact form of the validated experiment), the
-//! shard, and the experiment itself, so that a part says on its own what it is a part
-//! of. Every further line is one finished run: its key (`KERNEL/CLIENTS/ITERATION`, for
-//! people and for checking) and the library's `RunResult`. Each line is written whole
+//! JSON lines. Line 1 is the header: the format version, the build (its version and
+//! the SHA-256 of its model's source, [`model`]), the SHA-256 of the experiment's
+//! canonical JSON (serde's compact form of the validated experiment), the shard, and the
+//! experiment itself, so that a part says on its own what it is a part of. Every further
+//! line is one finished run: its key (`KERNEL/CLIENTS/ITERATION`, for people and for
+//! checking), the library's `RunResult`, and the SHA-256 of the experiment's digest and
+//! the result's canonical JSON, so that a hand edit of a run is found ([`run_digest`]). Each line is written whole
 //! with one write and its newline last, so an interrupted shard leaves finished lines
 //! and at worst one line cut short at the end, which a rerun with the same `--out`
 //! drops and completes.
@@ -20,7 +22,8 @@ use serde::{Deserialize, Serialize};
 use std::io::{BufRead, Read};
 
 /// The format version of a part's header (`schedsim_part`).
-pub const PART_VERSION: u32 = 1;
+/// 2: the model's digest in the header and a digest on every run line.
+pub const PART_VERSION: u32 = 2;
 
 /// At most this many shards.
 pub const SHARDS_MAX: u32 = 1_000_000;
@@ -105,6 +108,7 @@ pub fn experiment_sha256(exp: &Experiment) -> String {
 struct HeaderOut<'a> {
     schedsim_part: u32,
     generator: String,
+    model_sha256: &'static str,
     experiment_sha256: &'a str,
     shard: String,
     experiment: &'a Experiment,
@@ -115,6 +119,9 @@ struct HeaderOut<'a> {
 struct HeaderIn {
     schedsim_part: u32,
     generator: String,
+    // Absent in format 1, which is refused by its version first.
+    #[serde(default)]
+    model_sha256: String,
     experiment_sha256: String,
     shard: String,
     experiment: Experiment,
@@ -124,6 +131,7 @@ struct HeaderIn {
 struct LineOut<'a> {
     key: String,
     result: &'a RunResult,
+    sha256: String,
 }
 
 #[derive(Deserialize)]
@@ -131,6 +139,7 @@ struct LineOut<'a> {
 struct LineIn {
     key: String,
     result: RunResult,
+    sha256: String,
 }
 
 /// The build that writes a part: a report names it (`generator`), and runs of
@@ -139,11 +148,25 @@ pub fn generator() -> String {
     format!("schedsim {}", env!("CARGO_PKG_VERSION"))
 }
 
+/// The SHA-256 of this build's model source (`build.rs`): parts whose runs a
+/// different model made are not merged, nor resumed into.
+pub fn model() -> &'static str {
+    env!("SCHEDSIM_MODEL_SHA256")
+}
+
+/// A run line's digest: the experiment's SHA-256 and the result's canonical JSON, so
+/// that an edited result (or one moved from a part of another experiment) is found.
+pub fn run_digest(experiment_sha256: &str, r: &RunResult) -> String {
+    let json = serde_json::to_string(r).unwrap_or_default();
+    schedsim::sched_trace::sha256_hex(format!("{experiment_sha256}\n{json}").as_bytes())
+}
+
 /// The header line, newline included.
 pub fn header_line(exp: &Experiment, sha256: &str, shard: Shard) -> String {
     let h = HeaderOut {
         schedsim_part: PART_VERSION,
         generator: generator(),
+        model_sha256: model(),
         experiment_sha256: sha256,
         shard: shard.to_string(),
         experiment: exp,
@@ -154,8 +177,9 @@ pub fn header_line(exp: &Experiment, sha256: &str, shard: Shard) -> String {
 }
 
 /// A run's line, newline included.
-pub fn run_line(exp: &Experiment, r: &RunResult) -> String {
-    let mut s = serde_json::to_string(&LineOut { key: key_of(exp, r.run), result: r }).unwrap_or_default();
+pub fn run_line(exp: &Experiment, experiment_sha256: &str, r: &RunResult) -> String {
+    let line = LineOut { key: key_of(exp, r.run), result: r, sha256: run_digest(experiment_sha256, r) };
+    let mut s = serde_json::to_string(&line).unwrap_or_default();
     s.push('\n');
     s
 }
@@ -166,8 +190,9 @@ pub struct Part {
     pub experiment: Experiment,
     pub sha256: String,
     pub shard: Shard,
-    /// The build that wrote it (`schedsim VERSION`).
+    /// The build that wrote it (`schedsim VERSION`) and its model's digest ([`model`]).
     pub generator: String,
+    pub model: String,
     /// Each run with the line (from 1) it is on, in file order.
     pub runs: Vec<(RunResult, usize)>,
     /// Bytes of the header and the whole run lines: where a rerun appends.
@@ -252,7 +277,7 @@ pub fn read(path: &str, cut: CutEnd) -> Result<Part, CliError> {
         };
         match &head {
             None => head = Some(read_header(path, text)?),
-            Some(h) => runs.push((read_run(path, lineno, text, &h.experiment, h.shard)?, lineno)),
+            Some(h) => runs.push((read_run(path, lineno, text, h)?, lineno)),
         }
         good_bytes += got as u64;
     }
@@ -265,6 +290,7 @@ pub fn read(path: &str, cut: CutEnd) -> Result<Part, CliError> {
         sha256: h.sha256,
         shard: h.shard,
         generator: h.generator,
+        model: h.model,
         runs,
         good_bytes,
         cut_line,
@@ -277,6 +303,7 @@ struct Header {
     sha256: String,
     shard: Shard,
     generator: String,
+    model: String,
 }
 
 fn read_header(path: &str, text: &str) -> Result<Header, CliError> {
@@ -305,12 +332,20 @@ fn read_header(path: &str, text: &str) -> Result<Header, CliError> {
             schedsim::input::clip(&h.experiment_sha256)
         )));
     }
-    Ok(Header { experiment: h.experiment, sha256: sha, shard, generator: h.generator })
+    Ok(Header { experiment: h.experiment, sha256: sha, shard, generator: h.generator, model: h.model_sha256 })
 }
 
-fn read_run(path: &str, lineno: usize, text: &str, exp: &Experiment, shard: Shard) -> Result<RunResult, CliError> {
+fn read_run(path: &str, lineno: usize, text: &str, h: &Header) -> Result<RunResult, CliError> {
+    let (exp, shard) = (&h.experiment, h.shard);
     let bad = |what: String| CliError::input(format!("{path} line {lineno}: {what}"));
-    let l: LineIn = serde_json::from_str(text).map_err(|e| bad(format!("not a run of a part (key, result): {e}")))?;
+    let l: LineIn =
+        serde_json::from_str(text).map_err(|e| bad(format!("not a run of a part (key, result, sha256): {e}")))?;
+    if run_digest(&h.sha256, &l.result) != l.sha256 {
+        return Err(bad(format!(
+            "the run's SHA-256 is not the {:?} the line states (the line was edited?): rerun its shard",
+            schedsim::input::clip(&l.sha256)
+        )));
+    }
     let id = l.result.run;
     if id.kernel as usize >= exp.kernels.len()
         || id.point as usize >= exp.clients.len()

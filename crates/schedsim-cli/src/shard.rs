@@ -63,7 +63,7 @@ pub fn run(p: &Parsed, target: Option<&str>, jobs: usize) -> Result<(), CliError
     let mut line = ProgressLine::new(wanted(p.has("progress"), p.has("no-progress")));
     let mut written = total - order.len() as u32;
     let failures = crate::pool::drive(&sweep, &order, jobs, &mut line, (written, total), &mut |r| {
-        out.line(&part::run_line(&exp, &r)).map_err(Error)?;
+        out.line(&part::run_line(&exp, &sha256, &r)).map_err(Error)?;
         written += 1;
         Ok(())
     });
@@ -196,12 +196,14 @@ impl Out {
                     &sha256[..12]
                 )));
             }
-            if old.generator != part::generator() {
+            if old.generator != part::generator() || old.model != part::model() {
                 return Err(CliError::input(format!(
-                    "--out: {path} was written by {:?}, this is {:?}; its runs may differ from this build's: \
-                     give another --out or remove it",
+                    "--out: {path} was written by {:?} (model {}), this is {:?} (model {}); its runs may differ \
+                     from this build's: give another --out or remove it",
                     schedsim::input::clip(&old.generator),
-                    part::generator()
+                    short(&old.model),
+                    part::generator(),
+                    short(part::model())
                 )));
             }
             if old.shard != shard {
@@ -251,6 +253,11 @@ impl Out {
                 .map_err(|e| format!("--out: cannot write {path}: {e}")),
         }
     }
+}
+
+/// A digest's first 12 digits, for messages.
+pub fn short(sha: &str) -> &str {
+    sha.get(..12).unwrap_or(sha)
 }
 
 /// Whether the file's first line (the header) was written whole; a file without one

@@ -126,8 +126,9 @@ fn a_part_is_json_lines_with_a_header_and_keys() {
     let f = part(&d, 2, 3, &[]);
     let l = lines(&f);
     let h: serde_json::Value = serde_json::from_str(&l[0]).unwrap();
-    assert_eq!(h["schedsim_part"], 1);
+    assert_eq!(h["schedsim_part"], 2);
     assert_eq!(h["generator"], format!("schedsim {}", env!("CARGO_PKG_VERSION")));
+    assert_eq!(h["model_sha256"].as_str().unwrap().len(), 64);
     assert_eq!(h["shard"], "2/3");
     assert_eq!(h["experiment_sha256"].as_str().unwrap().len(), 64);
     assert_eq!(h["experiment"]["clients"], serde_json::json!([1, 2, 4]));
@@ -138,7 +139,30 @@ fn a_part_is_json_lines_with_a_header_and_keys() {
         let key = v["key"].as_str().unwrap();
         assert!(key.starts_with("base/") || key.starts_with("patched/"), "{key}");
         assert!(v["result"]["counters"].is_object());
+        assert_eq!(v["sha256"].as_str().unwrap().len(), 64);
     }
+}
+
+/// A run line `line` of a part whose header is `header`, its result's text changed by
+/// `edit` and its digest made again as the writer makes it: what a different result of
+/// the same run (another build's) looks like.
+fn resealed(header: &str, line: &str, edit: &dyn Fn(&str) -> String) -> String {
+    let h: serde_json::Value = serde_json::from_str(header).unwrap();
+    let exp = h["experiment_sha256"].as_str().unwrap();
+    let (head, rest) = line.split_once("\"result\":").unwrap();
+    let (result, _) = rest.rsplit_once(",\"sha256\":").unwrap();
+    let result = edit(result);
+    let digest = schedsim::sched_trace::sha256_hex(format!("{exp}\n{result}").as_bytes());
+    format!("{head}\"result\":{result},\"sha256\":\"{digest}\"}}")
+}
+
+/// The result's `"field":N` made `"field":M` in a line's text.
+fn with_number(text: &str, field: &str, f: &dyn Fn(u64) -> u64) -> String {
+    let key = format!("\"{field}\":");
+    let at = text.find(&key).unwrap_or_else(|| panic!("no {field} in {text}")) + key.len();
+    let end = at + text[at..].find(|c: char| !c.is_ascii_digit()).unwrap();
+    let n: u64 = text[at..end].parse().unwrap();
+    format!("{}{}{}", &text[..at], f(n), &text[end..])
 }
 
 #[test]
@@ -181,10 +205,7 @@ fn merge_takes_duplicates_that_agree_and_refuses_ones_that_differ() {
     assert_eq!(got, want);
     // The rerun gave another result for one run.
     let mut l = lines(&again);
-    let mut v: serde_json::Value = serde_json::from_str(&l[2]).unwrap();
-    let e = v["result"]["elapsed_ns"].as_u64().unwrap();
-    v["result"]["elapsed_ns"] = (e + 1).into();
-    l[2] = serde_json::to_string(&v).unwrap();
+    l[2] = resealed(&l[0], &l[2], &|r| with_number(r, "elapsed_ns", &|e| e + 1));
     write_lines(&again, &l);
     let e = merge_err(&with_dup);
     assert!(e.contains("two different results"), "{e}");
@@ -215,6 +236,8 @@ fn merge_refuses_a_truncated_or_malformed_part_naming_file_and_line() {
     std::fs::write(&junk, "").unwrap();
     assert!(merge_err(std::slice::from_ref(&junk)).contains("empty"));
     std::fs::write(&junk, [0xff, 0xfe, b'\n']).unwrap();
+    assert!(merge_err(std::slice::from_ref(&junk)).contains("does not start with a JSON object"));
+    std::fs::write(&junk, [b'{', 0xff, 0xfe, b'\n']).unwrap();
     assert!(merge_err(std::slice::from_ref(&junk)).contains("not UTF-8"));
     // An edited experiment no longer matches its SHA-256.
     std::fs::write(&files[1], &bytes).unwrap();
@@ -237,6 +260,23 @@ fn merge_refuses_a_truncated_or_malformed_part_naming_file_and_line() {
     write_lines(&files[1], &l);
     let e = merge_err(&files);
     assert!(e.contains("different builds") && e.contains("schedsim 0.0.1"), "{e}");
+    // A part of another model with the same version (what 'schedsim 0.1.0' hid for 522
+    // commits).
+    std::fs::write(&files[1], &bytes).unwrap();
+    let mut l = lines(&files[1]);
+    let h: serde_json::Value = serde_json::from_str(&l[0]).unwrap();
+    let model = h["model_sha256"].as_str().unwrap();
+    l[0] = l[0].replacen(model, &"0".repeat(64), 1);
+    write_lines(&files[1], &l);
+    let e = merge_err(&files);
+    assert!(e.contains("different builds") && e.contains("model 000000000000"), "{e}");
+    // A run edited by hand: its sample x10 (the table then showed -44.99% for -0.02%).
+    std::fs::write(&files[1], &bytes).unwrap();
+    let mut l = lines(&files[1]);
+    l[2] = with_number(&l[2], "sample_bits", &|b| (f64::from_bits(b) * 10.0).to_bits());
+    write_lines(&files[1], &l);
+    let e = merge_err(&files);
+    assert!(e.contains(&format!("{} line 3", files[1])) && e.contains("was edited"), "{e}");
     std::fs::write(&files[1], &bytes).unwrap();
     // A run line moved into a part of another shard.
     std::fs::write(&files[0], first).unwrap();
