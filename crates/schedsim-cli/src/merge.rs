@@ -100,6 +100,18 @@ pub fn merge(args: &[String]) -> Result<(), CliError> {
     if let Some(&id) = missing.first() {
         return Err(missing_run(&exp, &parts, id, missing.len()));
     }
+    // The report sums each point's counters over its iterations: refused where a sum
+    // would wrap rather than shown wrapped.
+    let mut sums: BTreeMap<(u32, u32), BTreeMap<String, u64>> = BTreeMap::new();
+    for (id, (r, pi, line)) in &got {
+        part::add_counters(sums.entry((id.kernel, id.point)).or_default(), r).map_err(|name| {
+            CliError::input(format!(
+                "{} line {line}: run {}: its {name} passes 2^64 - 1 summed with the point's other iterations",
+                parts[*pi].path,
+                part::key_of(&exp, *id)
+            ))
+        })?;
+    }
     let mut builder = sweep.builder();
     for id in runs {
         if let Some((r, pi, line)) = got.remove(&id) {

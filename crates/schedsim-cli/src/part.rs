@@ -363,11 +363,70 @@ fn read_run(path: &str, lineno: usize, text: &str, h: &Header) -> Result<RunResu
             schedsim::input::clip(&l.key)
         )));
     }
+    check_result(&l.result).map_err(|e| bad(format!("run {key}: {e}")))?;
     let belongs = shard_of(exp, id, shard.n);
     if belongs != shard.m {
         return Err(bad(format!("run {key} belongs to shard {belongs}/{}, not this part's {shard}", shard.n)));
     }
     Ok(l.result)
+}
+
+/// What no run gives, refused even under a good digest: a sample that is not a
+/// finite number at least 0 (a NaN showed as "measured nothing"), and migrations that
+/// are not the sum of their distances (`Counters::count_migration` counts both) or fewer
+/// than the balancers' share of them.
+pub fn check_result(r: &RunResult) -> Result<(), String> {
+    let v = r.sample();
+    if !v.is_finite() || v < 0.0 {
+        return Err(format!("its sample is {v}, which no run gives"));
+    }
+    let c = &r.counters;
+    let by_distance = [c.migrations_smt, c.migrations_llc, c.migrations_cross_llc, c.migrations_cross_node]
+        .iter()
+        .try_fold(0u64, |a, &b| a.checked_add(b));
+    if by_distance != Some(c.migrations) || c.migrations_balance > c.migrations {
+        return Err(format!(
+            "its counters disagree: migrations {} is not the sum of its distances ({} + {} + {} + {}) or is below \
+             migrations_balance {}",
+            c.migrations,
+            c.migrations_smt,
+            c.migrations_llc,
+            c.migrations_cross_llc,
+            c.migrations_cross_node,
+            c.migrations_balance
+        ));
+    }
+    Ok(())
+}
+
+/// Sums each counter (and `elapsed_ns`) of `r` into `sums`, by its JSON name (an array's
+/// entries by index); the name of the first sum that would pass 2^64 - 1, which the
+/// report's sums would wrap.
+pub fn add_counters(sums: &mut std::collections::BTreeMap<String, u64>, r: &RunResult) -> Result<(), String> {
+    fn walk(
+        sums: &mut std::collections::BTreeMap<String, u64>,
+        name: String,
+        v: &serde_json::Value,
+    ) -> Result<(), String> {
+        match v {
+            serde_json::Value::Number(n) => match n.as_u64() {
+                Some(x) => {
+                    let s = sums.entry(name.clone()).or_insert(0);
+                    *s = s.checked_add(x).ok_or(name)?;
+                    Ok(())
+                }
+                None => Ok(()),
+            },
+            serde_json::Value::Array(a) => {
+                a.iter().enumerate().try_for_each(|(i, x)| walk(sums, format!("{name}[{i}]"), x))
+            }
+            serde_json::Value::Object(o) => o.iter().try_for_each(|(k, x)| walk(sums, format!("{name}.{k}"), x)),
+            _ => Ok(()),
+        }
+    }
+    let counters = serde_json::to_value(&r.counters).unwrap_or_default();
+    walk(sums, "counters".into(), &counters)?;
+    walk(sums, "elapsed_ns".into(), &serde_json::Value::from(r.elapsed_ns))
 }
 
 #[cfg(test)]

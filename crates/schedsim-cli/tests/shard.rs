@@ -156,6 +156,9 @@ fn resealed(header: &str, line: &str, edit: &dyn Fn(&str) -> String) -> String {
     format!("{head}\"result\":{result},\"sha256\":\"{digest}\"}}")
 }
 
+/// An edit of a result's text, and what `merge` says of it.
+type Reseal<'a> = (&'a dyn Fn(&str) -> String, &'a str);
+
 /// The result's `"field":N` made `"field":M` in a line's text.
 fn with_number(text: &str, field: &str, f: &dyn Fn(u64) -> u64) -> String {
     let key = format!("\"{field}\":");
@@ -277,6 +280,21 @@ fn merge_refuses_a_truncated_or_malformed_part_naming_file_and_line() {
     write_lines(&files[1], &l);
     let e = merge_err(&files);
     assert!(e.contains(&format!("{} line 3", files[1])) && e.contains("was edited"), "{e}");
+    // Values no run gives, even resealed: a NaN sample, migrations that are not the sum
+    // of their distances, and a counter whose sum over the iterations wraps.
+    let nan = f64::NAN.to_bits();
+    let cases: [Reseal; 3] = [
+        (&|r| with_number(r, "sample_bits", &|_| nan), "its sample is NaN"),
+        (&|r| with_number(r, "migrations_smt", &|m| m + 1), "its counters disagree"),
+        (&|r| with_number(r, "wakeups", &|_| u64::MAX), "its counters.wakeups passes 2^64 - 1"),
+    ];
+    for (edit, says) in cases {
+        let mut l: Vec<String> = std::str::from_utf8(&bytes).unwrap().lines().map(String::from).collect();
+        l[2] = resealed(&l[0], &l[2], edit);
+        write_lines(&files[1], &l);
+        let e = merge_err(&files);
+        assert!(e.contains(" line ") && e.contains(says), "{says}: {e}");
+    }
     std::fs::write(&files[1], &bytes).unwrap();
     // A run line moved into a part of another shard.
     std::fs::write(&files[0], first).unwrap();
