@@ -397,12 +397,14 @@ impl Parsed {
         let mut seen_event = false;
         let mut clock = Clock::default();
         while pos < text.len() {
-            let (end, complete) = match text[pos..].iter().position(|&c| c == b'\n') {
+            // A line ends at `\n`, `\r\n` or a lone `\r` (old Mac line ends: such a file
+            // was one line).
+            let (end, complete) = match text[pos..].iter().position(|&c| c == b'\n' || c == b'\r') {
                 Some(n) => (pos + n, true),
                 None => (text.len(), false),
             };
             let raw = &text[pos..end];
-            pos = end + 1;
+            pos = if text.get(end..end + 2) == Some(b"\r\n") { end + 2 } else { end + 1 };
             line_no = line_no.saturating_add(1);
             if pos >= next_progress {
                 next_progress = pos + PROGRESS_BYTES;

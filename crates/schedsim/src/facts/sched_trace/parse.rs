@@ -261,6 +261,16 @@ pub(super) enum Left {
 /// letters of `SDTtZXxW...` joined by `|`, `R` when none).
 pub(super) fn left(state: &[u8]) -> Option<Left> {
     let s = trim(state);
+    // A state the kernel's table does not name is printed as a number (`0x400`,
+    // `TASK_REPORT_MAX` and above): its bits, of which 0x10 is X (dead) and 0x20 Z.
+    if let Some(hex) = s.strip_prefix(b"0x") {
+        let bits = std::str::from_utf8(hex).ok().and_then(|h| u64::from_str_radix(h, 16).ok())?;
+        return Some(match bits {
+            0 => Left::Runnable,
+            b if b & 0x30 != 0 => Left::Dead,
+            _ => Left::Sleeping,
+        });
+    }
     match s.first()? {
         b'R' if s.iter().skip(1).all(|&c| c == b'+') => Some(Left::Runnable),
         _ if s.iter().any(|&c| matches!(c, b'X' | b'Z' | b'x')) => Some(Left::Dead),
@@ -351,7 +361,8 @@ fn plugin_task(whole: &[u8]) -> Option<PluginTask<'_>> {
 /// plugin's `comm:pid [prio] [success=1] CPU:001`.
 pub(super) fn wakeup(a: &[u8]) -> Option<(Named<'_>, bool)> {
     if a.starts_with(b"comm=") {
-        let pp = find(a, b" pid=", 5)?;
+        // The last ` pid=`: a comm may hold one, the fields after it do not.
+        let pp = rfind(a, b" pid=").filter(|&p| p >= 5)?;
         let (pid, e) = word_after(a, b"pid=", pp)?;
         let prio = word_after(a, b"prio=", e).and_then(|(p, _)| num_i32(p)).unwrap_or(120);
         return Some((Named { comm: &a[5..pp], pid: num_u32(pid)?, prio }, false));
@@ -391,7 +402,8 @@ pub(super) fn fork(a: &[u8]) -> Option<(Named<'_>, Named<'_>)> {
 /// `sched_migrate_task` (`comm=%s pid=%d prio=%d orig_cpu=%d dest_cpu=%d`): the task.
 pub(super) fn comm_pid_prio(a: &[u8]) -> Option<Named<'_>> {
     let a = a.strip_prefix(b"comm=")?;
-    let pp = find(a, b" pid=", 0)?;
+    // The last ` pid=`, as for a wakeup.
+    let pp = rfind(a, b" pid=")?;
     let (pid, e) = word_after(a, b"pid=", pp)?;
     let prio = word_after(a, b"prio=", e).and_then(|(p, _)| num_i32(p)).unwrap_or(120);
     Some(Named { comm: &a[..pp], pid: num_u32(pid)?, prio })
@@ -485,6 +497,16 @@ mod tests {
         assert_eq!((w.comm, w.pid), (&b"a b"[..], 7));
         let (p, c) = fork(b"comm=bash pid=10 child_comm=bash child_pid=11").unwrap();
         assert_eq!((p.pid, c.comm, c.pid), (10, &b"bash"[..], 11));
+        // A comm holding ` pid=` (issue 42).
+        let (w, _) = wakeup(b"comm=a pid=9 pid=7 prio=120 target_cpu=002").unwrap();
+        assert_eq!((w.comm, w.pid), (&b"a pid=9"[..], 7));
+        let m = comm_pid_prio(b"comm=a pid=9 pid=7 prio=120 orig_cpu=1 dest_cpu=2").unwrap();
+        assert_eq!((m.comm, m.pid), (&b"a pid=9"[..], 7));
+        // A state printed as a number: its bits (issue 42: 0x400 was 'dead' for its x).
+        assert_eq!(left(b"0x400"), Some(Left::Sleeping));
+        assert_eq!(left(b"0x0"), Some(Left::Runnable));
+        assert_eq!(left(b"0x10"), Some(Left::Dead));
+        assert_eq!(left(b"0xq"), None);
         assert_eq!(lost(b"CPU:1 [LOST 123 EVENTS]"), Some(123));
         assert_eq!(lost(b"CPU:1 [LOST EVENTS]"), Some(0));
         assert_eq!(lost(b" perf 0 [000] 0.0: PERF_RECORD_LOST lost 77"), Some(77));

@@ -510,3 +510,15 @@ fn where_a_task_ran_comes_from_every_event_that_says() {
     let t = imp(migrated);
     assert_eq!(t.wakes.iter().map(|w| (w.last_cpu, w.ran_cpu)).collect::<Vec<_>>(), [(Some(3), 2)]);
 }
+
+/// Line ends `\r\n` and a lone `\r` read as `\n` does, line numbers included (issue 42:
+/// a file with CR-only line ends read as one line).
+#[test]
+fn cr_and_crlf_line_ends_read_as_newlines() {
+    let text = render(&scenario(), Form::PerfKv);
+    let want = imp(&text);
+    for end in ["\r\n", "\r"] {
+        let t = imp(&text.replace('\n', end));
+        assert_eq!((programs(&t), t.summary.lines), (programs(&want), want.summary.lines), "{end:?}");
+    }
+}
