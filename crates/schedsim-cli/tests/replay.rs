@@ -178,6 +178,11 @@ fn bad_traces_are_refused_with_the_reason() {
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("CPU 1") && err.contains("line"), "{err}");
+    // And so does `run --replay` (issue 42: it did not name the line).
+    let o = schedsim(&["run", "--replay", &trace("pipe.perf.txt.gz"), "--topology", "1x1x1x1"]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("CPU 1") && err.contains(" line "), "{err}");
     let o = schedsim(&["run", "--workload", "replay", "--topology", "1x1x2x1"]);
     assert!(text(&o.stderr).contains("--replay TRACE"), "{}", text(&o.stderr));
 }
