@@ -50,6 +50,13 @@ pub const TRACE_TASKS_MAX: usize = REPLAY_TASKS_MAX;
 /// few microseconds two CPUs' clocks differ by.
 pub const CLOCK_STEP_NS: u64 = 100_000_000;
 
+/// Most distinct names of passed-over events counted by name; the rest are counted
+/// together under [`OTHER_EVENT_NAMES`], so that a trace of many names (one per line)
+/// grows neither the import's memory nor the summary's line with them.
+pub const SKIPPED_NAMES_MAX: usize = 256;
+/// The summary's name for the passed-over events past [`SKIPPED_NAMES_MAX`] names.
+pub const OTHER_EVENT_NAMES: &str = "(other event names)";
+
 /// Characters of a line an error shows.
 const ECHO_MAX: usize = 80;
 /// Bytes between progress calls.
@@ -449,11 +456,13 @@ impl Parsed {
             seen_event = true;
             let short = parse::short_name(h.event);
             let Some(which) = EVENT_NAMES.iter().position(|n| n.as_bytes() == short) else {
+                let full = self.skipped.len() >= SKIPPED_NAMES_MAX;
                 match self.skipped.get_mut(h.event) {
                     Some(n) => *n += 1,
-                    None => {
+                    None if !full => {
                         self.skipped.insert(h.event.into(), 1);
                     }
+                    None => *self.skipped.entry(OTHER_EVENT_NAMES.as_bytes().into()).or_insert(0) += 1,
                 }
                 // Counted as passed over (no program step comes of it), but where it
                 // says a task ran that no switch-in showed, that is kept.

@@ -523,3 +523,20 @@ fn cr_and_crlf_line_ends_read_as_newlines() {
         assert_eq!((programs(&t), t.summary.lines), (programs(&want), want.summary.lines), "{end:?}");
     }
 }
+
+/// Passed-over events are counted by name up to `SKIPPED_NAMES_MAX` names, the rest
+/// together (issue 42: a trace of many distinct event names grew the import by GBs and
+/// printed every name on one 258 MB summary line).
+#[test]
+fn skipped_event_names_are_bounded() {
+    let mut text = String::new();
+    for i in 0..1000 {
+        text.push_str(&format!("  a 1 [000] 1.000000: probe:p{i}: x\n"));
+    }
+    text.push_str("  a 1 [000] 1.000001: sched:sched_waking: comm=b pid=2 prio=120 target_cpu=000\n");
+    let t = imp(&text);
+    let s = &t.summary.skipped;
+    assert_eq!(s.len(), SKIPPED_NAMES_MAX + 1, "{} names", s.len());
+    assert_eq!(s.values().sum::<u64>(), 1000);
+    assert_eq!(s.get(OTHER_EVENT_NAMES), Some(&(1000 - SKIPPED_NAMES_MAX as u64)));
+}
