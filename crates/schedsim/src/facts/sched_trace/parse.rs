@@ -132,7 +132,9 @@ pub(super) fn head(line: &[u8]) -> Result<Head<'_>, HeadError> {
         while j < line.len() && is_digit(line[j]) {
             j += 1;
         }
-        if j == open + 1 || j - open > 8 || line.get(j) != Some(&b']') {
+        // Any number of digits: a CPU past the bound is an error whatever its length
+        // (an eight-digit one was dropped as no event while 1024 was refused).
+        if j == open + 1 || line.get(j) != Some(&b']') {
             continue;
         }
         let k = skip_spaces(line, j + 1);
@@ -469,6 +471,9 @@ mod tests {
         let h = head(b"perf -1 [000] 1.000001:  sched:sched_stat_runtime: x").ok().unwrap();
         assert_eq!(h.pid, None);
         assert!(matches!(head(b"perf 1 [4096] 1.0: sched:sched_switch: x"), Err(HeadError::Cpu(4096))));
+        assert!(matches!(head(b"perf 1 [12345678] 1.0: sched:sched_switch: x"), Err(HeadError::Cpu(12_345_678))));
+        let huge = head(b"perf 1 [123456789012345678901234] 1.0: sched:sched_switch: x");
+        assert!(matches!(huge, Err(HeadError::Cpu(u64::MAX))));
         assert!(matches!(head(b"hello [1] world"), Err(HeadError::NoMatch)));
         assert!(matches!(head(b"perf 1 [001] 1.0123456789: e: x"), Err(HeadError::NoMatch)));
     }
