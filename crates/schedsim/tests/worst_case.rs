@@ -2,10 +2,14 @@
 //! (the `fuzz*.rs` campaigns do that). For each shape, the input is doubled from a
 //! small size until one run takes at least `TIME_FLOOR`, then the time at that size and
 //! at twice it (the best of `REPEATS` each, against noise) must grow at most
-//! `GROWTH_MAX` times: linear work doubles, quadratic work quadruples. The figures are
-//! the test's output (`--nocapture`).
+//! `GROWTH_MAX` times: linear work doubles, quadratic work quadruples. The figures (with
+//! the test process's peak memory so far) are the test's output (`--nocapture`).
 
 use std::time::{Duration, Instant};
+
+// For `peak_memory` only: the test process's high-water mark, printed with each shape.
+#[allow(dead_code)]
+mod campaign;
 
 /// A size is measured once one run takes this long, so that timer and scheduler noise
 /// is small beside it.
@@ -49,7 +53,9 @@ fn assert_linear<T>(name: &str, n0: usize, n_max: usize, make: &dyn Fn(usize) ->
     if small < TIME_FLOOR {
         let top = best(&make(n_max), run);
         eprintln!(
-            "worst case {name}: {small:?} at size {n}, {top:?} at {n_max}, the largest accepted: bounded by the cap"
+            "worst case {name}: {small:?} at size {n}, {top:?} at {n_max}, the largest accepted: bounded by the cap; \
+             peak memory of the test process {}",
+            campaign::peak_memory()
         );
         assert!(top < TIME_FLOOR * 20, "{name}: {top:?} at the largest size");
         return;
@@ -61,7 +67,11 @@ fn assert_linear<T>(name: &str, n0: usize, n_max: usize, make: &dyn Fn(usize) ->
     for _ in 0..TRIES {
         let (small, big) = (best(&input, run), best(&doubled, run));
         let ratio = big.as_secs_f64() / small.as_secs_f64().max(1e-9);
-        eprintln!("worst case {name}: size {n} {small:?}, size {} {big:?}: x{ratio:.2}", n * 2);
+        eprintln!(
+            "worst case {name}: size {n} {small:?}, size {} {big:?}: x{ratio:.2}; peak memory of the test process {}",
+            n * 2,
+            campaign::peak_memory()
+        );
         tries.push(ratio);
         if ratio <= GROWTH_MAX {
             return;
