@@ -167,10 +167,29 @@ fn from_flags_only(p: &Parsed) -> Result<Experiment, CliError> {
     Ok(Experiment::new("command-line", MachineSpec::default(), workload, &[1, 2, 4], kernels))
 }
 
-/// Applies --machine, --topology and --topology-file. Returns notes for stderr (what
-/// `--topology-file` assumed or left out).
-pub fn apply_machine_flags(machine: &mut MachineSpec, p: &Parsed) -> Result<Vec<String>, CliError> {
-    let mut notes = Vec::new();
+/// What the machine flags leave besides the machine.
+#[derive(Default)]
+pub struct MachineFlags {
+    /// What `--topology-file` assumed or left out, for stderr.
+    pub notes: Vec<String>,
+    /// `--topology-file`'s renumbering, `(Linux CPU, schedsim CPU)`: a replay's trace
+    /// is in Linux's numbers ([`replay_on_machine`]).
+    pub linux_cpus: Option<Vec<(u32, u32)>>,
+}
+
+/// A replay's CPU map from `--topology-file`'s renumbering, if the machine came from one;
+/// the error names the file.
+pub fn replay_on_machine(exp: &mut Experiment, flags: &MachineFlags, p: &Parsed) -> Result<(), CliError> {
+    let (Some(map), Workload::Replay(r)) = (&flags.linux_cpus, &mut exp.workload) else { return Ok(()) };
+    r.cpu_map = schedsim::import::replay_cpu_map(map, r.trace_cpus)
+        .map_err(|e| CliError::input(format!("{}: {e}", p.get("topology-file").unwrap_or_default())))?;
+    Ok(())
+}
+
+/// Applies --machine, --topology and --topology-file.
+pub fn apply_machine_flags(machine: &mut MachineSpec, p: &Parsed) -> Result<MachineFlags, CliError> {
+    let mut flags = MachineFlags::default();
+    let notes = &mut flags.notes;
     if p.has("topology") && p.has("topology-file") {
         return Err(CliError::input("--topology-file: give either --topology or --topology-file, not both"));
     }
@@ -215,14 +234,16 @@ pub fn apply_machine_flags(machine: &mut MachineSpec, p: &Parsed) -> Result<Vec<
         ));
         notes.extend(imported.notes.iter().map(|n| format!("{file}: note: {n}")));
         machine.topology = Some(TopologyInput::Full(imported.topology));
+        flags.linux_cpus = Some(imported.cpu_map);
     }
-    Ok(notes)
+    Ok(flags)
 }
 
 /// Applies every experiment flag given. Syntax errors name the flag. Returns notes
 /// for stderr (what `--topology-file` assumed or left out).
 pub fn apply_flags(exp: &mut Experiment, p: &Parsed) -> Result<Vec<String>, CliError> {
-    let mut notes = apply_machine_flags(&mut exp.machine, p)?;
+    let mut machine = apply_machine_flags(&mut exp.machine, p)?;
+    let mut notes = std::mem::take(&mut machine.notes);
     if let Some(w) = p.get("workload") {
         if w == "replay" && !p.has("replay") {
             return Err(CliError::input("--workload: replay needs its trace: give it with --replay TRACE"));
@@ -240,8 +261,13 @@ pub fn apply_flags(exp: &mut Experiment, p: &Parsed) -> Result<Vec<String>, CliE
             trace.cpus,
             trace.span_ns as f64 / 1e6
         ));
+        // A CPU past the machine is named with its line, as `replay` names it.
+        if let Ok(m) = exp.machine.resolve() {
+            trace.check_cpus(m.map.nr_cpus()).map_err(|e| CliError::input(e.to_string()))?;
+        }
         exp.workload = Workload::Replay(trace.replay_params());
     }
+    replay_on_machine(exp, &machine, p)?;
     if let Some(c) = p.get("clients") {
         exp.clients = parse_clients(c)?;
     }

@@ -13,6 +13,7 @@ use crate::error::CliError;
 use crate::help::{self, merge_flags};
 use crate::output::{print_stdout, Destination};
 use crate::part::{self, CutEnd, Part, Shard};
+use crate::shard::short;
 use schedsim::{RunId, RunResult, Sweep};
 use std::collections::BTreeMap;
 
@@ -32,10 +33,16 @@ pub fn merge(args: &[String]) -> Result<(), CliError> {
     for path in &p.positionals {
         let part = part::read(path, CutEnd::Refuse)?;
         if let Some(first) = parts.first() {
-            if first.generator != part.generator {
+            if first.generator != part.generator || first.model != part.model {
                 return Err(CliError::input(format!(
-                    "merge: {} and {} were written by different builds ({:?}, {:?}); rerun one's shards with the other",
-                    first.path, part.path, first.generator, part.generator
+                    "merge: {} and {} were written by different builds ({:?} model {}, {:?} model {}); rerun one's \
+                     shards with the other",
+                    first.path,
+                    part.path,
+                    schedsim::input::clip(&first.generator),
+                    short(&first.model),
+                    schedsim::input::clip(&part.generator),
+                    short(&part.model)
                 )));
             }
             if first.sha256 != part.sha256 {
@@ -52,11 +59,14 @@ pub fn merge(args: &[String]) -> Result<(), CliError> {
         }
         parts.push(part);
     }
-    if parts[0].generator != part::generator() {
+    if parts[0].generator != part::generator() || parts[0].model != part::model() {
         eprintln!(
-            "schedsim: the parts were written by {:?}, this is {:?}: the report is theirs with this build's name",
+            "schedsim: the parts were written by {:?} (model {}), this is {:?} (model {}): the report is theirs with \
+             this build's name",
             schedsim::input::clip(&parts[0].generator),
-            part::generator()
+            short(&parts[0].model),
+            part::generator(),
+            short(part::model())
         );
     }
     let exp = parts[0].experiment.clone();
@@ -89,6 +99,18 @@ pub fn merge(args: &[String]) -> Result<(), CliError> {
     let missing: Vec<RunId> = runs.iter().copied().filter(|id| !got.contains_key(id)).collect();
     if let Some(&id) = missing.first() {
         return Err(missing_run(&exp, &parts, id, missing.len()));
+    }
+    // The report sums each point's counters over its iterations: refused where a sum
+    // would wrap rather than shown wrapped.
+    let mut sums: BTreeMap<(u32, u32), BTreeMap<String, u64>> = BTreeMap::new();
+    for (id, (r, pi, line)) in &got {
+        part::add_counters(sums.entry((id.kernel, id.point)).or_default(), r).map_err(|name| {
+            CliError::input(format!(
+                "{} line {line}: run {}: its {name} passes 2^64 - 1 summed with the point's other iterations",
+                parts[*pi].path,
+                part::key_of(&exp, *id)
+            ))
+        })?;
     }
     let mut builder = sweep.builder();
     for id in runs {

@@ -62,6 +62,10 @@ impl Destination {
         if path.is_dir() {
             return Err(CliError::input(format!("--out: {p} is a directory")));
         }
+        // `DIR/missing/` names a directory: found now, not when the run is done.
+        if p.ends_with('/') || p.ends_with(std::path::MAIN_SEPARATOR) {
+            return Err(CliError::input(format!("--out: {p} ends with a slash: give a file name")));
+        }
         if let Ok(m) = std::fs::metadata(&path) {
             if !m.is_file() {
                 std::fs::OpenOptions::new()

@@ -1,10 +1,12 @@
 //! A part: what `schedsim run --shard M/N` writes and `schedsim merge` reads.
 //!
-//! JSON lines. Line 1 is the header: the format version, the build, the SHA-256 of the
-//! experiment's canonical JSON (serde's compact form of the validated experiment), the
-//! shard, and the experiment itself, so that a part says on its own what it is a part
-//! of. Every further line is one finished run: its key (`KERNEL/CLIENTS/ITERATION`, for
-//! people and for checking) and the library's `RunResult`. Each line is written whole
+//! JSON lines. Line 1 is the header: the format version, the build (its version and
+//! the SHA-256 of its model's source, [`model`]), the SHA-256 of the experiment's
+//! canonical JSON (serde's compact form of the validated experiment), the shard, and the
+//! experiment itself, so that a part says on its own what it is a part of. Every further
+//! line is one finished run: its key (`KERNEL/CLIENTS/ITERATION`, for people and for
+//! checking), the library's `RunResult`, and the SHA-256 of the experiment's digest and
+//! the result's canonical JSON, so that a hand edit of a run is found ([`run_digest`]). Each line is written whole
 //! with one write and its newline last, so an interrupted shard leaves finished lines
 //! and at worst one line cut short at the end, which a rerun with the same `--out`
 //! drops and completes.
@@ -17,16 +19,22 @@
 use crate::error::CliError;
 use schedsim::{Experiment, RunId, RunResult};
 use serde::{Deserialize, Serialize};
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 /// The format version of a part's header (`schedsim_part`).
-pub const PART_VERSION: u32 = 1;
+/// 2: the model's digest in the header and a digest on every run line.
+pub const PART_VERSION: u32 = 2;
 
 /// At most this many shards.
 pub const SHARDS_MAX: u32 = 1_000_000;
 
-/// A part file larger than this is refused (a 10,000-run part is about 20 MB).
+/// A part file larger than this is refused (a 10,000-run part is about 20 MB), while it
+/// is read: a device or a pipe (`/dev/zero`) is cut off here as a file is.
 pub const PART_BYTES_MAX: u64 = 1 << 30;
+
+/// A run line longer than this is refused as it is read (a run's line is a few KB: its
+/// counters, two sparse histograms and at most 16 wasted-core moments).
+pub const RUN_LINE_BYTES_MAX: u64 = 4 << 20;
 
 /// Shard `m` (from 1) of `n`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,6 +108,7 @@ pub fn experiment_sha256(exp: &Experiment) -> String {
 struct HeaderOut<'a> {
     schedsim_part: u32,
     generator: String,
+    model_sha256: &'static str,
     experiment_sha256: &'a str,
     shard: String,
     experiment: &'a Experiment,
@@ -110,6 +119,9 @@ struct HeaderOut<'a> {
 struct HeaderIn {
     schedsim_part: u32,
     generator: String,
+    // Absent in format 1, which is refused by its version first.
+    #[serde(default)]
+    model_sha256: String,
     experiment_sha256: String,
     shard: String,
     experiment: Experiment,
@@ -119,6 +131,7 @@ struct HeaderIn {
 struct LineOut<'a> {
     key: String,
     result: &'a RunResult,
+    sha256: String,
 }
 
 #[derive(Deserialize)]
@@ -126,6 +139,7 @@ struct LineOut<'a> {
 struct LineIn {
     key: String,
     result: RunResult,
+    sha256: String,
 }
 
 /// The build that writes a part: a report names it (`generator`), and runs of
@@ -134,11 +148,25 @@ pub fn generator() -> String {
     format!("schedsim {}", env!("CARGO_PKG_VERSION"))
 }
 
+/// The SHA-256 of this build's model source (`build.rs`): parts whose runs a
+/// different model made are not merged, nor resumed into.
+pub fn model() -> &'static str {
+    env!("SCHEDSIM_MODEL_SHA256")
+}
+
+/// A run line's digest: the experiment's SHA-256 and the result's canonical JSON, so
+/// that an edited result (or one moved from a part of another experiment) is found.
+pub fn run_digest(experiment_sha256: &str, r: &RunResult) -> String {
+    let json = serde_json::to_string(r).unwrap_or_default();
+    schedsim::sched_trace::sha256_hex(format!("{experiment_sha256}\n{json}").as_bytes())
+}
+
 /// The header line, newline included.
 pub fn header_line(exp: &Experiment, sha256: &str, shard: Shard) -> String {
     let h = HeaderOut {
         schedsim_part: PART_VERSION,
         generator: generator(),
+        model_sha256: model(),
         experiment_sha256: sha256,
         shard: shard.to_string(),
         experiment: exp,
@@ -149,8 +177,9 @@ pub fn header_line(exp: &Experiment, sha256: &str, shard: Shard) -> String {
 }
 
 /// A run's line, newline included.
-pub fn run_line(exp: &Experiment, r: &RunResult) -> String {
-    let mut s = serde_json::to_string(&LineOut { key: key_of(exp, r.run), result: r }).unwrap_or_default();
+pub fn run_line(exp: &Experiment, experiment_sha256: &str, r: &RunResult) -> String {
+    let line = LineOut { key: key_of(exp, r.run), result: r, sha256: run_digest(experiment_sha256, r) };
+    let mut s = serde_json::to_string(&line).unwrap_or_default();
     s.push('\n');
     s
 }
@@ -161,8 +190,9 @@ pub struct Part {
     pub experiment: Experiment,
     pub sha256: String,
     pub shard: Shard,
-    /// The build that wrote it (`schedsim VERSION`).
+    /// The build that wrote it (`schedsim VERSION`) and its model's digest ([`model`]).
     pub generator: String,
+    pub model: String,
     /// Each run with the line (from 1) it is on, in file order.
     pub runs: Vec<(RunResult, usize)>,
     /// Bytes of the header and the whole run lines: where a rerun appends.
@@ -194,6 +224,19 @@ pub fn read(path: &str, cut: CutEnd) -> Result<Part, CliError> {
         }
     }
     let mut r = std::io::BufReader::with_capacity(1 << 16, f);
+    let cannot = |lineno: usize, e: std::io::Error| {
+        CliError::input(format!("{path}: cannot read the part after line {lineno}: {e}"))
+    };
+    // A part starts with its header's `{`: anything else (`/dev/zero`, a binary file) is
+    // refused before a line of it is read.
+    match r.fill_buf().map_err(|e| cannot(0, e))?.first() {
+        None | Some(b'{') => {}
+        Some(_) => {
+            return Err(CliError::input(format!(
+                "{path} line 1: not a schedsim part: it does not start with a JSON object (the header)"
+            )))
+        }
+    }
     let mut buf = Vec::new();
     let mut lineno = 0usize;
     let mut good_bytes = 0u64;
@@ -202,15 +245,21 @@ pub fn read(path: &str, cut: CutEnd) -> Result<Part, CliError> {
     let mut cut_line = None;
     loop {
         buf.clear();
-        let got = r
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| CliError::input(format!("{path}: cannot read the part after line {lineno}: {e}")))?;
+        // Each line is read no further than it may go: the header up to the part's
+        // bound, a run line up to its own, so memory stays within them whatever the file.
+        let room = PART_BYTES_MAX - good_bytes;
+        let max = if head.is_none() { room } else { room.min(RUN_LINE_BYTES_MAX) };
+        let got = (&mut r).take(max + 1).read_until(b'\n', &mut buf).map_err(|e| cannot(lineno, e))?;
         if got == 0 {
             break;
         }
         lineno += 1;
-        if good_bytes + got as u64 > PART_BYTES_MAX {
-            return Err(CliError::input(format!("{path}: larger than a part may be ({PART_BYTES_MAX} bytes)")));
+        if got as u64 > max {
+            return Err(CliError::input(if max < room {
+                format!("{path} line {lineno}: longer than a run's line may be ({RUN_LINE_BYTES_MAX} bytes)")
+            } else {
+                format!("{path}: larger than a part may be ({PART_BYTES_MAX} bytes)")
+            }));
         }
         if buf.last() != Some(&b'\n') {
             // Only the end of a file lacks a newline: a line cut short.
@@ -228,7 +277,7 @@ pub fn read(path: &str, cut: CutEnd) -> Result<Part, CliError> {
         };
         match &head {
             None => head = Some(read_header(path, text)?),
-            Some(h) => runs.push((read_run(path, lineno, text, &h.experiment, h.shard)?, lineno)),
+            Some(h) => runs.push((read_run(path, lineno, text, h)?, lineno)),
         }
         good_bytes += got as u64;
     }
@@ -241,6 +290,7 @@ pub fn read(path: &str, cut: CutEnd) -> Result<Part, CliError> {
         sha256: h.sha256,
         shard: h.shard,
         generator: h.generator,
+        model: h.model,
         runs,
         good_bytes,
         cut_line,
@@ -253,6 +303,7 @@ struct Header {
     sha256: String,
     shard: Shard,
     generator: String,
+    model: String,
 }
 
 fn read_header(path: &str, text: &str) -> Result<Header, CliError> {
@@ -281,12 +332,20 @@ fn read_header(path: &str, text: &str) -> Result<Header, CliError> {
             schedsim::input::clip(&h.experiment_sha256)
         )));
     }
-    Ok(Header { experiment: h.experiment, sha256: sha, shard, generator: h.generator })
+    Ok(Header { experiment: h.experiment, sha256: sha, shard, generator: h.generator, model: h.model_sha256 })
 }
 
-fn read_run(path: &str, lineno: usize, text: &str, exp: &Experiment, shard: Shard) -> Result<RunResult, CliError> {
+fn read_run(path: &str, lineno: usize, text: &str, h: &Header) -> Result<RunResult, CliError> {
+    let (exp, shard) = (&h.experiment, h.shard);
     let bad = |what: String| CliError::input(format!("{path} line {lineno}: {what}"));
-    let l: LineIn = serde_json::from_str(text).map_err(|e| bad(format!("not a run of a part (key, result): {e}")))?;
+    let l: LineIn =
+        serde_json::from_str(text).map_err(|e| bad(format!("not a run of a part (key, result, sha256): {e}")))?;
+    if run_digest(&h.sha256, &l.result) != l.sha256 {
+        return Err(bad(format!(
+            "the run's SHA-256 is not the {:?} the line states (the line was edited?): rerun its shard",
+            schedsim::input::clip(&l.sha256)
+        )));
+    }
     let id = l.result.run;
     if id.kernel as usize >= exp.kernels.len()
         || id.point as usize >= exp.clients.len()
@@ -304,11 +363,70 @@ fn read_run(path: &str, lineno: usize, text: &str, exp: &Experiment, shard: Shar
             schedsim::input::clip(&l.key)
         )));
     }
+    check_result(&l.result).map_err(|e| bad(format!("run {key}: {e}")))?;
     let belongs = shard_of(exp, id, shard.n);
     if belongs != shard.m {
         return Err(bad(format!("run {key} belongs to shard {belongs}/{}, not this part's {shard}", shard.n)));
     }
     Ok(l.result)
+}
+
+/// What no run gives, refused even under a good digest: a sample that is not a
+/// finite number at least 0 (a NaN showed as "measured nothing"), and migrations that
+/// are not the sum of their distances (`Counters::count_migration` counts both) or fewer
+/// than the balancers' share of them.
+pub fn check_result(r: &RunResult) -> Result<(), String> {
+    let v = r.sample();
+    if !v.is_finite() || v < 0.0 {
+        return Err(format!("its sample is {v}, which no run gives"));
+    }
+    let c = &r.counters;
+    let by_distance = [c.migrations_smt, c.migrations_llc, c.migrations_cross_llc, c.migrations_cross_node]
+        .iter()
+        .try_fold(0u64, |a, &b| a.checked_add(b));
+    if by_distance != Some(c.migrations) || c.migrations_balance > c.migrations {
+        return Err(format!(
+            "its counters disagree: migrations {} is not the sum of its distances ({} + {} + {} + {}) or is below \
+             migrations_balance {}",
+            c.migrations,
+            c.migrations_smt,
+            c.migrations_llc,
+            c.migrations_cross_llc,
+            c.migrations_cross_node,
+            c.migrations_balance
+        ));
+    }
+    Ok(())
+}
+
+/// Sums each counter (and `elapsed_ns`) of `r` into `sums`, by its JSON name (an array's
+/// entries by index); the name of the first sum that would pass 2^64 - 1, which the
+/// report's sums would wrap.
+pub fn add_counters(sums: &mut std::collections::BTreeMap<String, u64>, r: &RunResult) -> Result<(), String> {
+    fn walk(
+        sums: &mut std::collections::BTreeMap<String, u64>,
+        name: String,
+        v: &serde_json::Value,
+    ) -> Result<(), String> {
+        match v {
+            serde_json::Value::Number(n) => match n.as_u64() {
+                Some(x) => {
+                    let s = sums.entry(name.clone()).or_insert(0);
+                    *s = s.checked_add(x).ok_or(name)?;
+                    Ok(())
+                }
+                None => Ok(()),
+            },
+            serde_json::Value::Array(a) => {
+                a.iter().enumerate().try_for_each(|(i, x)| walk(sums, format!("{name}[{i}]"), x))
+            }
+            serde_json::Value::Object(o) => o.iter().try_for_each(|(k, x)| walk(sums, format!("{name}.{k}"), x)),
+            _ => Ok(()),
+        }
+    }
+    let counters = serde_json::to_value(&r.counters).unwrap_or_default();
+    walk(sums, "counters".into(), &counters)?;
+    walk(sums, "elapsed_ns".into(), &serde_json::Value::from(r.elapsed_ns))
 }
 
 #[cfg(test)]

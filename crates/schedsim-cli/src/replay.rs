@@ -3,7 +3,7 @@
 
 use crate::args::{parse, Parsed};
 use crate::error::CliError;
-use crate::experiment_args::{apply_machine_flags, import_trace_file};
+use crate::experiment_args::{apply_machine_flags, import_trace_file, replay_on_machine, MachineFlags};
 use crate::help::{self, replay_flags};
 use crate::output::{print_stdout, Destination};
 use schedsim::experiment::{Experiment, MachineSpec};
@@ -13,14 +13,14 @@ use schedsim::topology::TopologyInput;
 
 /// The machine a replay runs on: the flags' machine, or (without one) the trace's CPU
 /// count as one LLC of single-thread cores, said on stderr.
-fn machine_for(trace: &Trace, p: &Parsed) -> Result<MachineSpec, CliError> {
+fn machine_for(trace: &Trace, p: &Parsed) -> Result<(MachineSpec, MachineFlags), CliError> {
     let mut machine = MachineSpec::default();
-    let notes = apply_machine_flags(&mut machine, p)?;
-    for n in notes {
+    let flags = apply_machine_flags(&mut machine, p)?;
+    for n in &flags.notes {
         eprintln!("schedsim: {n}");
     }
     if p.has("machine") || p.has("topology") || p.has("topology-file") {
-        return Ok(machine);
+        return Ok((machine, flags));
     }
     let spec = format!("1x1x{}x1", trace.cpus.max(1));
     eprintln!(
@@ -28,7 +28,7 @@ fn machine_for(trace: &Trace, p: &Parsed) -> Result<MachineSpec, CliError> {
          machine with --machine, --topology or --topology-file (lscpu -p)",
         trace.cpus
     );
-    Ok(MachineSpec { preset: None, topology: Some(TopologyInput::Spec(spec)), costs: None, preempt: None })
+    Ok((MachineSpec { preset: None, topology: Some(TopologyInput::Spec(spec)), costs: None, preempt: None }, flags))
 }
 
 pub fn replay(args: &[String]) -> Result<(), CliError> {
@@ -47,7 +47,7 @@ pub fn replay(args: &[String]) -> Result<(), CliError> {
     };
     let dest = Destination::open(p.get("out"))?;
     let trace = import_trace_file(file)?;
-    let machine = machine_for(&trace, &p)?;
+    let (machine, flags) = machine_for(&trace, &p)?;
     let kernels: Vec<KernelSpec> = match p.all("kernel") {
         k if k.is_empty() => {
             let v = KernelVersion::ALL[KernelVersion::ALL.len() - 1];
@@ -68,6 +68,7 @@ pub fn replay(args: &[String]) -> Result<(), CliError> {
     // The trace's CPUs against the machine's first: that error names the line.
     let m = exp.machine.resolve().map_err(|e| CliError::input(e.0))?;
     trace.check_cpus(m.map.nr_cpus()).map_err(|e| CliError::input(e.to_string()))?;
+    replay_on_machine(&mut exp, &flags, &p)?;
     exp.validate().map_err(|e| CliError::input(format!("{file}: {}", e.0)))?;
     let cmp = exp.compare_with(&trace).map_err(|e| CliError::failure(format!("{file}: {}", e.0)))?;
     let text = if p.has("json") {

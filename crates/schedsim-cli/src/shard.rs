@@ -63,7 +63,7 @@ pub fn run(p: &Parsed, target: Option<&str>, jobs: usize) -> Result<(), CliError
     let mut line = ProgressLine::new(wanted(p.has("progress"), p.has("no-progress")));
     let mut written = total - order.len() as u32;
     let failures = crate::pool::drive(&sweep, &order, jobs, &mut line, (written, total), &mut |r| {
-        out.line(&part::run_line(&exp, &r)).map_err(Error)?;
+        out.line(&part::run_line(&exp, &sha256, &r)).map_err(Error)?;
         written += 1;
         Ok(())
     });
@@ -196,12 +196,14 @@ impl Out {
                     &sha256[..12]
                 )));
             }
-            if old.generator != part::generator() {
+            if old.generator != part::generator() || old.model != part::model() {
                 return Err(CliError::input(format!(
-                    "--out: {path} was written by {:?}, this is {:?}; its runs may differ from this build's: \
-                     give another --out or remove it",
+                    "--out: {path} was written by {:?} (model {}), this is {:?} (model {}); its runs may differ \
+                     from this build's: give another --out or remove it",
                     schedsim::input::clip(&old.generator),
-                    part::generator()
+                    short(&old.model),
+                    part::generator(),
+                    short(part::model())
                 )));
             }
             if old.shard != shard {
@@ -253,12 +255,27 @@ impl Out {
     }
 }
 
+/// A digest's first 12 digits, for messages.
+pub fn short(sha: &str) -> &str {
+    sha.get(..12).unwrap_or(sha)
+}
+
 /// Whether the file's first line (the header) was written whole; a file without one
-/// holds no finished run and is written afresh.
+/// holds no finished run and is written afresh. The header holds the experiment, whose
+/// replay workload can be a trace's worth of programs (tens of MB): the line is scanned
+/// for its newline up to a part's bound without being kept.
 fn has_whole_first_line(path: &str) -> std::io::Result<bool> {
-    let mut buf = Vec::new();
-    // The header holds the experiment, at most the library's input limit and a little.
-    let limit = (schedsim::input::INPUT_BYTES_MAX as u64) * 2 + 4096;
-    std::io::BufReader::new(std::fs::File::open(path)?.take(limit)).read_until(b'\n', &mut buf)?;
-    Ok(buf.last() == Some(&b'\n'))
+    let f = std::fs::File::open(path)?.take(part::PART_BYTES_MAX);
+    let mut r = std::io::BufReader::with_capacity(1 << 16, f);
+    loop {
+        let buf = r.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(false);
+        }
+        if buf.contains(&b'\n') {
+            return Ok(true);
+        }
+        let n = buf.len();
+        r.consume(n);
+    }
 }

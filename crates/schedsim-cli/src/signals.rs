@@ -1,4 +1,6 @@
-//! SIGINT and SIGTERM remove `--out`'s temporary file before the process ends.
+//! A signal that ends the process (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM, SIGUSR1,
+//! SIGUSR2: each one's default action is to end it) removes `--out`'s temporary file
+//! first.
 //!
 //! No dependency: the handler is installed with the C library's `signal()` (which the
 //! Rust standard library links on every Unix anyway) and does only what is
@@ -10,8 +12,16 @@ mod imp {
     use std::ffi::{c_char, c_int, CString};
     use std::sync::atomic::{AtomicPtr, Ordering};
 
+    /// The same numbers on every Unix but SIGUSR1 and SIGUSR2.
+    const SIGHUP: c_int = 1;
     const SIGINT: c_int = 2;
+    const SIGQUIT: c_int = 3;
+    const SIGALRM: c_int = 14;
     const SIGTERM: c_int = 15;
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    const SIGUSR: [c_int; 2] = [10, 12];
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    const SIGUSR: [c_int; 2] = [30, 31];
 
     extern "C" {
         fn signal(sig: c_int, handler: extern "C" fn(c_int)) -> usize;
@@ -42,10 +52,11 @@ mod imp {
             // SAFETY: `old` came from `CString::into_raw` above and is no longer shared.
             drop(unsafe { CString::from_raw(old) });
         }
-        // SAFETY: installing a handler that only calls async-signal-safe functions.
-        unsafe {
-            signal(SIGINT, on_signal);
-            signal(SIGTERM, on_signal);
+        for sig in [SIGHUP, SIGINT, SIGQUIT, SIGALRM, SIGTERM, SIGUSR[0], SIGUSR[1]] {
+            // SAFETY: installing a handler that only calls async-signal-safe functions.
+            unsafe {
+                signal(sig, on_signal);
+            }
         }
     }
 
@@ -64,7 +75,7 @@ mod imp {
     pub fn forget() {}
 }
 
-/// Removes `path` if SIGINT or SIGTERM arrives before [`forget`].
+/// Removes `path` if a signal that ends the process arrives before [`forget`].
 pub fn remove_on_signal(path: &std::path::Path) {
     imp::remove_on_signal(path)
 }

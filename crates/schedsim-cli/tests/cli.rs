@@ -538,6 +538,15 @@ fn mmtests_dir_gets_one_log_per_kernel_and_client_count() {
     assert_eq!(o.status.code(), Some(2));
 }
 
+/// The names of `--out`'s temporary files in `dir`.
+fn temp_files_in(dir: &std::path::Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect()
+}
+
 #[test]
 fn out_is_replaced_atomically_and_a_signal_leaves_no_temp_file() {
     let dir = tmp("atomic");
@@ -551,13 +560,7 @@ fn out_is_replaced_atomically_and_a_signal_leaves_no_temp_file() {
         .spawn()
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(800));
-    let tmp_files = || -> Vec<String> {
-        std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".tmp"))
-            .collect()
-    };
+    let tmp_files = || temp_files_in(&dir);
     assert_eq!(tmp_files().len(), 1, "the temporary file exists while running");
     let st = std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
     assert!(st.success());
@@ -571,6 +574,42 @@ fn out_is_replaced_atomically_and_a_signal_leaves_no_temp_file() {
     run_ok(&args);
     assert!(std::fs::read_to_string(&out).unwrap().contains("Hmean"));
     assert!(tmp_files().is_empty());
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Every signal whose default action ends the process removes `--out`'s temporary file
+/// (issue 42: SIGHUP, SIGUSR1 and SIGALRM left it), and `--out DIR/missing/` is refused
+/// before the run.
+#[test]
+fn other_signals_leave_no_temp_file_and_a_directory_out_is_refused_first() {
+    let dir = tmp("signals");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("report.txt").to_str().unwrap().to_string();
+    let tmp_files = || temp_files_in(&dir);
+    for (sig, code) in [("HUP", 129), ("USR1", 138), ("ALRM", 142)] {
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_schedsim"))
+            .args(["run", "seed004", "--iterations", "3", "--out", &out])
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let t0 = std::time::Instant::now();
+        while tmp_files().is_empty() && t0.elapsed() < std::time::Duration::from_secs(10) {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let st = std::process::Command::new("kill").args([&format!("-{sig}"), &child.id().to_string()]).status();
+        assert!(st.unwrap().success());
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(code), "SIG{sig}");
+        assert!(tmp_files().is_empty(), "SIG{sig}: {:?}", tmp_files());
+    }
+    let missing = format!("{}/missing/", dir.display());
+    let t0 = std::time::Instant::now();
+    let o = schedsim(&["run", "seed004", "--iterations", "3", "--out", &missing]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(t0.elapsed() < std::time::Duration::from_secs(2), "refused before the run: {:?}", t0.elapsed());
+    assert!(text(&o.stderr).contains("ends with a slash"), "{}", text(&o.stderr));
     let _ = std::fs::remove_dir_all(dir);
 }
 

@@ -178,6 +178,24 @@ fn bad_traces_are_refused_with_the_reason() {
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("CPU 1") && err.contains("line"), "{err}");
+    // And so does `run --replay` (issue 42: it did not name the line).
+    let o = schedsim(&["run", "--replay", &trace("pipe.perf.txt.gz"), "--topology", "1x1x1x1"]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("CPU 1") && err.contains(" line "), "{err}");
     let o = schedsim(&["run", "--workload", "replay", "--topology", "1x1x2x1"]);
     assert!(text(&o.stderr).contains("--replay TRACE"), "{}", text(&o.stderr));
+}
+
+/// `perfetto` of a replay says how many wakeups the file holds (issue 42: it said 0
+/// wakeups, the run's counter, for a file holding 20).
+#[test]
+fn perfetto_of_a_replay_counts_the_wakeups_it_writes() {
+    let o = schedsim(&["perfetto", "--replay", &trace("pipe.perf.txt.gz"), "--topology", "1x1x2x1", "--to-ms", "5"]);
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let n = doc["traceEvents"].as_array().unwrap().iter().filter(|e| e["cat"] == "wakeup" && e["ph"] == "i").count();
+    assert!(n > 0, "the window has wakeups");
+    assert!(err.contains(&format!(", {n} wakeups in the window (")), "{n}: {err}");
 }

@@ -126,8 +126,9 @@ fn a_part_is_json_lines_with_a_header_and_keys() {
     let f = part(&d, 2, 3, &[]);
     let l = lines(&f);
     let h: serde_json::Value = serde_json::from_str(&l[0]).unwrap();
-    assert_eq!(h["schedsim_part"], 1);
+    assert_eq!(h["schedsim_part"], 2);
     assert_eq!(h["generator"], format!("schedsim {}", env!("CARGO_PKG_VERSION")));
+    assert_eq!(h["model_sha256"].as_str().unwrap().len(), 64);
     assert_eq!(h["shard"], "2/3");
     assert_eq!(h["experiment_sha256"].as_str().unwrap().len(), 64);
     assert_eq!(h["experiment"]["clients"], serde_json::json!([1, 2, 4]));
@@ -138,7 +139,33 @@ fn a_part_is_json_lines_with_a_header_and_keys() {
         let key = v["key"].as_str().unwrap();
         assert!(key.starts_with("base/") || key.starts_with("patched/"), "{key}");
         assert!(v["result"]["counters"].is_object());
+        assert_eq!(v["sha256"].as_str().unwrap().len(), 64);
     }
+}
+
+/// A run line `line` of a part whose header is `header`, its result's text changed by
+/// `edit` and its digest made again as the writer makes it: what a different result of
+/// the same run (another build's) looks like.
+fn resealed(header: &str, line: &str, edit: &dyn Fn(&str) -> String) -> String {
+    let h: serde_json::Value = serde_json::from_str(header).unwrap();
+    let exp = h["experiment_sha256"].as_str().unwrap();
+    let (head, rest) = line.split_once("\"result\":").unwrap();
+    let (result, _) = rest.rsplit_once(",\"sha256\":").unwrap();
+    let result = edit(result);
+    let digest = schedsim::sched_trace::sha256_hex(format!("{exp}\n{result}").as_bytes());
+    format!("{head}\"result\":{result},\"sha256\":\"{digest}\"}}")
+}
+
+/// An edit of a result's text, and what `merge` says of it.
+type Reseal<'a> = (&'a dyn Fn(&str) -> String, &'a str);
+
+/// The result's `"field":N` made `"field":M` in a line's text.
+fn with_number(text: &str, field: &str, f: &dyn Fn(u64) -> u64) -> String {
+    let key = format!("\"{field}\":");
+    let at = text.find(&key).unwrap_or_else(|| panic!("no {field} in {text}")) + key.len();
+    let end = at + text[at..].find(|c: char| !c.is_ascii_digit()).unwrap();
+    let n: u64 = text[at..end].parse().unwrap();
+    format!("{}{}{}", &text[..at], f(n), &text[end..])
 }
 
 #[test]
@@ -181,10 +208,7 @@ fn merge_takes_duplicates_that_agree_and_refuses_ones_that_differ() {
     assert_eq!(got, want);
     // The rerun gave another result for one run.
     let mut l = lines(&again);
-    let mut v: serde_json::Value = serde_json::from_str(&l[2]).unwrap();
-    let e = v["result"]["elapsed_ns"].as_u64().unwrap();
-    v["result"]["elapsed_ns"] = (e + 1).into();
-    l[2] = serde_json::to_string(&v).unwrap();
+    l[2] = resealed(&l[0], &l[2], &|r| with_number(r, "elapsed_ns", &|e| e + 1));
     write_lines(&again, &l);
     let e = merge_err(&with_dup);
     assert!(e.contains("two different results"), "{e}");
@@ -215,6 +239,8 @@ fn merge_refuses_a_truncated_or_malformed_part_naming_file_and_line() {
     std::fs::write(&junk, "").unwrap();
     assert!(merge_err(std::slice::from_ref(&junk)).contains("empty"));
     std::fs::write(&junk, [0xff, 0xfe, b'\n']).unwrap();
+    assert!(merge_err(std::slice::from_ref(&junk)).contains("does not start with a JSON object"));
+    std::fs::write(&junk, [b'{', 0xff, 0xfe, b'\n']).unwrap();
     assert!(merge_err(std::slice::from_ref(&junk)).contains("not UTF-8"));
     // An edited experiment no longer matches its SHA-256.
     std::fs::write(&files[1], &bytes).unwrap();
@@ -237,6 +263,38 @@ fn merge_refuses_a_truncated_or_malformed_part_naming_file_and_line() {
     write_lines(&files[1], &l);
     let e = merge_err(&files);
     assert!(e.contains("different builds") && e.contains("schedsim 0.0.1"), "{e}");
+    // A part of another model with the same version (what 'schedsim 0.1.0' hid for 522
+    // commits).
+    std::fs::write(&files[1], &bytes).unwrap();
+    let mut l = lines(&files[1]);
+    let h: serde_json::Value = serde_json::from_str(&l[0]).unwrap();
+    let model = h["model_sha256"].as_str().unwrap();
+    l[0] = l[0].replacen(model, &"0".repeat(64), 1);
+    write_lines(&files[1], &l);
+    let e = merge_err(&files);
+    assert!(e.contains("different builds") && e.contains("model 000000000000"), "{e}");
+    // A run edited by hand: its sample x10 (the table then showed -44.99% for -0.02%).
+    std::fs::write(&files[1], &bytes).unwrap();
+    let mut l = lines(&files[1]);
+    l[2] = with_number(&l[2], "sample_bits", &|b| (f64::from_bits(b) * 10.0).to_bits());
+    write_lines(&files[1], &l);
+    let e = merge_err(&files);
+    assert!(e.contains(&format!("{} line 3", files[1])) && e.contains("was edited"), "{e}");
+    // Values no run gives, even resealed: a NaN sample, migrations that are not the sum
+    // of their distances, and a counter whose sum over the iterations wraps.
+    let nan = f64::NAN.to_bits();
+    let cases: [Reseal; 3] = [
+        (&|r| with_number(r, "sample_bits", &|_| nan), "its sample is NaN"),
+        (&|r| with_number(r, "migrations_smt", &|m| m + 1), "its counters disagree"),
+        (&|r| with_number(r, "wakeups", &|_| u64::MAX), "its counters.wakeups passes 2^64 - 1"),
+    ];
+    for (edit, says) in cases {
+        let mut l: Vec<String> = std::str::from_utf8(&bytes).unwrap().lines().map(String::from).collect();
+        l[2] = resealed(&l[0], &l[2], edit);
+        write_lines(&files[1], &l);
+        let e = merge_err(&files);
+        assert!(e.contains(" line ") && e.contains(says), "{says}: {e}");
+    }
     std::fs::write(&files[1], &bytes).unwrap();
     // A run line moved into a part of another shard.
     std::fs::write(&files[0], first).unwrap();
@@ -560,4 +618,65 @@ fn wait_for_job(job: &str) -> Result<(), String> {
         }
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
+}
+
+/// `merge` of what is not a part file, under a 2 GB address-space limit (`ulimit -v`):
+/// one line, exit 2, whatever the file. `/dev/zero` grew to 12 GB (the part limit was
+/// checked for regular files only, and after a whole line was read).
+fn merge_limited(shell: &str) -> (Option<i32>, String) {
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v 2000000; {shell}"))
+        .env("SCHEDSIM", env!("CARGO_BIN_EXE_schedsim"))
+        .output()
+        .expect("sh runs");
+    (o.status.code(), text(&o.stderr))
+}
+
+#[test]
+fn merge_refuses_a_device_a_symlink_to_it_and_an_endless_line_in_one_line() {
+    let d = dir("devices");
+    let link = d.join("zero.jsonl");
+    std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+    for what in ["/dev/zero", link.to_str().unwrap()] {
+        let (code, err) = merge_limited(&format!("\"$SCHEDSIM\" merge {what}"));
+        assert_eq!(code, Some(2), "{what}: {err}");
+        assert_eq!(err.lines().count(), 1, "{what}: {err}");
+        assert!(err.contains("not a schedsim part"), "{what}: {err}");
+    }
+    // A good header, then a run line that never ends, through a pipe: cut off at the
+    // run line's bound as it is read.
+    let files = parts(&d, 2);
+    let (code, err) = merge_limited(&format!(
+        "(head -n 1 {}; printf '{{'; cat /dev/zero) | \"$SCHEDSIM\" merge /dev/stdin",
+        files[0]
+    ));
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("/dev/stdin line 2: longer than a run's line may be"), "{err}");
+}
+
+#[test]
+fn a_shard_with_a_header_over_4_mb_resumes() {
+    let d = dir("resume-big");
+    let whole = part(&d, 2, 3, &[]);
+    let l = lines(&whole);
+    // The header made 5 MB long by white space inside its JSON (as a replay's header is
+    // long with its trace's programs): still the same experiment.
+    let big = format!("{{{}{}", " ".repeat(5 << 20), &l[0][1..]);
+    let cut = d.join("part-cut.jsonl").to_str().unwrap().to_string();
+    let mut partial = vec![big.clone()];
+    partial.extend_from_slice(&l[1..3]);
+    write_lines(&cut, &partial);
+    let o = command(&with(&SWEEP, &["--shard", "2/3", "--out", &cut, "--jobs", "1"]), &[]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("2 of its 6 runs are in the part, 4 to run"), "{err}");
+    let now = lines(&cut);
+    assert_eq!(now[0], big, "the header is kept");
+    assert_eq!(now[1..], l[1..], "the runs kept and the rest run");
+    // Its refusals hold too: another shard is not resumed into.
+    let o = command(&with(&SWEEP, &["--shard", "1/3", "--out", &cut]), &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("holds shard 2/3"), "{}", text(&o.stderr));
 }

@@ -182,3 +182,39 @@ fn bad_topology_files_exit_2_with_one_line() {
     }
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A replay on `--topology-file` puts the trace's CPUs (Linux's numbers) where the
+/// import renumbered them: on an lscpu file whose CPUs 0 and 1 are one core's threads
+/// (schedsim's 0 and 2), a task moving between Linux CPUs 0 and 1 moves between SMT
+/// siblings, in the observed column and in the replay's map. It counted "SMT sibling 0".
+#[test]
+fn a_replay_on_a_topology_file_uses_its_cpu_numbers() {
+    let d = tmp("replay-map");
+    std::fs::create_dir_all(&d).unwrap();
+    let lscpu = write_file(&d, "lscpu.txt", "# CPU,Core,Socket,Node\n0,0,0,0\n1,0,0,0\n2,1,0,0\n3,1,0,0\n");
+    let mut trace = String::new();
+    for i in 0..40u32 {
+        let (t, cpu) = (1_000_000 + i * 1000, i % 2);
+        let ts = |dt: u32| format!("{}.{:06}", (t + dt) / 1_000_000, (t + dt) % 1_000_000);
+        trace.push_str(&format!(
+            "  a 1 [002] {}: sched:sched_waking: comm=b pid=2 prio=120 target_cpu={cpu:03}\n",
+            ts(0)
+        ));
+        trace.push_str(&format!(
+            "  swapper/{cpu} 0 [{cpu:03}] {}: sched:sched_switch: prev_comm=swapper/{cpu} prev_pid=0 prev_prio=120 \
+             prev_state=R ==> next_comm=b next_pid=2 next_prio=120\n",
+            ts(10)
+        ));
+        trace.push_str(&format!(
+            "  b 2 [{cpu:03}] {}: sched:sched_switch: prev_comm=b prev_pid=2 prev_prio=120 prev_state=S ==> \
+             next_comm=swapper/{cpu} next_pid=0 next_prio=120\n",
+            ts(500)
+        ));
+    }
+    let trace = write_file(&d, "trace.txt", &trace);
+    let (out, _) = ok(&["replay", &trace, "--topology-file", &lscpu, "--json"]);
+    let smt = json(&out)["observed"]["migrations_by_distance"]["smt"].as_u64();
+    assert_eq!(smt, Some(39), "{out}");
+    let (out, _) = ok(&["show", "--replay", &trace, "--topology-file", &lscpu, "--workload", "replay"]);
+    assert_eq!(json(&out)["workload"]["cpu_map"], json("[0, 2, 1]"), "{out}");
+}

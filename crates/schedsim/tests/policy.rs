@@ -191,3 +191,30 @@ fn the_diff_runs_a_script_as_kernel_a_or_as_kernel_b() {
     let err = e2.diff(&ask).unwrap_err().0;
     assert!(err.starts_with("kernel B: policy script line 1") && err.contains("not a CPU number"), "{err}");
 }
+
+/// `trace()` text is bounded per call and per run, and the why says where it was cut:
+/// a script that traced in a loop made `schedsim trace` write 606 MB.
+#[test]
+fn trace_text_is_bounded_per_call_and_per_run_and_says_it_was_cut() {
+    use schedsim::policy::{TRACE_TEXT_CALL_MAX, TRACE_TEXT_CUT, TRACE_TEXT_RUN_MAX};
+    let line = "x".repeat(200);
+    let src =
+        format!("fn select_idle_sibling(p, prev, target) {{\n  for i in 0..30 {{ trace(\"{line}\"); }}\n  target\n}}");
+    let e = with_kernels("demo", vec![scripted("s", V::V5_15, &src)], 400, &[4]);
+    let traces = e.trace(0, 4, 0, TraceWindow { from: 0, count: 400 }).unwrap();
+    let whys: Vec<&str> = traces
+        .iter()
+        .flat_map(|t| &t.steps)
+        .filter(|s| s.function == "select_idle_sibling (script)")
+        .map(|s| s.why.as_str())
+        .collect();
+    assert!(whys.len() >= 300, "enough calls to pass the run's bound: {}", whys.len());
+    for w in &whys {
+        assert!(w.len() <= TRACE_TEXT_CALL_MAX + TRACE_TEXT_CUT.len(), "{} bytes", w.len());
+        assert!(w.ends_with(TRACE_TEXT_CUT), "30 x 200 characters pass the call's bound: {w:.80}");
+    }
+    let traced = |w: &str| w.strip_suffix(TRACE_TEXT_CUT).unwrap_or(w).trim_end_matches("; ").len();
+    let text: usize = whys.iter().map(|w| traced(w)).sum();
+    assert!(text <= TRACE_TEXT_RUN_MAX, "{text} bytes of trace() text in the run");
+    assert_eq!(*whys.last().unwrap(), TRACE_TEXT_CUT, "past the run's bound only the note is left");
+}

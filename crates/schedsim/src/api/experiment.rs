@@ -567,6 +567,11 @@ pub struct PerfettoWindow {
 }
 
 impl PerfettoWindow {
+    /// The wakeups in the window: one "wakeup" instant each in the JSON.
+    pub fn wakeups(&self) -> usize {
+        self.traces.len()
+    }
+
     /// Writes the Chrome trace-event JSON to `w`, event by event (the caller buffers
     /// `w`); returns the number of events written, metadata included. The bytes are
     /// those of [`PerfettoTrace::json`]. Only `w`'s errors are errors.

@@ -366,10 +366,33 @@ fn truncate(s: &str, n: usize) -> String {
 
 /// A CSV field as RFC 4180 writes it: quoted, with its quotes doubled, when it holds a
 /// comma, a quote or a line break, or begins or ends with a space (kernel names may).
+/// A name a spreadsheet would run as a formula (starting `=`, `+`, `-`, `@`, a tab or a
+/// carriage return: OWASP's "CSV injection") is quoted with a `'` first, which the
+/// spreadsheet shows as text.
 fn csv_field(s: &str) -> std::borrow::Cow<'_, str> {
-    if s.contains([',', '"', '\n', '\r']) || s.starts_with(' ') || s.ends_with(' ') {
+    if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("\"'{}\"", s.replace('"', "\"\"")).into()
+    } else if s.contains([',', '"', '\n', '\r']) || s.starts_with(' ') || s.ends_with(' ') {
         format!("\"{}\"", s.replace('"', "\"\"")).into()
     } else {
         s.into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::csv_field;
+
+    #[test]
+    fn csv_fields_are_quoted_and_formulas_disarmed() {
+        assert_eq!(csv_field("v5.15"), "v5.15");
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        // Issue 42: kernel names starting =, +, -, @ went into CSV as formulas.
+        for name in ["=1+1", "+x", "-y", "@SUM(A1)", "\tz"] {
+            let f = csv_field(name);
+            assert!(f.starts_with("\"'"), "{name}: {f}");
+        }
+        assert_eq!(csv_field("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"");
     }
 }

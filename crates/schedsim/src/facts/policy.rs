@@ -40,6 +40,14 @@ pub const CALL_LEVELS_MAX: usize = 24;
 /// Longest string and array a script may build.
 pub const STRING_MAX: usize = 4_096;
 pub const ARRAY_MAX: usize = 4_096;
+/// Most bytes of `trace("…")` text one call leaves in its step's why, and a whole run
+/// leaves in all its steps: a script that traces in a loop would otherwise write
+/// gigabytes into `schedsim trace` and a Perfetto export. Past either, the why ends
+/// with [`TRACE_TEXT_CUT`].
+pub const TRACE_TEXT_CALL_MAX: usize = 4_096;
+pub const TRACE_TEXT_RUN_MAX: usize = 1 << 20;
+/// What ends a why whose `trace()` text was cut.
+pub const TRACE_TEXT_CUT: &str = "… (trace() text cut: at most 4,096 bytes a call and 1 MiB a run)";
 
 /// `wake_flags` as `select_task_rq_fair` receives them (v5.10+ values,
 /// `kernel/sched/sched.h`): every wakeup is WF_TTWU, a sync one adds WF_SYNC.

@@ -43,4 +43,6 @@ pub(crate) struct PolicyRun {
     pub rng: Pcg64,
     /// What is left of the run's operation budget.
     pub ops_left: u64,
+    /// What is left of the run's `trace()` text (`facts::policy::TRACE_TEXT_RUN_MAX`).
+    pub trace_bytes_left: usize,
 }

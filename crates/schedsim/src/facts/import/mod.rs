@@ -76,6 +76,23 @@ impl Imported {
     }
 }
 
+/// A replay's CPU map (`ReplayParams::cpu_map`) for a trace of `trace_cpus` CPUs
+/// recorded on the machine whose import renumbered its CPUs as `cpu_map` says (`(Linux
+/// CPU, schedsim CPU)`, [`Imported::cpu_map`]): each trace CPU, a Linux number, at its
+/// schedsim number, so that pinning and the observed column put the trace's CPUs
+/// where they are (SMT siblings stay siblings). Empty when nothing moved. The error
+/// names the first trace CPU the import does not have.
+pub fn replay_cpu_map(cpu_map: &[(u32, u32)], trace_cpus: u32) -> Result<Vec<u32>, String> {
+    let map: Vec<u32> = (0..trace_cpus)
+        .map(|c| match cpu_map.binary_search_by_key(&c, |m| m.0) {
+            Ok(i) => Ok(cpu_map[i].1),
+            Err(_) => Err(format!("the trace names CPU {c}, which the topology does not have (offline?)")),
+        })
+        .collect::<Result<_, _>>()?;
+    let same = map.iter().enumerate().all(|(i, &c)| i as u32 == c);
+    Ok(if same { Vec::new() } else { map })
+}
+
 /// Why the text could not be read, and on which line (1-based) if one is to blame.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ImportError {

@@ -1,9 +1,11 @@
 //! Gzip (RFC 1952) read here: the member header is parsed by hand and the deflate
 //! stream inflated by `miniz_oxide`, bounded by [`super::TRACE_BYTES_MAX`] so that a
-//! small file cannot expand without limit ("zip bomb"). One member only: `gzip`
-//! writes one, and a second member (from `cat a.gz b.gz`) is reported, not read.
+//! small file cannot expand without limit ("zip bomb"). Members are read one after
+//! another, as `gunzip` reads them: `cat a.gz b.gz` is the text of a then b (one
+//! member was read and the rest dropped when the two trailers agreed).
 
-use miniz_oxide::inflate::{decompress_to_vec_with_limit, TINFLStatus};
+use miniz_oxide::inflate::core::{decompress, inflate_flags, DecompressorOxide};
+use miniz_oxide::inflate::TINFLStatus;
 
 /// What inflating gave: the text, and whether the stream ended early (a file cut
 /// while it was written: the text so far is kept and the summary says so).
@@ -93,23 +95,72 @@ fn whole_file_trailer(b: &[u8], inflated: usize) -> Option<u32> {
     (u64::from(isize).abs_diff(inflated as u64) <= TRAILER_SLACK).then_some(isize)
 }
 
-/// Inflates a gzip file of at most `limit` bytes of text.
+/// A deflate stream inflated into at most `limit` bytes, with how many bytes of `input`
+/// it took (where its member's trailer starts), as `miniz_oxide`'s
+/// `decompress_to_vec_with_limit` does it but for that count; an error gives the
+/// status and the text so far.
+fn inflate(input: &[u8], limit: usize) -> Result<(Vec<u8>, usize), (TINFLStatus, Vec<u8>)> {
+    let flags = inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
+    let mut out: Vec<u8> = vec![0; input.len().saturating_mul(2).min(limit)];
+    let mut d = Box::<DecompressorOxide>::default();
+    let (mut in_pos, mut out_pos) = (0usize, 0usize);
+    loop {
+        let (status, took, gave) = decompress(&mut d, input.get(in_pos..).unwrap_or(&[]), &mut out, out_pos, flags);
+        in_pos += took;
+        out_pos += gave;
+        match status {
+            TINFLStatus::Done => {
+                out.truncate(out_pos);
+                return Ok((out, in_pos));
+            }
+            TINFLStatus::HasMoreOutput if out.len() < limit => {
+                let grown = out.len().saturating_mul(2).max(64).min(limit);
+                out.resize(grown, 0);
+            }
+            _ => {
+                out.truncate(out_pos);
+                return Err((status, out));
+            }
+        }
+    }
+}
+
+/// Inflates a gzip file of at most `limit` bytes of text: each member in turn.
 pub(super) fn gunzip(b: &[u8], limit: usize) -> Result<Gunzipped, String> {
+    let mut first = gunzip_member(b, limit)?;
+    let mut at = first.1;
+    while let Some(rest) = b.get(at..).filter(|r| !r.is_empty()) {
+        if first.0.truncated {
+            break;
+        }
+        if !rest.starts_with(&[0x1f, 0x8b]) {
+            return Err(format!(
+                "{} bytes after the gzip member that are not another member: a damaged file; run `gunzip -t` on it",
+                rest.len()
+            ));
+        }
+        let (more, used) = gunzip_member(rest, limit - first.0.text.len())?;
+        first.0.text.extend_from_slice(&more.text);
+        first.0.truncated = more.truncated;
+        at += used;
+    }
+    Ok(first.0)
+}
+
+/// One member at the start of `b`: its text and the bytes it took, trailer included.
+fn gunzip_member(b: &[u8], limit: usize) -> Result<(Gunzipped, usize), String> {
     let start = header_len(b)?;
     let body = b.get(start..).unwrap_or(&[]);
-    match decompress_to_vec_with_limit(body, limit) {
-        Ok(text) => {
-            // ISIZE, the last trailer's length mod 2^32, catches a second member or
-            // garbage after the first (the deflate stream ends on its own final block,
-            // and `decompress_to_vec_with_limit` does not say where): members whose
-            // lengths agree mod 2^32 would pass, a case `cat a.gz b.gz` rarely makes.
-            if b.len() >= 8 {
-                let t = &b[b.len() - 8..];
+    match inflate(body, limit) {
+        Ok((text, took)) => {
+            // The member's trailer: CRC-32 and ISIZE, the text's length mod 2^32.
+            let end = start + took + 8;
+            if let Some(t) = b.get(end - 8..end) {
                 let isize = u32::from_le_bytes([t[4], t[5], t[6], t[7]]);
                 if isize != text.len() as u32 {
                     return Err(format!(
-                        "gzip trailer gives {isize} bytes (mod 2^32), the stream gave {}: a file of several gzip \
-                         members (concatenated .gz files) or corrupt; run `gunzip` on it first",
+                        "gzip trailer gives {isize} bytes (mod 2^32), the stream gave {}: the file is corrupt; run \
+                         `gunzip -t` on it",
                         text.len()
                     ));
                 }
@@ -122,18 +173,13 @@ pub(super) fn gunzip(b: &[u8], limit: usize) -> Result<Gunzipped, String> {
                         .into());
                 }
             }
-            Ok(Gunzipped { text, truncated: false })
+            Ok((Gunzipped { text, truncated: false }, end.min(b.len())))
         }
-        Err(e) if e.status == TINFLStatus::HasMoreOutput => Err(format!(
+        Err((TINFLStatus::HasMoreOutput, _)) => Err(format!(
             "the text is over {limit} bytes after gunzip (TRACE_BYTES_MAX, which keeps a browser tab's memory \
              bounded): cut the trace shorter (`perf script --time START,END`)"
         )),
-        Err(e) if e.status == TINFLStatus::FailedCannotMakeProgress => {
-            // The output buffer is handed back whole: past what was inflated it holds the
-            // zeros it was made with (text has no NUL bytes).
-            let mut text = e.output;
-            let n = text.iter().rposition(|&c| c != 0).map_or(0, |i| i + 1);
-            text.truncate(n);
+        Err((TINFLStatus::FailedCannotMakeProgress, text)) => {
             if let Some(isize) = whole_file_trailer(b, text.len()) {
                 return Err(format!(
                     "gzip data is damaged near its end: the deflate stream runs on past its last block, yet the \
@@ -142,9 +188,9 @@ pub(super) fn gunzip(b: &[u8], limit: usize) -> Result<Gunzipped, String> {
                     text.len()
                 ));
             }
-            Ok(Gunzipped { text, truncated: true })
+            Ok((Gunzipped { text, truncated: true }, b.len()))
         }
-        Err(e) => Err(format!("gzip data is corrupt (inflate: {:?})", e.status)),
+        Err((status, _)) => Err(format!("gzip data is corrupt (inflate: {status:?})")),
     }
 }
 
@@ -197,5 +243,24 @@ pub(super) mod tests {
         let e = gunzip(&longer, 1 << 20).unwrap_err();
         assert!(e.contains("damaged near its end") && e.contains("giving 33 bytes"), "{e}");
         assert_eq!(crc32(b"123456789"), 0xCBF4_3926, "the check value of CRC-32/ISO-HDLC");
+    }
+
+    /// `cat a.gz a.gz` is a twice (issue 42: one member was read, the rest dropped, since
+    /// the last trailer's length was the first member's), `cat a.gz b.gz` a then b, within
+    /// the one limit; bytes after a member that are no member are refused.
+    #[test]
+    fn every_member_is_read() {
+        let (a, b) = (b"first\n".repeat(1000), b"second\n".repeat(10));
+        let aa = [gzip_stored(&a), gzip_stored(&a)].concat();
+        assert_eq!(gunzip(&aa, 1 << 20).unwrap().text, [&a[..], &a[..]].concat());
+        let ab = [gzip_stored(&a), gzip_stored(&b)].concat();
+        assert_eq!(gunzip(&ab, 1 << 20).unwrap().text, [&a[..], &b[..]].concat());
+        assert!(gunzip(&aa, a.len() + 10).unwrap_err().contains("TRACE_BYTES_MAX"));
+        let junk = [gzip_stored(&a), b"junk".to_vec()].concat();
+        assert!(gunzip(&junk, 1 << 20).unwrap_err().contains("4 bytes after the gzip member"));
+        // The second member cut short: the text so far, marked.
+        let cut = &ab[..ab.len() - 20];
+        let g = gunzip(cut, 1 << 20).unwrap();
+        assert!(g.truncated && g.text.starts_with(&a) && g.text.len() > a.len());
     }
 }

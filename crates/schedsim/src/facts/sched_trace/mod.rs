@@ -50,6 +50,13 @@ pub const TRACE_TASKS_MAX: usize = REPLAY_TASKS_MAX;
 /// few microseconds two CPUs' clocks differ by.
 pub const CLOCK_STEP_NS: u64 = 100_000_000;
 
+/// Most distinct names of passed-over events counted by name; the rest are counted
+/// together under [`OTHER_EVENT_NAMES`], so that a trace of many names (one per line)
+/// grows neither the import's memory nor the summary's line with them.
+pub const SKIPPED_NAMES_MAX: usize = 256;
+/// The summary's name for the passed-over events past [`SKIPPED_NAMES_MAX`] names.
+pub const OTHER_EVENT_NAMES: &str = "(other event names)";
+
 /// Characters of a line an error shows.
 const ECHO_MAX: usize = 80;
 /// Bytes between progress calls.
@@ -164,7 +171,8 @@ impl Trace {
                 prio: t.prio,
                 program: p.clone(),
             })
-            .collect();
+            .collect::<Vec<_>>()
+            .into();
         let defaults: ReplayParams =
             serde_json::from_str(r#"{"trace_name":"","trace_sha256":"","trace_cpus":1,"span_ns":1,"tasks":[]}"#)
                 .unwrap_or_else(|_| unreachable!("the replay's defaults read"));
@@ -191,7 +199,7 @@ impl Trace {
                 *m.entry(w.ran_cpu).or_insert(0) += 1;
             }
         }
-        for ((task, t), counts) in p.tasks.iter_mut().zip(&self.tasks).zip(&ran) {
+        for ((task, t), counts) in std::sync::Arc::make_mut(&mut p.tasks).iter_mut().zip(&self.tasks).zip(&ran) {
             // The most frequent CPU; on a tie the lowest.
             let most = counts.iter().max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0))).map(|(&c, _)| c);
             task.pinned = task.pinned.or(most).or(t.first_cpu).filter(|&c| c < self.cpus.max(1));
@@ -241,11 +249,33 @@ enum WakeEv {
 
 #[derive(Clone, Copy, Debug)]
 enum Kind {
-    Switch { prev: TaskRef, left: Left, next: TaskRef },
-    Wake { which: WakeEv, task: TaskRef },
-    Fork { parent: TaskRef, child: TaskRef },
-    Exit { task: TaskRef },
-    Migrate { task: TaskRef },
+    Switch {
+        prev: TaskRef,
+        left: Left,
+        next: TaskRef,
+    },
+    Wake {
+        which: WakeEv,
+        task: TaskRef,
+    },
+    Fork {
+        parent: TaskRef,
+        child: TaskRef,
+    },
+    Exit {
+        task: TaskRef,
+    },
+    /// `orig_cpu`: where the task was before (`None` if the line does not say).
+    Migrate {
+        task: TaskRef,
+        orig_cpu: Option<u32>,
+    },
+    /// A `sched_stat_runtime` of the line's current task: it ran on the line's CPU.
+    /// Read only where no switch-in put it there (a switch-in the trace lacks), else
+    /// passed over.
+    Runtime {
+        task: TaskRef,
+    },
 }
 
 /// One used event: when, which line, which CPU, the task current there, what.
@@ -353,6 +383,14 @@ fn import_inner(
     finish(p, name, sha256, summary)
 }
 
+/// The time correction of [`Parsed::push`]: the latest time so far and the offset clock
+/// steps added.
+#[derive(Default)]
+struct Clock {
+    last_t: u64,
+    offset: u64,
+}
+
 #[derive(Default)]
 struct Parsed {
     events: Vec<Ev>,
@@ -360,6 +398,9 @@ struct Parsed {
     cpu_lines: Vec<Option<(u64, String)>>,
     skipped: BTreeMap<Box<[u8]>, u64>,
     counts: [u64; 7],
+    /// Per CPU: the pid a switch-in or a read `sched_stat_runtime` last put there, so
+    /// that only a runtime line naming another task is kept (one in thousands).
+    cpu_pid: Vec<u32>,
     perf: bool,
     dash: bool,
     kv: bool,
@@ -384,14 +425,17 @@ impl Parsed {
         progress: &mut dyn FnMut(u64) -> bool,
     ) -> Result<(), TraceError> {
         let (mut pos, mut line_no, mut next_progress) = (0usize, 0u32, PROGRESS_BYTES);
-        let (mut seen_event, mut last_t, mut offset) = (false, 0u64, 0u64);
+        let mut seen_event = false;
+        let mut clock = Clock::default();
         while pos < text.len() {
-            let (end, complete) = match text[pos..].iter().position(|&c| c == b'\n') {
+            // A line ends at `\n`, `\r\n` or a lone `\r` (old Mac line ends: such a file
+            // was one line).
+            let (end, complete) = match text[pos..].iter().position(|&c| c == b'\n' || c == b'\r') {
                 Some(n) => (pos + n, true),
                 None => (text.len(), false),
             };
             let raw = &text[pos..end];
-            pos = end + 1;
+            pos = if text.get(end..end + 2) == Some(b"\r\n") { end + 2 } else { end + 1 };
             line_no = line_no.saturating_add(1);
             if pos >= next_progress {
                 next_progress = pos + PROGRESS_BYTES;
@@ -436,12 +480,25 @@ impl Parsed {
             seen_event = true;
             let short = parse::short_name(h.event);
             let Some(which) = EVENT_NAMES.iter().position(|n| n.as_bytes() == short) else {
+                let full = self.skipped.len() >= SKIPPED_NAMES_MAX;
                 match self.skipped.get_mut(h.event) {
                     Some(n) => *n += 1,
-                    None => {
+                    None if !full => {
                         self.skipped.insert(h.event.into(), 1);
                     }
+                    None => *self.skipped.entry(OTHER_EVENT_NAMES.as_bytes().into()).or_insert(0) += 1,
                 }
+                // Counted as passed over (no program step comes of it), but where it
+                // says a task ran that no switch-in showed, that is kept.
+                let Some(task) = self.runtime(&h) else { continue };
+                let cur = TaskRef { pid: h.pid.unwrap_or(NO_PID), comm: self.comms.id(h.comm), prio: NO_PRIO };
+                self.push(
+                    Ev { time_ns: h.time_ns, line: line_no, cpu: h.cpu as u16, cur, kind: Kind::Runtime { task } },
+                    raw,
+                    &mut clock,
+                    sum,
+                )
+                .map_err(err)?;
                 continue;
             };
             let cur_comm = self.comms.id(h.comm);
@@ -489,7 +546,7 @@ impl Parsed {
                 },
                 _ => match parse::comm_pid_prio(h.args) {
                     Some(t) if which == 6 => Kind::Exit { task: self.comms.task(t) },
-                    Some(t) => Kind::Migrate { task: self.comms.task(t) },
+                    Some(t) => Kind::Migrate { task: self.comms.task(t), orig_cpu: parse::orig_cpu(h.args) },
                     None if !complete => {
                         sum.truncated_last_line = true;
                         continue;
@@ -497,45 +554,79 @@ impl Parsed {
                     None => return Err(err(bad("`comm=.. pid=.. prio=..`"))),
                 },
             };
-            if self.events.len() >= TRACE_EVENTS_MAX {
-                return Err(err(format!(
-                    "more than {TRACE_EVENTS_MAX} events (TRACE_EVENTS_MAX, which keeps the programs under the \
-                     replay's REPLAY_OPS_MAX steps): cut the trace shorter"
-                )));
+            if let Kind::Switch { next, .. } = kind {
+                self.set_cpu_pid(h.cpu, next.pid);
             }
+            self.push(Ev { time_ns: h.time_ns, line: line_no, cpu: h.cpu as u16, cur, kind }, raw, &mut clock, sum)
+                .map_err(err)?;
             self.counts[which] += 1;
             if h.dash {
                 self.dash = true;
             } else {
                 self.perf = true;
             }
-            // Time: a small step back is reordering (sorted later), a big one a clock
-            // step (shifted so that time goes on from the line above).
-            let mut t = h.time_ns.saturating_add(offset);
-            if t < last_t {
-                if last_t - t > CLOCK_STEP_NS {
-                    offset = offset.saturating_add(last_t - t);
-                    t = last_t;
-                    sum.clock_steps += 1;
-                } else {
-                    sum.out_of_order += 1;
-                }
-            }
-            last_t = last_t.max(t);
-            let cpu = h.cpu as usize;
-            if self.cpu_lines.len() <= cpu {
-                self.cpu_lines.resize(cpu + 1, None);
-            }
-            if self.cpu_lines[cpu].is_none() {
-                self.cpu_lines[cpu] = Some((line_no as u64, clip_line(raw)));
-            }
-            self.events.push(Ev { time_ns: t, line: line_no, cpu: h.cpu as u16, cur, kind });
         }
         sum.lines = line_no as u64;
         if !progress(text.len() as u64) {
             return Err(TraceError::at(line_no, "import cancelled".into()));
         }
         Ok(())
+    }
+
+    /// Adds an event, its time made monotonic: a small step back is reordering (sorted
+    /// later), a big one a clock step (shifted so that time goes on from the line above).
+    fn push(&mut self, mut ev: Ev, raw: &[u8], clock: &mut Clock, sum: &mut ImportSummary) -> Result<(), String> {
+        if self.events.len() >= TRACE_EVENTS_MAX {
+            return Err(format!(
+                "more than {TRACE_EVENTS_MAX} events (TRACE_EVENTS_MAX, which keeps the programs under the \
+                 replay's REPLAY_OPS_MAX steps): cut the trace shorter"
+            ));
+        }
+        let mut t = ev.time_ns.saturating_add(clock.offset);
+        if t < clock.last_t {
+            if clock.last_t - t > CLOCK_STEP_NS {
+                clock.offset = clock.offset.saturating_add(clock.last_t - t);
+                t = clock.last_t;
+                sum.clock_steps += 1;
+            } else {
+                sum.out_of_order += 1;
+            }
+        }
+        clock.last_t = clock.last_t.max(t);
+        let cpu = ev.cpu as usize;
+        if self.cpu_lines.len() <= cpu {
+            self.cpu_lines.resize(cpu + 1, None);
+        }
+        if self.cpu_lines[cpu].is_none() {
+            self.cpu_lines[cpu] = Some((ev.line as u64, clip_line(raw)));
+        }
+        ev.time_ns = t;
+        self.events.push(ev);
+        Ok(())
+    }
+
+    fn set_cpu_pid(&mut self, cpu: u32, pid: u32) {
+        let cpu = cpu as usize;
+        if self.cpu_pid.len() <= cpu {
+            self.cpu_pid.resize(cpu + 1, NO_PID);
+        }
+        self.cpu_pid[cpu] = pid;
+    }
+
+    /// The task of a `sched_stat_runtime` line (key=value: `comm=.. pid=.. runtime=..`)
+    /// when it is the line's current task (a runtime line can be another CPU's: a
+    /// remote wakeup's `update_curr()` of that CPU's runqueue) and no switch-in or
+    /// earlier runtime line put it on the line's CPU.
+    fn runtime(&mut self, h: &parse::Head<'_>) -> Option<TaskRef> {
+        if parse::short_name(h.event) != b"sched_stat_runtime" {
+            return None;
+        }
+        let n = parse::comm_pid_prio(h.args)?;
+        if n.pid == 0 || h.pid != Some(n.pid) || self.cpu_pid.get(h.cpu as usize) == Some(&n.pid) {
+            return None;
+        }
+        self.set_cpu_pid(h.cpu, n.pid);
+        Some(TaskRef { pid: n.pid, comm: self.comms.id(n.comm), prio: NO_PRIO })
     }
 
     fn note_form(&mut self, plugin: bool) {

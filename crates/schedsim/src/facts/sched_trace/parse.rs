@@ -50,10 +50,15 @@ fn is_digit(c: u8) -> bool {
     c.is_ascii_digit()
 }
 
-fn trim(mut s: &[u8]) -> &[u8] {
+fn trim_start(mut s: &[u8]) -> &[u8] {
     while let [b' ' | b'\t' | b'\r', rest @ ..] = s {
         s = rest;
     }
+    s
+}
+
+fn trim(s: &[u8]) -> &[u8] {
+    let mut s = trim_start(s);
     while let [rest @ .., b' ' | b'\t' | b'\r'] = s {
         s = rest;
     }
@@ -127,7 +132,9 @@ pub(super) fn head(line: &[u8]) -> Result<Head<'_>, HeadError> {
         while j < line.len() && is_digit(line[j]) {
             j += 1;
         }
-        if j == open + 1 || j - open > 8 || line.get(j) != Some(&b']') {
+        // Any number of digits: a CPU past the bound is an error whatever its length
+        // (an eight-digit one was dropped as no event while 1024 was refused).
+        if j == open + 1 || line.get(j) != Some(&b']') {
             continue;
         }
         let k = skip_spaces(line, j + 1);
@@ -256,6 +263,16 @@ pub(super) enum Left {
 /// letters of `SDTtZXxW...` joined by `|`, `R` when none).
 pub(super) fn left(state: &[u8]) -> Option<Left> {
     let s = trim(state);
+    // A state the kernel's table does not name is printed as a number (`0x400`,
+    // `TASK_REPORT_MAX` and above): its bits, of which 0x10 is X (dead) and 0x20 Z.
+    if let Some(hex) = s.strip_prefix(b"0x") {
+        let bits = std::str::from_utf8(hex).ok().and_then(|h| u64::from_str_radix(h, 16).ok())?;
+        return Some(match bits {
+            0 => Left::Runnable,
+            b if b & 0x30 != 0 => Left::Dead,
+            _ => Left::Sleeping,
+        });
+    }
     match s.first()? {
         b'R' if s.iter().skip(1).all(|&c| c == b'+') => Some(Left::Runnable),
         _ if s.iter().any(|&c| matches!(c, b'X' | b'Z' | b'x')) => Some(Left::Dead),
@@ -291,40 +308,63 @@ pub(super) fn switch(a: &[u8]) -> Option<Switch<'_>> {
             plugin: false,
         });
     }
-    // comm:pid [prio] S ==> comm:pid [prio]; take the first ` ==> ` both sides of which read.
+    // comm:pid [prio] S ==> comm:pid [prio]; take the first ` ==> ` both sides of which
+    // read. Linear in the line however many ` ==> ` it holds: the next task is read from
+    // the line's right end once (every try's right side ends there, and its comm starts
+    // after its ` ==> `), and each try's left side reads only back to its own words.
+    let next = plugin_task(a);
     let mut from = 0;
     while let Some(p) = find(a, b" ==> ", from) {
         from = p + 1;
-        let (lhs, rhs) = (&a[..p], &a[p + 5..]);
+        let lhs = &a[..p];
         let Some(sp) = lhs.iter().rposition(|&c| c == b' ') else { continue };
-        let (Some(l), Some(prev), Some(next)) = (left(&lhs[sp + 1..]), plugin_task(&lhs[..sp]), plugin_task(rhs))
-        else {
+        let n = next.filter(|n| n.comm_at >= p + 5)?;
+        let (Some(l), Some(prev)) = (left(&lhs[sp + 1..]), plugin_task(&lhs[..sp])) else {
             continue;
         };
-        return Some(Switch { prev, left: l, next, plugin: true });
+        let comm = trim_start(&a[p + 5..n.comm_at]);
+        return Some(Switch { prev: prev.named, left: l, next: Named { comm, ..n.named }, plugin: true });
     }
     None
 }
 
-/// `comm:pid [prio]`, from the right.
-fn plugin_task(s: &[u8]) -> Option<Named<'_>> {
-    let s = trim(s);
+/// A task read by [`plugin_task`], and where its comm ends in the slice read (its `:`).
+#[derive(Clone, Copy)]
+struct PluginTask<'a> {
+    named: Named<'a>,
+    comm_at: usize,
+}
+
+/// `comm:pid [prio]`, from the right. The `[` and the `:` are looked for only as far
+/// back as a prio or pid can reach (20 characters: `num_i32` and `num_u64` take no
+/// more), so that a try costs the same however long the text before it.
+fn plugin_task(whole: &[u8]) -> Option<PluginTask<'_>> {
+    const NUMBER_MAX: usize = 20;
+    let rposition_near = |s: &[u8], b: u8| {
+        let from = s.len().saturating_sub(NUMBER_MAX + 1);
+        s[from..].iter().rposition(|&c| c == b).map(|i| i + from)
+    };
+    let s = trim(whole);
     let (body, prio) = match s {
         [rest @ .., b']'] => {
-            let o = rest.iter().rposition(|&c| c == b'[')?;
+            let o = rposition_near(rest, b'[')?;
             (trim(&rest[..o]), num_i32(&rest[o + 1..])?)
         }
         _ => (s, 120),
     };
-    let c = body.iter().rposition(|&c| c == b':')?;
-    Some(Named { comm: &body[..c], pid: num_u32(&body[c + 1..])?, prio })
+    let c = rposition_near(body, b':')?;
+    let pid = num_u32(&body[c + 1..])?;
+    // `body` starts where the trimmed `s` does: after the leading white space.
+    let lead = whole.len() - trim_start(whole).len();
+    Some(PluginTask { named: Named { comm: &body[..c], pid, prio }, comm_at: lead + c })
 }
 
 /// A wakeup's arguments: `comm=%s pid=%d prio=%d [success=%d] target_cpu=%03d`, or the
 /// plugin's `comm:pid [prio] [success=1] CPU:001`.
 pub(super) fn wakeup(a: &[u8]) -> Option<(Named<'_>, bool)> {
     if a.starts_with(b"comm=") {
-        let pp = find(a, b" pid=", 5)?;
+        // The last ` pid=`: a comm may hold one, the fields after it do not.
+        let pp = rfind(a, b" pid=").filter(|&p| p >= 5)?;
         let (pid, e) = word_after(a, b"pid=", pp)?;
         let prio = word_after(a, b"prio=", e).and_then(|(p, _)| num_i32(p)).unwrap_or(120);
         return Some((Named { comm: &a[5..pp], pid: num_u32(pid)?, prio }, false));
@@ -342,7 +382,7 @@ pub(super) fn wakeup(a: &[u8]) -> Option<(Named<'_>, bool)> {
             s = trim(&s[..sp?]);
         }
     }
-    Some((plugin_task(s)?, true))
+    Some((plugin_task(s)?.named, true))
 }
 
 /// `sched_process_fork`: `comm=%s pid=%d child_comm=%s child_pid=%d`.
@@ -364,10 +404,16 @@ pub(super) fn fork(a: &[u8]) -> Option<(Named<'_>, Named<'_>)> {
 /// `sched_migrate_task` (`comm=%s pid=%d prio=%d orig_cpu=%d dest_cpu=%d`): the task.
 pub(super) fn comm_pid_prio(a: &[u8]) -> Option<Named<'_>> {
     let a = a.strip_prefix(b"comm=")?;
-    let pp = find(a, b" pid=", 0)?;
+    // The last ` pid=`, as for a wakeup.
+    let pp = rfind(a, b" pid=")?;
     let (pid, e) = word_after(a, b"pid=", pp)?;
     let prio = word_after(a, b"prio=", e).and_then(|(p, _)| num_i32(p)).unwrap_or(120);
     Some(Named { comm: &a[..pp], pid: num_u32(pid)?, prio })
+}
+
+/// `sched_migrate_task`'s `orig_cpu=N`.
+pub(super) fn orig_cpu(a: &[u8]) -> Option<u32> {
+    word_after(a, b"orig_cpu=", 0).and_then(|(w, _)| num_u32(w))
 }
 
 /// A lost-events line: trace-cmd's `CPU:N [LOST 123 EVENTS]` (or `[LOST EVENTS]`), perf
@@ -425,6 +471,9 @@ mod tests {
         let h = head(b"perf -1 [000] 1.000001:  sched:sched_stat_runtime: x").ok().unwrap();
         assert_eq!(h.pid, None);
         assert!(matches!(head(b"perf 1 [4096] 1.0: sched:sched_switch: x"), Err(HeadError::Cpu(4096))));
+        assert!(matches!(head(b"perf 1 [12345678] 1.0: sched:sched_switch: x"), Err(HeadError::Cpu(12_345_678))));
+        let huge = head(b"perf 1 [123456789012345678901234] 1.0: sched:sched_switch: x");
+        assert!(matches!(huge, Err(HeadError::Cpu(u64::MAX))));
         assert!(matches!(head(b"hello [1] world"), Err(HeadError::NoMatch)));
         assert!(matches!(head(b"perf 1 [001] 1.0123456789: e: x"), Err(HeadError::NoMatch)));
     }
@@ -453,6 +502,16 @@ mod tests {
         assert_eq!((w.comm, w.pid), (&b"a b"[..], 7));
         let (p, c) = fork(b"comm=bash pid=10 child_comm=bash child_pid=11").unwrap();
         assert_eq!((p.pid, c.comm, c.pid), (10, &b"bash"[..], 11));
+        // A comm holding ` pid=` (issue 42).
+        let (w, _) = wakeup(b"comm=a pid=9 pid=7 prio=120 target_cpu=002").unwrap();
+        assert_eq!((w.comm, w.pid), (&b"a pid=9"[..], 7));
+        let m = comm_pid_prio(b"comm=a pid=9 pid=7 prio=120 orig_cpu=1 dest_cpu=2").unwrap();
+        assert_eq!((m.comm, m.pid), (&b"a pid=9"[..], 7));
+        // A state printed as a number: its bits (issue 42: 0x400 was 'dead' for its x).
+        assert_eq!(left(b"0x400"), Some(Left::Sleeping));
+        assert_eq!(left(b"0x0"), Some(Left::Runnable));
+        assert_eq!(left(b"0x10"), Some(Left::Dead));
+        assert_eq!(left(b"0xq"), None);
         assert_eq!(lost(b"CPU:1 [LOST 123 EVENTS]"), Some(123));
         assert_eq!(lost(b"CPU:1 [LOST EVENTS]"), Some(0));
         assert_eq!(lost(b" perf 0 [000] 0.0: PERF_RECORD_LOST lost 77"), Some(77));

@@ -21,7 +21,7 @@ use super::summary::ImportSummary;
 use super::{Ev, Kind, TaskRef, TraceError, TraceTask, WakeEv, NO_PID, TRACE_TASKS_MAX};
 use crate::facts::recording::{WakeRecord, WakerKind};
 use crate::facts::workload::replay::Op;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 /// A wakeup is synchronous (WF_SYNC) when the waker goes to sleep after at most this
 /// much more CPU time: a pipe or socket write followed by the read that waits for the
@@ -72,8 +72,11 @@ struct St {
     prio_known: bool,
     pending: Option<Pending>,
     /// Wakes in this task's program that become sync if it sleeps soon: (op index, its
-    /// CPU time then).
-    sync: Vec<(usize, u64)>,
+    /// CPU time then), oldest first. Expired ones leave from the front as the task's CPU
+    /// time passes them (amortised O(1) a wake: a waker whose CPU time stands still
+    /// wakes any number of tasks without rescanning them); the switch-out checks each
+    /// one's window anyway, so one left behind out of order changes nothing.
+    sync: VecDeque<(usize, u64)>,
     /// CPU time so far, ns.
     cpu_ns: u64,
     /// A waking seen while the task was still on its CPU (see [`EARLY_WAKE_NS`]).
@@ -254,7 +257,7 @@ impl Conv<'_> {
             exiting: false,
             prio_known,
             pending: None,
-            sync: Vec::new(),
+            sync: VecDeque::new(),
             cpu_ns: 0,
             early: None,
             awaits: None,
@@ -293,11 +296,18 @@ impl Conv<'_> {
         }
     }
 
+    /// Task `k` is on `cpu` now: the CPU a wakeup of it moves it from, when no switch-in
+    /// said so (a trace can lack one: a forked task's first, on an idle CPU).
+    fn seen_on(&mut self, k: u32, cpu: u32) {
+        self.st[k as usize].last_cpu = Some(cpu);
+    }
+
     fn event(&mut self, ev: &Ev, use_waking: bool) -> Result<(), TraceError> {
         let cur = self.current(ev.cur, ev)?;
         let cpu = ev.cpu as u32;
         if let Some(k) = cur {
             self.ensure_running(k, cpu);
+            self.seen_on(k, cpu);
             // Current on a line while waiting for its preempting wakee: it ran again.
             self.drop_await(k);
         }
@@ -334,8 +344,21 @@ impl Conv<'_> {
                     self.st[k as usize].exiting = true;
                 }
             }
-            Kind::Migrate { task } => {
-                self.task(task, ev)?;
+            Kind::Migrate { task, orig_cpu } => {
+                // Where it was, if nothing else said: a wakeup's migration (traced after
+                // its waking) moves it from there.
+                if let (Some(k), Some(orig)) = (self.task(task, ev)?, orig_cpu) {
+                    let s = &mut self.st[k as usize];
+                    s.last_cpu.get_or_insert(orig);
+                    if let Some(p) = s.pending.as_mut() {
+                        p.last_cpu.get_or_insert(orig);
+                    }
+                }
+            }
+            Kind::Runtime { task } => {
+                if let Some(k) = self.task(task, ev)? {
+                    self.seen_on(k, cpu);
+                }
             }
         }
         Ok(())
@@ -362,6 +385,7 @@ impl Conv<'_> {
                 Phase::Running { .. } => {}
                 _ => self.sum.inconsistent_switches += 1,
             }
+            self.seen_on(k, cpu);
             self.flush(k, t);
             if left == Left::Runnable {
                 self.switches.1 += 1;
@@ -544,7 +568,7 @@ impl Conv<'_> {
                     // Its CPU time at the waking: now's, less the wall time since (it ran).
                     Phase::Running { .. } => {
                         let cpu_ns = self.st[ki].cpu_ns.saturating_sub(t.saturating_sub(e.time_ns));
-                        self.st[ki].sync.push((at, cpu_ns));
+                        self.st[ki].sync.push_back((at, cpu_ns));
                     }
                     Phase::Sleeping { since } if since.saturating_sub(e.time_ns) <= SYNC_WINDOW_NS => {
                         self.progs[ki][at] = Op::Wake { task: w, sync: true };
@@ -592,8 +616,11 @@ impl Conv<'_> {
                 let at = self.progs[ki].len() - 1;
                 let cpu_ns = self.st[ki].cpu_ns;
                 // Only wakes still within the window can become sync (and the list stays short).
-                self.st[ki].sync.retain(|&(_, at)| cpu_ns.saturating_sub(at) <= SYNC_WINDOW_NS);
-                self.st[ki].sync.push((at, cpu_ns));
+                let sync = &mut self.st[ki].sync;
+                while sync.front().is_some_and(|&(_, at)| cpu_ns.saturating_sub(at) > SYNC_WINDOW_NS) {
+                    sync.pop_front();
+                }
+                sync.push_back((at, cpu_ns));
                 self.progs[wi].push(Op::Block);
             }
             None => {

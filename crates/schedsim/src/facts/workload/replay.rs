@@ -16,6 +16,7 @@ use super::run::{Action, IrqOut, IrqToken, Measured, RaisedIrq, Sample, Shared, 
 use super::{SEC, WS_MAX};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
+use std::sync::Arc;
 
 /// Most tasks one copy of a replay may hold (the simulator's task bound is per
 /// experiment; this one keeps a program's own tables small).
@@ -103,7 +104,9 @@ pub struct ReplayParams {
     /// does not split them). Default 50 (estimate); kernel threads are 100.
     #[serde(default = "d_sys_pct")]
     pub sys_pct: u8,
-    pub tasks: Vec<ReplayTask>,
+    /// Shared: a sweep's runs (each with its own [`Replay`]) and the experiment's copies
+    /// all read one set of programs, so a sweep's memory does not grow with its jobs.
+    pub tasks: Arc<Vec<ReplayTask>>,
 }
 
 fn d_ws() -> u64 {
@@ -201,7 +204,7 @@ impl ReplayParams {
     /// validate ("load that trace file") until the trace with that SHA-256 fills the
     /// programs in again.
     pub fn reference(&self) -> ReplayParams {
-        ReplayParams { tasks: Vec::new(), ..self.clone() }
+        ReplayParams { tasks: Arc::default(), ..self.clone() }
     }
 
     /// Whether these are the reference form: no programs, and the trace's SHA-256.
@@ -284,10 +287,10 @@ fn de_ops<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Op>, D::Error> {
     parse_ops(&text).map_err(serde::de::Error::custom)
 }
 
-/// A replay at run time: the programs, shared by every copy.
+/// A replay at run time: the programs, shared by every copy and every run.
 #[derive(Clone)]
 pub(super) struct Replay {
-    p: std::sync::Arc<ReplayParams>,
+    p: Arc<ReplayParams>,
     /// Tasks per copy.
     n: u32,
     nr_cpus: u32,
@@ -309,7 +312,7 @@ impl Replay {
         let n = p.tasks.len() as u32;
         let mut asleep = Vec::with_capacity((n * copies) as usize);
         for k in 0..copies {
-            for t in &p.tasks {
+            for t in p.tasks.iter() {
                 let name = if copies > 1 { format!("{}#{k}", t.name) } else { t.name.clone() };
                 let sys_pct = if t.kthread { 100 } else { p.sys_pct };
                 let pinned = t.pinned.map(|c| p.cpu_of(c, k, nr_cpus));
@@ -327,7 +330,8 @@ impl Replay {
             }
         }
         Replay {
-            p: std::sync::Arc::new(p.clone()),
+            // The parameters but the programs, which are shared (`ReplayParams::tasks`).
+            p: Arc::new(p.clone()),
             n,
             nr_cpus,
             running: vec![0; (n * copies) as usize],
@@ -447,6 +451,17 @@ mod tests {
         let empty = ReplayParams { trace_sha256: String::new(), ..r };
         assert!(!empty.is_reference());
         assert!(empty.validate(2).unwrap_err().contains("tasks is empty"), "{:?}", empty.validate(2));
+    }
+
+    #[test]
+    fn runs_of_one_replay_share_its_programs() {
+        let json = r#"{"trace_name":"t","trace_sha256":"","trace_cpus":2,"span_ns":5,
+            "tasks":[{"name":"a/1","program":"r10 w1 b r10 x"},{"name":"b/2","program":"b r5 x"}]}"#;
+        let p: ReplayParams = serde_json::from_str(json).unwrap();
+        let runs: Vec<Replay> = (0..3).map(|_| Replay::new(&p, 2, 4, &mut Vec::new())).collect();
+        for r in &runs {
+            assert!(std::ptr::eq(r.p.tasks.as_ptr(), p.tasks.as_ptr()), "a run copied the programs");
+        }
     }
 
     #[test]

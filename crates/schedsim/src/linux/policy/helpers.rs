@@ -286,13 +286,31 @@ pub(crate) fn is_per_cpu_kthread(t: TaskRef) -> bool {
     with(|sim, _| Ok(sim.tasks[task(sim, t)? as usize].percpu_kthread)).unwrap_or(false)
 }
 
+/// `trace("…")`: at most 200 characters a call to the step's why, within the call's
+/// and the run's bounds (`TRACE_TEXT_CALL_MAX`, `TRACE_TEXT_RUN_MAX`); past them the why
+/// says it was cut, once, and further text is dropped at no cost.
 pub(crate) fn trace(s: &str) {
-    let _ = with(|_, ctx| {
-        if ctx.tracing {
-            if !ctx.why.is_empty() {
-                ctx.why.push_str("; ");
+    use crate::facts::policy::{TRACE_TEXT_CALL_MAX, TRACE_TEXT_CUT};
+    let _ = with(|sim, ctx| {
+        if !ctx.tracing || ctx.why.ends_with(TRACE_TEXT_CUT) {
+            return Ok(());
+        }
+        let sep = if ctx.why.is_empty() { "" } else { "; " };
+        let text = match s.char_indices().nth(200) {
+            Some((i, _)) => &s[..i],
+            None => s,
+        };
+        let need = sep.len() + text.len();
+        let run_left = sim.policy.as_ref().map_or(0, |p| p.trace_bytes_left);
+        let room = TRACE_TEXT_CALL_MAX.saturating_sub(ctx.why.len()).min(run_left);
+        ctx.why.push_str(sep);
+        if need <= room {
+            ctx.why.push_str(text);
+            if let Some(p) = sim.policy.as_mut() {
+                p.trace_bytes_left -= need;
             }
-            ctx.why.push_str(&s.chars().take(200).collect::<String>());
+        } else {
+            ctx.why.push_str(TRACE_TEXT_CUT);
         }
         Ok(())
     });

@@ -57,6 +57,7 @@ impl Sim {
             policy: Rc::new(engine::compile(source)?),
             rng: Pcg64::new(self.opts.seed, POLICY_STREAM),
             ops_left: crate::facts::policy::run_ops_max(),
+            trace_bytes_left: crate::facts::policy::TRACE_TEXT_RUN_MAX,
         }))
     }
 
