@@ -137,7 +137,10 @@ pub fn kernel_panel(p: &KernelProps) -> Html {
     let on_policy = {
         let spec = spec.clone();
         let cb = p.on_change.clone();
-        Callback::from(move |policy: Option<String>| cb.emit(KernelSpec { policy, ..spec.clone() }))
+        // A name that follows the configuration follows the script too ("v6.18 + script").
+        Callback::from(move |policy: Option<String>| {
+            cb.emit(kernel_names::follow(&spec, KernelSpec { policy, ..spec.clone() }))
+        })
     };
     html! {
         <section class="kernel" data-kernel={p.index.to_string()}>
