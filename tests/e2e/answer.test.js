@@ -208,6 +208,9 @@ test("4: v6.18 beside v6.18 with a script is named apart by itself; refusals in 
   await p.click("#k1-policy-add");
   await p.waitForFunction(() => document.querySelector("#k1-name").value === "v6.18 + script");
   assert.equal(await p.inputValue("#k0-name"), "v6.18");
+  // While it compiles, the Run bar names the field as the card does.
+  const pending = await p.textContent(".runbar");
+  assert.doesNotMatch(pending, /_/, pending);
   await p.waitForFunction(() => /compiles/.test(document.querySelector("#k1-policy-err")?.textContent ?? ""), null, { timeout: 60_000 });
   assert.ok(!(await p.isDisabled("#run")), "A/B runs as it is");
   const rows = await p.$eval("#k1-policy-text", (t) => t.rows);

@@ -153,7 +153,7 @@ pub fn kernel_panel(p: &KernelProps) -> Html {
             </header>
             <div class="kernel-head">
                 <Field label="name" value={spec.name.clone()} on_commit={on_name} id={format!("k{}-name", p.index)}
-                    what={format!("kernel {} name", letter(p.index))}
+                    what={format!("Kernel {}, name", letter(p.index))}
                     hint={if kernel_names::is_auto_name(spec) { "follows the version and switches until you type one" } else { "" }}
                     refused={p.duplicate.clone().unwrap_or_default()} />
                 <label class="field">

@@ -79,7 +79,7 @@ pub fn policy_editor(p: &PolicyEditorProps) -> Html {
     let id = format!("k{}-policy", p.index);
     {
         let sink = use_context::<FieldErrorSink>();
-        let what = format!("kernel {} policy script", crate::kernel_names::letter(p.index));
+        let what = format!("Kernel {}, policy script", crate::kernel_names::letter(p.index));
         let refusal = match (&p.policy, &*check) {
             (None, _) | (_, Check::Compiles) => None,
             (Some(_), Check::Pending) => Some("being compiled".to_string()),
