@@ -61,7 +61,8 @@ pub fn use_sweep_runner(
         let runner = runner.clone();
         let d = dispatch.clone();
         let follow = follow.clone();
-        move || {
+        // `follow_it`: the user asked for this sweep (not the demo's run on a bare open).
+        move |follow_it: bool| {
             if let Err(e) = state.exp.validate() {
                 d.emit(Action::Error(format!(
                     "cannot run: {}",
@@ -73,11 +74,14 @@ pub fn use_sweep_runner(
             if state.running() {
                 runner.cancel();
             }
-            *follow.borrow_mut() = Some(id);
-            dom::set_root_attr(FOLLOW_ATTR, Some("results"));
-            // Where the results will be: above the form in one column, beside it from
-            // 1600 px (the last results, if any, are there until the first run lands).
-            dom::scroll_to(".sweep-outputs");
+            if follow_it {
+                *follow.borrow_mut() = Some(id);
+                dom::set_root_attr(FOLLOW_ATTR, Some("results"));
+                // Where the results will be: above the form in one column, beside it
+                // from 1600 px (the last results, if any, are there until the first run
+                // lands).
+                dom::scroll_to(".sweep-outputs");
+            }
             d.emit(Action::SweepStarted { id, at_ms: dom::now_ms() });
             if let Err(e) = runner.start(id, state.exp.to_json()) {
                 d.emit(Action::SweepFailed { id, message: e });
@@ -117,14 +121,9 @@ pub fn use_sweep_runner(
         // A link's run or the gallery's one-click run: the experiment is loaded by the
         // time this runs.
         let start = start.clone();
-        let follow = follow.clone();
         use_effect_with(state.run_request, move |n| {
-            if *n == 1 && opened_bare {
-                start();
-                *follow.borrow_mut() = None;
-                dom::set_root_attr(FOLLOW_ATTR, None);
-            } else if *n > 0 {
-                start();
+            if *n > 0 {
+                start(!(*n == 1 && opened_bare));
             }
         });
     }
@@ -173,7 +172,7 @@ pub fn use_sweep_runner(
         Callback::from(move |_| {
             // The button is disabled then; a click that still arrives does nothing.
             if !blocked {
-                start()
+                start(true)
             }
         })
     };
