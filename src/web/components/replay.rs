@@ -27,11 +27,16 @@ pub fn replay_control(p: &ReplayControlProps) -> Html {
         "#replay-summary, #replay-error",
     );
     // A link's replay by reference: say which file it needs.
+    // A link's replay by reference: say which file it needs, with the button that
+    // picks it (the file input is below, out of view on a phone).
     let wanted = replay_view::reference_of(&p.exp).map(|rf| {
         html! {
             <p class="refusal" role="alert" id="replay-wanted">{ format!(
                 "This link replays the trace {} (sha256 {}), too large for a link to carry. Load that file to run it; \
-                 a file with another SHA-256 is refused.", rf.trace_name, short_sha(&rf.trace_sha256)) }</p>
+                 a file with another SHA-256 is refused. ", rf.trace_name, short_sha(&rf.trace_sha256)) }
+                <button type="button" class="primary" id="replay-wanted-pick" disabled={r.import.busy()}
+                    onclick={Callback::from(|_| crate::web::dom::click("replay-file"))}>{ format!("Choose {}…", rf.trace_name) }</button>
+            </p>
         }
     });
     let status = match &r.import {
