@@ -325,7 +325,7 @@ pub fn sweep_view(p: &SweepProps) -> Html {
             let letter = crate::kernel_names::letter(i);
             html! {
                 <label class="inline">{ format!("Kernel {letter} ") }
-                    <select id={format!("strip-k{i}")} {onchange} aria-label={format!("Kernel {letter} version")}>
+                    <select id={format!("strip-k{i}")} {onchange} aria-label={format!("Kernel {letter} version, above the results")}>
                         { for schedsim::KernelVersion::ALL.iter().map(|v| html! {
                             <option value={v.name()} selected={*v == k.preset}>{ v.name() }</option>
                         }) }
