@@ -4,7 +4,9 @@
 //!
 //! "Beyond noise" is the test a reader applies to the ±1 stddev error bars: two means
 //! whose `mean ± stddev` ranges overlap are not told apart. It is no significance test,
-//! and with one iteration there is no stddev at all, which [`notes`] says.
+//! and with one iteration there is no stddev at all, which [`notes`] says. Where there
+//! is no noise (a stddev of 0: a replay gives the same numbers at every iteration), two
+//! values that print alike are no difference, not a difference beyond noise.
 
 use schedsim::{Report, Workload};
 
@@ -17,8 +19,32 @@ pub struct Versus {
     pub gain_pct: Option<f64>,
     /// This kernel's stddev as a percentage of A's mean (the error bar of `gain_pct`).
     pub spread_pct: f64,
-    /// The `mean ± stddev` ranges of the two overlap.
+    /// No difference: the change prints as 0.00% ([`EQUAL_PCT`]), or the `mean ±
+    /// stddev` ranges of the two overlap.
     pub within_noise: bool,
+}
+
+/// Half the last digit of the change the page and the mmtests table print: a change
+/// under it prints as 0.00% and is no difference, also where the stddev is 0.
+pub const EQUAL_PCT: f64 = 0.005;
+
+/// True if the sweep has no noise to tell differences from: two or more iterations, and
+/// every point's iterations gave the same value (a replay's do).
+pub fn deterministic(r: &Report) -> bool {
+    r.experiment.iterations >= 2
+        && r.configs
+            .iter()
+            .flat_map(|c| &c.points)
+            .all(|p| p.samples.len() >= 2 && p.samples.windows(2).all(|w| w[0] == w[1]))
+}
+
+/// What a hollow point of the "% vs A" panel means for `r`.
+pub fn hollow_means(r: &Report) -> &'static str {
+    if deterministic(r) {
+        "hollow: no difference (stddev 0)"
+    } else {
+        "hollow: no difference beyond noise"
+    }
 }
 
 /// A point whose samples include runs that measured nothing.
@@ -107,7 +133,8 @@ pub fn versus(r: &Report) -> Vec<Vec<Versus>> {
                         clients: p.clients,
                         gain_pct,
                         spread_pct: if base > 0.0 { sv / base * 100.0 } else { 0.0 },
-                        within_noise: measured && (v - base).abs() <= sa + sv,
+                        within_noise: measured
+                            && (gain_pct.is_some_and(|g| g.abs() < EQUAL_PCT) || (v - base).abs() <= sa + sv),
                     }
                 })
                 .collect()
@@ -179,13 +206,13 @@ pub fn notes(r: &Report) -> Vec<String> {
         };
         out.push(if matches!(r.experiment.workload, Workload::Hackbench(_)) {
             format!(
-                "{} at {} {meaning}: {nothing} ({} ms) {iters}, so the {summary} there is the duration, not the time the work took.",
-                c.name, e.clients, r.experiment.duration_ms
+                "{} at {}: {nothing} ({} ms) {iters}, so the {summary} there is the duration, not the time the work took.",
+                c.name, crate::fmt::count_of(e.clients as u64, meaning), r.experiment.duration_ms
             )
         } else {
             format!(
-                "{} at {} {meaning}: {nothing} ({window} ms after warm-up) {iters}, so the {summary} there is not a measurement. More time (duration_ms) or fewer {meaning} would let requests complete.",
-                c.name, e.clients
+                "{} at {}: {nothing} ({window} ms after warm-up) {iters}, so the {summary} there is not a measurement. More time (duration_ms) or fewer {meaning} would let requests complete.",
+                c.name, crate::fmt::count_of(e.clients as u64, meaning)
             )
         });
     }
@@ -203,6 +230,13 @@ pub fn notes(r: &Report) -> Vec<String> {
             );
         } else {
             let a = &r.configs[0].name;
+            let exact = deterministic(r);
+            if exact {
+                out.push(
+                    "Every iteration gave the same value (stddev 0): these runs are deterministic (a replay is), so there is no noise. Values that print alike are no difference; any other difference is the kernels' own."
+                        .to_string(),
+                );
+            }
             for row in versus(r) {
                 let same: Vec<u32> = row.iter().filter(|v| v.within_noise).map(|v| v.clients).collect();
                 if let Some(first) = row.first() {
@@ -211,11 +245,16 @@ pub fn notes(r: &Report) -> Vec<String> {
                         let at = if same.len() == row.len() {
                             "at every count".to_string()
                         } else {
-                            format!("at {} {meaning}", list(&same))
+                            match same[..] {
+                                [one] => format!("at {}", crate::fmt::count_of(one as u64, meaning)),
+                                _ => format!("at {} {meaning}", list(&same)),
+                            }
                         };
-                        out.push(format!(
-                            "{name} vs {a}: no difference beyond noise {at} (the ±1 stddev ranges overlap)."
-                        ));
+                        out.push(if exact {
+                            format!("{name} vs {a}: no difference {at} (the same value).")
+                        } else {
+                            format!("{name} vs {a}: no difference beyond noise {at} (the ±1 stddev ranges overlap).")
+                        });
                     }
                 }
             }
@@ -261,6 +300,40 @@ mod tests {
                 == "v5.15 vs v5.15 (2): no difference beyond noise at every count (the ±1 stddev ranges overlap)."),
             "{n:?}"
         );
+    }
+
+    #[test]
+    fn with_a_stddev_of_0_equal_values_are_no_difference() {
+        let mut r = run(|e| {
+            e.kernels = vec![
+                KernelSpec::new("v6.5", schedsim::KernelVersion::V6_5),
+                KernelSpec::new("v6.18", schedsim::KernelVersion::V6_18),
+            ]
+        });
+        // Every iteration alike, as a replay's: B equal to A at the first count but for
+        // a rounding far under what prints, and 3% better at the second.
+        for c in &mut r.configs {
+            for p in &mut c.points {
+                p.samples = vec![1.0; p.samples.len()];
+            }
+        }
+        r.configs[1].points[0].samples = vec![1.0 - 1e-7; 2];
+        r.configs[1].points[1].samples = vec![1.03; 2];
+        assert!(deterministic(&r));
+        let v = &versus(&r)[0];
+        assert!(v[0].within_noise, "{v:?}");
+        assert!(!v[1].within_noise, "{v:?}");
+        let n = notes(&r);
+        assert!(n.iter().any(|s| s.starts_with("Every iteration gave the same value (stddev 0)")), "{n:?}");
+        assert!(
+            n.iter().any(|s| s == "v6.18 vs v6.5: no difference at 1 client/server pair (the same value)."),
+            "{n:?}"
+        );
+        assert_eq!(hollow_means(&r), "hollow: no difference (stddev 0)");
+        // With noise, the same numbers are read against it.
+        r.configs[0].points[1].samples = vec![0.9, 1.1];
+        assert!(!deterministic(&r));
+        assert!(versus(&r)[0][1].within_noise);
     }
 
     #[test]

@@ -161,6 +161,21 @@ pub fn export_stem(exp: &schedsim::Experiment) -> String {
     stem.trim_end_matches('-').to_string()
 }
 
+/// `n` of what a workload's client count counts (`Workload::clients_meaning`, a
+/// plural): "1 client/server pair", "1 copy of the trace", "8 clients".
+pub fn count_of(n: u64, meaning: &str) -> String {
+    if n != 1 {
+        return format!("{n} {meaning}");
+    }
+    let one = match meaning {
+        "copies of the trace" => "copy of the trace".to_string(),
+        // "client/server pairs", "pipe pairs", "message threads": the last word is
+        // the plural one.
+        m => m.strip_suffix('s').unwrap_or(m).to_string(),
+    };
+    format!("1 {one}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -248,5 +263,14 @@ mod tests {
         assert_eq!(export_stem(&mine), "schedsim-my-run");
         mine.name.clear();
         assert_eq!(export_stem(&mine), "schedsim-custom");
+    }
+
+    #[test]
+    fn one_of_a_count_is_singular() {
+        assert_eq!(count_of(1, "client/server pairs"), "1 client/server pair");
+        assert_eq!(count_of(1, "copies of the trace"), "1 copy of the trace");
+        assert_eq!(count_of(1, "message threads"), "1 message thread");
+        assert_eq!(count_of(2, "copies of the trace"), "2 copies of the trace");
+        assert_eq!(count_of(0, "groups"), "0 groups");
     }
 }

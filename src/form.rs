@@ -139,6 +139,54 @@ pub fn costs_clash(m: &schedsim::experiment::MachineSpec) -> Option<String> {
     })
 }
 
+/// The experiment's refusal (`Experiment::validate`, which names the field as the JSON
+/// does: `field kernels[1].name: "v6.18" is used twice`) in the words of the form: the
+/// card and the field as the page labels them ("Kernel B, name: ..."). A field the form
+/// has no words for keeps the library's.
+pub fn in_card_words(exp: &schedsim::Experiment, refusal: &str) -> String {
+    let Some((field, why)) = refusal.strip_prefix("field ").and_then(|r| r.split_once(": ")) else {
+        return refusal.to_string();
+    };
+    if let Some((i, rest)) = field
+        .strip_prefix("kernels[")
+        .and_then(|r| r.split_once("]."))
+        .and_then(|(i, rest)| Some((i.parse::<usize>().ok()?, rest)))
+    {
+        let letter = crate::kernel_names::letter(i);
+        if rest == "name" && why.ends_with(" is used twice") {
+            let name = exp.kernels.get(i).map(|k| k.name.as_str()).unwrap_or_default();
+            let other = exp.kernels.iter().enumerate().position(|(j, k)| j != i && k.name == name);
+            if let Some(j) = other {
+                return format!(
+                    "Kernel {letter}, name: {name:?} is kernel {}'s name too; type another in one of the two cards.",
+                    crate::kernel_names::letter(j)
+                );
+            }
+        }
+        let what = match rest {
+            "name" => "name",
+            "policy" => "policy script",
+            "preset" => "version preset",
+            r if r.starts_with("overrides") => "switches",
+            r => r,
+        };
+        return format!("Kernel {letter}, {what}: {why}");
+    }
+    let place = match field {
+        "clients" => "Workload and sweep, client counts",
+        "iterations" => "Workload and sweep, iterations",
+        "duration_ms" => "Workload and sweep, duration",
+        "warmup_ms" => "Workload and sweep, warmup_ms",
+        "name" => "Workload and sweep, experiment name",
+        "workload" => "Workload and sweep",
+        "kernels" => "Kernels",
+        "machine.topology" => "Machine, topology",
+        "machine.costs" => "Machine, costs",
+        _ => return refusal.to_string(),
+    };
+    format!("{place}: {why}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,6 +255,29 @@ mod count_tests {
         assert_eq!(parse_count("-5", 5000).unwrap_err(), "-5 is out of range 1 to 5000");
         assert_eq!(parse_count("0", 10).unwrap_err(), "0 is out of range 1 to 10");
         assert_eq!(parse_count("1.5", 10).unwrap_err(), "a whole number from 1 to 10");
+    }
+
+    #[test]
+    fn refusals_name_the_card_and_the_field_as_the_page_does() {
+        let mut e = schedsim::presets::experiment("demo").unwrap();
+        e.kernels[1].name = e.kernels[0].name.clone();
+        let why = e.validate().err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(why.starts_with("field kernels[1].name:"), "{why}");
+        assert_eq!(
+            in_card_words(&e, &why),
+            "Kernel B, name: \"v4.15\" is kernel A's name too; type another in one of the two cards."
+        );
+        assert_eq!(
+            in_card_words(&e, "field kernels[2].policy: script too long"),
+            "Kernel C, policy script: script too long"
+        );
+        assert_eq!(
+            in_card_words(&e, "field iterations: 0 is out of range 1 to 100"),
+            "Workload and sweep, iterations: 0 is out of range 1 to 100"
+        );
+        // Words the form has none for stay the library's.
+        assert_eq!(in_card_words(&e, "field shard_size: 0"), "field shard_size: 0");
+        assert_eq!(in_card_words(&e, "this experiment replays trace x"), "this experiment replays trace x");
     }
 
     #[test]

@@ -46,19 +46,29 @@ fn cut(s: &str, max: usize) -> String {
     out
 }
 
-/// The `n`th automatic name of `spec` (1: the label itself; 2, 3...: with ` (n)`), cut to
-/// the length a name may have.
+/// What an automatic name adds to the label of a kernel with a policy script: the
+/// script makes it another kernel than its configuration alone ("v6.18" and "v6.18 +
+/// script" side by side).
+pub const SCRIPT_SUFFIX: &str = " + script";
+
+/// The `n`th automatic name of `spec` (1: its configuration's label, and
+/// [`SCRIPT_SUFFIX`] if it has a script; 2, 3...: with ` (n)` after), the label cut so
+/// that the whole fits the length a name may have.
 fn candidate(spec: &KernelSpec, n: usize) -> String {
-    let label = spec.label();
-    if n <= 1 {
-        cut(&label, NAME_BYTES_MAX)
-    } else {
-        let suffix = format!(" ({n})");
-        format!("{}{suffix}", cut(&label, NAME_BYTES_MAX - suffix.len()))
-    }
+    let script = if spec.policy.is_some() { SCRIPT_SUFFIX } else { "" };
+    let label = KernelSpec { policy: None, ..spec.clone() }.label();
+    with_suffix(&label, script, n)
 }
 
-/// True if `spec`'s name is one the page made rather than one the user typed.
+/// `label` cut to leave room for `script` and the ` (n)` of the `n`th name.
+fn with_suffix(label: &str, script: &str, n: usize) -> String {
+    let suffix = if n <= 1 { script.to_string() } else { format!("{script} ({n})") };
+    format!("{}{suffix}", cut(label, NAME_BYTES_MAX - suffix.len()))
+}
+
+/// True if `spec`'s name is one the page made rather than one the user typed: its
+/// automatic name, or one an older page made of the same kernel (before its script, or
+/// the label with the library's `+policy`).
 pub fn is_auto_name(spec: &KernelSpec) -> bool {
     let name = spec.name.as_str();
     if let Some(d) = name.strip_prefix("kernel") {
@@ -66,7 +76,10 @@ pub fn is_auto_name(spec: &KernelSpec) -> bool {
             return true;
         }
     }
-    (1..=KERNELS_MAX + 1).any(|n| candidate(spec, n) == name)
+    let unscripted = KernelSpec { policy: None, ..spec.clone() };
+    (1..=KERNELS_MAX + 1).any(|n| {
+        candidate(spec, n) == name || candidate(&unscripted, n) == name || with_suffix(&spec.label(), "", n) == name
+    })
 }
 
 /// The automatic name of `spec`: its label (cut to the length a name may have), even
@@ -211,6 +224,31 @@ mod tests {
         let old = KernelSpec::new("v5.15 (2)", V::V5_15);
         assert!(is_auto_name(&old));
         assert_eq!(follow(&old, KernelSpec { preset: V::V6_5, ..old.clone() }).name, "v6.5");
+    }
+
+    #[test]
+    fn a_kernel_with_a_script_is_named_apart_from_its_version() {
+        let a = KernelSpec::new("v6.18", V::V6_18);
+        let b = a.clone();
+        // B gets a script: it follows to "v6.18 + script", so A/B runs as it is.
+        let scripted = follow(&b, KernelSpec { policy: Some("fn wake_wide(p) { true }".into()), ..b.clone() });
+        assert_eq!(scripted.name, "v6.18 + script");
+        assert!(is_auto_name(&scripted));
+        assert_eq!(duplicate_name(&[a.clone(), scripted.clone()], 1), None);
+        // ...and keeps following its version, and back to the label without the script.
+        let moved = follow(&scripted, KernelSpec { preset: V::V6_5, ..scripted.clone() });
+        assert_eq!(moved.name, "v6.5 + script");
+        assert_eq!(follow(&moved, KernelSpec { policy: None, ..moved.clone() }).name, "v6.5");
+        // A scripted kernel of an older link, named by its version alone, follows too.
+        let old = KernelSpec { policy: Some("fn wake_wide(p) { true }".into()), ..a.clone() };
+        assert!(is_auto_name(&old));
+        // A long label leaves room for the suffix.
+        let long = KernelSpec::new("x", V::V6_5)
+            .with(Switch::SharedRunq, true)
+            .with(Switch::SharedRunqOverload, true)
+            .with(Switch::TtwuQueue, false);
+        let n = auto_name(&KernelSpec { policy: Some(String::new()), ..long });
+        assert!(n.len() <= NAME_BYTES_MAX && n.ends_with("… + script"), "{n}");
     }
 
     #[test]

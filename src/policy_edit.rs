@@ -41,6 +41,16 @@ pub fn line_count(source: &str) -> usize {
     source.split('\n').count().max(1)
 }
 
+/// The fewest lines the script editor shows: room to write beside the starter's five.
+pub const EDITOR_ROWS_MIN: usize = 12;
+
+/// The script editor's height in lines: the text and an empty line to type on, and at
+/// least [`EDITOR_ROWS_MIN`]; it grows with the text (the page scrolls it past 70% of
+/// the screen's height).
+pub fn editor_rows(source: &str) -> usize {
+    (line_count(source) + 1).max(EDITOR_ROWS_MIN)
+}
+
 /// The template menu's entries: (value, label, script).
 pub fn templates() -> impl Iterator<Item = (&'static str, String, &'static str)> {
     TEMPLATES.iter().map(|t: &Template| (t.0, format!("{} — {}", t.0, t.1), t.2))
@@ -119,6 +129,13 @@ mod tests {
         let worst: String = (0..POLICY_SOURCE_MAX).map(|i| char::from(b'!' + ((i * 7919) % 90) as u8)).collect();
         assert!(link_chars(&worst) < FRAGMENT_LEN_MAX - 4096, "{}", link_chars(&worst));
         assert!(link_note(STARTER).contains("32,768"), "{}", link_note(STARTER));
+    }
+
+    #[test]
+    fn the_editor_grows_with_its_text() {
+        assert_eq!(editor_rows(STARTER), EDITOR_ROWS_MIN);
+        let long = "x\n".repeat(30);
+        assert_eq!(editor_rows(&long), 32);
     }
 
     #[test]

@@ -154,13 +154,63 @@ pub struct ReplayTable {
     pub rows: Vec<(String, Vec<String>)>,
     /// The text table, for copying.
     pub text: String,
+    /// CPUs of the traced machine.
+    pub trace_cpus: u32,
 }
 
 impl ReplayTable {
     pub fn of(c: &Comparison) -> ReplayTable {
         let (head, rows) = c.rows();
-        ReplayTable { title: c.title(), head, rows, text: c.table() }
+        ReplayTable { title: c.title(), head, rows, text: c.table(), trace_cpus: c.trace_cpus }
     }
+
+    /// The rows as the page shows them on a machine of `nr_cpus` CPUs: where that is
+    /// not the traced machine's count, a simulated placement cannot be "the same CPU as
+    /// the machine", and those rows say so instead of a percentage.
+    pub fn rows_on(&self, nr_cpus: u32) -> Vec<(String, Vec<String>)> {
+        let mut rows = self.rows.clone();
+        if nr_cpus != self.trace_cpus {
+            for (name, cells) in &mut rows {
+                if name.trim_start().starts_with("same CPU as the machine") || name.trim_start() == "before divergence"
+                {
+                    for c in cells.iter_mut().skip(1) {
+                        *c = "other machine".into();
+                    }
+                }
+            }
+        }
+        rows
+    }
+}
+
+/// A replay run on a machine with another CPU count than the traced one: what the page
+/// says at the table, and the ways back to the trace's shape.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OtherMachine {
+    pub note: String,
+    /// Machine presets with the trace's CPU count.
+    pub presets: Vec<&'static str>,
+    /// One LLC of the trace's CPU count, single-thread cores (this machine's costs).
+    pub spec: String,
+}
+
+/// What to say when `exp` replays a trace of `trace_cpus` CPUs on a machine of
+/// another count (`None` when the counts agree).
+pub fn other_machine(exp: &Experiment, trace_cpus: u32) -> Option<OtherMachine> {
+    let nr_cpus = machine_topology(&exp.machine).map(|t| t.cpu_count() as u32).ok()?;
+    (nr_cpus != trace_cpus && trace_cpus > 0).then(|| OtherMachine {
+        note: format!(
+            "Replayed on {nr_cpus} CPUs; the trace was recorded on {trace_cpus}. The simulated columns are another \
+             machine than the observed one: CPU busy share, migrations by distance and placements compare two \
+             machines, and \"same CPU as the machine\" cannot be said."
+        ),
+        presets: schedsim::machine::machines()
+            .into_iter()
+            .filter(|m| m.topology.cpu_count() == trace_cpus as u64)
+            .map(|m| m.name)
+            .collect(),
+        spec: format!("1x1x{trace_cpus}x1"),
+    })
 }
 
 #[cfg(test)]
@@ -280,5 +330,28 @@ mod tests {
             );
         }
         assert!(tab.rows.iter().any(|(n, _)| n == "replay throughput (x rec.)"));
+        // On the traced machine's CPU count the rows are the table's; on another, the
+        // placement rows say why they are not compared.
+        assert_eq!(tab.trace_cpus, 2);
+        assert_eq!(tab.rows_on(2), tab.rows);
+        let other = tab.rows_on(8);
+        let same = other.iter().find(|(n, _)| n == "same CPU as the machine").unwrap();
+        assert_eq!(same.1[1], "other machine");
+        assert_eq!(other.iter().find(|(n, _)| n == "wakeups"), tab.rows.iter().find(|(n, _)| n == "wakeups"));
+    }
+
+    #[test]
+    fn a_replay_on_another_cpu_count_says_so_and_offers_the_traces_shape() {
+        let t = trace(MAKE, "make.perf.txt.gz");
+        let e = with_trace(&demo(), &t).unwrap().experiment;
+        let n = machine_topology(&e.machine).unwrap().cpu_count();
+        assert!(n > 2);
+        let o = other_machine(&e, t.cpus).expect("the demo's machine is not the traced 2 CPUs");
+        assert!(o.note.starts_with(&format!("Replayed on {n} CPUs; the trace was recorded on 2.")), "{}", o.note);
+        assert!(o.presets.contains(&"kvm-2"), "{:?}", o.presets);
+        assert_eq!(o.spec, "1x1x2x1");
+        let mut two = e.clone();
+        set_topology(&mut two.machine, Topology::parse_spec("1x1x2x1").unwrap());
+        assert_eq!(other_machine(&two, t.cpus), None);
     }
 }

@@ -319,7 +319,11 @@ impl SweepJob {
             .map(|(r, why)| {
                 let kernel = e.kernels.get(r.kernel as usize).map_or("?", |k| k.name.as_str());
                 let clients = e.clients.get(r.point as usize).copied().unwrap_or(0);
-                format!("{kernel} at {clients} {}, iteration {}: {why}", e.workload.clients_meaning(), r.iteration + 1)
+                format!(
+                    "{kernel} at {}, iteration {}: {why}",
+                    crate::fmt::count_of(clients as u64, e.workload.clients_meaning()),
+                    r.iteration + 1
+                )
             })
             .collect()
     }
@@ -552,7 +556,7 @@ mod tests {
         assert!(job.stopped_by_failures() && !job.is_complete());
         assert_eq!(
             job.failures(),
-            ["v4.15 at 1 client/server pairs, iteration 1: a simulation worker stopped: out of memory"]
+            ["v4.15 at 1 client/server pair, iteration 1: a simulation worker stopped: out of memory"]
         );
         assert_eq!((job.progress_now(0.0).runs_done, job.progress_now(0.0).runs_total), (11, 12));
         job.retry_failed();

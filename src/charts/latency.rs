@@ -26,8 +26,12 @@ pub fn draw<DB: DrawingBackend>(
             [l.p50_ns, l.p90_ns, l.p95_ns, l.p99_ns].map(|ns| ns as f64 / 1e3)
         })
         .collect();
-    let area =
-        titled(root, &format!("Wakeup latency at {clients} {}", r.experiment.workload.clients_meaning()), th, 1.1)?;
+    let area = titled(
+        root,
+        &format!("Wakeup latency at {}", crate::fmt::count_of(clients as u64, r.experiment.workload.clients_meaning())),
+        th,
+        1.1,
+    )?;
     let (mut chart, top) =
         grouped_bars(&area, r, th, ["p50", "p90", "p95", "p99"], "µs from wakeup to running", &values)?;
     // A window in which nothing completed still has wakeups; say so rather than let the

@@ -173,6 +173,22 @@ pub(crate) fn legend_swatch(th: &ChartTheme) -> impl Fn((i32, i32)) -> [(i32, i3
     move |(x, y)| [(x, y - h), (x + w, y + h)]
 }
 
+/// The top of the summary axis: a seventh above the highest bar, and more when needed
+/// so that the legend (one row a kernel, at the top of a plot `plot_px` high) has a band
+/// of its own: a corner the points happen to leave free is not free at every width (one
+/// client count on a phone puts every kernel's point under the middle of the legend).
+pub(crate) fn legend_headroom(data_top: f64, kernels: usize, plot_px: u32, th: &ChartTheme) -> f64 {
+    if data_top <= 0.0 {
+        return 1.0;
+    }
+    // A legend row is its label's line (0.9 of the type, 1.5 lines) and the box has
+    // `legend`'s 8 px margin and a few pixels of border and padding on each side.
+    let row = th.font_px as f64 * 0.9 * 1.5 * th.scale;
+    let band = kernels as f64 * row + th.px(8.0) as f64 + th.px(10.0) as f64;
+    let free = (1.0 - band / (plot_px.max(1) as f64)).max(0.4);
+    (data_top * 1.15).max(data_top * 1.03 / free)
+}
+
 /// Draws the chart's legend box in the upper right.
 pub(crate) fn legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(
     chart: &mut ChartContext<'a, DB, CT>,
@@ -245,11 +261,14 @@ pub(crate) fn grouped_bars<'a, DB: DrawingBackend>(
     y_desc: &str,
     values: &[[f64; 4]],
 ) -> Result<(GroupedBars<'a, DB>, f64), String> {
-    let top = values.iter().flatten().copied().fold(0f64, f64::max);
-    let top = if top > 0.0 { top * 1.15 } else { 1.0 };
+    let data_top = values.iter().flatten().copied().fold(0f64, f64::max);
     let names: Vec<String> = names.iter().map(|s| s.to_string()).collect();
-    let y_area = th.room().y_label_area(layout::linear_label_chars(0.0, top));
+    // The legend (upper right) gets a band of its own above the bars: on a phone it
+    // covered the top of the tallest bar, the very one a lesson is about.
+    let y_area = th.room().y_label_area(layout::linear_label_chars(0.0, data_top * 1.5));
     let cats = Categories::new(&names, root.dim_in_pixel().0, y_area, th);
+    let plot_px = root.dim_in_pixel().1.saturating_sub(cats.area(th) + th.px(20.0));
+    let top = legend_headroom(data_top, values.len(), plot_px, th);
     let mut chart = ChartBuilder::on(root)
         .margin(th.px(10.0))
         .x_label_area_size(cats.area(th))

@@ -8,7 +8,7 @@
 //! panel draws a hollow marker and says "no difference beyond noise"; a point whose
 //! window measured nothing is a cross on the axis with the reason, never a value.
 
-use super::{e2s, frame, layout, legend, style_mesh, titled, ChartResult, ChartTheme};
+use super::{e2s, frame, layout, legend, legend_headroom, style_mesh, titled, ChartResult, ChartTheme};
 use crate::compare::{self, Versus};
 use crate::kernel_names::letter;
 use plotters::coord::Shift;
@@ -69,14 +69,39 @@ struct ClientCoord {
 }
 
 impl ClientAxis {
-    fn coord(&self) -> ClientCoord {
-        ClientCoord {
-            lo: self.lo,
-            hi: self.hi,
-            ticks: self.ticks.clone(),
-            labels: self.counts.iter().map(|c| c.to_string()).collect(),
+    /// The coordinate of an axis `axis_px` long: a tick at every count, and a label at
+    /// the counts whose labels fit beside their neighbours' ([`thin_labels`]).
+    fn coord(&self, axis_px: f64, room: &layout::TextRoom) -> ClientCoord {
+        let labels: Vec<String> = self.counts.iter().map(|c| c.to_string()).collect();
+        let at: Vec<f64> = self.ticks.iter().map(|t| (t - self.lo) / (self.hi - self.lo) * axis_px).collect();
+        let widths: Vec<f64> = labels.iter().map(|l| room.width(l.chars().count(), 0.9) as f64).collect();
+        let keep = thin_labels(&at, &widths, room.width(1, 0.9) as f64);
+        let labels = labels.into_iter().zip(keep).map(|(l, k)| if k { l } else { String::new() }).collect();
+        ClientCoord { lo: self.lo, hi: self.hi, ticks: self.ticks.clone(), labels }
+    }
+}
+
+/// Which tick labels to draw, centred at `at` (pixels, ascending) and `widths` wide, so
+/// that no two come closer than `gap`: the first and the last always (the range of the
+/// sweep), the others from the left where they fit. seed003-tbench's 256 and 320 sit a
+/// label's width apart on a log axis and were drawn over each other.
+fn thin_labels(at: &[f64], widths: &[f64], gap: f64) -> Vec<bool> {
+    let n = at.len();
+    let mut keep = vec![false; n];
+    let apart = |i: usize, j: usize| (at[i] - at[j]).abs() >= (widths[i] + widths[j]) / 2.0 + gap;
+    if n == 0 {
+        return keep;
+    }
+    keep[0] = true;
+    keep[n - 1] = n == 1 || apart(0, n - 1);
+    let mut last = 0;
+    for i in 1..n.saturating_sub(1) {
+        if apart(last, i) && (!keep[n - 1] || apart(i, n - 1)) {
+            keep[i] = true;
+            last = i;
         }
     }
+    keep
 }
 
 impl Ranged for ClientCoord {
@@ -201,22 +226,6 @@ fn pct_label(y: f64, span: f64) -> String {
     }
 }
 
-/// The top of the summary axis: a seventh above the highest bar, and more when needed
-/// so that the legend (one row a kernel, at the top of a plot `plot_px` high) has a band
-/// of its own: a corner the points happen to leave free is not free at every width (one
-/// client count on a phone puts every kernel's point under the middle of the legend).
-fn legend_headroom(data_top: f64, kernels: usize, plot_px: u32, th: &ChartTheme) -> f64 {
-    if data_top <= 0.0 {
-        return 1.0;
-    }
-    // A legend row is its label's line (0.9 of the type, 1.5 lines) and the box has
-    // `legend`'s 8 px margin and a few pixels of border and padding on each side.
-    let row = th.font_px as f64 * 0.9 * 1.5 * th.scale;
-    let band = kernels as f64 * row + th.px(8.0) as f64 + th.px(10.0) as f64;
-    let free = (1.0 - band / (plot_px.max(1) as f64)).max(0.4);
-    (data_top * 1.15).max(data_top * 1.03 / free)
-}
-
 /// The percent panel's half height: the largest change against A plus its spread, and a
 /// quarter more (at least 1.25%).
 fn percent_span(r: &Report) -> f64 {
@@ -270,11 +279,13 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, th: &
     let span = percent_span(r);
     let pct_chars = [-span, span].iter().map(|y| pct_label(*y, span).chars().count()).max().unwrap_or(1);
     let y_area = th.room().y_label_area(layout::linear_label_chars(0.0, top).max(pct_chars + 1));
+    // The plot's width: the chart's less the y labels and the margins either side.
+    let axis_px = root.dim_in_pixel().0.saturating_sub(y_area + th.px(20.0)) as f64;
     let mut chart = ChartBuilder::on(&upper)
         .margin(th.px(10.0))
         .x_label_area_size(x_area)
         .y_label_area_size(y_area)
-        .build_cartesian_2d(axis.coord(), 0f64..top)
+        .build_cartesian_2d(axis.coord(axis_px, &th.room()), 0f64..top)
         .map_err(e2s)?;
     let mut mesh = chart.configure_mesh();
     style_mesh(&mut mesh, th);
@@ -339,18 +350,14 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, th: &
     // Lower panel: % against A, with this kernel's stddev as the bar.
     let Some(lower) = lower else { return Ok(()) };
     let vs = compare::versus(r);
-    let lower = titled(
-        &lower,
-        &format!("% vs A ({}), + is better; hollow: no difference beyond noise", r.configs[0].name),
-        th,
-        0.9,
-    )?;
+    let lower =
+        titled(&lower, &format!("% vs A ({}), + is better; {}", r.configs[0].name, compare::hollow_means(r)), th, 0.9)?;
     let mut pc = ChartBuilder::on(&lower)
         .margin(th.px(10.0))
         .margin_top(th.px(2.0))
         .x_label_area_size(th.room().x_label_area(true))
         .y_label_area_size(y_area)
-        .build_cartesian_2d(axis.coord(), -span..span)
+        .build_cartesian_2d(axis.coord(axis_px, &th.room()), -span..span)
         .map_err(e2s)?;
     let mut mesh = pc.configure_mesh();
     style_mesh(&mut mesh, th);
@@ -393,9 +400,10 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, th: &
             draw_markers(&mut pc, &[(*x, g)], shape, color, th, v.within_noise, None)?;
         }
     }
+    let exact = compare::deterministic(r);
     if any && all_noise {
         pc.draw_series(std::iter::once(Text::new(
-            "no difference beyond noise",
+            if exact { "no difference (stddev 0: deterministic runs)" } else { "no difference beyond noise" },
             (axis.lo + (axis.hi - axis.lo) * 0.02, span * 0.8),
             th.text(1.0),
         )))
@@ -409,4 +417,26 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, th: &
         .map_err(e2s)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn close_client_counts_do_not_draw_their_labels_over_each_other() {
+        let room = layout::TextRoom { font_px: 13.0, scale: 1.0 };
+        let axis = ClientAxis::new(&[1, 2, 4, 8, 16, 32, 64, 128, 256, 320]);
+        // seed003-tbench's axis in a 640 px chart: 256 and 320 a label's width apart.
+        let c = axis.coord(560.0, &room);
+        assert_eq!(c.labels.first().map(String::as_str), Some("1"));
+        assert_eq!(c.labels.last().map(String::as_str), Some("320"), "the sweep's end is labelled");
+        assert_eq!(c.labels[8], "", "256 gives way to 320");
+        assert_eq!(c.labels[7], "128");
+        // Wide enough, every count is labelled.
+        assert!(axis.coord(4000.0, &room).labels.iter().all(|l| !l.is_empty()));
+        // Labels left are apart by at least a character.
+        assert_eq!(thin_labels(&[0.0, 10.0, 100.0], &[20.0, 20.0, 20.0], 5.0), [true, false, true]);
+        assert_eq!(thin_labels(&[0.0], &[20.0], 5.0), [true]);
+    }
 }

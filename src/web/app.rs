@@ -236,9 +236,19 @@ pub fn app() -> Html {
             let on_exercise = Callback::from(move |()| {
                 let view = View { tab: Tab::Sweep, live_kernel: 0, live_clients: 0, live_steps: 0, ..view.clone() };
                 let experiment = crate::gallery::exercise_experiment();
+                // The student's kernel is the last: its script editor is where the task is.
+                let editor = format!("#k{}-policy", experiment.kernels.len() - 1);
                 d3.emit(Action::Load(Box::new(permalink::Shared { experiment, view })));
+                dom::after_paint(move || dom::scroll_to(&editor));
             });
-            html! { <Gallery on_load={Callback::from(move |(name, run)| d.emit(Action::LoadPreset { name, run }))} {on_replay} {on_exercise} /> }
+            let (d4, view) = (dispatch.clone(), state.view.clone());
+            let on_eevdf = Callback::from(move |()| {
+                let view = View { tab: Tab::Sweep, live_kernel: 0, live_clients: 0, live_steps: 0, ..view.clone() };
+                let experiment = crate::gallery::eevdf_experiment();
+                d4.emit(Action::Load(Box::new(permalink::Shared { experiment, view })));
+                d4.emit(Action::RequestRun);
+            });
+            html! { <Gallery on_load={Callback::from(move |(name, run)| d.emit(Action::LoadPreset { name, run }))} {on_replay} {on_exercise} {on_eevdf} /> }
         }
         Tab::Diff => html! { <DiffView exp={state.exp.clone()} /> },
     };
@@ -248,7 +258,7 @@ pub fn app() -> Html {
             // Not a fragment link: the fragment is the page's permalink.
             <a class="skip-link" href="" id="skip-to-run" onclick={on_skip}>{ "Skip to Run" }</a>
             <header class="top">
-                <h1><span class="logo" aria-hidden="true"></span>{ "schedsim " }<span class="sub">{ "CFS wakeup path playground" }</span></h1>
+                <h1><span class="logo" aria-hidden="true"></span>{ "schedsim " }<span class="sub">{ "CFS and EEVDF wakeup path playground" }</span></h1>
                 <nav role="tablist" aria-label="views">
                     { tab_button(Tab::Sweep, "Sweep", "1") }
                     { tab_button(Tab::Live, "Live", "2") }

@@ -677,6 +677,9 @@ impl State {
         }
         if s.exp != before {
             s.restored = None;
+            // A link made before the edit no longer opens what the page shows.
+            s.link = None;
+            s.link_status = None;
         }
         // The question's figures are of the experiment it was asked for; an edit, another
         // link or a click on Run leaves nothing to ask about.
@@ -719,6 +722,16 @@ mod tests {
         let mut s = State::from_fragment("", 2);
         s.run_request = 0;
         s
+    }
+
+    #[test]
+    fn a_copied_link_is_taken_down_when_the_experiment_changes() {
+        let s = state().reduce(Action::LinkMade { url: "u".into(), status: "Link copied.".into() });
+        assert_eq!(s.link.as_deref(), Some("u"));
+        let s = s.reduce(Action::SweepStarted { id: 1, at_ms: 0.0 });
+        assert_eq!(s.link.as_deref(), Some("u"), "a run of the same experiment keeps it");
+        let s = s.reduce(Action::Edit(ExpEdit::Iterations(7)));
+        assert_eq!((s.link, s.link_status), (None, None));
     }
 
     #[test]

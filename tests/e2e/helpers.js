@@ -93,3 +93,45 @@ export async function download(page, selector) {
   await d.saveAs(file);
   return { name: d.suggestedFilename(), text: fs.readFileSync(file, "utf8") };
 }
+
+// Every text of chart `id` as its canvas draws it, laid out by Chromium from the SVG
+// export (the same drawing at the same size): boxes in the chart's pixels, and type
+// sizes. plotters-svg writes each font-size as the size / 1.24 while the canvas draws
+// at the size, so the sizes are put back first: the boxes are the canvas' text.
+export async function chartTexts(p, id) {
+  const { text } = await download(p, `figure[data-chart="${id}"] button[aria-label="Export the ${id} chart as SVG"]`);
+  const q = await p.context().newPage();
+  await q.setContent(`<!doctype html><body style="margin:0">${text}</body>`);
+  const out = await q.evaluate(() => {
+    const svg = document.querySelector("svg");
+    for (const t of svg.querySelectorAll("text")) t.setAttribute("font-size", String(parseFloat(t.getAttribute("font-size")) * 1.24));
+    const o = svg.getBoundingClientRect();
+    return {
+      w: o.width,
+      h: o.height,
+      texts: [...svg.querySelectorAll("text")].filter((t) => t.textContent.trim()).map((t) => {
+        const r = t.getBoundingClientRect();
+        return { t: t.textContent.trim(), x0: r.left - o.left, y0: r.top - o.top, x1: r.right - o.left, y1: r.bottom - o.top, px: parseFloat(getComputedStyle(t).fontSize) };
+      }),
+    };
+  });
+  await q.close();
+  return out;
+}
+
+// Pairs of texts whose boxes overlap by more than a pixel each way, and texts outside
+// the chart.
+export function textProblems({ w, h, texts }) {
+  const out = [];
+  for (let i = 0; i < texts.length; i++) {
+    const a = texts[i];
+    if (a.x0 < -0.5 || a.y0 < -0.5 || a.x1 > w + 0.5 || a.y1 > h + 0.5) out.push(`"${a.t}" is cut by the chart's edge`);
+    for (let j = i + 1; j < texts.length; j++) {
+      const b = texts[j];
+      const dx = Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0);
+      const dy = Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0);
+      if (dx > 1 && dy > 1) out.push(`"${a.t}" overlaps "${b.t}" (${dx.toFixed(1)} x ${dy.toFixed(1)} px)`);
+    }
+  }
+  return out;
+}

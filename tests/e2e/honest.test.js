@@ -157,7 +157,7 @@ test("a refused field blocks Run and is listed in the sticky bar", async () => {
   assert.match(await page.textContent("#field-errors"), /duration_ms: -5 is out of range 1 to \d+/);
   await page.fill("#k1-name", "");
   await page.waitForFunction(() => document.querySelectorAll("#field-errors li").length === 2);
-  assert.match(await page.textContent("#field-errors"), /kernel B name: 1 to 40 characters/);
+  assert.match(await page.textContent("#field-errors"), /Kernel B, name: 1 to 40 characters/);
   await page.evaluate(() => window.scrollTo(0, 0));
   await shots(page, "26-refused-fields");
   // The listed field is one click away.

@@ -1,6 +1,6 @@
 //! The classroom gallery: one guided experiment per seed patch.
 
-use crate::gallery::{guides, EXERCISE, REPLAY_GUIDE};
+use crate::gallery::{guides, EEVDF_GUIDE, EXERCISE, REPLAY_GUIDE};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -13,6 +13,9 @@ pub struct GalleryProps {
     /// Loads the exercise (`gallery::exercise_experiment`).
     #[prop_or_default]
     pub on_exercise: Callback<()>,
+    /// Loads and runs the EEVDF card's experiment (`gallery::eevdf_experiment`).
+    #[prop_or_default]
+    pub on_eevdf: Callback<()>,
 }
 
 #[function_component(Gallery)]
@@ -54,7 +57,21 @@ pub fn gallery(p: &GalleryProps) -> Html {
         <section class="gallery" aria-labelledby="gallery-h">
             <h2 id="gallery-h">{ "Classroom: one guided experiment per seed patch" }</h2>
             <p class="lead">{ "Each card runs the built-in sweep that reproduces the patch mail's setting, with the patch off (kernel A) and on (kernel B). Results appear under Sweep; press Live to watch single wakeups." }</p>
-            <div class="guides">{ cards }
+            <div class="guides">
+                <article class="guide" data-preset="eevdf" id="guide-eevdf">
+                    <h3>{ EEVDF_GUIDE.title }</h3>
+                    <p class="byline">{ EEVDF_GUIDE.byline }</p>
+                    <p class="setup">{ EEVDF_GUIDE.setup }</p>
+                    <h4>{ "What changed" }</h4>
+                    <p>{ EEVDF_GUIDE.changes }</p>
+                    <h4>{ "What to look for" }</h4>
+                    <p>{ EEVDF_GUIDE.look_for }</p>
+                    <div class="guide-actions">
+                        <button type="button" class="primary" id="guide-eevdf-run" onclick={p.on_eevdf.reform(|_: MouseEvent| ())}
+                            aria-label="Run eevdf">{ "Run it" }</button>
+                    </div>
+                </article>
+                { cards }
                 <article class="guide" data-preset="replay" id="guide-replay">
                     <h3>{ REPLAY_GUIDE.title }</h3>
                     <p class="byline">{ "workload " }<code>{ "replay" }</code>{ " · " }

@@ -4,7 +4,7 @@
 
 use crate::import_text::{import, IMPORT_LEN_MAX};
 use crate::web::dom::js_err;
-use crate::web::hooks::use_file_drop;
+use crate::web::hooks::{use_file_drop, use_reveal};
 use schedsim::MachineSpec;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{File, HtmlTextAreaElement};
@@ -79,6 +79,8 @@ pub fn import_box(p: &ImportProps) -> Html {
         Callback::from(move |_| run.emit(("the pasted text".into(), (*text).clone())))
     };
     let drop = use_file_drop(read_file.clone(), Some(run.reform(|t: String| ("the dropped text".into(), t))));
+    // The machine drawn above may have grown with the import: its outcome comes into view.
+    use_reveal((*outcome).clone(), "#import-result, #import-error");
     let result = match &*outcome {
         None => html! {},
         Some(Outcome::Done { from, summary, notes }) => html! {

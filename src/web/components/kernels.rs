@@ -137,7 +137,10 @@ pub fn kernel_panel(p: &KernelProps) -> Html {
     let on_policy = {
         let spec = spec.clone();
         let cb = p.on_change.clone();
-        Callback::from(move |policy: Option<String>| cb.emit(KernelSpec { policy, ..spec.clone() }))
+        // A name that follows the configuration follows the script too ("v6.18 + script").
+        Callback::from(move |policy: Option<String>| {
+            cb.emit(kernel_names::follow(&spec, KernelSpec { policy, ..spec.clone() }))
+        })
     };
     html! {
         <section class="kernel" data-kernel={p.index.to_string()}>
@@ -150,7 +153,7 @@ pub fn kernel_panel(p: &KernelProps) -> Html {
             </header>
             <div class="kernel-head">
                 <Field label="name" value={spec.name.clone()} on_commit={on_name} id={format!("k{}-name", p.index)}
-                    what={format!("kernel {} name", letter(p.index))}
+                    what={format!("Kernel {}, name", letter(p.index))}
                     hint={if kernel_names::is_auto_name(spec) { "follows the version and switches until you type one" } else { "" }}
                     refused={p.duplicate.clone().unwrap_or_default()} />
                 <label class="field">

@@ -18,4 +18,5 @@ pub mod switch_reach;
 pub mod timeline;
 pub mod topology;
 pub mod wakeup;
+pub mod wide;
 pub mod workload;

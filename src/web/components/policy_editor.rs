@@ -79,7 +79,7 @@ pub fn policy_editor(p: &PolicyEditorProps) -> Html {
     let id = format!("k{}-policy", p.index);
     {
         let sink = use_context::<FieldErrorSink>();
-        let what = format!("kernel {} policy script", crate::kernel_names::letter(p.index));
+        let what = format!("Kernel {}, policy script", crate::kernel_names::letter(p.index));
         let refusal = match (&p.policy, &*check) {
             (None, _) | (_, Check::Compiles) => None,
             (Some(_), Check::Pending) => Some("being compiled".to_string()),
@@ -149,7 +149,6 @@ pub fn policy_editor(p: &PolicyEditorProps) -> Html {
     // The line the error names is marked in the gutter; the message (which starts with
     // the line and column) is shown below the editor.
     let at = error.as_deref().and_then(policy_edit::error_position);
-    let lines = policy_edit::line_count(shown);
     let err_id = format!("{id}-err");
     html! {
         <div class={classes!("policy", error.is_some().then_some("invalid"))} id={id.clone()}>
@@ -167,12 +166,12 @@ pub fn policy_editor(p: &PolicyEditorProps) -> Html {
             </div>
             <div class="policy-editor">
                 <ol class="policy-gutter" aria-hidden="true">
-                    { for (1..=lines).map(|l| html! {
+                    { for (1..=policy_edit::line_count(shown)).map(|l| html! {
                         <li class={classes!(at.is_some_and(|(el, _)| el == l).then_some("error-line"))}>{ l }</li>
                     }) }
                 </ol>
                 <textarea id={format!("{id}-text")} class="mono" spellcheck="false" wrap="off"
-                    rows={lines.to_string()} value={shown.clone()} {oninput}
+                    rows={policy_edit::editor_rows(shown).to_string()} value={shown.clone()} {oninput}
                     aria-label={format!("Kernel {} policy script", crate::kernel_names::letter(p.index))}
                     aria-invalid={error.is_some().then_some("true")}
                     aria-describedby={err_id.clone()} />

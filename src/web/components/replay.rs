@@ -4,7 +4,9 @@
 //! does with the same tasks.
 
 use crate::replay_view::{self, short_sha};
-use crate::web::hooks::{use_file_drop, ImportStatus, Replay, TableStatus};
+use crate::web::components::wide::Wide;
+use crate::web::hooks::{use_file_drop, use_reveal, ImportStatus, Replay, TableStatus};
+use schedsim::topology::Topology;
 use schedsim::Experiment;
 use yew::prelude::*;
 
@@ -19,12 +21,22 @@ pub fn replay_control(p: &ReplayControlProps) -> Html {
     let r = &p.replay;
     let drop = use_file_drop(r.on_file.clone(), None);
     let on_cancel = r.on_cancel.reform(|_: MouseEvent| ());
+    // The import's outcome is what the user waits for: brought into view when it comes.
+    use_reveal(
+        matches!(r.import, ImportStatus::Done { .. } | ImportStatus::Failed { .. }).then(|| r.import.clone()),
+        "#replay-summary, #replay-error",
+    );
     // A link's replay by reference: say which file it needs.
+    // A link's replay by reference: say which file it needs, with the button that
+    // picks it (the file input is below, out of view on a phone).
     let wanted = replay_view::reference_of(&p.exp).map(|rf| {
         html! {
             <p class="refusal" role="alert" id="replay-wanted">{ format!(
                 "This link replays the trace {} (sha256 {}), too large for a link to carry. Load that file to run it; \
-                 a file with another SHA-256 is refused.", rf.trace_name, short_sha(&rf.trace_sha256)) }</p>
+                 a file with another SHA-256 is refused. ", rf.trace_name, short_sha(&rf.trace_sha256)) }
+                <button type="button" class="primary" id="replay-wanted-pick" disabled={r.import.busy()}
+                    onclick={Callback::from(|_| crate::web::dom::click("replay-file"))}>{ format!("Choose {}…", rf.trace_name) }</button>
+            </p>
         }
     });
     let status = match &r.import {
@@ -90,6 +102,10 @@ pub struct ReplayTableProps {
     /// The id of the sweep result on the page, if it is this experiment's.
     pub result_id: Option<u32>,
     pub replay: Replay,
+    /// A machine preset chosen by name (the trace's shape, in one click).
+    pub on_machine_preset: Callback<String>,
+    /// A topology to replay on (the trace's CPU count in one LLC).
+    pub on_topology: Callback<Topology>,
 }
 
 /// The observed/simulated table under a replay's results.
@@ -100,6 +116,7 @@ pub fn replay_table_view(p: &ReplayTableProps) -> Html {
         return html! {};
     }
     let Some(rid) = p.result_id else { return html! {} };
+    let nr_cpus = crate::web::state::machine_topology(&p.exp.machine).map(|t| t.cpu_count() as u32).unwrap_or(0);
     let held = p.replay.held.as_ref().map(|h| h.1 == rp.trace_sha256).unwrap_or(false);
     let body = match &p.replay.table {
         _ if !held => html! {
@@ -119,19 +136,22 @@ pub fn replay_table_view(p: &ReplayTableProps) -> Html {
         },
         Some(TableStatus::Done { result_id, table }) if *result_id == rid => html! {
             <>
+                { other_machine(&p.exp, table.trace_cpus, &p.on_machine_preset, &p.on_topology) }
+                <Wide what="The table">
                 <table class="replay-table" id="replay-table">
                     <caption>{ table.title.clone() }</caption>
                     <thead><tr><th scope="col">{ "" }</th>{ for table.head.iter().map(|h| html! { <th scope="col">{ h.clone() }</th> }) }</tr></thead>
                     <tbody>
-                        { for table.rows.iter().map(|(name, cells)| {
+                        { for table.rows_on(nr_cpus).into_iter().map(|(name, cells)| {
                             let sub = name.starts_with("  ");
                             html! { <tr class={classes!(sub.then_some("sub"))}>
                                 <th scope="row">{ name.trim_start().to_string() }</th>
-                                { for cells.iter().map(|c| html! { <td>{ c.clone() }</td> }) }
+                                { for cells.into_iter().map(|c| html! { <td>{ c }</td> }) }
                             </tr> }
                         }) }
                     </tbody>
                 </table>
+                </Wide>
                 <details><summary>{ "as text (the CLI's schedsim replay prints the same)" }</summary>
                     <pre class="table" id="replay-table-text">{ table.text.clone() }</pre></details>
             </>
@@ -149,5 +169,35 @@ pub fn replay_table_view(p: &ReplayTableProps) -> Html {
                 from the traced one, so do the distances." }</p>
             { body }
         </section>
+    }
+}
+
+/// At the table of a replay on another CPU count than the trace's: that it is, and the
+/// trace's shape in one click (each machine preset of its CPU count, or one LLC of them
+/// with this machine's costs).
+fn other_machine(
+    exp: &Experiment,
+    trace_cpus: u32,
+    on_preset: &Callback<String>,
+    on_topology: &Callback<Topology>,
+) -> Html {
+    let Some(o) = replay_view::other_machine(exp, trace_cpus) else { return html! {} };
+    let spec_button = Topology::parse_spec(&o.spec).ok().map(|t| {
+        let on = on_topology.clone();
+        html! { <button type="button" id="replay-use-shape" onclick={Callback::from(move |_| on.emit(t.clone()))}>
+        { format!("Use {} CPUs in one LLC ({}), this machine's costs", trace_cpus, o.spec) }</button> }
+    });
+    html! {
+        <div class="notice other-machine" role="note" id="replay-other-machine">
+            <p>{ o.note.clone() }</p>
+            <div class="row">
+                { for o.presets.iter().map(|name| {
+                    let (on, name) = (on_preset.clone(), name.to_string());
+                    let label = format!("Use machine preset {name} ({trace_cpus} CPUs)");
+                    html! { <button type="button" class="primary" onclick={Callback::from(move |_| on.emit(name.clone()))}>{ label }</button> }
+                }) }
+                { for spec_button }
+            </div>
+        </div>
     }
 }

@@ -11,6 +11,7 @@ use crate::web::components::chart::{ChartCard, ChartSpec};
 use crate::web::components::cluster::ClusterPanel;
 use crate::web::components::perfetto::PerfettoExport;
 use crate::web::components::timeline::RecordTimeline;
+use crate::web::components::wide::Wide;
 use crate::web::dom;
 use crate::web::state::PerfettoStatus;
 use crate::web::state::SweepResult;
@@ -137,7 +138,9 @@ pub fn results(p: &ResultsProps) -> Html {
                             { for crate::compare::notes(rep).into_iter().take(crate::compare::empty_points(rep).len()).map(|n| html! { <li>{ n }</li> }) }
                         </ul>
                     }
-                    <pre id="mmtests" class="table" tabindex="0">{ r.done.table.clone() }</pre>
+                    <Wide what="The table" scroller={Some(AttrValue::from("mmtests"))}>
+                        <pre id="mmtests" class="table" tabindex="0">{ r.done.table.clone() }</pre>
+                    </Wide>
                     { table_key(rep) }
                 </div>
                 }
@@ -147,7 +150,7 @@ pub fn results(p: &ResultsProps) -> Html {
                 <label class="inline">{ "latency chart at " }
                     <select onchange={on_point} aria-label="client count of the latency chart">
                         { for rep.configs[0].points.iter().enumerate().map(|(i, pt)| html! {
-                            <option value={i.to_string()} selected={i == point}>{ format!("{} {}", pt.clients, rep.experiment.workload.clients_meaning()) }</option>
+                            <option value={i.to_string()} selected={i == point}>{ crate::fmt::count_of(pt.clients as u64, rep.experiment.workload.clients_meaning()) }</option>
                         }) }
                     </select>
                 </label>

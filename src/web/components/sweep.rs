@@ -153,7 +153,7 @@ pub fn sweep_view(p: &SweepProps) -> Html {
             }
         })
         .collect::<Html>();
-    let validation = exp.validate().err().map(|e| e.to_string());
+    let validation = exp.validate().err().map(|e| crate::form::in_card_words(exp, &e.to_string()));
     let on_workers = {
         let on = p.on_workers.clone();
         Callback::from(move |e: Event| {
@@ -222,11 +222,11 @@ pub fn sweep_view(p: &SweepProps) -> Html {
         }
         None => html! {},
     };
-    // A finished sweep's results may be out of view: the bar says they are ready.
+    // A finished sweep's results may be out of view: a button in the bar goes there.
     let results_ready = match (&p.sweep, &p.result) {
         (Sweep::Done(_), Some(r)) if r.report.experiment == *exp => html! {
-            <button type="button" class="tool" id="results-ready"
-                onclick={Callback::from(|_| dom::scroll_to("section.results"))}>{ "Results ready" }</button>
+            <button type="button" id="results-ready"
+                onclick={Callback::from(|_| dom::scroll_to("section.results"))}>{ "↑ Go to the results" }</button>
         },
         _ => html! {},
     };
@@ -311,6 +311,33 @@ pub fn sweep_view(p: &SweepProps) -> Html {
     } else {
         form
     };
+    // In presenter mode the form is folded under the results: each kernel's version
+    // stays at hand in the bar above them, so the room's A/B is set without leaving it.
+    let kernel_strip = if p.presenter {
+        let selects = exp.kernels.iter().enumerate().map(|(i, k)| {
+            let (spec, on) = (k.clone(), p.on_kernel.clone());
+            let onchange = Callback::from(move |e: Event| {
+                let v = e.target_unchecked_into::<HtmlSelectElement>().value();
+                if let Some(ver) = schedsim::KernelVersion::parse(&v) {
+                    on.emit((i, crate::kernel_names::follow(&spec, KernelSpec { preset: ver, ..spec.clone() })));
+                }
+            });
+            let letter = crate::kernel_names::letter(i);
+            html! {
+                <label class="inline">{ format!("Kernel {letter} ") }
+                    <select id={format!("strip-k{i}")} {onchange} aria-label={format!("Kernel {letter} version, above the results")}>
+                        { for schedsim::KernelVersion::ALL.iter().map(|v| html! {
+                            <option value={v.name()} selected={*v == k.preset}>{ v.name() }</option>
+                        }) }
+                    </select>
+                    <span class="muted">{ format!(" {}", k.name) }</span>
+                </label>
+            }
+        });
+        html! { <div class="kernel-strip" id="kernel-strip">{ for selects }</div> }
+    } else {
+        html! {}
+    };
     html! {
         <>
             <section class="panel experiment-bar">
@@ -322,6 +349,7 @@ pub fn sweep_view(p: &SweepProps) -> Html {
                         }) }
                     </select>
                 </label>
+                { kernel_strip }
             </section>
             // One column: the results above the inputs (the Run bar stays at the
             // screen's foot); from 1600 px, the inputs and the results side by side.
@@ -332,6 +360,7 @@ pub fn sweep_view(p: &SweepProps) -> Html {
             <div class="sweep-outputs">
                 { results }
                 <ReplayTableView exp={exp.clone()} replay={p.replay.clone()}
+                    on_machine_preset={p.on_machine_preset.clone()} on_topology={p.on_topology.clone()}
                     result_id={p.result.as_ref().filter(|r| r.complete && r.report.experiment == *exp).map(|r| r.done.id)} />
             </div>
             </div>

@@ -257,10 +257,11 @@ impl Comparison {
         row("  from a kernel thread", &|s| s.by_waker.kernel_thread.to_string());
         row("  from idle (interrupt)", &|s| s.by_waker.idle.to_string());
         row("migrations / 1000 wakeups", &|s| format!("{:.1}", s.migrations_per_1000_wakeups));
-        row("  SMT sibling", &|s| s.migrations_by_distance.smt.to_string());
-        row("  same LLC", &|s| s.migrations_by_distance.same_llc.to_string());
-        row("  cross LLC", &|s| s.migrations_by_distance.cross_llc.to_string());
-        row("  cross node", &|s| s.migrations_by_distance.cross_node.to_string());
+        // Counts, not per 1000 wakeups as the row above: the unit says so.
+        row("  SMT sibling (count)", &|s| s.migrations_by_distance.smt.to_string());
+        row("  same LLC (count)", &|s| s.migrations_by_distance.same_llc.to_string());
+        row("  cross LLC (count)", &|s| s.migrations_by_distance.cross_llc.to_string());
+        row("  cross node (count)", &|s| s.migrations_by_distance.cross_node.to_string());
         row("run delay p50 (us)", &|s| format!("{:.1}", s.run_delay_us.p50));
         row("run delay p95 (us)", &|s| format!("{:.1}", s.run_delay_us.p95));
         row("run delay p99 (us)", &|s| format!("{:.1}", s.run_delay_us.p99));

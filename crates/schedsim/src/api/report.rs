@@ -140,11 +140,12 @@ impl Report {
     pub fn mmtests_table(&self) -> String {
         let mut s = String::new();
         let m = &self.metric;
+        // "tbench throughput", but "replay throughput", not "replay replay throughput".
+        let workload = self.experiment.workload.name();
+        let what = if m.name.starts_with(workload) { m.name.to_string() } else { format!("{workload} {}", m.name) };
         let _ = writeln!(
             s,
-            "{} {} ({}, {} per column), {} on {} ({} CPUs)",
-            self.experiment.workload.name(),
-            m.name,
+            "{what} ({}, {} per column), {} on {} ({} CPUs)",
             m.unit,
             if m.higher_is_better { "higher is better" } else { "lower is better" },
             self.experiment.name,
