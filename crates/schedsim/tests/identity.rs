@@ -168,25 +168,25 @@ macro_rules! identity_tests {
 
 identity_tests! {
     pipe_replays_as_the_machine_ran_it: "pipe",
-        "identity gap: wakeups 28018 observed / 39788 model, run delay p50 21.9 / 37.1 us, involuntary switches 11971 / 18: the box keeps the pair on one vCPU and the wakee preempts its waker at 43% of round trips; upstream v6.18 spreads it to the idle vCPU (33.5 us halt exit each); pinned as traced, still 1 involuntary switch (see docs/ground-truth.md)";
+        "identity gap: wakeups 28018 observed / 39717 model, run delay p50 21.9 / 37.1 us, involuntary switches 11971 / 17: the box keeps the pair on one vCPU and the wakee preempts its waker at 43% of round trips; upstream v6.18 spreads it to the idle vCPU (33.5 us halt exit each); pinned as traced, still 1 involuntary switch (see docs/ground-truth.md)";
     tbench_1_replays_as_the_machine_ran_it: "tbench-1",
-        "identity gap: wakeups 12972 / 19791, p50 2.0 / 37.1 us, involuntary 6850 / 7: while stacked on CPU 0 the server preempts the client at every round trip (6,184 in a row), which upstream v6.18's lag arithmetic does not sustain; the model splits the pair across vCPUs (see docs/ground-truth.md)";
+        "identity gap: wakeups 12972 / 19795, p50 2.0 / 37.1 us, involuntary 6850 / 4: while stacked on CPU 0 the server preempts the client at every round trip (6,184 in a row), which upstream v6.18's lag arithmetic does not sustain; the model splits the pair across vCPUs (see docs/ground-truth.md)";
     tbench_2_replays_as_the_machine_ran_it: "tbench-2",
-        "identity gap: wakeups 57562 / 100244, involuntary 47956 / 3588 (pinned as traced 5061; v6.18-DELAY_DEQUEUE 34264, v6.5 49246): the box's wakee preempts at 83% of wakeups, the model's v6.18 at 4-9% (see docs/ground-truth.md)";
+        "identity gap: wakeups 57562 / 98657, involuntary 47956 / 5185 (pinned as traced 5008; v6.18-DELAY_DEQUEUE 34264, v6.5 49246): the box's wakee preempts at 83% of wakeups, the model's v6.18 at 4-9% (see docs/ground-truth.md)";
     messaging_replays_as_the_machine_ran_it: "messaging",
-        "identity gap: wakeups 15271 / 7994, p50 6.0 / 24.6 us, migrations/1000 28.1 / 48.3, involuntary 3200 / 1263 (see docs/ground-truth.md)";
+        "identity gap: wakeups 15271 / 9092, p50 6.0 / 21.0 us, migrations/1000 28.2 / 53.1, involuntary 3200 / 2192 (see docs/ground-truth.md)";
     messaging_pipe_replays_as_the_machine_ran_it: "messaging-pipe",
-        "identity gap: wakeups 25521 / 16010, migrations/1000 2.2 / 36.5, p50 5.0 / 11.4 us (see docs/ground-truth.md)";
+        "identity gap: wakeups 25521 / 16390, migrations/1000 2.3 / 28.9, p50 5.0 / 9.1 us (see docs/ground-truth.md)";
     hackbench_replays_as_the_machine_ran_it: "hackbench",
-        "identity gap: wakeups 9166 / 4858, migrations/1000 13.3 / 48.2, p50 12.0 / 23.2 us, involuntary 1757 / 1005 (see docs/ground-truth.md)";
+        "identity gap: wakeups 9166 / 4462, migrations/1000 14.1 / 46.6, p50 12.0 / 20.2 us, involuntary 1757 / 1294 (see docs/ground-truth.md)";
     hackbench_pipe_replays_as_the_machine_ran_it: "hackbench-pipe",
-        "identity gap: wakeups 27643 / 22770, migrations/1000 1.1 / 12.5, involuntary 6751 / 9730 (see docs/ground-truth.md)";
+        "identity gap: wakeups 27643 / 21836, migrations/1000 1.2 / 13.1, involuntary 6751 / 9767 (see docs/ground-truth.md)";
     hackbench_threads_replays_as_the_machine_ran_it: "hackbench-threads",
-        "identity gap: wakeups 10466 / 6252, migrations/1000 14.1 / 45.9, voluntary 10467 / 6253 (see docs/ground-truth.md)";
+        "identity gap: wakeups 10466 / 5760, migrations/1000 14.5 / 40.8, voluntary 10467 / 5761 (see docs/ground-truth.md)";
     dbench_replays_as_the_machine_ran_it: "dbench",
-        "identity gap: migrations/1000 138.2 / 68.8, p50 3.0 / 24.2 us, involuntary 3141 / 157 (see docs/ground-truth.md)";
+        "identity gap: p50 3.0 / 26.4 us, involuntary 3141 / 156 (see docs/ground-truth.md)";
     pipeline_replays_as_the_machine_ran_it: "pipeline",
-        "identity gap: only run delay p99 144.4 / 37.4 us (3.9x): every other statistic within its band (see docs/ground-truth.md)";
+        "identity gap: run delay p99 144.4 / 37.4 us (3.9x) and migrations/1000 4.1 / 0.6; wakeups, p50 and both switch counts within their bands (see docs/ground-truth.md)";
 }
 
 /// The observed switch counts are the trace's own: every `sched_switch` whose
