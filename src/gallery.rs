@@ -189,12 +189,12 @@ pub const EEVDF_GUIDE: EevdfGuide = EevdfGuide {
               slice first. v6.12 keeps a task that sleeps while not eligible queued (delayed dequeue) until it is \
               picked or woken, so its lag is not forgotten, and wakes it by a requeue on its own CPU.",
     look_for: "The time each kernel takes for the same messages (Amean, lower is better) and the Wakeups row. \
-               Measured when the card was written: v6.6 took 31% less time than v6.5 with 1 group and 15% less with \
-               2, with half the wakeups (83,331 against 174,014): under CFS a woken receiver waits for the \
+               Measured when the card was written: v6.6 took 41% less time than v6.5 with 1 group and 24% less with \
+               2, with two fifths of the wakeups (88,634 against 224,911): under CFS a woken receiver waits for the \
                sender's slice and both sleep again and again; under EEVDF it runs at once when it is the pick and \
-               finds more messages per wakeup. v6.12, with delayed dequeue, sits between them (18% and 12% less \
-               time than v6.5, 109,535 wakeups). The model's run of the real box's benchmark (2,000 loops, \
-               docs/ground-truth.md) says the same: v6.5 1.72 s, v6.6 0.74 s.",
+               finds more messages per wakeup. v6.12, with delayed dequeue, lands beside v6.6 (35% and 29% less \
+               time than v6.5, 85,862 wakeups). The model's run of the real box's benchmark (2,000 loops, \
+               docs/ground-truth.md) says the same: v6.5 1.64 s, v6.6 0.74 s.",
 };
 
 /// The EEVDF card's experiment ([`EEVDF_GUIDE`]).
@@ -202,7 +202,8 @@ pub fn eevdf_experiment() -> schedsim::Experiment {
     let json = r#"{"kind":"hackbench","loops":500,"pipe":true}"#;
     let mut e = schedsim::presets::experiment("seed003-hackbench").expect("seed003-hackbench is a preset");
     e.name = "eevdf".into();
-    e.machine = schedsim::experiment::MachineSpec { preset: Some("kvm-2".into()), topology: None, costs: None };
+    e.machine =
+        schedsim::experiment::MachineSpec { preset: Some("kvm-2".into()), topology: None, costs: None, preempt: None };
     e.workload = serde_json::from_str(json).expect("the card's workload is valid");
     e.clients = vec![1, 2];
     e.duration_ms = 2000;
