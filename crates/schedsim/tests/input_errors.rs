@@ -40,7 +40,7 @@ fn each_problem_is_named() {
         (
             "\"preset\":\"v5.15\"",
             "\"preset\":\"v5.15\",\"overrides\":{\"NOPE\":true}",
-            "overrides.NOPE: unknown variant",
+            "overrides.NOPE: unknown switch",
         ),
         ("\"name\":\"a\"", "\"name\":\"a\\u001b[31m\"", "kernels[0].name: \"a\\u{1b}[31m\" has the control character"),
         ("\"seed\":1", "\"seed\":1,\"name\":\"x\\ny\"", "field name: has the control character '\\n'"),
