@@ -376,8 +376,8 @@ test("broken, future and hostile links show a message and load the default", asy
 test("classroom: presenter mode, dark theme, one-click guided run", async () => {
   await page.click("#tab-classroom");
   await page.waitForSelector("article.guide");
-  // One card per seed preset, the replay card (a bundled trace) and the script exercise.
-  assert.equal((await page.$$("article.guide")).length, 9);
+  // One card per seed preset, the replay card (a bundled trace), the script exercise and EEVDF's.
+  assert.equal((await page.$$("article.guide")).length, 10);
   await page.keyboard.press("f");
   await page.selectOption("#theme", "dark");
   await page.waitForFunction(() => document.documentElement.dataset.presenter === "on" && document.documentElement.dataset.theme === "dark");
