@@ -20,24 +20,20 @@ fn check(spec: &str, want: Expect) {
 /// The same scenario with `switch` forced off and on (appended to its `kernel`
 /// line): two snapshots, which must differ.
 fn check_switch(switch: &str, spec: &str, off: Expect, on: Expect) {
-    let sw = Switch::parse(switch).unwrap_or_else(|| panic!("unknown switch {switch}"));
-    let with = |sign: char| -> String {
-        spec.lines()
-            .map(|l| {
-                if l.trim_start().starts_with("kernel ") {
-                    format!("{}{sign}{}\n", l.trim_end(), sw.name())
-                } else {
-                    format!("{l}\n")
-                }
-            })
-            .collect()
-    };
-    let (a, b) = (with('-'), with('+'));
-    let got_off = schedsim::scenario::run(&a).unwrap_or_else(|e| panic!("scenario: {e}\n{a}"));
-    let got_on = schedsim::scenario::run(&b).unwrap_or_else(|e| panic!("scenario: {e}\n{b}"));
+    let (got_off, got_on) = run_off_on(schedsim::scenario::run, switch, spec);
     off.assert_eq(&got_off);
     on.assert_eq(&got_on);
     assert_ne!(got_off, got_on, "switch {switch} changes nothing in this scenario");
+}
+
+/// `spec` run by `run` with `-SWITCH` and with `+SWITCH` on its kernel line.
+fn run_off_on(run: fn(&str) -> Result<String, String>, switch: &str, spec: &str) -> (String, String) {
+    let sw = Switch::parse(switch).unwrap_or_else(|| panic!("unknown switch {switch}"));
+    let got = |sign: char| {
+        let s = with_switch(spec, &format!("{sign}{}", sw.name()));
+        run(&s).unwrap_or_else(|e| panic!("scenario: {e}\n{s}"))
+    };
+    (got('-'), got('+'))
 }
 
 // ---- select_task_rq_fair -----------------------------------------------------------
@@ -3943,10 +3939,7 @@ fn with_switch(spec: &str, extra: &str) -> String {
 
 /// A CFS scenario without and with `+SWITCH` (`-SWITCH` for one on by default).
 fn check_cfs_switch(switch: &str, spec: &str, off: Expect, on: Expect) {
-    let sw = Switch::parse(switch).unwrap_or_else(|| panic!("unknown switch {switch}"));
-    let (a, b) = (with_switch(spec, &format!("-{}", sw.name())), with_switch(spec, &format!("+{}", sw.name())));
-    let got_off = schedsim::scenario::run_cfs(&a).unwrap_or_else(|e| panic!("scenario: {e}\n{a}"));
-    let got_on = schedsim::scenario::run_cfs(&b).unwrap_or_else(|e| panic!("scenario: {e}\n{b}"));
+    let (got_off, got_on) = run_off_on(schedsim::scenario::run_cfs, switch, spec);
     off.assert_eq(&got_off);
     on.assert_eq(&got_on);
     assert_ne!(got_off, got_on, "switch {switch} changes nothing in this scenario");
@@ -3969,9 +3962,7 @@ fn check_preempt_switch(switch: &str, spec: &str, base: Expect, with: Expect) {
 fn check_inert_switch(switch: &str, spec: &str) {
     let sw = Switch::parse(switch).unwrap_or_else(|| panic!("unknown switch {switch}"));
     assert!(sw.inert() && sw.explain().contains("no effect here"), "{switch} is not marked inert");
-    let (a, b) = (with_switch(spec, &format!("-{}", sw.name())), with_switch(spec, &format!("+{}", sw.name())));
-    let got_off = schedsim::scenario::run_cfs(&a).unwrap_or_else(|e| panic!("scenario: {e}\n{a}"));
-    let got_on = schedsim::scenario::run_cfs(&b).unwrap_or_else(|e| panic!("scenario: {e}\n{b}"));
+    let (got_off, got_on) = run_off_on(schedsim::scenario::run_cfs, switch, spec);
     assert_eq!(got_off, got_on, "inert switch {switch} changed the scenario");
 }
 

@@ -247,13 +247,6 @@ impl PreemptModel {
             _ => return None,
         })
     }
-
-    /// Whether a reschedule pending while a task runs in the kernel (a system call's
-    /// work after a wakeup, a kernel thread) preempts it there.
-    #[inline(always)]
-    pub const fn preempts_kernel(self) -> bool {
-        matches!(self, PreemptModel::Full)
-    }
 }
 
 impl Switch {

@@ -280,10 +280,7 @@ impl Rq<'_> {
         if delta(task.vruntime, task.deadline) >= 0 {
             task.deadline = task.vruntime.wrapping_add(self.slice_ns);
             if nr > 1 {
-                // resched_curr_lazy() from v6.13 (lazy model only): a full reschedule
-                // already pending stays full.
-                self.cpu.resched_lazy = self.lazy && (self.cpu.resched_lazy || !self.cpu.need_resched);
-                self.cpu.need_resched = true;
+                self.cpu.resched_curr_lazy(self.lazy);
             }
         }
         let mut v = task.vruntime;

@@ -10,6 +10,7 @@ pub(crate) mod eevdf;
 pub(crate) mod idle;
 #[cfg(feature = "policy")]
 pub(crate) mod policy;
+pub(crate) mod preempt;
 pub(crate) mod sched;
 pub(crate) mod shared_runq;
 pub(crate) mod sis;

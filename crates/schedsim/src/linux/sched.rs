@@ -243,7 +243,7 @@ impl Sim {
             return self.schedule(c);
         }
         if cpu.need_resched && cpu.nr_running > 1 {
-            if preempts_here(task, cpu, self.cfg.preempt) {
+            if super::preempt::preempts_here(task, cpu, self.cfg.preempt) {
                 return self.preempt(c);
             }
         } else {
@@ -275,33 +275,6 @@ impl Sim {
         self.fail(format!("workload task {name} issued {ACTIONS_IN_A_ROW_MAX} actions without running"));
     }
 
-    /// Before step `a` of `t`, which is not more of the system call it is in: the
-    /// return to user mode (`exit_to_user_mode_loop()`, v5.11+ `kernel/entry/common.c`;
-    /// `prepare_exit_to_usermode()` before), where a reschedule that the kernel did not
-    /// take (`none`, `voluntary`, `lazy`) is honoured. The step waits in `stash` (a
-    /// `Block` is asked again: the workload answers it anew when the task runs).
-    /// Returns whether `t` was preempted. Kernel threads never get here, and with
-    /// `full` a pending reschedule has preempted already.
-    #[inline(always)]
-    fn return_to_user(&mut self, c: u32, t: u32, a: Action) -> bool {
-        let task = &mut self.tasks[t as usize];
-        if !task.in_sys || matches!(a, Action::Sys(_)) {
-            return false;
-        }
-        task.in_sys = false;
-        let cpu = &self.cpus[c as usize];
-        if task.kthread || self.cfg.preempt.preempts_kernel() || !cpu.need_resched || cpu.nr_running <= 1 {
-            return false;
-        }
-        match a {
-            Action::Block => {}
-            Action::Run(ns) => task.pending_run_ns = ns,
-            _ => task.stash = Some(a),
-        }
-        self.preempt(c);
-        true
-    }
-
     /// Step `a` of `t`, taken from its `stash` when it runs again.
     fn act(&mut self, c: u32, t: u32, a: Action) {
         if self.act_once(c, t, a) {
@@ -315,36 +288,30 @@ impl Sim {
     #[inline(always)]
     fn act_once(&mut self, c: u32, t: u32, a: Action) -> bool {
         match a {
-            Action::Run(ns) => {
-                let w = ns + std::mem::take(&mut self.tasks[t as usize].penalty_ns);
+            Action::Run(ns) | Action::Sys(ns) => {
+                let task = &mut self.tasks[t as usize];
+                let w = ns + std::mem::take(&mut task.penalty_ns);
+                // More of a system call keeps its task in the kernel.
+                task.in_sys |= matches!(a, Action::Sys(_));
                 self.user(c, w.max(1));
-                return true;
-            }
-            Action::Sys(ns) => {
-                let w = ns + std::mem::take(&mut self.tasks[t as usize].penalty_ns);
-                self.tasks[t as usize].in_sys = true;
-                self.user(c, w.max(1));
-                return true;
             }
             Action::Wake { task, sync, bytes } => {
                 self.tasks[t as usize].in_sys = true;
                 let cost = self.try_to_wake_up(c, Some(t), task, sync, bytes);
-                if cost > 0 {
-                    self.kernel(c, cost, Phase::TaskSys);
-                    return true;
+                if cost == 0 {
+                    return false;
                 }
+                self.kernel(c, cost, Phase::TaskSys);
             }
             Action::Block => {
                 self.block(c, t, TState::Sleeping);
                 self.schedule(c);
-                return true;
             }
             Action::Sleep(ns) => {
                 self.block(c, t, TState::Sleeping);
                 let at = self.now + ns;
                 self.push(at, Ev::Timer { task: t });
                 self.schedule(c);
-                return true;
             }
             Action::Io { ns, irq_cpu, token, rq_affinity } => {
                 self.block(c, t, TState::Sleeping);
@@ -360,15 +327,13 @@ impl Sim {
                     if remote { (c, self.now + ns + self.cost.ipi_delivery_ns) } else { (irq_cpu, self.now + ns) };
                 self.push(at, Ev::Irq { cpu, token });
                 self.schedule(c);
-                return true;
             }
             Action::Exit => {
                 self.block(c, t, TState::Exited);
                 self.schedule(c);
-                return true;
             }
         }
-        false
+        true
     }
 
     /// `update_curr()`: charge runtime to `curr`'s vruntime (all tasks are nice 0). From
@@ -428,7 +393,7 @@ impl Sim {
     }
 
     /// Preempts `curr` of `c`: it goes back to the queue and `schedule()` picks.
-    fn preempt(&mut self, c: u32) {
+    pub(super) fn preempt(&mut self, c: u32) {
         let Some(t) = self.cpus[c as usize].curr else { return };
         self.update_curr(c);
         self.tasks[t as usize].state = TState::Runnable;
@@ -878,13 +843,10 @@ impl Sim {
                     wv + self.wakeup_gran_ns < cv
                 };
                 if preempt {
-                    let lazy = self.cfg.preempt == PreemptModel::Lazy;
                     let cpu = &mut self.cpus[c as usize];
-                    // resched_curr_lazy() (v6.13): TIF_NEED_RESCHED_LAZY unless a full
-                    // reschedule is pending already, and no IPI to another CPU
-                    // (`__resched_curr()` sends one only for TIF_NEED_RESCHED).
-                    cpu.resched_lazy = lazy && (cpu.resched_lazy || !cpu.need_resched);
-                    cpu.need_resched = true;
+                    cpu.resched_curr_lazy(self.cfg.preempt == PreemptModel::Lazy);
+                    // No IPI to another CPU for a lazy reschedule (`__resched_curr()`
+                    // sends one only for TIF_NEED_RESCHED).
                     if cpu.resched_lazy && from != c {
                         return;
                     }
@@ -1051,29 +1013,4 @@ fn dram(cost: &crate::facts::cost::CostModel, bytes: u64) -> u64 {
         return 0;
     }
     bytes.div_ceil(cost.cache_line_bytes) * cost.dram_ns / cost.refill_mlp
-}
-
-/// Whether `cpu`'s pending reschedule preempts `task` (its `curr`) where it stands now,
-/// under `model`. In the kernel (a system call's work, a kernel thread) only a
-/// preemptible kernel preempts: `full`, or `lazy` once the reschedule is not lazy. A
-/// task interrupted in user mode returns there through `exit_to_user_mode_loop()`.
-#[inline(always)]
-pub(crate) fn preempts_here(task: &Task, cpu: &Cpu, model: PreemptModel) -> bool {
-    let in_kernel = task.in_sys || task.kthread;
-    !in_kernel || kernel_preempts(model, cpu.resched_lazy)
-}
-
-/// Whether a pending reschedule preempts a task running in the kernel under `model`:
-/// `full` always (`preempt_enable()`, `preempt_schedule_irq()`), `lazy` once the
-/// reschedule is a full one (another class's, or promoted by the tick), `none` and
-/// `voluntary` never (they wait for a block, the return to user mode, or a
-/// `cond_resched()` / `might_resched()` point, which no modelled system call has
-/// after its wakeup).
-#[inline(always)]
-fn kernel_preempts(model: PreemptModel, lazy: bool) -> bool {
-    match model {
-        PreemptModel::Full => true,
-        PreemptModel::Lazy => !lazy,
-        PreemptModel::None | PreemptModel::Voluntary => false,
-    }
 }

@@ -118,6 +118,15 @@ pub(crate) struct Cpu {
 }
 
 impl Cpu {
+    /// The fair class's `resched_curr_lazy()` (v6.13): TIF_NEED_RESCHED_LAZY under the
+    /// `lazy` model, unless a full reschedule is pending already (it stays full);
+    /// TIF_NEED_RESCHED under every other model.
+    #[inline(always)]
+    pub(crate) fn resched_curr_lazy(&mut self, lazy: bool) {
+        self.resched_lazy = lazy && (self.resched_lazy || !self.need_resched);
+        self.need_resched = true;
+    }
+
     /// Closes the accounting interval up to `now`.
     #[inline]
     pub(crate) fn account(&mut self, now: Time) {

@@ -217,7 +217,7 @@ pub fn run_cfs(text: &str) -> Result<String, String> {
             if let Some(place) = s.curr_in {
                 let mut say = |sim: &Sim, when: &str| {
                     let now = sim.cpus[0].need_resched
-                        && crate::linux::sched::preempts_here(&sim.tasks[0], &sim.cpus[0], sim.cfg.preempt);
+                        && crate::linux::preempt::preempts_here(&sim.tasks[0], &sim.cpus[0], sim.cfg.preempt);
                     let _ = writeln!(
                         out,
                         "{when} ({} model, curr in {place}): {}",
