@@ -238,14 +238,8 @@ impl PreemptModel {
     }
 
     /// The model a switch names, if it is a preemption switch.
-    pub const fn of_switch(s: Switch) -> Option<PreemptModel> {
-        Some(match s {
-            Switch::PreemptNone => PreemptModel::None,
-            Switch::PreemptVoluntary => PreemptModel::Voluntary,
-            Switch::PreemptFull => PreemptModel::Full,
-            Switch::PreemptLazy => PreemptModel::Lazy,
-            _ => return None,
-        })
+    pub fn of_switch(s: Switch) -> Option<PreemptModel> {
+        PreemptModel::ALL.into_iter().find(|m| m.switch() == s)
     }
 }
 
@@ -314,7 +308,7 @@ impl Switch {
 
     /// A preemption model's switch (`preempt-*`): one at a time, defaulting to the
     /// machine's model.
-    pub const fn is_preempt_model(self) -> bool {
+    pub fn is_preempt_model(self) -> bool {
         PreemptModel::of_switch(self).is_some()
     }
 
