@@ -1,7 +1,7 @@
 //! Where the CPU time went: user, system and idle seconds of every kernel, stacked,
 //! summed over all client counts and iterations.
 
-use super::{e2s, frame, layout, legend, legend_swatch, style_mesh, titled, Categories, ChartResult, ChartTheme};
+use super::{e2s, frame, layout, legend_swatch, style_mesh, titled, Categories, ChartResult, ChartTheme, Legend};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use schedsim::Report;
@@ -37,6 +37,7 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, th: &
     // Fixed hues for the parts, so the stack reads the same in every theme.
     let hues = [RGBColor(0, 114, 178), RGBColor(213, 94, 0), th.grid];
     let labels = ["user", "system", "idle"];
+    let mut legend = Legend::new();
     for part in 0..3 {
         let color = hues[part];
         chart
@@ -44,12 +45,9 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, th: &
                 let base: f64 = p[..part].iter().sum();
                 Rectangle::new([(i as f64 - 0.3, base), (i as f64 + 0.3, base + p[part])], color.filled())
             }))
-            .map_err(e2s)?
-            .label(labels[part])
-            .legend({
-                let swatch = swatch.clone();
-                move |p| Rectangle::new(swatch(p), color.filled())
-            });
+            .map_err(e2s)?;
+        let swatch = swatch.clone();
+        legend.add(labels[part], move |p| Rectangle::new(swatch(p), color.filled()));
         // The value beside each segment, if the segment is tall enough to read.
         chart
             .draw_series(parts.iter().enumerate().filter(|(_, p)| p[part] > top * 0.05).map(|(i, p)| {
@@ -58,5 +56,5 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, th: &
             }))
             .map_err(e2s)?;
     }
-    legend(&mut chart, th, SeriesLabelPosition::UpperRight)
+    legend.draw(&chart, th, SeriesLabelPosition::UpperRight)
 }

@@ -1,6 +1,6 @@
 //! Wakeup latency percentiles (p50, p90, p95, p99) of every kernel at one client count.
 
-use super::{e2s, frame, grouped_bars, legend, titled, ChartResult, ChartTheme};
+use super::{e2s, frame, grouped_bars, titled, ChartResult, ChartTheme};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use schedsim::Report;
@@ -32,7 +32,7 @@ pub fn draw<DB: DrawingBackend>(
         th,
         1.1,
     )?;
-    let (mut chart, top) =
+    let (mut chart, top, legend) =
         grouped_bars(&area, r, th, ["p50", "p90", "p95", "p99"], "µs from wakeup to running", &values)?;
     // A window in which nothing completed still has wakeups; say so rather than let the
     // bars pass for the benchmark's latency.
@@ -50,5 +50,5 @@ pub fn draw<DB: DrawingBackend>(
             )))
             .map_err(e2s)?;
     }
-    legend(&mut chart, th, SeriesLabelPosition::UpperLeft)
+    legend.draw(&chart, th, SeriesLabelPosition::UpperLeft)
 }

@@ -1,6 +1,6 @@
 //! Live mode: migrations of every kernel so far, over simulated time.
 
-use super::{e2s, frame, legend, legend_line, time_chart, titled, ChartResult, ChartTheme};
+use super::{e2s, frame, legend_line, time_chart, titled, ChartResult, ChartTheme, Legend};
 use crate::live_session::LivePoint;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -22,6 +22,7 @@ pub fn draw<DB: DrawingBackend>(
     let top = if top > 0.0 { top * 1.15 } else { 1.0 };
     let area = titled(root, "Wakeup and balance migrations so far", th, 1.1)?;
     let mut chart = time_chart(&area, t_max, top, "migrations", th)?;
+    let mut legend = Legend::new();
     for (i, s) in series.iter().enumerate() {
         let color = th.color(i);
         chart
@@ -29,9 +30,8 @@ pub fn draw<DB: DrawingBackend>(
                 s.iter().map(|p| (p.t_ns as f64 / 1e6, p.migrations as f64)),
                 color.stroke_width(th.px(width(i, series.len()))),
             ))
-            .map_err(e2s)?
-            .label(names.get(i).cloned().unwrap_or_default())
-            .legend(legend_line(th, color));
+            .map_err(e2s)?;
+        legend.add(names.get(i).cloned().unwrap_or_default(), legend_line(th, color));
     }
-    legend(&mut chart, th, SeriesLabelPosition::UpperLeft)
+    legend.draw(&chart, th, SeriesLabelPosition::UpperLeft)
 }

@@ -1,7 +1,7 @@
 //! Live mode: the work rate of every kernel over simulated time (MB/s for workloads that
 //! move bytes, thousands of operations per second otherwise).
 
-use super::{e2s, frame, legend, legend_line, time_chart, titled, ChartResult, ChartTheme};
+use super::{e2s, frame, legend_line, time_chart, titled, ChartResult, ChartTheme, Legend};
 use crate::live_session::LivePoint;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -47,13 +47,13 @@ pub fn draw<DB: DrawingBackend>(
     let top = if top > 0.0 { top * 1.15 } else { 1.0 };
     let area = titled(root, &format!("Work rate over simulated time ({unit})"), th, 1.1)?;
     let mut chart = time_chart(&area, t_max, top, unit, th)?;
+    let mut legend = Legend::new();
     for (i, s) in rates.iter().enumerate() {
         let color = th.color(i);
         chart
             .draw_series(LineSeries::new(s.iter().copied(), color.stroke_width(th.px(width(i, series.len())))))
-            .map_err(e2s)?
-            .label(names.get(i).cloned().unwrap_or_default())
-            .legend(legend_line(th, color));
+            .map_err(e2s)?;
+        legend.add(names.get(i).cloned().unwrap_or_default(), legend_line(th, color));
     }
-    legend(&mut chart, th, SeriesLabelPosition::LowerRight)
+    legend.draw(&chart, th, SeriesLabelPosition::LowerRight)
 }

@@ -1,7 +1,7 @@
 //! Wakeup migrations by distance from prev (SMT sibling, same LLC, across LLCs, across
 //! nodes), per thousand wakeups, one bar per kernel in each group.
 
-use super::{frame, grouped_bars, legend, titled, ChartResult, ChartTheme};
+use super::{frame, grouped_bars, titled, ChartResult, ChartTheme};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use schedsim::Report;
@@ -23,6 +23,6 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, th: &
     frame(root, th)?;
     let values: Vec<[f64; 4]> = r.configs.iter().map(|c| per_kilo_wakeup(&c.total())).collect();
     let area = titled(root, "Wakeup migrations by distance from prev, per 1000 wakeups", th, 1.1)?;
-    let (mut chart, _) = grouped_bars(&area, r, th, DISTANCES, "migrations / 1000 wakeups", &values)?;
-    legend(&mut chart, th, SeriesLabelPosition::UpperRight)
+    let (chart, _, legend) = grouped_bars(&area, r, th, DISTANCES, "migrations / 1000 wakeups", &values)?;
+    legend.draw(&chart, th, SeriesLabelPosition::UpperRight)
 }

@@ -8,7 +8,7 @@
 //! panel draws a hollow marker and says "no difference beyond noise"; a point whose
 //! window measured nothing is a cross on the axis with the reason, never a value.
 
-use super::{e2s, frame, layout, legend, legend_headroom, style_mesh, titled, ChartResult, ChartTheme};
+use super::{e2s, frame, layout, legend_headroom, style_mesh, titled, ChartResult, ChartTheme, Legend};
 use crate::compare::{self, Versus};
 use crate::kernel_names::letter;
 use plotters::coord::Shift;
@@ -166,7 +166,7 @@ fn draw_markers<'a, DB: DrawingBackend + 'a>(
     color: RGBColor,
     th: &ChartTheme,
     hollow: bool,
-    label: Option<String>,
+    legend: Option<(&mut Legend<'a, DB>, String)>,
 ) -> ChartResult {
     let r = th.px(6.0) as i32;
     let line = color.stroke_width(th.px(2.0));
@@ -175,14 +175,14 @@ fn draw_markers<'a, DB: DrawingBackend + 'a>(
     let half = th.px(10.0) as i32;
     macro_rules! go {
         ($e:ident => $body:expr) => {{
-            let ann = chart
+            chart
                 .draw_series(pts.iter().map(|&$e| {
                     let $e = EmptyElement::at($e);
                     $body
                 }))
                 .map_err(e2s)?;
-            if let Some(l) = label {
-                ann.label(l).legend(move |$e: (i32, i32)| {
+            if let Some((legend, l)) = legend {
+                legend.add(l, move |$e: (i32, i32)| {
                     let $e = EmptyElement::at(($e.0 + half, $e.1)) + PathElement::new(vec![(-half, 0), (half, 0)], lw);
                     $body
                 });
@@ -295,6 +295,7 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, th: &
     }
     mesh.draw().map_err(e2s)?;
     let mut empties = 0;
+    let mut legend = Legend::new();
     for (ci, c) in r.configs.iter().enumerate() {
         let color = th.color(ci);
         let shape = SHAPES[ci % SHAPES.len()];
@@ -328,7 +329,7 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, th: &
             }
         }
         let label = format!("{} {}", letter(ci), schedsim::kernel::name_with_label(&c.name, &c.label));
-        draw_markers(&mut chart, &measured, shape, color, th, false, Some(label))?;
+        draw_markers(&mut chart, &measured, shape, color, th, false, Some((&mut legend, label)))?;
         // An empty window: a cross on the axis in the kernel's colour.
         let empty: Vec<(f64, f64)> = pts.iter().filter(|p| p.3).map(|p| (p.0, 0.0)).collect();
         draw_markers(&mut chart, &empty, Shape::Cross, color, th, false, None)?;
@@ -345,7 +346,7 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report, th: &
     }
     // In the band `legend_headroom` keeps free of points (the upper left holds the note
     // on empty windows).
-    legend(&mut chart, th, SeriesLabelPosition::UpperRight)?;
+    legend.draw(&chart, th, SeriesLabelPosition::UpperRight)?;
 
     // Lower panel: % against A, with this kernel's stddev as the bar.
     let Some(lower) = lower else { return Ok(()) };

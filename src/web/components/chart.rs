@@ -5,11 +5,11 @@
 
 use crate::charts::{self, ChartResult, ChartTheme, HEIGHT_PX, WIDTH_PX};
 use crate::live_session::LivePoint;
+use crate::web::components::canvas_text::MeasuredCanvas;
 use crate::web::dom;
 use crate::web::state::SweepResult;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters_canvas::CanvasBackend;
 use std::rc::Rc;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
@@ -80,7 +80,7 @@ fn draw_canvas(canvas: &HtmlCanvasElement, spec: &ChartSpec, theme: &ChartTheme,
         canvas.set_width(w);
         canvas.set_height(h);
     }
-    let backend = CanvasBackend::with_canvas_object(canvas.clone()).ok_or("chart: the canvas has no 2D context")?;
+    let backend = MeasuredCanvas::new(canvas).ok_or("chart: the canvas has no 2D context")?;
     let root = backend.into_drawing_area();
     let th = ChartTheme { scale: dpr, ..theme.clone() };
     spec.draw(&root, &th)?;

@@ -1,5 +1,6 @@
 //! The page's components, one file each.
 
+pub mod canvas_text;
 pub mod chart;
 pub mod cluster;
 pub mod copy_link;
