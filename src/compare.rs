@@ -67,6 +67,7 @@ pub fn nothing_measured(w: &Workload) -> &'static str {
         Workload::Schbench(_) => "no wakeup was measured in the window",
         Workload::Hackbench(_) => "the work did not finish within the duration",
         Workload::Replay(_) => "no traced work completed in the measured window",
+        Workload::Rtapp(_) => "no rt-app run or runtime work was done in the measured window",
     }
 }
 

@@ -117,6 +117,12 @@ pub fn presets_text() -> String {
         }
     }
 
+    let _ = writeln!(
+        s,
+        "  {:<10} {:<20} rt-app work (CPUs busy, higher is better): --workload rtapp:FILE, an rt-app 1.0 task set",
+        "rtapp", "copies of the task set"
+    );
+
     let versions: Vec<&str> = KernelVersion::ALL.iter().map(|v| v.name()).collect();
     let _ = writeln!(s, "\nKernel versions (--kernel NAME=VERSION[+SWITCH][-SWITCH]...): {}", versions.join(" "));
 

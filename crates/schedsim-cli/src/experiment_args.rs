@@ -14,7 +14,7 @@ pub const EXPERIMENT_FLAGS: &[Flag] = &[
     Flag::value("topology", "SPEC", "machine topology NODESxLLCSxCORESxTHREADS, e.g. 1x1x10x2\n(with --machine: that preset's costs on this topology)"),
     Flag::value("topology-file", "FILE", "topology of a real machine: lscpu -p, lscpu -e or sysfs text, with\nnumactl --hardware optionally appended (see 'schedsim help run');\nwith --machine: that preset's costs on this topology"),
     Flag::value("machine", "NAME", "machine preset, e.g. cascadelake-2s (see 'schedsim presets')"),
-    Flag::value("workload", "NAME", "tbench, dbench, hackbench, pipe, schbench or memcache with default\nparameters, or a JSON object such as '{\"kind\":\"tbench\",\"work_ns\":8000}'"),
+    Flag::value("workload", "NAME", "tbench, dbench, hackbench, pipe, schbench or memcache with default\nparameters, a JSON object such as '{\"kind\":\"tbench\",\"work_ns\":8000}', or\nrtapp:FILE, an rt-app 1.0 task set (JSON; what the model cannot run is refused by key)"),
     Flag::value("replay", "TRACE", "replay a real machine's scheduler trace as the workload: perf script\nor trace-cmd report text of sched events, or either gzipped (see\n'schedsim help replay'); --clients counts copies of it"),
     Flag::value("clients", "LIST", "client counts, e.g. 1,2,4 (pairs, groups, ... as the workload means)"),
     Flag::value("iterations", "N", "iterations per client count"),
@@ -123,11 +123,10 @@ fn read_text(file: &str) -> Result<String, CliError> {
 
 /// Reads and imports a trace file (perf script or trace-cmd report text, or either
 /// gzip-compressed); every error names the file, and the line where there is one.
-pub fn import_trace_file(file: &str) -> Result<schedsim::sched_trace::Trace, CliError> {
+/// `file`'s bytes, at most `max` + 1 of them (one more than allowed says it is too
+/// large, and no more is read); the error names the file.
+fn read_at_most(file: &str, max: usize) -> Result<Vec<u8>, CliError> {
     use std::io::Read;
-    if file.is_empty() {
-        return Err(CliError::input("--replay: needs a trace file name"));
-    }
     let why = |e: std::io::Error| {
         let why = match e.kind() {
             std::io::ErrorKind::NotFound => "no such file".to_string(),
@@ -135,9 +134,16 @@ pub fn import_trace_file(file: &str) -> Result<schedsim::sched_trace::Trace, Cli
         };
         CliError::input(format!("{file}: cannot read: {why}"))
     };
-    let f = std::fs::File::open(file).map_err(why)?;
     let mut bytes = Vec::new();
-    f.take(schedsim::sched_trace::TRACE_BYTES_MAX as u64 + 1).read_to_end(&mut bytes).map_err(why)?;
+    std::fs::File::open(file).map_err(why)?.take(max as u64 + 1).read_to_end(&mut bytes).map_err(why)?;
+    Ok(bytes)
+}
+
+pub fn import_trace_file(file: &str) -> Result<schedsim::sched_trace::Trace, CliError> {
+    if file.is_empty() {
+        return Err(CliError::input("--replay: needs a trace file name"));
+    }
+    let bytes = read_at_most(file, schedsim::sched_trace::TRACE_BYTES_MAX)?;
     if bytes.len() > schedsim::sched_trace::TRACE_BYTES_MAX {
         return Err(CliError::input(format!(
             "{file}: larger than {} MB; a trace is at most {} MB (bounded so that the import's memory, about \
@@ -251,6 +257,9 @@ pub fn apply_flags(exp: &mut Experiment, p: &Parsed) -> Result<Vec<String>, CliE
         if w != "replay" {
             exp.workload = parse_workload(w)?;
         }
+        if let Workload::Rtapp(r) = &exp.workload {
+            notes.extend(r.notes().iter().map(|n| format!("{}: {n}", r.file)));
+        }
     }
     if let Some(file) = p.get("replay") {
         let trace = import_trace_file(file)?;
@@ -305,7 +314,29 @@ pub fn apply_flags(exp: &mut Experiment, p: &Parsed) -> Result<Vec<String>, CliE
     Ok(notes)
 }
 
+/// `rtapp:FILE`: an rt-app JSON file as the workload (at most
+/// `RTAPP_BYTES_MAX` bytes, read no further).
+fn rtapp_file(file: &str) -> Result<Workload, CliError> {
+    use schedsim::workload::rtapp::RTAPP_BYTES_MAX;
+    if file.is_empty() {
+        return Err(CliError::input("--workload rtapp:FILE: needs a file name"));
+    }
+    let bytes = read_at_most(file, RTAPP_BYTES_MAX)?;
+    if bytes.len() > RTAPP_BYTES_MAX {
+        return Err(CliError::input(format!(
+            "{file}: larger than {} KiB, the most an rt-app file may be",
+            RTAPP_BYTES_MAX >> 10
+        )));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| CliError::input(format!("{file}: not UTF-8 text")))?;
+    let name = std::path::Path::new(file).file_name().and_then(|n| n.to_str()).unwrap_or(file);
+    schedsim::workload::RtappParams::new(name, &text).map(Workload::Rtapp).map_err(CliError::input)
+}
+
 pub fn parse_workload(w: &str) -> Result<Workload, CliError> {
+    if let Some(file) = w.strip_prefix("rtapp:") {
+        return rtapp_file(file);
+    }
     if w.trim_start().starts_with('{') {
         // The reader of experiment files and links: field paths, no key given twice.
         return schedsim::input::from_json::<Workload>(w, "a workload")

@@ -98,7 +98,7 @@ fn client_range(e: &schedsim::Experiment) -> Vec<u32> {
         W::Pipe(_) => vec![1, 16, 256],
         W::Hackbench(_) => vec![1, 8, 32],
         W::Schbench(_) => vec![1, 8, 64],
-        W::Replay(_) => vec![1, 4],
+        W::Replay(_) | W::Rtapp(_) => vec![1, 4],
     };
     v.extend(e.clients.iter().copied());
     v.sort_unstable();

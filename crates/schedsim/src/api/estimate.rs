@@ -448,6 +448,24 @@ pub fn run_events(exp: &Experiment, kernel: &KernelSpec, clients: u32, map: &Cpu
             let busy = (p.work_ns() as u128 * c).div_ceil(p.span_ns.max(1) as u128).min(m.cpus);
             (c * per_copy, busy, duration_ns.min(p.span_ns as u128))
         }
+        // An rt-app thread makes as many passes of its loop as fit (each at least its
+        // work, sleeps and longest timer period), or its `loop`; each work stretch a
+        // segment, each wakeup one onto an idle CPU (a periodic task set mostly idles).
+        Workload::Rtapp(p) => {
+            let (mut events, mut cpu_ns) = (0u128, 0u128);
+            for t in p.passes() {
+                let passes = (duration_ns / t.paced_ns as u128).max(1).min(t.loops as u128);
+                events += passes
+                    * (t.segments as u128 * EVENTS_PER_SEGMENT as u128
+                        + t.wakeups as u128 * (EVENTS_PER_SEGMENT + EVENTS_PER_IDLE_WAKEUP) as u128);
+                cpu_ns += passes * t.cpu_ns as u128;
+            }
+            // No more work than the CPUs can do: beyond it, every pass is slower.
+            let (want, can) = (c * cpu_ns, m.cpus * duration_ns);
+            let events = if want > can { c * events * can / want } else { c * events };
+            let busy = want.div_ceil(duration_ns.max(1)).min(m.cpus);
+            (events, busy, duration_ns)
+        }
     };
     // Periodic activity: the ticks of the busy CPUs (an idle CPU does not tick,
     // NO_HZ_IDLE), every CPU's housekeeping kworker (its timer, its wakeup on an idle
@@ -528,7 +546,7 @@ pub fn run_events_max(exp: &Experiment, clients: u32, map: &CpuMap, costs: &Cost
         }
         // A replay's work is its programs' steps, each at most a request's events
         // (an interrupt wakeup is the dearest); bounded below by the whole program.
-        Workload::Replay(_) => 0,
+        Workload::Replay(_) | Workload::Rtapp(_) => 0,
     };
     let busy_cpus = (nr_cpus as u64).min(exp.workload.task_count(clients, nr_cpus).max(1)) as u128;
     let mut periodic = busy_cpus * (SEC / costs.tick_ns.max(1) as u128);
@@ -549,6 +567,18 @@ pub fn run_events_max(exp: &Experiment, clients: u32, map: &CpuMap, costs: &Cost
         Workload::Pipe(PipeParams { loops, .. }) => op_events = op_events.min(c * 2 * *loops as u128 * per_op),
         Workload::Replay(p) => {
             let steps: u128 = p.tasks.iter().map(|t| t.program.len() as u128).sum();
+            op_events = c * steps * EVENTS_PER_REQUEST as u128;
+        }
+        // An rt-app pass takes at least its `min_ns`, so no more passes fit the run.
+        Workload::Rtapp(p) => {
+            let steps: u128 = p
+                .passes()
+                .iter()
+                .map(|t| {
+                    let passes = (secs_ms * 1_000_000 / t.min_ns as u128 + 1).min(t.loops as u128);
+                    passes * (t.segments + t.wakeups) as u128
+                })
+                .sum();
             op_events = c * steps * EVENTS_PER_REQUEST as u128;
         }
         _ => {}

@@ -10,6 +10,7 @@ mod hackbench;
 mod memcache;
 mod pipe;
 pub mod replay;
+pub mod rtapp;
 mod run;
 mod schbench;
 mod tbench;
@@ -19,6 +20,7 @@ pub use hackbench::HackbenchParams;
 pub use memcache::MemcacheParams;
 pub use pipe::PipeParams;
 pub use replay::{ReplayParams, ReplayTask};
+pub use rtapp::RtappParams;
 pub(crate) use run::{Action, IrqToken, Measured, Sample, TaskInit, WorkloadState};
 pub use schbench::SchbenchParams;
 pub(crate) use schbench::WAKE_HANDLING_NS;
@@ -44,6 +46,8 @@ pub enum Workload {
     Memcache(MemcacheParams),
     /// A real machine's scheduler trace, each traced task a program; `clients` copies.
     Replay(ReplayParams),
+    /// An rt-app task set (rt-app 1.0's JSON); `clients` copies.
+    Rtapp(RtappParams),
 }
 
 /// Upper limits the parameters' checks share.
@@ -131,6 +135,7 @@ impl Workload {
             Workload::Schbench(_) => "schbench",
             Workload::Memcache(_) => "memcache",
             Workload::Replay(_) => "replay",
+            Workload::Rtapp(_) => "rtapp",
         }
     }
 
@@ -143,6 +148,7 @@ impl Workload {
             Workload::Schbench(_) => ("p99 wakeup latency", "usec", false),
             Workload::Memcache(_) => ("p99 response time", "usec", false),
             Workload::Replay(_) => ("replay throughput", "x recorded", true),
+            Workload::Rtapp(_) => ("rt-app work", "CPUs busy", true),
         };
         MetricInfo { name: name.into(), unit: unit.into(), higher_is_better: hib }
     }
@@ -157,6 +163,7 @@ impl Workload {
             Workload::Schbench(_) => "message threads",
             Workload::Memcache(_) => "worker threads",
             Workload::Replay(_) => "copies of the trace",
+            Workload::Rtapp(_) => "copies of the task set",
         }
     }
 
@@ -170,6 +177,7 @@ impl Workload {
             Workload::Schbench(p) => c * (1 + p.workers as u64),
             Workload::Memcache(p) => c + p.background_threads as u64,
             Workload::Replay(p) => c * p.tasks.len() as u64,
+            Workload::Rtapp(p) => c * p.threads() as u64,
         }
     }
 
@@ -183,6 +191,7 @@ impl Workload {
             Workload::Schbench(p) => p.validate(),
             Workload::Memcache(p) => p.validate(nr_cpus),
             Workload::Replay(p) => p.validate(nr_cpus),
+            Workload::Rtapp(p) => p.validate(nr_cpus),
         }
     }
 }

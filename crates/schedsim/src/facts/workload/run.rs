@@ -4,7 +4,7 @@
 //! hands each step, interrupt and metric to the workload's own module and runs the
 //! per-CPU housekeeping kworkers itself.
 
-use super::{dbench, hackbench, memcache, pipe, replay, schbench, tbench, Housekeeping, Workload};
+use super::{dbench, hackbench, memcache, pipe, replay, rtapp, schbench, tbench, Housekeeping, Workload};
 use crate::facts::metrics::Histogram;
 use crate::facts::rng::Pcg64;
 
@@ -168,6 +168,7 @@ enum Program {
     Schbench(schbench::Schbench),
     Memcache(memcache::Memcache),
     Replay(replay::Replay),
+    Rtapp(rtapp::RtappRun),
 }
 
 /// Runtime state of a workload.
@@ -195,6 +196,7 @@ impl WorkloadState {
             Workload::Schbench(p) => Program::Schbench(schbench::Schbench::new(p, clients, &mut tasks)),
             Workload::Memcache(p) => Program::Memcache(memcache::Memcache::new(p, clients, nr_cpus, &mut tasks)),
             Workload::Replay(p) => Program::Replay(replay::Replay::new(p, clients, nr_cpus, &mut tasks)),
+            Workload::Rtapp(p) => Program::Rtapp(rtapp::RtappRun::new(p, clients, &mut tasks)),
         };
         let app_tasks = tasks.len() as u32;
         // A trace holds the machine's own kworkers: a replay adds none.
@@ -277,6 +279,7 @@ impl WorkloadState {
             Program::Schbench(w) => w.step(s, task, now),
             Program::Memcache(w) => w.step(s, task, now, rng),
             Program::Replay(w) => w.step(s, task, now),
+            Program::Rtapp(w) => w.step(s, task, now),
         }
     }
 
@@ -326,6 +329,7 @@ impl WorkloadState {
             Program::Schbench(_) => schbench::sample(m),
             Program::Memcache(w) => w.sample(),
             Program::Replay(w) => w.sample(m),
+            Program::Rtapp(w) => w.sample(m),
         }
     }
 }
