@@ -788,8 +788,17 @@ fn parse(text: &str) -> Result<RtApp, String> {
     for (key, tv) in tasks {
         let tpath = format!("tasks.{key}");
         let Node::Obj(t) = tv else { return Err(format!("{tpath}: expected an object")) };
-        let (instance, loops, cpus, delay_ns) =
+        let (instance, mut loops, cpus, delay_ns) =
             parse_settings(t, &tpath, &policy_default, &mut notes, &mut nice_noted)?;
+        // Without "phases", rt-app 1.0 (Debian's; measured on the box: a thread of
+        // "loop": 3 ran its run and sleep for the whole duration) repeats the thread
+        // until the run ends; rt-app since 2017 (c67aaf6) stops after `loop` passes.
+        if get(t, "phases").is_none() && loops > 0 {
+            notes.push(format!(
+                "{tpath}.loop = {loops} without phases: rt-app 1.0 repeats the thread until the run ends, and so does                  the model (later rt-app stops after {loops})"
+            ));
+            loops = -1;
+        }
         let mut b = ThreadBuild { key, events: Vec::new(), unique: BTreeMap::new(), unique_abs: Vec::new() };
         let phases = Arc::new(parse_phases(t, &tpath, &mut names, &mut b, &mut notes)?);
         let events = Arc::new(b.events);
