@@ -59,6 +59,22 @@ for k in "${kernels[@]}"; do
   $bin run --topology 1x1x1x1 --workload pipe --clients 1 --iterations 1 --duration-ms 200 \
     --kernel "$k=$k+preempt-none" --json --no-progress >"$tmp/pipe1-$k.json"
 done
+# rt-app task sets (traces/rtapp/, `scripts/record-traces.sh rtapp`): the JSON the machine
+# ran, run by the model (first kernel, 2 s like the recording), and the trace's replay.
+k0=${kernels[0]}
+: >"$tmp/rtapp.txt"
+for f in traces/rtapp/*.facts; do
+  [ -e "$f" ] || continue
+  name=$(basename "$f" .facts)
+  json=$(sed -n 's/^rtapp_json: //p' "$f")
+  [ -e "$json" ] || { echo "ground-truth.sh: $name: $json is not here (Debian's rt-app package); left out" >&2; continue; }
+  $bin show --machine kvm-2 --workload "rtapp:$json" --clients 1 --iterations 1 --duration-ms 2000 --warmup-ms 0 \
+    --kernel "$k0=$k0" >"$tmp/rtexp-$name.json" 2>/dev/null
+  $stats <"$tmp/rtexp-$name.json" >"$tmp/rtstats-$name.json"
+  $bin replay "traces/rtapp/$name.perf.txt.gz" --machine kvm-2 --kernel "$k0=$k0" --json 2>/dev/null >"$tmp/rtreplay-$name.json"
+  echo "$name|$json" >>"$tmp/rtapp.txt"
+done
+
 # The identity table: every quiet-box trace under the kernel and model that recorded it.
 cargo test --release --locked -p schedsim --test identity -- --ignored identity_table --nocapture 2>/dev/null |
   grep '^|' >"$tmp/identity.md"
@@ -232,6 +248,35 @@ for i, (name, key, wl, clients, dur, trace) in enumerate(cases):
     print(f"| CPU time per wakeup (µs) | {trace_cpu_ns(trace) / nobs / 1e3:.1f} | {st['cpu_ns_per_wakeup'] / 1e3:.1f} | - |")
     print(f"| replay throughput (x recorded) | 1.00 | - | {sim['replay_throughput']:.2f} |")
     print()
+
+rt = [l.rstrip("\n").split("|") for l in open(os.path.join(tmp, "rtapp.txt")) if l.strip()]
+if rt:
+    print("## rt-app task sets: the machine, the same JSON in the model, the trace's replay\n")
+    print("Each rt-app file as the box ran it (`scripts/record-traces.sh rtapp`: 2 s, rt-app's")
+    print("calibration done before the trace, `traces/rtapp/NAME.facts`), as `--workload rtapp:FILE`")
+    print(f"runs it in the model ({k}, 2 s, no warm-up, one iteration on `kvm-2`), and the model's")
+    print("replay of the trace. rt-app's own summary of its logs follows each table (per thread:")
+    print("loops, and the run, period and slack columns of its log, µs; `run` is the wall time of")
+    print("the run event, preemption included).\n")
+    for name, json_path in rt:
+        rep, st = load(f"rtreplay-{name}.json"), load(f"rtstats-{name}.json")
+        if rep is None or st is None:
+            continue
+        fx = facts(f"rtapp/{name}.perf.txt.gz")
+        print(f"### {name}\n")
+        print(f"`{json_path}`; trace `traces/rtapp/{name}.perf.txt.gz` ({rep['trace']['span_ns'] / 1e6:.0f} ms, load {fx.get('load_average_1min_before', '?')} before).\n")
+        sim = rep["simulated"][0]
+        print("| | machine (trace) | the JSON in the model | model's replay of the trace |")
+        print("|---|---|---|---|")
+        for label, f in rows:
+            print(f"| {label} | {f(rep['observed'], rep['trace']['span_ns'])} | {f(st['stats'], st['elapsed_ns'])} | {f(sim, sim['elapsed_ns'])} |")
+        sw, ssw = rep["switches"], sim["switches"]
+        print(f"| voluntary / involuntary switches | {sw['voluntary']} / {sw['involuntary']} | - | {ssw[0]} / {ssw[1]} |")
+        print(f"| model's rt-app work (CPUs busy) | - | {st['value']:.3f} | - |")
+        print()
+        print("```")
+        print(open(f"traces/rtapp/{name}.rtapp-log.txt").read().rstrip())
+        print("```\n")
 
 print("## The pipe pair on one CPU\n")
 print("`perf bench sched pipe` with both ends on one CPU: the machine's `taskset -c 0` probe")

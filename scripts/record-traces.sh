@@ -5,7 +5,8 @@
 # NOT run in CI. Needs root (perf sched record system-wide, a loop mount, the
 # debugfs mount), a Debian 12 box with linux-perf 6.1, and these packages:
 #   apt-get install -y dbench rt-tests trace-cmd libtraceevent1-plugin
-# (dbench gives dbench/tbench/tbench_srv; rt-tests gives hackbench).
+# (dbench gives dbench/tbench/tbench_srv; rt-tests gives hackbench); and rt-app for
+# the rtapp step.
 #
 # Usage:  scripts/record-traces.sh [box|record|cross|text|counts|wakers|bench|probe|measured|all]...
 #   box     verbatim machine facts            -> traces/box/
@@ -18,6 +19,9 @@
 #   probe   pipe same/cross CPU under SCHED_FIFO -> traces/raw/*-fifo.txt
 #   measured  medians of the bench runs       -> traces/measured.md
 #   quiet   quiet-box traces (load < 0.3), with facts -> traces/quiet/
+#   rtapp   rt-app task sets (workloads/rtapp/*.json, and Debian's mp3-short and
+#           spreading-tasks examples) on the quiet box -> traces/rtapp/ (trace, facts,
+#           rt-app's own per-thread summary of its logs)
 #   all     all of the above, in that order (the default)
 #
 # Idempotent: every step overwrites its outputs; the dbench loop image is made
@@ -411,8 +415,8 @@ preempt_model() {
     [ -n "$arg" ] && m=$arg
     echo "${m:-unknown}"
 }
-facts() { # name, load before, the workload as run
-    local Q=$OUT/quiet
+facts() { # name, load before, the workload as run[, output directory]
+    local Q=${4:-$OUT/quiet}
     { echo "trace: $1.perf.txt.gz"
       echo "recorded: $(date -u +%FT%TZ)"
       echo "load_average_1min_before: $2"
@@ -476,10 +480,53 @@ quiet() {
     sed -i "s/^load_average_1min_before: .*/load_average_1min_before: $ld0/" "$Q/pipeline.facts"
 }
 
+# rt-app summary of its logs: per thread, loops, and the mean and worst of run, period
+# and slack (us), the columns of rt-app 1.0's log (idx perf run period start end rel_st
+# slack c_duration c_period wu_lat).
+rtapp_summary() {
+    local f
+    for f in "$@"; do
+        awk -v t="$(basename "$f" .log)" '!/^#/ && NF >= 11 { n++; run += $3; per += $4; sl += $8; wu += $11
+              if ($3 > mr) mr = $3; if ($4 > mp) mp = $4; if (n == 1 || $8 < ms) ms = $8 }
+            END { if (n) printf "%s loops %d run_mean_us %.0f run_max_us %d period_mean_us %.0f period_max_us %d slack_mean_us %.0f slack_min_us %d wu_lat_mean_us %.1f\n", t, n, run / n, mr, per / n, mp, sl / n, ms, wu / n }' "$f"
+    done
+}
+rtapp() {
+    local R=$OUT/rtapp S=$SCRATCH/rtapp
+    command -v rt-app >/dev/null || { echo "record-traces.sh: rtapp needs rt-app (apt-get install rt-app)" >&2; return 1; }
+    mkdir -p "$R" "$S"
+    # Calibrate once (rt-app's ns per loop on CPU 0), so that no trace holds a calibration.
+    printf '{"tasks":{"t":{"loop":1,"run":1000}},"global":{"duration":1,"calibration":"CPU0","logdir":"%s","log_basename":"cal"}}\n' "$S" > "$S/cal.json"
+    local ns; ns=$(cd "$S" && rt-app cal.json 2>&1 | sed -n 's/.*pLoad = \([0-9]*\)ns.*/\1/p' | head -1)
+    [ -n "$ns" ] || { echo "record-traces.sh: rt-app did not calibrate" >&2; return 1; }
+    local f name ld
+    local files=("$REPO"/workloads/rtapp/*.json)
+    local deb=/usr/share/doc/rt-app/examples
+    for f in mp3-short spreading-tasks; do [ -e "$deb/$f.json" ] && files+=("$deb/$f.json"); done
+    for f in "${files[@]}"; do
+        name=$(basename "$f" .json)
+        rm -f "$S"/*.log
+        # The file as run: 2 s, the calibrated ns per loop, logs in scratch.
+        sed -e 's/"duration" *: *[0-9-]*/"duration" : 2/' -e "s/\"calibration\" *: *\"[^\"]*\"/\"calibration\" : $ns/" \
+            -e "s#\"logdir\" *: *\"[^\"]*\"#\"logdir\" : \"$S\"#" -e "s/\"log_basename\" *: *\"[^\"]*\"/\"log_basename\" : \"$name\"/" \
+            -e 's/"ftrace" *: *true/"ftrace" : false/' "$f" > "$S/$name.json"
+        wait_quiet
+        ld=$(cut -d' ' -f1 /proc/loadavg)
+        log "rtapp $name (load $ld)"
+        (cd "$S" && "${PSR[@]}" -o "$S/r-$name.data" -- rt-app "$S/$name.json" > "$S/r-$name.out" 2>&1)
+        facts "$name" "$ld" "rt-app $(basename "$f") (duration 2 s, calibration $ns ns per loop)" "$R"
+        sed -i "s/^trace: .*/trace: $name.perf.txt.gz/" "$R/$name.facts"
+        echo "rtapp_json: ${f#"$REPO"/}" >> "$R/$name.facts"
+        tail -3 "$S/r-$name.out" | sed 's/^/perf_output: /' >> "$R/$name.facts"
+        plain -i "$S/r-$name.data" 2>/dev/null | gzip -9 > "$R/$name.perf.txt.gz"
+        rtapp_summary "$S"/*.log > "$R/$name.rtapp-log.txt"
+    done
+}
+
 [ $# -gt 0 ] || set -- all
 for step in "$@"; do
     case $step in
-        box|record|cross|text|counts|wakers|bench|probe|measured|quiet) "$step" ;;
+        box|record|cross|text|counts|wakers|bench|probe|measured|quiet|rtapp) "$step" ;;
         all) box; record; cross; text; counts; wakers; bench; probe; measured ;;
         *) echo "unknown step: $step" >&2; exit 2 ;;
     esac
