@@ -26,6 +26,16 @@ if ! parallel --version 2>/dev/null | grep -q "GNU parallel" && command -v apt-g
     echo "GNU parallel could not be installed; its test will say SKIPPED"
 fi
 
+# rt-app (Debian's 1.0) for the CLI's test that the real rt-app runs `show --as rtapp`
+# output, and the simulator's test over the package's examples; both say SKIPPED without.
+if ! command -v rt-app >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+  echo "== installing rt-app from Debian (the tests of rt-app workloads)"
+  sudo=""
+  [[ $(id -u) -ne 0 ]] && sudo="sudo"
+  { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq rt-app >/dev/null; } ||
+    echo "rt-app could not be installed; its tests will say SKIPPED"
+fi
+
 echo "== formatting (rustfmt.toml at the root)"
 if cargo fmt --version >/dev/null 2>&1; then
   cargo fmt --all -- --check

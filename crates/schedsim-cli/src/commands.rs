@@ -407,6 +407,21 @@ pub fn show(args: &[String]) -> Result<(), CliError> {
         let r = exp.machine.resolve().map_err(|e| CliError::input(format!("show: {e}")))?;
         exp.machine.costs = Some(r.costs);
     }
+    if let Some(format) = p.get("as") {
+        if format != "rtapp" {
+            return Err(CliError::input(format!(
+                "--as: {:?} is not a format; rtapp is",
+                schedsim::input::clip(format)
+            )));
+        }
+        let clients = exp.clients.first().copied().unwrap_or(1);
+        let (text, notes) = schedsim::workload::rtapp::to_rtapp(&exp.workload, clients, exp.duration_ms.div_ceil(1000))
+            .map_err(CliError::input)?;
+        for n in notes {
+            eprintln!("schedsim: {n}");
+        }
+        return dest.write(&text);
+    }
     if p.has("scripts") {
         // Each kernel's policy script as it is, for reading or editing.
         let mut s = String::new();

@@ -64,6 +64,11 @@ pub fn show_flags() -> Vec<Flag> {
     f.push(Flag::value("out", "FILE", "write the JSON to FILE instead of standard output"));
     f.push(Flag::switch("with-costs", "write out the machine's whole cost model (machine.costs), to edit any cost"));
     f.push(Flag::switch("scripts", "print each kernel's policy script as text instead of the JSON"));
+    f.push(Flag::value(
+        "as",
+        "FORMAT",
+        "rtapp: the workload at the first client count as an rt-app 1.0 file for the real\nrt-app, running --duration-ms (what the translation loses is said on stderr)",
+    ));
     f
 }
 

@@ -68,3 +68,55 @@ fn a_bad_rt_app_file_is_refused_naming_the_key() {
     let out = schedsim(&["run", "--workload", &format!("rtapp:{big}"), "--topology", "1x1x2x1"]);
     assert!(text(&out.stderr).contains("larger than 1024 KiB"), "{}", text(&out.stderr));
 }
+
+/// `show --as rtapp`: tbench and pipe pairs, an rt-app file and a replayed trace as rt-app
+/// files that this reader reads back and, where rt-app is installed (scripts/test.sh
+/// installs Debian's), the real rt-app runs for a second.
+#[test]
+fn show_as_rtapp_writes_what_the_real_rt_app_runs() {
+    let dir = tmp("rtapp", "out");
+    std::fs::create_dir_all(&dir).unwrap();
+    let own = write_file(&dir, "pingpong.json", PINGPONG);
+    let traces = format!("{}/../../traces", env!("CARGO_MANIFEST_DIR"));
+    let trace = format!("{traces}/make.perf.txt.gz");
+    let rt_app = std::process::Command::new("rt-app").output().is_ok();
+    if !rt_app {
+        eprintln!("SKIPPED running the real rt-app: not installed (apt-get install rt-app)");
+    }
+    for (name, what) in [
+        ("pipe", vec!["--workload", "pipe", "--clients", "2"]),
+        ("tbench", vec!["--workload", "tbench", "--clients", "1"]),
+        ("own", vec!["--workload", own.as_str()]),
+        ("replay", vec!["--replay", trace.as_str()]),
+    ] {
+        let what: Vec<String> =
+            what.iter().map(|a| if *a == own { format!("rtapp:{own}") } else { a.to_string() }).collect();
+        let what: Vec<&str> = what.iter().map(String::as_str).collect();
+        let (json, notes) =
+            run_ok(&[&["show", "--machine", "kvm-2", "--duration-ms", "1000", "--as", "rtapp"][..], &what].concat());
+        assert!(name == "own" || notes.contains("schedsim: "), "{name}: says what it loses: {notes}");
+        let p = schedsim::workload::RtappParams::new("out.json", &json).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(p.threads() >= 2, "{name}");
+        if rt_app {
+            let f = write_file(&dir, &format!("{name}.json"), &json);
+            let out =
+                std::process::Command::new("timeout").args(["20", "rt-app", &f]).current_dir(&dir).output().unwrap();
+            assert!(out.status.success(), "{name}: rt-app: {}", text(&out.stderr));
+        }
+    }
+    // A trace too long for an rt-app file is refused, saying what to do.
+    let out = schedsim(&[
+        "show",
+        "--machine",
+        "kvm-2",
+        "--replay",
+        &format!("{traces}/quiet/pipe.perf.txt.gz"),
+        "--as",
+        "rtapp",
+    ]);
+    assert!(text(&out.stderr).contains("more than the 1048576 an rt-app file may be"), "{}", text(&out.stderr));
+    let out = schedsim(&["show", "--machine", "kvm-2", "--workload", "hackbench", "--as", "rtapp"]);
+    assert!(text(&out.stderr).contains("the hackbench model has no rt-app form"), "{}", text(&out.stderr));
+    let out = schedsim(&["show", "--machine", "kvm-2", "--as", "yaml"]);
+    assert!(text(&out.stderr).contains("--as: \"yaml\" is not a format"), "{}", text(&out.stderr));
+}
