@@ -152,6 +152,11 @@ pub fn replay_flags() -> Vec<Flag> {
             "pin-as-traced",
             "pin every task to the CPU it ran on after most of its traced wakeups: the\nmachine's placement kept, to compare what follows it (preemption, delays)",
         ),
+        Flag::value(
+            "vs",
+            "TRACE",
+            "put a second trace beside the first: both traces' statistics, B's change\nagainst A, overall and per task name; with --kernel, each trace's replay table too",
+        ),
     ]);
     f
 }

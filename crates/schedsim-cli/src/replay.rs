@@ -31,6 +31,48 @@ fn machine_for(trace: &Trace, p: &Parsed) -> Result<(MachineSpec, MachineFlags),
     Ok((MachineSpec { preset: None, topology: Some(TopologyInput::Spec(spec)), costs: None, preempt: None }, flags))
 }
 
+/// `replay A --vs B`: the two traces' statistics side by side, each read on its machine
+/// (the flags' machine, or its own CPU count as one LLC); with `--kernel`, each trace's
+/// replay table after it.
+fn vs(a: &Trace, other: &str, p: &Parsed, dest: Destination) -> Result<(), CliError> {
+    let b = import_trace_file(other)?;
+    let map_of = |t: &Trace| -> Result<schedsim::topology::CpuMap, CliError> {
+        let (machine, _) = machine_for(t, p)?;
+        let e = Experiment::replay_of(t, machine, vec![]);
+        let r = e.machine.resolve().map_err(|e| CliError::input(e.0))?;
+        t.check_cpus(r.map.nr_cpus()).map_err(|e| CliError::input(e.to_string()))?;
+        Ok(r.map)
+    };
+    let (ma, mb) = (map_of(a)?, map_of(&b)?);
+    let da = |x: u32, y: u32| ma.distance(x.min(ma.nr_cpus() - 1), y.min(ma.nr_cpus() - 1));
+    let db = |x: u32, y: u32| mb.distance(x.min(mb.nr_cpus() - 1), y.min(mb.nr_cpus() - 1));
+    let cmp = schedsim::api::trace_vs::compare_traces(a, &b, &da, &db);
+    if p.has("json") {
+        let mut j = serde_json::to_string_pretty(&cmp)
+            .map_err(|e| CliError::failure(format!("cannot encode the comparison as JSON: {e}")))?;
+        j.push('\n');
+        return dest.write(&j);
+    }
+    let mut text = cmp.table();
+    if !p.all("kernel").is_empty() {
+        for (t, name) in [(a, "A"), (&b, "B")] {
+            let (machine, flags) = machine_for(t, p)?;
+            let kernels: Vec<KernelSpec> = p
+                .all("kernel")
+                .iter()
+                .map(|k| KernelSpec::parse(k).map_err(|e| CliError::input(format!("--kernel: {e}"))))
+                .collect::<Result<_, _>>()?;
+            let mut exp = Experiment::replay_of(t, machine, kernels);
+            replay_on_machine(&mut exp, &flags, p)?;
+            exp.validate().map_err(|e| CliError::input(format!("{}: {}", t.name, e.0)))?;
+            let c = exp.compare_with(t).map_err(|e| CliError::failure(format!("{}: {}", t.name, e.0)))?;
+            text.push_str(&format!("\n{name}, replayed:\n"));
+            text.push_str(&c.table());
+        }
+    }
+    dest.write(&text)
+}
+
 pub fn replay(args: &[String]) -> Result<(), CliError> {
     let p = parse("replay", &replay_flags(), args)?;
     if p.help {
@@ -47,6 +89,9 @@ pub fn replay(args: &[String]) -> Result<(), CliError> {
     };
     let dest = Destination::open(p.get("out"))?;
     let trace = import_trace_file(file)?;
+    if let Some(other) = p.get("vs") {
+        return vs(&trace, other, &p, dest);
+    }
     let (machine, flags) = machine_for(&trace, &p)?;
     let kernels: Vec<KernelSpec> = match p.all("kernel") {
         k if k.is_empty() => {

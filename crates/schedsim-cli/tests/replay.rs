@@ -199,3 +199,46 @@ fn perfetto_of_a_replay_counts_the_wakeups_it_writes() {
     assert!(n > 0, "the window has wakeups");
     assert!(err.contains(&format!(", {n} wakeups in the window (")), "{n}: {err}");
 }
+
+/// `replay A --vs B`: both traces' statistics side by side, each as its own replay table's
+/// observed column counts them, B's change against A, per task name (a name in one only
+/// with a dash), and a note when the machines differ.
+#[test]
+fn two_traces_side_by_side() {
+    let (a, b) = (trace("quiet/hackbench.perf.txt.gz"), trace("quiet/hackbench-pipe.perf.txt.gz"));
+    let (out, _) = run_ok(&["replay", &a, "--vs", &b, "--machine", "kvm-2"]);
+    let v = replay_json(&[&a, "--machine", "kvm-2"]);
+    let w = replay_json(&[&b, "--machine", "kvm-2"]);
+    let wakeups = |j: &serde_json::Value| j["observed"]["wakeups"].as_u64().unwrap();
+    let row = out.lines().find(|l| l.starts_with("wakeups ")).unwrap().split_whitespace().collect::<Vec<_>>();
+    assert_eq!((row[1], row[2]), (wakeups(&v).to_string().as_str(), wakeups(&w).to_string().as_str()), "{out}");
+    let pct = (wakeups(&w) as f64 - wakeups(&v) as f64) * 100.0 / wakeups(&v) as f64;
+    assert_eq!(row[3], format!("{pct:+.1}%"), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("hackbench ")), "{out}");
+    assert!(out.contains("A only") || out.contains("B only"), "{out}");
+    assert!(!out.contains("note: the traces come from machines"), "{out}");
+    // JSON: the same numbers.
+    let (j, _) = run_ok(&["replay", &a, "--vs", &b, "--machine", "kvm-2", "--json"]);
+    let j: serde_json::Value = serde_json::from_str(&j).unwrap();
+    assert_eq!(j["a"]["wakeups"].as_u64(), Some(wakeups(&v)));
+    assert_eq!(j["b"]["wakeups"].as_u64(), Some(wakeups(&w)));
+    // B from a 4-CPU machine (the same trace with CPU 1 as CPU 3): said, and each read on
+    // its own CPU count without --machine.
+    let text = std::process::Command::new("zcat").arg(trace("make.perf.txt.gz")).output().unwrap().stdout;
+    let four = text::remap(&String::from_utf8(text).unwrap());
+    let dir = tmp("vs", "four");
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = write_file(&dir, "four.perf.txt", &four);
+    let (out, err) = run_ok(&["replay", &trace("make.perf.txt.gz"), "--vs", &f]);
+    assert!(out.contains("note: the traces come from machines of 2 and 4 CPUs"), "{out}\n{err}");
+    // With --kernel, each trace's replay table follows.
+    let (out, _) = run_ok(&["replay", &trace("make.perf.txt.gz"), "--vs", &f, "--kernel", "v6.6"]);
+    assert!(out.contains("A, replayed:") && out.contains("B, replayed:"), "{out}");
+}
+
+mod text {
+    /// A trace's CPU 1 as CPU 3: `[001]` and every `cpu=001`.
+    pub fn remap(s: &str) -> String {
+        s.replace("[001]", "[003]").replace("cpu=001", "cpu=003").replace("cpu=1 ", "cpu=3 ")
+    }
+}

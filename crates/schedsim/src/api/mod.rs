@@ -15,3 +15,4 @@ pub mod report;
 #[doc(hidden)]
 pub mod scenario;
 pub mod sweep;
+pub mod trace_vs;
