@@ -175,12 +175,10 @@ impl Run<'_> {
             let r = match self.block(&f.body) {
                 Ok(v) => Ok(v),
                 Err(Flow::Return(v)) => Ok(v),
-                Err(Flow::Err(mut e)) => match *e {
+                // A system exception (a budget or size limit) keeps the position that
+                // raised it, as the vendored Rhai's `call_script_fn` does (its patch 5).
+                Err(Flow::Err(e)) => match *e {
                     EvalAltResult::Exit(v, _) => Ok(v),
-                    _ if e.is_system_exception() => {
-                        e.set_position(Position::NONE);
-                        Err(e)
-                    }
                     _ => Err(e),
                 },
                 // `break` outside a loop does not parse.
