@@ -339,6 +339,22 @@ fn an_interrupted_shard_is_completed_by_a_rerun() {
     std::fs::write(&cut, format!("{}\n", l[0])).unwrap();
     assert_eq!(command(&with(&SWEEP, &["--shard", "2/3", "--out", &cut, "--jobs", "1"]), &[]).status.code(), Some(0));
     assert_eq!(std::fs::read(&cut).unwrap(), want);
+    // Only part of the header made it: the part is written afresh.
+    std::fs::write(&cut, &l[0][..l[0].len() / 2]).unwrap();
+    assert_eq!(command(&with(&SWEEP, &["--shard", "2/3", "--out", &cut, "--jobs", "1"]), &[]).status.code(), Some(0));
+    assert_eq!(std::fs::read(&cut).unwrap(), want);
+    // A file of one line without a newline that is no part is refused as one with a
+    // newline is (issue 42: it was overwritten).
+    let notes = d.join("notes.txt").to_str().unwrap().to_string();
+    std::fs::write(&notes, "my notes").unwrap();
+    let o = command(&with(&SWEEP, &["--shard", "2/3", "--out", &notes]), &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("is not a part this shard can resume: it holds no whole line"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "my notes");
     // Another shard's or another experiment's part is not resumed into.
     let o = command(&with(&SWEEP, &["--shard", "1/3", "--out", &cut]), &[]);
     assert_eq!(o.status.code(), Some(2));
