@@ -7,8 +7,6 @@
 //! memory can grow with the input, the heap's peak (counted by this binary's allocator)
 //! at a size and at twice it must grow at most `GROWTH_MAX` times too.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 // For `peak_memory` only: the test process's high-water mark, printed with each shape.
@@ -190,51 +188,10 @@ fn topology_text_shapes_are_linear_or_bounded() {
     }
 }
 
-/// Counts the bytes the test process holds on the heap and their peak since the last
-/// [`heap_peak_during`], exactly (a page count such as `VmHWM` keeps what the allocator
-/// retains from earlier shapes).
-struct Counting;
-
-static HEAP_NOW: AtomicUsize = AtomicUsize::new(0);
-static HEAP_PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: every call is the system allocator's, with the same layout; the counters
-// only observe.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(l) };
-        if !p.is_null() {
-            let now = HEAP_NOW.fetch_add(l.size(), Relaxed) + l.size();
-            HEAP_PEAK.fetch_max(now, Relaxed);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) };
-        HEAP_NOW.fetch_sub(l.size(), Relaxed);
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        let q = unsafe { System.realloc(p, l, new) };
-        if !q.is_null() {
-            HEAP_NOW.fetch_sub(l.size(), Relaxed);
-            let now = HEAP_NOW.fetch_add(new, Relaxed) + new;
-            HEAP_PEAK.fetch_max(now, Relaxed);
-        }
-        q
-    }
-}
+mod heap;
 
 #[global_allocator]
-static ALLOC: Counting = Counting;
-
-/// The heap `run` takes at its peak above what was held before it, bytes (run under
-/// [`SERIAL`], so no other shape allocates meanwhile).
-fn heap_peak_during(run: &dyn Fn()) -> usize {
-    let base = HEAP_NOW.load(Relaxed);
-    HEAP_PEAK.store(base, Relaxed);
-    run();
-    HEAP_PEAK.load(Relaxed).saturating_sub(base)
-}
+static A: heap::Counting = heap::Counting;
 
 /// Below this much, a peak is a constant's, not a growth to compare.
 const MEMORY_FLOOR_BYTES: usize = 1 << 20;
@@ -244,7 +201,7 @@ const MEMORY_FLOOR_BYTES: usize = 1 << 20;
 fn assert_memory_linear<T>(name: &str, n: usize, make: &dyn Fn(usize) -> T, run: &dyn Fn(&T)) {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let (small, big) = (make(n), make(n * 2));
-    let (a, b) = (heap_peak_during(&|| run(&small)), heap_peak_during(&|| run(&big)));
+    let (a, b) = (heap::peak_during(|| run(&small)).1, heap::peak_during(|| run(&big)).1);
     let ratio = b as f64 / a.max(1) as f64;
     eprintln!("worst case {name}: peak heap at size {n} {} kB, at size {} {} kB: x{ratio:.2}", a >> 10, n * 2, b >> 10);
     assert!(
