@@ -696,3 +696,48 @@ fn a_shard_with_a_header_over_4_mb_resumes() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
     assert!(text(&o.stderr).contains("holds shard 2/3"), "{}", text(&o.stderr));
 }
+
+/// `merge`'s worst shape (issue 42's campaign, parts surface): one part whose run lines
+/// are repeated (duplicates that agree, each checked against the first) `n` times, the
+/// input doubled until merge takes 50 ms of its own (over the process's start), then
+/// held under 2.5 times the time per doubling, the best of three, three tries.
+#[test]
+fn merge_of_many_run_lines_is_linear() {
+    let d = dir("worst");
+    let one = part(&d, 1, 1, &[]);
+    let l = lines(&one);
+    let make = |n: usize| {
+        let path = d.join(format!("many-{n}.jsonl")).to_str().unwrap().to_string();
+        let mut all = vec![l[0].clone()];
+        all.extend((0..n).flat_map(|_| l[1..].iter().cloned()));
+        write_lines(&path, &all);
+        path
+    };
+    let best = |path: &String| {
+        (0..3)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                assert_eq!(merge(std::slice::from_ref(path), &[]).0, Some(0));
+                t.elapsed()
+            })
+            .min()
+            .unwrap()
+    };
+    let start = best(&make(1));
+    let mut n = 64;
+    while best(&make(n)) < start + std::time::Duration::from_millis(50) && n < 1 << 16 {
+        n *= 2;
+    }
+    let (small, big) = (make(n), make(2 * n));
+    let mut tries = Vec::new();
+    for _ in 0..3 {
+        let (a, b) = (best(&small).saturating_sub(start), best(&big).saturating_sub(start));
+        let ratio = b.as_secs_f64() / a.as_secs_f64().max(1e-9);
+        eprintln!("worst case merge, run lines repeated: {n} copies {a:?}, {} copies {b:?}: x{ratio:.2}", 2 * n);
+        tries.push(ratio);
+        if ratio <= 2.5 {
+            return;
+        }
+    }
+    panic!("merge of {n} copies of the run lines doubled took x{tries:.2?} the time");
+}
