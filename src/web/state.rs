@@ -139,7 +139,7 @@ impl RunQuestion {
         let q = RunQuestion {
             runs: c.runs,
             cpu_ms: page(c.cpu_ms()),
-            first_iteration_cpu_ms: page(schedsim::estimate::SweepCost::cpu_ms_of(c.first_iteration_events)),
+            first_iteration_cpu_ms: page(c.first_iteration_cpu_ms()),
             iterations: exp.iterations,
         };
         Some(q)

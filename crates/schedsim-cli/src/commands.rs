@@ -257,7 +257,7 @@ fn write_mmtests_logs(dir: &str, report: &schedsim::Report) -> Result<(), CliErr
 /// running it: the events' central estimate and bound, and the CPU time at the
 /// estimate's calibration, an upper figure for the presets ([`schedsim::estimate::SweepCost`]).
 fn dry_run(exp: &schedsim::Experiment, jobs: usize) -> Result<String, schedsim::Error> {
-    use schedsim::estimate::{seconds_text, SweepCost, ESTIMATED_EVENTS_PER_CPU_SECOND};
+    use schedsim::estimate::{seconds_text, ESTIMATED_EVENTS_PER_CPU_SECOND};
     let c = schedsim::estimate::sweep_cost(exp)?;
     let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let cpu_ms = c.cpu_ms();
@@ -291,7 +291,7 @@ fn dry_run(exp: &schedsim::Experiment, jobs: usize) -> Result<String, schedsim::
     let _ = writeln!(
         t,
         "first iteration   about {} CPU-seconds or less (--iterations 1)",
-        seconds_text(SweepCost::cpu_ms_of(c.first_iteration_events))
+        seconds_text(c.first_iteration_cpu_ms())
     );
     Ok(t)
 }

@@ -56,7 +56,7 @@ pub fn perfetto(args: &[String]) -> Result<(), CliError> {
             to_ms.saturating_mul(1_000_000),
         )
         .map_err(|e| CliError::failure(e.to_string()))?;
-    let (counters, clipped_at_ns, wakeups) = (t.counters.clone(), t.clipped_at_ns, t.wakeups());
+    let (clipped_at_ns, wakeups, migrations) = (t.clipped_at_ns, t.wakeups(), t.migrations());
     // Streamed to the destination: a window of the 500,000-event bound is about 100 MB
     // of JSON, which need not be held. Written first: the success line must not appear
     // when writing fails.
@@ -73,12 +73,12 @@ pub fn perfetto(args: &[String]) -> Result<(), CliError> {
             at as f64 / 1e6
         );
     }
-    // The window's own wakeups: the counters' (the run's, to the window's end) can say
-    // 0 where the file holds some (a replay's).
+    // The window's own wakeups and migrations, those the file holds: the run's counters
+    // count after the warm-up only, so they said 0 for a window inside it (a replay's,
+    // whose trace can end before the warm-up does).
     eprintln!(
-        "schedsim: {events} trace events, {wakeups} wakeups in the window ({} wakeups, {} migrations counted in the \
-         run up to the window's end); open the file in ui.perfetto.dev",
-        counters.wakeups, counters.migrations
+        "schedsim: {events} trace events, {wakeups} wakeups and {migrations} migrations in the window; open the \
+         file in ui.perfetto.dev"
     );
     Ok(())
 }

@@ -184,7 +184,17 @@ impl Out {
         let regular = meta.as_ref().is_some_and(|m| m.is_file());
         let mut done = BTreeSet::new();
         let mut keep = 0u64;
-        if regular && has_whole_first_line(path).map_err(cannot)? {
+        let whole_first_line = regular && has_whole_first_line(path).map_err(cannot)?;
+        // A file without a newline is written afresh only when it is what an
+        // interrupted write of this header leaves (or empty): any other file of one line
+        // without a final newline was overwritten, where one with it was refused.
+        if regular && !whole_first_line && !is_prefix_of(path, header.as_bytes()).map_err(cannot)? {
+            return Err(CliError::input(format!(
+                "--out: {path} is not a part this shard can resume: it holds no whole line and is not this shard's \
+                 header cut short; give another --out or remove it"
+            )));
+        }
+        if whole_first_line {
             let old = part::read(path, CutEnd::Allow).map_err(|e| {
                 CliError::input(format!("--out: {path} is not a part this shard can resume: {}", e.msg))
             })?;
@@ -258,6 +268,13 @@ impl Out {
 /// A digest's first 12 digits, for messages.
 pub fn short(sha: &str) -> &str {
     sha.get(..12).unwrap_or(sha)
+}
+
+/// Whether the file's bytes are the start of `text` (an empty file is).
+fn is_prefix_of(path: &str, text: &[u8]) -> std::io::Result<bool> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?.take(text.len() as u64 + 1).read_to_end(&mut bytes)?;
+    Ok(text.starts_with(&bytes))
 }
 
 /// Whether the file's first line (the header) was written whole; a file without one

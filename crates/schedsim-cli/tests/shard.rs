@@ -339,6 +339,22 @@ fn an_interrupted_shard_is_completed_by_a_rerun() {
     std::fs::write(&cut, format!("{}\n", l[0])).unwrap();
     assert_eq!(command(&with(&SWEEP, &["--shard", "2/3", "--out", &cut, "--jobs", "1"]), &[]).status.code(), Some(0));
     assert_eq!(std::fs::read(&cut).unwrap(), want);
+    // Only part of the header made it: the part is written afresh.
+    std::fs::write(&cut, &l[0][..l[0].len() / 2]).unwrap();
+    assert_eq!(command(&with(&SWEEP, &["--shard", "2/3", "--out", &cut, "--jobs", "1"]), &[]).status.code(), Some(0));
+    assert_eq!(std::fs::read(&cut).unwrap(), want);
+    // A file of one line without a newline that is no part is refused as one with a
+    // newline is (issue 42: it was overwritten).
+    let notes = d.join("notes.txt").to_str().unwrap().to_string();
+    std::fs::write(&notes, "my notes").unwrap();
+    let o = command(&with(&SWEEP, &["--shard", "2/3", "--out", &notes]), &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("is not a part this shard can resume: it holds no whole line"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "my notes");
     // Another shard's or another experiment's part is not resumed into.
     let o = command(&with(&SWEEP, &["--shard", "1/3", "--out", &cut]), &[]);
     assert_eq!(o.status.code(), Some(2));
@@ -679,4 +695,49 @@ fn a_shard_with_a_header_over_4_mb_resumes() {
     let o = command(&with(&SWEEP, &["--shard", "1/3", "--out", &cut]), &[]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
     assert!(text(&o.stderr).contains("holds shard 2/3"), "{}", text(&o.stderr));
+}
+
+/// `merge`'s worst shape (issue 42's campaign, parts surface): one part whose run lines
+/// are repeated (duplicates that agree, each checked against the first) `n` times, the
+/// input doubled until merge takes 50 ms of its own (over the process's start), then
+/// held under 2.5 times the time per doubling, the best of three, three tries.
+#[test]
+fn merge_of_many_run_lines_is_linear() {
+    let d = dir("worst");
+    let one = part(&d, 1, 1, &[]);
+    let l = lines(&one);
+    let make = |n: usize| {
+        let path = d.join(format!("many-{n}.jsonl")).to_str().unwrap().to_string();
+        let mut all = vec![l[0].clone()];
+        all.extend((0..n).flat_map(|_| l[1..].iter().cloned()));
+        write_lines(&path, &all);
+        path
+    };
+    let best = |path: &String| {
+        (0..3)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                assert_eq!(merge(std::slice::from_ref(path), &[]).0, Some(0));
+                t.elapsed()
+            })
+            .min()
+            .unwrap()
+    };
+    let start = best(&make(1));
+    let mut n = 64;
+    while best(&make(n)) < start + std::time::Duration::from_millis(50) && n < 1 << 16 {
+        n *= 2;
+    }
+    let (small, big) = (make(n), make(2 * n));
+    let mut tries = Vec::new();
+    for _ in 0..3 {
+        let (a, b) = (best(&small).saturating_sub(start), best(&big).saturating_sub(start));
+        let ratio = b.as_secs_f64() / a.as_secs_f64().max(1e-9);
+        eprintln!("worst case merge, run lines repeated: {n} copies {a:?}, {} copies {b:?}: x{ratio:.2}", 2 * n);
+        tries.push(ratio);
+        if ratio <= 2.5 {
+            return;
+        }
+    }
+    panic!("merge of {n} copies of the run lines doubled took x{tries:.2?} the time");
 }

@@ -87,6 +87,27 @@ fn a_sweep_costs_the_sum_of_its_runs() {
     assert!(sweep_cost(&bad).unwrap_err().0.contains("iterations"));
 }
 
+/// An overloaded CPU's events cost in proportion to its queue (issue 42: 8,192 tbench
+/// pairs on one CPU for 10 s were estimated at 0.2 s and took 10.8 s); a machine with
+/// a CPU per task is not weighted.
+#[test]
+fn an_overloaded_cpu_weighs_its_events_by_its_queue() {
+    use schedsim::estimate::sweep_cost;
+    let mut e = schedsim::presets::experiment("demo").unwrap();
+    e.machine = serde_json::from_str(r#"{"topology": "1x1x1x1"}"#).unwrap();
+    e.kernels.truncate(1);
+    (e.clients, e.iterations, e.duration_ms, e.warmup_ms) = (vec![8192], 1, 10_000, 1_000);
+    let c = sweep_cost(&e).unwrap();
+    assert!(c.cpu_ms() >= 5_000, "{} ms for {} events", c.cpu_ms(), c.events);
+    // What the events alone said (the estimate before the weight).
+    assert!(schedsim::estimate::SweepCost::cpu_ms_of(c.events) < 1_000, "{}", c.events);
+    assert_eq!(c.first_iteration_cpu_ms(), c.cpu_ms());
+    e.machine = serde_json::from_str(r#"{"topology": "1x1x16x1"}"#).unwrap();
+    e.clients = vec![8];
+    let c = sweep_cost(&e).unwrap();
+    assert_eq!((c.weighted_events, c.cpu_ms()), (c.events, schedsim::estimate::SweepCost::cpu_ms_of(c.events)));
+}
+
 /// Client counts over which the estimate is checked: each preset's own, and from one to
 /// well past its machine (the guard of issue 31 refused 5,000 tbench pairs that run).
 fn client_range(e: &schedsim::Experiment) -> Vec<u32> {

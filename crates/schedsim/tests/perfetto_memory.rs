@@ -2,45 +2,12 @@
 //! nor a copy of it, only the recording it is made from. Heap use is counted by this
 //! test binary's own allocator, so this file holds one test.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Write;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
-struct Counting;
-
-static NOW: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(by: usize) {
-    let now = NOW.fetch_add(by, Relaxed) + by;
-    PEAK.fetch_max(now, Relaxed);
-}
-
-// SAFETY: every call is passed to `System` unchanged; only sizes are counted.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(l) };
-        if !p.is_null() {
-            grew(l.size());
-        }
-        p
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) };
-        NOW.fetch_sub(l.size(), Relaxed);
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        let q = unsafe { System.realloc(p, l, new) };
-        if !q.is_null() {
-            NOW.fetch_sub(l.size(), Relaxed);
-            grew(new);
-        }
-        q
-    }
-}
+mod heap;
 
 #[global_allocator]
-static A: Counting = Counting;
+static A: heap::Counting = heap::Counting;
 
 /// Counts and hashes what is written, keeping none of it.
 #[derive(Default)]
@@ -67,11 +34,8 @@ fn writing_a_window_holds_no_copy_of_the_text() {
     // 256 CPUs and 256 tasks for 3 ms: about 20 MB of JSON.
     let e = schedsim::presets::experiment("seed004").unwrap();
     let w = e.perfetto_window(0, 128, 0, 0, 3_000_000).unwrap();
-    let before = NOW.load(Relaxed);
-    PEAK.store(before, Relaxed);
     let mut sink = Sink::default();
-    let events = w.write_json(&mut sink).unwrap();
-    let extra = PEAK.load(Relaxed) - before;
+    let (events, extra) = heap::peak_during(|| w.write_json(&mut sink).unwrap());
     eprintln!("heap while writing: {extra} bytes for {} bytes of JSON", sink.bytes);
     assert!(sink.bytes > 10_000_000, "{} bytes", sink.bytes);
     // Events are made one at a time: a few kilobytes each, and nothing that grows with

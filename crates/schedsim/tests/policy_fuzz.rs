@@ -282,8 +282,39 @@ fn the_run_budget_ends_a_run_of_slow_calls_at_the_same_operation_either_way() {
     e.iterations = 1;
     e.duration_ms = 1_000;
     e.warmup_ms = 0;
-    schedsim::policy::set_run_ops_max(3_000_000);
+    ends_at_a_budget_of_3_million(&e);
+}
+
+/// A helper pays for the CPUs it reads or lists (issue 42): `llc_cpus` over a 256-CPU
+/// LLC counted as one operation, so a run within its budget could take minutes. Here
+/// each call lists the LLC 100 times: about 25,500 operations charged a call (it was
+/// about 500), the same compiled or interpreted; and the run's budget ends such a run.
+#[test]
+fn a_helper_over_many_cpus_is_charged_one_operation_a_cpu() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let src = "fn select_idle_sibling(p, prev, target) {\n  for i in 0..100 { let a = llc_cpus(target); }\n  target\n}";
+    let mut e = schedsim::presets::experiment("demo").unwrap();
+    e.machine = serde_json::from_str(r#"{"topology": "1x1x256x1"}"#).unwrap();
+    e.kernels = vec![KernelSpec { policy: Some(src.into()), ..KernelSpec::new("s", V::V5_15) }];
+    e.clients = vec![8];
+    e.iterations = 1;
+    e.duration_ms = 5;
+    e.warmup_ms = 0;
     let [interpreted, compiled] = both_ways(&e, Checks::Off);
+    assert_eq!(compiled, interpreted);
+    let report: schedsim::Report = serde_json::from_str(compiled.0.as_ref().unwrap()).unwrap();
+    let calls = report.configs[0].total().sis_searches;
+    assert!(calls > 10, "{calls}");
+    assert!(compiled.1 / calls >= 25_500, "{} operations in {calls} calls", compiled.1);
+    e.duration_ms = 1_000;
+    ends_at_a_budget_of_3_million(&e);
+}
+
+/// `e` run both ways with the run's budget lowered to 3,000,000 operations: each run
+/// ends saying so, at the same operation.
+fn ends_at_a_budget_of_3_million(e: &schedsim::Experiment) {
+    schedsim::policy::set_run_ops_max(3_000_000);
+    let [interpreted, compiled] = both_ways(e, Checks::Off);
     schedsim::policy::set_run_ops_max(schedsim::policy::RUN_OPS_MAX);
     let err = compiled.0.clone().expect_err("the run budget");
     assert!(err.contains("the run's policy budget of 3000000 operations is spent"), "{err}");

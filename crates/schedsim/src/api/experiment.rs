@@ -572,6 +572,12 @@ impl PerfettoWindow {
         self.traces.len()
     }
 
+    /// The migrations in the window: one "migrate" instant each in the JSON.
+    pub fn migrations(&self) -> usize {
+        let recs = self.sim.rec.as_ref().map_or(&[][..], |r| &r.recs[..]);
+        recs.iter().filter(|r| matches!(r, crate::state::recorder::Rec::Migrate { .. })).count()
+    }
+
     /// Writes the Chrome trace-event JSON to `w`, event by event (the caller buffers
     /// `w`); returns the number of events written, metadata included. The bytes are
     /// those of [`PerfettoTrace::json`]. Only `w`'s errors are errors.

@@ -591,7 +591,17 @@ impl KernelSpec {
                 .max_by_key(|sw| sw.name().len());
             match found {
                 Some(sw) => {
-                    spec.overrides.insert(*sw, on);
+                    // A switch given twice: the last one used to win without a word,
+                    // so `+WA_IDLE-WA_IDLE` ran with WA_IDLE off.
+                    if let Some(was) = spec.overrides.insert(*sw, on) {
+                        let sign = |on: bool| if on { '+' } else { '-' };
+                        return Err(KernelSpecError(format!(
+                            "kernel {s:?}: switch {} given twice ({}{0}, then {}{0}): give each switch once",
+                            sw.name(),
+                            sign(was),
+                            sign(on)
+                        )));
+                    }
                     tail = &body[sw.name().len()..];
                 }
                 None => {
@@ -807,6 +817,19 @@ mod tests {
         assert_eq!(again, k);
         assert!(KernelSpec::parse("x=v9").unwrap_err().0.contains("unknown preset"));
         assert!(KernelSpec::parse("x=v5.15+FOO").unwrap_err().0.contains("unknown switch \"FOO\""));
+    }
+
+    #[test]
+    fn a_switch_given_twice_is_refused() {
+        // Issue 42: the last one won without a word.
+        let e = KernelSpec::parse("x=v6.18+WA_IDLE-WA_IDLE").unwrap_err().0;
+        assert_eq!(
+            e,
+            "kernel \"x=v6.18+WA_IDLE-WA_IDLE\": switch WA_IDLE given twice (+WA_IDLE, then -WA_IDLE): give each \
+             switch once"
+        );
+        assert!(KernelSpec::parse("x=v6.18-wa_idle+WA_IDLE").unwrap_err().0.contains("(-WA_IDLE, then +WA_IDLE)"));
+        assert!(KernelSpec::parse("x=v6.18+WA_IDLE+WA_IDLE").is_err());
     }
 
     #[test]

@@ -95,13 +95,19 @@ fn whole_file_trailer(b: &[u8], inflated: usize) -> Option<u32> {
     (u64::from(isize).abs_diff(inflated as u64) <= TRAILER_SLACK).then_some(isize)
 }
 
+/// The first size of a member's output buffer, bytes; it doubles as the text needs.
+const INFLATE_START_MAX: usize = 64 << 10;
+
 /// A deflate stream inflated into at most `limit` bytes, with how many bytes of `input`
 /// it took (where its member's trailer starts), as `miniz_oxide`'s
 /// `decompress_to_vec_with_limit` does it but for that count; an error gives the
 /// status and the text so far.
 fn inflate(input: &[u8], limit: usize) -> Result<(Vec<u8>, usize), (TINFLStatus, Vec<u8>)> {
     let flags = inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
-    let mut out: Vec<u8> = vec![0; input.len().saturating_mul(2).min(limit)];
+    // `input` is the rest of the file, every member after this one too: a buffer sized
+    // from it, zeroed for each member, made `cat` of n small members take n squared
+    // (the worst-case campaign's shape). It starts at most INFLATE_START_MAX and doubles.
+    let mut out: Vec<u8> = vec![0; input.len().saturating_mul(2).min(limit).min(INFLATE_START_MAX)];
     let mut d = Box::<DecompressorOxide>::default();
     let (mut in_pos, mut out_pos) = (0usize, 0usize);
     loop {

@@ -28,7 +28,7 @@ pub use sha256::sha256_hex;
 pub use summary::ImportSummary;
 
 use crate::facts::recording::WakeRecord;
-use crate::facts::workload::replay::{Op, ReplayParams, ReplayTask, REPLAY_TASKS_MAX};
+use crate::facts::workload::replay::{Op, ReplayParams, ReplayTask, REPLAY_SPAN_NS_MAX, REPLAY_TASKS_MAX};
 use parse::{HeadError, Left, Named};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -389,6 +389,8 @@ fn import_inner(
 struct Clock {
     last_t: u64,
     offset: u64,
+    /// The earliest time so far, once there is one.
+    first_t: Option<u64>,
 }
 
 #[derive(Default)]
@@ -465,6 +467,12 @@ impl Parsed {
                     return Err(err(format!(
                         "CPU {c}: at most {} CPUs (REPLAY_TRACE_CPUS_MAX, the simulator's bound)",
                         parse::CPU_NUMBER_MAX + 1
+                    )))
+                }
+                Err(HeadError::Time(t)) => {
+                    return Err(err(format!(
+                        "time {:?} does not read as SECONDS.FRACTION (1 to 9 fraction digits, at least 0)",
+                        crate::facts::input::clip(&String::from_utf8_lossy(t.strip_suffix(b":").unwrap_or(t)))
                     )))
                 }
                 Err(HeadError::NoMatch) if !seen_event => {
@@ -593,6 +601,18 @@ impl Parsed {
             }
         }
         clock.last_t = clock.last_t.max(t);
+        let first_t = clock.first_t.map_or(t, |f| f.min(t));
+        clock.first_t = Some(first_t);
+        if clock.last_t - first_t > REPLAY_SPAN_NS_MAX {
+            // Said at the line that jumps, not by the replay's validation with no line.
+            return Err(format!(
+                "time {} s is {} s after the trace's first event: a replay spans at most {} s (REPLAY_SPAN_NS_MAX); \
+                 did the clock jump? cut the trace before this line",
+                secs(ev.time_ns),
+                secs(clock.last_t - first_t),
+                REPLAY_SPAN_NS_MAX / 1_000_000_000
+            ));
+        }
         let cpu = ev.cpu as usize;
         if self.cpu_lines.len() <= cpu {
             self.cpu_lines.resize(cpu + 1, None);
@@ -636,6 +656,11 @@ impl Parsed {
             self.kv = true;
         }
     }
+}
+
+/// Nanoseconds as seconds with six decimals, in integers.
+fn secs(ns: u64) -> String {
+    format!("{}.{:06}", ns / 1_000_000_000, ns % 1_000_000_000 / 1_000)
 }
 
 fn finish(mut p: Parsed, name: &str, sha256: String, mut sum: ImportSummary) -> Result<Trace, TraceError> {

@@ -39,11 +39,14 @@ pub(super) struct Head<'a> {
 pub(super) const CPU_NUMBER_MAX: u32 = super::super::workload::replay::REPLAY_TRACE_CPUS_MAX - 1;
 
 /// Why a line that looked like an event line was refused.
-pub(super) enum HeadError {
+pub(super) enum HeadError<'a> {
     /// Not an event line at all.
     NoMatch,
     /// A CPU over [`CPU_NUMBER_MAX`].
     Cpu(u64),
+    /// A word ending in `:` where the time goes (after `[CPU]`, an event after it)
+    /// that is no `SECS.FRAC` of at most 9 fraction digits: `-1.0`, `NaN`, `1e3`.
+    Time(&'a [u8]),
 }
 
 fn is_digit(c: u8) -> bool {
@@ -123,8 +126,11 @@ fn timestamp(s: &[u8], i: usize) -> Option<(u64, usize)> {
 
 /// Finds the head: the first `[digits]` that a timestamp follows (after an optional
 /// latency column).
-pub(super) fn head(line: &[u8]) -> Result<Head<'_>, HeadError> {
+pub(super) fn head(line: &[u8]) -> Result<Head<'_>, HeadError<'_>> {
     let mut from = 0;
+    // The first `[CPU] WORD: EVENT:` whose WORD is no time: an error unless a later
+    // `[` gives a head (a comm may hold `[1] x:`).
+    let mut bad_time = None;
     while let Some(off) = line.get(from..).and_then(|r| r.iter().position(|&c| c == b'[')) {
         let open = from + off;
         from = open + 1;
@@ -152,7 +158,12 @@ pub(super) fn head(line: &[u8]) -> Result<Head<'_>, HeadError> {
             }
             timestamp(line, skip_spaces(line, m))
         });
-        let Some((time_ns, after)) = ts else { continue };
+        let Some((time_ns, after)) = ts else {
+            if bad_time.is_none() {
+                bad_time = time_word(line, k);
+            }
+            continue;
+        };
         let cpu = num_u64(&line[open + 1..j]).unwrap_or(u64::MAX);
         if cpu > CPU_NUMBER_MAX as u64 {
             return Err(HeadError::Cpu(cpu));
@@ -161,7 +172,28 @@ pub(super) fn head(line: &[u8]) -> Result<Head<'_>, HeadError> {
         let (event, args) = event_args(line, after).ok_or(HeadError::NoMatch)?;
         return Ok(Head { comm, pid, cpu: cpu as u32, time_ns, event, args, dash });
     }
-    Err(HeadError::NoMatch)
+    Err(bad_time.map_or(HeadError::NoMatch, HeadError::Time))
+}
+
+/// The word at `k` (or after a latency column there) when it stands where a time goes
+/// (it ends in `:` and an event name follows it) without being one; timestamps that
+/// did not read were dropped as no event, silently.
+fn time_word(line: &[u8], k: usize) -> Option<&[u8]> {
+    let word_end = |from: usize| {
+        let mut m = from;
+        while m < line.len() && line[m] != b' ' && line[m] != b'\t' {
+            m += 1;
+        }
+        m
+    };
+    let mut start = k;
+    let mut end = word_end(start);
+    if end > start && line[end - 1] != b':' {
+        start = skip_spaces(line, end);
+        end = word_end(start);
+    }
+    let word = &line[start..end];
+    (word.len() > 1 && word.ends_with(b":") && event_args(line, end).is_some()).then_some(word)
 }
 
 /// `COMM PID`, `COMM PID/TID` (perf) or `COMM-PID` (trace-cmd); the pid `None` for `-1`.
@@ -475,7 +507,15 @@ mod tests {
         let huge = head(b"perf 1 [123456789012345678901234] 1.0: sched:sched_switch: x");
         assert!(matches!(huge, Err(HeadError::Cpu(u64::MAX))));
         assert!(matches!(head(b"hello [1] world"), Err(HeadError::NoMatch)));
-        assert!(matches!(head(b"perf 1 [001] 1.0123456789: e: x"), Err(HeadError::NoMatch)));
+        // A time that does not read is an error, not a line dropped as no event (issue 42).
+        for t in ["1.0123456789:", "-1.000000:", "NaN:", "1e3:", "1.5e3:", "inf:"] {
+            let line = format!("perf 1 [001] {t} sched:sched_switch: x");
+            assert!(matches!(head(line.as_bytes()), Err(HeadError::Time(w)) if w == t.as_bytes()), "{t}");
+        }
+        assert!(matches!(head(b"k-1 [001] d..2. -1.5: sched_switch: x"), Err(HeadError::Time(b"-1.5:"))));
+        // A comm holding `[1] x:` still finds the real head after it.
+        let h = head(b"a [1] x: b 7 [002] 1.5: sched:sched_waking: comm=a").ok().unwrap();
+        assert_eq!((h.pid, h.cpu), (Some(7), 2));
     }
 
     #[test]

@@ -251,6 +251,22 @@ fn bad_input_names_the_line_and_the_problem() {
     assert!(e.contains("no sched_switch or sched_waking events (it has sched:sched_stat_runtime)"), "{e}");
     let e = err(b"perf 1 [1024] 1.000000: sched:sched_switch: x\n");
     assert!(e.starts_with("trace t line 1: CPU 1024: at most 1024 CPUs"), "{e}");
+    // A time that does not read, or one past a replay's span, names its line (issue 42:
+    // the first were dropped as no event, the second refused with no line).
+    let text = render(&scenario(), Form::PerfKv);
+    for bad in ["-1.000000", "NaN", "1e3"] {
+        let edited = text.replacen("1.000000:", &format!("{bad}:"), 1);
+        let e = err(edited.as_bytes());
+        assert!(e.starts_with(&format!("trace t line 1: time \"{bad}\" does not read as SECONDS.FRACTION")), "{e}");
+    }
+    let jump: String = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| if i == 3 { l.replacen("    1.", " 3602.", 1) } else { l.to_string() } + "\n")
+        .collect();
+    let e = err(jump.as_bytes());
+    assert!(e.starts_with("trace t line 4: time 3602."), "{e}");
+    assert!(e.contains("a replay spans at most 3600 s (REPLAY_SPAN_NS_MAX); did the clock jump?"), "{e}");
     let e = err(b"# comment\nperf 1 [000] 1.000000: sched:sched_switch: prev_comm=perf prev_pid=1\n");
     assert!(e.starts_with("trace t line 2: sched_switch arguments do not read as"), "{e}");
     assert!(e.ends_with("`perf 1 [000] 1.000000: sched:sched_switch: prev_comm=perf prev_pid=1`"), "{e}");

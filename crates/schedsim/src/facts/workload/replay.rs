@@ -18,6 +18,9 @@ use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 use std::sync::Arc;
 
+/// The longest trace a replay takes: an hour.
+pub const REPLAY_SPAN_NS_MAX: u64 = 3_600 * SEC;
+
 /// Most tasks one copy of a replay may hold (the simulator's task bound is per
 /// experiment; this one keeps a program's own tables small).
 pub const REPLAY_TASKS_MAX: usize = 50_000;
@@ -147,7 +150,7 @@ impl ReplayParams {
                 self.trace_cpus
             ));
         }
-        if self.span_ns == 0 || self.span_ns > 3_600 * SEC {
+        if self.span_ns == 0 || self.span_ns > REPLAY_SPAN_NS_MAX {
             return Err(format!("workload replay: span_ns = {}, expected 1 to 3.6e12", self.span_ns));
         }
         if !self.cpu_map.is_empty() {

@@ -131,7 +131,9 @@ pub(crate) struct Run<'a> {
     /// (`engine::engine`): the count it records, the run's operations left when the
     /// call began, what ends a call past them.
     pub seen: &'a std::cell::Cell<u64>,
-    pub until: u64,
+    /// The run's operations left when the call began, less what helpers charged since
+    /// (shared with the engine's progress callback, `Policy::ops_left`).
+    pub until: &'a std::cell::Cell<u64>,
     /// The script compiled (its budget token, which function's parameters the scope keeps).
     pub code: &'a Compiled,
 }
@@ -139,7 +141,7 @@ pub(crate) struct Run<'a> {
 impl Run<'_> {
     #[inline(always)]
     fn tick(&mut self, pos: Position) -> R<()> {
-        self.engine.count_operation_until(self.state, pos, self.until, &self.code.token, self.seen)
+        self.engine.count_operation_until(self.state, pos, self.until.get(), &self.code.token, self.seen)
     }
 
     /// Calls `f` with `args`, as `call_script_fn` runs a script function called from
@@ -175,12 +177,10 @@ impl Run<'_> {
             let r = match self.block(&f.body) {
                 Ok(v) => Ok(v),
                 Err(Flow::Return(v)) => Ok(v),
-                Err(Flow::Err(mut e)) => match *e {
+                // A system exception (a budget or size limit) keeps the position that
+                // raised it, as the vendored Rhai's `call_script_fn` does (its patch 5).
+                Err(Flow::Err(e)) => match *e {
                     EvalAltResult::Exit(v, _) => Ok(v),
-                    _ if e.is_system_exception() => {
-                        e.set_position(Position::NONE);
-                        Err(e)
-                    }
                     _ => Err(e),
                 },
                 // `break` outside a loop does not parse.
@@ -459,7 +459,7 @@ impl Run<'_> {
             };
             n += 1;
         }
-        let budget = (self.until, &self.code.token, self.seen);
+        let budget = (self.until.get(), &self.code.token, self.seen);
         bound_call(self.engine, self.state, budget, p, call, params, helper, &refs[..n], kernel)
     }
 

@@ -3,7 +3,8 @@
 //! wakeup being placed from [`Ctx`], the one call in progress; each read of another
 //! CPU's state is charged as the kernel's own probe of it (README, "Policy scripts").
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 
 use rhai::{Array, Dynamic, EvalAltResult};
 
@@ -34,6 +35,12 @@ pub(crate) struct Ctx {
     pub flips: u32,
     /// The waker's cost so far, ns, helpers' probes added.
     pub cost: u64,
+    /// The run's operations left (`Policy::ops_left`, which both the engine's progress
+    /// callback and the compiled call read at every operation): a helper's charge comes
+    /// off it at once, so a call past the run's budget ends at its next operation.
+    pub budget: Rc<Cell<u64>>,
+    /// Operations helpers charged in this call beyond Rhai's one per call (see [`charge`]).
+    pub charged: u64,
     pub tracing: bool,
     pub reads: Vec<String>,
     pub why: String,
@@ -64,6 +71,21 @@ fn with<T>(f: impl FnOnce(&mut Sim, &mut Ctx) -> Result<T, String>) -> R<T> {
         let sim = unsafe { &mut *ctx.sim };
         f(sim, ctx).map_err(Into::into)
     })
+}
+
+/// Charges a helper's work: one operation per CPU it reads or lists beyond the first
+/// (Rhai counts the call as one), so that a script's operation budget bounds its time.
+/// A helper over a 1,024-CPU LLC took about 3 µs for one operation, so a run within its
+/// budget could take minutes (issue 42).
+fn charge(ctx: &mut Ctx, cpus: usize) {
+    let n = (cpus as u64).saturating_sub(1);
+    ctx.charged = ctx.charged.saturating_add(n);
+    ctx.budget.set(ctx.budget.get().saturating_sub(n));
+}
+
+/// The CPUs of `c`'s LLC: what a kernel scan from `c` may read.
+fn llc_size(sim: &Sim, c: u32) -> usize {
+    sim.map.llc_cpus[sim.map.places[c as usize].llc as usize].len()
 }
 
 fn note(ctx: &mut Ctx, f: impl FnOnce() -> String) {
@@ -199,12 +221,14 @@ pub(crate) fn set_recent_used_cpu(t: TaskRef, c: i64) -> R<()> {
 }
 
 pub(crate) fn cpus_allowed(t: TaskRef) -> Array {
-    with(|sim, _| {
+    with(|sim, ctx| {
         let i = task(sim, t)?;
-        Ok(match sim.tasks[i as usize].pinned {
+        let v: Array = match sim.tasks[i as usize].pinned {
             Some(c) => vec![Dynamic::from(c as i64)],
             None => (0..sim.map.nr_cpus() as i64).map(Dynamic::from).collect(),
-        })
+        };
+        charge(ctx, v.len());
+        Ok(v)
     })
     .unwrap_or_default()
 }
@@ -224,7 +248,7 @@ pub(crate) enum Span {
 
 /// The CPUs of `c`'s LLC, core (`cpu_smt_mask`) or node, ascending: the topology, free.
 pub(crate) fn span(c: i64, s: Span) -> R<Array> {
-    with(|sim, _| {
+    with(|sim, ctx| {
         let c = cpu(sim, c, "llc_cpus/core_cpus/node_cpus")?;
         let p = &sim.map.places[c as usize];
         let v = match s {
@@ -232,6 +256,7 @@ pub(crate) fn span(c: i64, s: Span) -> R<Array> {
             Span::Core => &sim.map.core_cpus[p.core as usize],
             Span::Node => &sim.map.node_cpus[p.node as usize],
         };
+        charge(ctx, v.len());
         Ok(v.iter().map(|&c| Dynamic::from(c as i64)).collect())
     })
 }
@@ -239,13 +264,14 @@ pub(crate) fn span(c: i64, s: Span) -> R<Array> {
 /// `for_each_lower_domain(per_cpu(sd_llc, c))`: per level, from the LLC's down, its
 /// groups (each an array of CPUs) from `c`'s own; empty without an LLC domain.
 pub(crate) fn sched_groups(c: i64) -> R<Array> {
-    with(|sim, _| {
+    with(|sim, ctx| {
         let c = cpu(sim, c, "sched_groups")?;
         let Some(llc) = sim.doms.llc_depth[c as usize] else { return Ok(Array::new()) };
         let mut levels = Array::new();
         for depth in (0..=llc as usize).rev() {
             let d = &sim.doms.domains[sim.doms.chain[c as usize][depth] as usize];
             let (n, start) = (d.groups.len(), d.group_of(c));
+            charge(ctx, d.groups.iter().map(|g| g.len()).sum::<usize>() + 1);
             let groups: Array = (0..n)
                 .map(|k| {
                     let g: Array = d.groups[(start + k) % n].iter().map(|&c| Dynamic::from(c as i64)).collect();
@@ -367,6 +393,7 @@ pub(crate) fn default_select_cpu(t: TaskRef, prev: i64, flags: i64) -> R<i64> {
             sim.idle_cpu(c)
         };
         let order: Vec<u32> = (1..=n).map(|k| (prev + k) % n).collect();
+        charge(ctx, n as usize);
         let (r, why) = 'found: {
             if flags & WF_SYNC != 0 && sim.allowed(p, this) && sim.cpus[this as usize].nr_running <= 1 {
                 for &c in &order {
@@ -422,6 +449,8 @@ fn kernel_answer(ctx: &mut Ctx, name: &str, r: i64) -> i64 {
 pub(crate) fn kernel_select_task_rq(t: TaskRef, prev: i64, _flags: i64) -> R<i64> {
     with(|sim, ctx| {
         let w = asked(sim, ctx, t, prev, "select_task_rq_fair")?;
+        // Charged as a scan of the waker's and prev's LLCs, the most its code reads.
+        charge(ctx, llc_size(sim, w.this.0) + llc_size(sim, w.prev.0));
         let c = sim.select_task_rq_in::<false>(&w, &mut ctx.cost);
         Ok(kernel_answer(ctx, "select_task_rq_fair", c as i64))
     })
@@ -454,6 +483,7 @@ pub(crate) fn kernel_sis(t: TaskRef, prev: i64, target: i64) -> R<i64> {
     with(|sim, ctx| {
         let w = asked(sim, ctx, t, prev, "select_idle_sibling")?;
         let target = CpuId(cpu(sim, target, "kernel::select_idle_sibling")?);
+        charge(ctx, llc_size(sim, target.0));
         // Inside the script's own select_idle_sibling the search is counted already.
         let c = if ctx.hook == HOOK_SELECT_IDLE_SIBLING {
             sim.sis_forms(&w, target, &mut ctx.cost)
@@ -489,6 +519,7 @@ pub(crate) fn kernel_select_idle_cpu(t: TaskRef, has_idle_core: bool, target: i6
         merged_scan(sim, "select_idle_cpu")?;
         let w = asked(sim, ctx, t, ctx.w.prev.0 as i64, "select_idle_cpu")?;
         let target = CpuId(cpu(sim, target, "kernel::select_idle_cpu")?);
+        charge(ctx, llc_size(sim, target.0));
         if sim.doms.llc_depth[target.0 as usize].is_none() {
             return Ok(kernel_answer(ctx, "select_idle_cpu", -1));
         }

@@ -86,6 +86,8 @@ impl Sim {
             current: current.0,
             flips: current.1,
             cost: *cost,
+            budget: policy.ops_left.clone(),
+            charged: 0,
             tracing: self.tracing(),
             reads: Vec::new(),
             why: String::new(),
@@ -101,7 +103,7 @@ impl Sim {
                         state: &mut call,
                         scope: &mut scope,
                         seen: &policy.ops,
-                        until: policy.ops_left.get(),
+                        until: &policy.ops_left,
                         code: c,
                     };
                     run.call(&policy.ast, f, args, TaskRef(w.p.0))
@@ -121,10 +123,11 @@ impl Sim {
         });
         self.hooks = hooks;
         *cost = ctx.cost;
+        let ops = policy.ops.get().saturating_add(ctx.charged);
         if let Some(run) = self.policy.as_mut() {
-            run.ops_left = run.ops_left.saturating_sub(policy.ops.get());
+            run.ops_left = run.ops_left.saturating_sub(ops);
         }
-        crate::facts::policy::count_ops(policy.ops.get());
+        crate::facts::policy::count_ops(ops);
         match r {
             Ok(value) => Some(Answer { value, reads: ctx.reads, why: ctx.why }),
             Err(e) => {

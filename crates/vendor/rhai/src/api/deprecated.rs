@@ -1164,8 +1164,8 @@ pub mod deprecated_array_functions {
         array: &mut Array,
         comparer: &str,
     ) -> RhaiResultOf<()> {
-        dedup_by_comparer(ctx, array, FnPtr::new(comparer)?);
-        Ok(())
+        // (Vendored patch, schedsim) its comparer's system exceptions end the call.
+        dedup_by_comparer(ctx, array, FnPtr::new(comparer)?)
     }
     /// Reduce an array by iterating through all elements while applying a function named by `reducer`.
     ///

@@ -419,8 +419,12 @@ impl Engine {
                         Err(err.into())
                     }
                     // System errors are passed straight-through
+                    // (Vendored patch, schedsim) at the position that raised them, the
+                    // statement past a limit, rather than at the call.
                     mut err if err.is_system_exception() => {
-                        err.set_position(pos);
+                        if err.position().is_none() {
+                            err.set_position(pos);
+                        }
                         Err(err.into())
                     }
                     // Other errors are wrapped in `ErrorInFunctionCall`

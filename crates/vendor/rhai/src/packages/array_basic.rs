@@ -1285,7 +1285,8 @@ pub mod array_functions {
             curry: <_>::default(),
             typ: FnPtrType::Normal,
         };
-        dedup_by_comparer(ctx, array, comparer);
+        // (Vendored patch, schedsim) `==` raises no system exception.
+        let _ = dedup_by_comparer(ctx, array, comparer);
     }
     /// Remove duplicated _consecutive_ elements from the array that return `true` when applied the
     /// `comparer` function.
@@ -1310,19 +1311,32 @@ pub mod array_functions {
     ///
     /// print(x);       // prints "[1, 2, 3, 4]"
     /// ```
-    #[rhai_fn(name = "dedup")]
-    pub fn dedup_by_comparer(ctx: NativeCallContext, array: &mut Array, comparer: FnPtr) {
+    #[rhai_fn(name = "dedup", return_raw)]
+    pub fn dedup_by_comparer(
+        ctx: NativeCallContext,
+        array: &mut Array,
+        comparer: FnPtr,
+    ) -> RhaiResultOf<()> {
         if array.is_empty() {
-            return;
+            return Ok(());
         }
 
+        // (Vendored patch, schedsim) A system exception of the comparer (a budget or
+        // size limit) ends the call instead of reading as `false`.
+        let mut failed = None;
         array.dedup_by(|x, y| {
-            comparer
-                .call_raw(&ctx, None, [y.clone(), x.clone()])
-                .unwrap_or(Dynamic::FALSE)
-                .as_bool()
-                .unwrap_or(false)
+            if failed.is_some() {
+                return false;
+            }
+            match comparer.call_raw(&ctx, None, [y.clone(), x.clone()]) {
+                Err(e) if e.is_system_exception() => {
+                    failed = Some(e);
+                    false
+                }
+                r => r.unwrap_or(Dynamic::FALSE).as_bool().unwrap_or(false),
+            }
         });
+        failed.map_or(Ok(()), Err)
     }
     /// Reduce an array by iterating through all elements while applying the `reducer` function.
     ///
@@ -1570,10 +1584,21 @@ pub mod array_functions {
             return Ok(());
         }
 
+        // (Vendored patch, schedsim) A system exception of the comparer (a budget or
+        // size limit) ends the call instead of reading as an order by type.
+        let mut failed = None;
         let closure = || {
             array.sort_by(|x, y| {
+                if failed.is_some() {
+                    return Ordering::Equal;
+                }
                 comparer
                     .call_raw(&ctx, None, [x.clone(), y.clone()])
+                    .map_err(|e| {
+                        if e.is_system_exception() {
+                            failed = Some(e);
+                        }
+                    })
                     .ok()
                     .and_then(|v| {
                         v.as_int()
@@ -1595,16 +1620,16 @@ pub mod array_functions {
         // `slice::sort_by` may panic if the comparer function does not implement a total order.
         // Catch this instead.
         #[cfg(not(feature = "no_std"))]
-        return std::panic::catch_unwind(std::panic::AssertUnwindSafe(closure)).map_err(|_| {
-            ERR::ErrorRuntime("error in comparer for sorting".into(), Position::NONE).into()
-        });
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(closure)).map_err(|_| {
+            Box::new(ERR::ErrorRuntime("error in comparer for sorting".into(), Position::NONE))
+        })?;
 
         #[cfg(feature = "no_std")]
         {
             let mut closure = closure;
             closure();
-            Ok(())
         }
+        failed.map_or(Ok(()), Err)
     }
     /// Sort the array.
     ///
