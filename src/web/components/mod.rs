@@ -14,6 +14,7 @@ pub mod perfetto;
 pub mod policy_editor;
 pub mod replay;
 pub mod results;
+pub mod rtapp;
 pub mod sweep;
 pub mod switch_reach;
 pub mod timeline;

@@ -197,7 +197,8 @@ pub fn workload_form(p: &WorkloadProps) -> Html {
                     <span class="field-label">{ "benchmark" }</span>
                     <select id="workload-kind" onchange={on_kind}>
                         { for WORKLOAD_NAMES.iter().map(|n| html! { <option value={*n} selected={*n == e.workload.name()}>{ *n }</option> }) }
-                        // A replay comes from a trace (Replay a trace, below), not from this list.
+                        // A replay comes from a trace (Replay a trace, below), and an rt-app
+                        // workload from its file (below), not from this list.
                         if !WORKLOAD_NAMES.contains(&e.workload.name()) {
                             <option value={e.workload.name()} selected=true disabled=true>{ e.workload.name() }</option>
                         }
@@ -207,6 +208,7 @@ pub fn workload_form(p: &WorkloadProps) -> Html {
                     if metric.higher_is_better { "higher is better" } else { "lower is better" }, e.workload.clients_meaning()) }</p>
             </div>
             <div class="row params">{ params }</div>
+            <crate::web::components::rtapp::RtappControl exp={e.clone()} on_workload={p.on_workload.clone()} />
             <div class="row">
                 <Field label="client counts" value={clients_text} on_commit={on_clients} id="clients" wide=true
                     hint={clients_hint} refused={size_refusal.as_ref().map(|(_, why)| why.clone()).unwrap_or_default()} />
