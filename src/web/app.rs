@@ -40,13 +40,17 @@ pub fn app() -> Html {
         st
     });
     // What the address bar held when the page opened, if it was a link. A link made
-    // before presenter mode left links is written again without it.
-    let opened_with = use_memo((), |_| {
-        let opened = permalink::decode(&dom::location_hash()).ok().flatten();
-        if let Some(s) = opened.as_ref().filter(|s| s.view.old_presenter.seen) {
-            let _ = dom::replace_hash(&permalink::encode(s));
+    // before presenter mode left links is written again without it. A broken link
+    // stays in the address bar as pasted (the notice says what is wrong with it) until
+    // the user changes the experiment: it counts as written for the default it shows.
+    let opened_with = use_memo((), |_| match permalink::decode(&dom::location_hash()) {
+        Ok(opened) => {
+            if let Some(s) = opened.as_ref().filter(|s| s.view.old_presenter.seen) {
+                let _ = dom::replace_hash(&permalink::encode(s));
+            }
+            opened
         }
-        opened
+        Err(_) => Some(state.shared()),
     });
     let dispatch: Callback<Action> = {
         let d = state.dispatcher();
