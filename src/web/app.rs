@@ -254,7 +254,7 @@ pub fn app() -> Html {
             });
             html! { <Gallery on_load={Callback::from(move |(name, run)| d.emit(Action::LoadPreset { name, run }))} {on_replay} {on_exercise} {on_eevdf} /> }
         }
-        Tab::Diff => html! { <DiffView exp={state.exp.clone()} /> },
+        Tab::Diff => html! { <DiffView exp={state.exp.clone()} replay={replay.clone()} /> },
     };
 
     html! {
