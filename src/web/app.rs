@@ -335,7 +335,8 @@ pub fn app() -> Html {
                         <dt><kbd>{ "p" }</kbd></dt><dd>{ "live mode: play / pause" }</dd>
                         <dt><kbd>{ "r" }</kbd></dt><dd>{ "live mode: reset" }</dd>
                         <dt><kbd>{ "1" }</kbd>{ " " }<kbd>{ "2" }</kbd>{ " " }<kbd>{ "3" }</kbd>{ " " }<kbd>{ "4" }</kbd></dt><dd>{ "Sweep, Live, Classroom, Diff" }</dd>
-                        <dt><kbd>{ "←" }</kbd>{ " " }<kbd>{ "→" }</kbd></dt><dd>{ "Diff: previous, next difference" }</dd>
+                        <dt><kbd>{ "←" }</kbd>{ " " }<kbd>{ "→" }</kbd></dt><dd>{ "Diff: previous, next difference; timeline: pan a quarter" }</dd>
+                        <dt><kbd>{ "+" }</kbd>{ " " }<kbd>{ "−" }</kbd>{ " " }<kbd>{ "0" }</kbd>{ " " }<kbd>{ "End" }</kbd></dt><dd>{ "timeline (when on screen): zoom in, zoom out, fit all, follow the latest" }</dd>
                         <dt><kbd>{ "f" }</kbd></dt><dd>{ "presenter mode (large type, high contrast, charts one per row, the form folded)" }</dd>
                         <dt><kbd>{ "Tab" }</kbd></dt><dd>{ "the first stop skips to Run; the machine drawing is one stop, arrow keys move inside it" }</dd>
                         <dt><kbd>{ "t" }</kbd></dt><dd>{ "light or dark theme" }</dd>
