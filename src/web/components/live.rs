@@ -585,7 +585,7 @@ fn live_counters(s: &LiveShown) -> Html {
                     w.idle_cpu, fmt_ns(w.idle_for_ns), w.waiting_task, w.busy_cpu, w.waiting) }</p>
             }
             <p class="live-counters">{ format!(
-                "wakeups {} · migrations {} (SMT {}, LLC {}, cross-LLC {}, cross-node {}) · affine moves {} · CPUs probed {} · IPIs {} · context switches {} ({} preemptions)",
+                "wakeups {} · migrations {} (SMT {}, LLC {}, cross-LLC {}, cross-node {}) · affine moves {} · CPUs scanned for an idle one {} · IPIs {} · context switches {} ({} preemptions)",
                 c.wakeups, c.migrations, c.migrations_smt, c.migrations_llc, c.migrations_cross_llc, c.migrations_cross_node,
                 c.affine_moves, c.sis_probed, c.ipis, c.context_switches, c.preemptions) }</p>
         </>
