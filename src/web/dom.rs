@@ -279,6 +279,13 @@ pub fn click(id: &str) {
     }
 }
 
+/// Opens the `<details>` element `id`, if there is one.
+pub fn open_details(id: &str) {
+    if let Some(d) = document().and_then(|d| d.get_element_by_id(id)).filter(|e| e.tag_name() == "DETAILS") {
+        let _ = d.set_attribute("open", "");
+    }
+}
+
 /// Scrolls the first element matching `selector` to the top of the view.
 pub fn scroll_to(selector: &str) {
     if let Some(el) = document().and_then(|d| d.query_selector(selector).ok().flatten()) {
