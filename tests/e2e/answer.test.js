@@ -342,6 +342,95 @@ test("6: a link that replays a trace by reference offers the button that picks t
   problems.splice(0, problems.length, ...problems.filter((s) => !/^replay-ref-open-1366: .*cannot run/.test(s)));
 });
 
+test("6: 'Replay a trace' is one click from the top at 1366x768, and the page names the file chosen", async () => {
+  const p = await page("replay-jump", VIEWPORTS[1]);
+  await openPage(p);
+  await doneOf(p, "demo");
+  await p.evaluate(() => scrollTo(0, 0));
+  onFirstScreen(await topOf(p, "#replay-jump"), "the Replay a trace button");
+  const [chooser] = await Promise.all([p.waitForEvent("filechooser"), p.click("#replay-jump")]);
+  assert.equal(await p.textContent("#replay-file-name"), " no file chosen yet");
+  await chooser.setFiles(path.join(ROOT, "traces/make.perf.txt.gz"));
+  await p.waitForSelector("#replay-summary", { timeout: 60_000 });
+  assert.equal(await p.textContent("#replay-file-name"), " chosen: make.perf.txt.gz");
+  await p.locator(".replay").scrollIntoViewIfNeeded();
+  await shot(p, "6-replay-chosen");
+  await p.context().close();
+});
+
+test("6: the Diff view's link of a replay too large for a link asks for its trace, then diffs", async () => {
+  const p = await page("diff-ref", VIEWPORTS[1]);
+  await openPage(p);
+  await p.setInputFiles("#replay-file", path.join(ROOT, "traces/dbench.perf.txt.gz"));
+  await p.waitForSelector("#replay-summary", { timeout: 60_000 });
+  await p.click("#tab-diff");
+  await p.waitForSelector("#diff-sentence", { timeout: 120_000 });
+  await p.waitForTimeout(800); // the address bar follows after its debounce
+  const frag = new URL(p.url()).hash;
+  await p.context().close();
+  const q = await page("diff-ref-open", VIEWPORTS[1]);
+  await q.goto(new URL(frag, process.env.SCHEDSIM_URL).href);
+  await q.waitForSelector("#diff-needs-trace");
+  assert.match(await q.textContent("#diff-needs-trace"), /^No diff yet: this experiment replays the trace dbench\.perf\.txt\.gz \(sha256 [0-9a-f]{12}…\), whose tasks a link does not carry\. Load that file here and the diff runs\.$/);
+  assert.equal(await q.$("#diff-error"), null, "no 'The diff failed'");
+  await shot(q, "6-diff-needs-trace");
+  const [chooser] = await Promise.all([q.waitForEvent("filechooser"), q.click("#replay-wanted-pick")]);
+  await chooser.setFiles(path.join(ROOT, "traces/dbench.perf.txt.gz"));
+  await q.waitForSelector("#diff-sentence", { timeout: 120_000 });
+  assert.match(await q.textContent("#diff-summary"), /compared wakeups/);
+  await shot(q, "6-diff-from-link");
+  await q.context().close();
+  problems.splice(0, problems.length, ...problems.filter((s) => !/^diff-ref-open-1366: .*cannot run/.test(s)));
+});
+
+test("9: a broken link stays in the address bar and is said for what it is; 'Link copied.' goes at the next run", async () => {
+  const p = await page("links", VIEWPORTS[1]);
+  await openPage(p);
+  await doneOf(p, "demo");
+  await p.evaluate(() => scrollTo(0, 0));
+  await p.click("#copy-link");
+  await p.waitForSelector("#permalink");
+  const url = await p.inputValue("#permalink");
+  await p.click("#run");
+  await p.waitForSelector("#permalink", { state: "detached", timeout: 10_000 });
+  await doneOf(p, "demo");
+  await p.context().close();
+  const q = await page("links-appended", VIEWPORTS[1]);
+  const pasted = `${url}xyz`;
+  await q.goto(pasted);
+  await q.waitForSelector("#link-notice");
+  const msg = await q.textContent("#link-notice");
+  assert.match(msg, /This link has 3 characters added after its end \("xyz"\): delete them from the address, or copy the link again\. The address bar keeps the link as pasted\./);
+  assert.doesNotMatch(msg, /cut off|incomplete/);
+  await q.waitForTimeout(800);
+  assert.equal(q.url(), pasted, "the address bar still holds what was pasted");
+  await shot(q, "9-appended-link");
+  await q.context().close();
+});
+
+test("9: the timeline's keys are in the help and work before the plot has focus; live counts say what they count", async () => {
+  const p = await page("tl-keys", VIEWPORTS[1]);
+  await openPage(p);
+  await p.click("#tab-live");
+  await p.waitForSelector("#live-timeline .tl-lanes");
+  for (let i = 0; i < 10; i++) await p.keyboard.press("Space");
+  await p.waitForFunction(() => /^10 wakeups/.test(document.querySelector("#live-status").textContent));
+  assert.match(await p.textContent(".live-counters"), /CPUs scanned for an idle one \d+/);
+  await p.keyboard.press("?");
+  const help = await p.textContent('.help[role="dialog"]');
+  assert.match(help, /timeline \(when on screen\): zoom in, zoom out, fit all, follow the latest/);
+  await p.keyboard.press("Escape");
+  await p.locator("#live-timeline").scrollIntoViewIfNeeded();
+  await p.evaluate(() => document.activeElement && document.activeElement.blur());
+  const span = async () => p.$eval("#live-timeline", (el) => Number(el.dataset.viewEnd) - Number(el.dataset.viewStart));
+  const before = await span();
+  await p.keyboard.press("+");
+  await p.waitForFunction((b) => { const d = document.querySelector("#live-timeline").dataset; return Number(d.viewEnd) - Number(d.viewStart) < b; }, before, { timeout: 5000 });
+  assert.ok((await span()) < before, "+ zooms without a click on the plot first");
+  await shot(p, "9-timeline-keys");
+  await p.context().close();
+});
+
 test("no page error", () => {
   assert.deepEqual(problems, []);
 });
