@@ -305,6 +305,18 @@ pub fn inner_height() -> f64 {
     window().and_then(|w| w.inner_height().ok()).and_then(|h| h.as_f64()).unwrap_or(0.0)
 }
 
+/// The view's height less the sticky header's and the Run bar's (where they stick):
+/// the room a chart has to show whole in.
+pub fn room_between_bars() -> f64 {
+    let Some(d) = document() else { return inner_height() };
+    let stuck = |sel: &str| {
+        let el = d.query_selector(sel).ok().flatten()?;
+        let sticky = window()?.get_computed_style(&el).ok().flatten()?.get_property_value("position").ok()? == "sticky";
+        sticky.then(|| el.get_bounding_client_rect().height())
+    };
+    inner_height() - stuck("header.top").unwrap_or(0.0) - stuck(".runbar").unwrap_or(0.0)
+}
+
 /// Calls `on_width` with `el`'s width (CSS pixels) now and whenever the layout changes
 /// it, until the returned watch is dropped.
 pub fn watch_width(el: &web_sys::Element, on_width: yew::Callback<f64>) -> Option<WidthWatch> {
