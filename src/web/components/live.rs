@@ -449,9 +449,6 @@ pub fn live_view(p: &LiveProps) -> Html {
             <h2 id="live-h">{ "Live: the wakeup path, one wakeup at a time" }</h2>
             { live_what(&p.exp) }
             { live_toolbar(p, &ctl, &h, kernel, clients) }
-            <PerfettoExport exp={p.exp.clone()} {kernel} {clients} fixed_run=true
-                window={default_window(Some(session.map(|s| s.now_ns).unwrap_or(0)), p.exp.warmup_ms, p.exp.duration_ms)}
-                on_export={p.on_perfetto.clone()} status={p.perfetto.clone()} id="live-perfetto" />
             if let Some(e) = h.error.as_ref().or(session.and_then(|s| s.error.as_ref())) {
                 <p class="refusal" id="live-error" role="alert">{ e.clone() }</p>
             }
@@ -470,6 +467,11 @@ pub fn live_view(p: &LiveProps) -> Html {
             if let Some(s) = session {
                 { live_timeline_and_charts(p, s, &h.mirror) }
             }
+            // After what it exports: on a phone the machine and its decision come
+            // first under the controls, not this form and its help.
+            <PerfettoExport exp={p.exp.clone()} {kernel} {clients} fixed_run=true
+                window={default_window(Some(session.map(|s| s.now_ns).unwrap_or(0)), p.exp.warmup_ms, p.exp.duration_ms)}
+                on_export={p.on_perfetto.clone()} status={p.perfetto.clone()} id="live-perfetto" />
         </section>
     }
 }

@@ -339,7 +339,7 @@ fn cpu_cell_live(p: &CpuCellProps) -> Html {
         <div class={classes!("cpu", format!("ph-{}", v.phase), (v.phase == "idle").then(|| format!("depth-{}", p.depth.min(4))), roles.clone())}
              title={title} data-cpu={cpu.to_string()}>
             <span class="cpu-no">{ cpu }</span>
-            <span class="cpu-task">{ task }</span>
+            <span class="cpu-task" title={task.clone()}>{ task }</span>
             if v.nr_running > 1 {
                 <span class="cpu-q" title="runnable tasks">{ v.nr_running }</span>
             }
