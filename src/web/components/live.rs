@@ -708,7 +708,9 @@ fn short(t: &WakeupTrace) -> String {
 
 fn wakeup_summary(t: Option<&WakeupTrace>) -> Html {
     let Some(t) = t else {
-        return html! { <p class="wakeup-summary muted">{ "Press Step (or space) to run to the next wakeup." }</p> };
+        return html! { <p class="wakeup-summary muted" id="wakeup-none">{
+            "No wakeup stepped yet. A yellow CPU is leaving idle to run a task put on it: at 0 ms every CPU, its first task queued. Press Step (or space) to run to the next wakeup."
+        }</p> };
     };
     let probed = probed(t);
     html! {
