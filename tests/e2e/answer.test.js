@@ -431,6 +431,65 @@ test("9: the timeline's keys are in the help and work before the plot has focus;
   await p.context().close();
 });
 
+test("7: in presenter mode at 1920x1080 the throughput chart, its % vs A panel included, shows whole above the Run bar", async () => {
+  const p = await page("presenter-fit", VIEWPORTS[2]);
+  await openPage(p);
+  await doneOf(p, "demo");
+  await p.keyboard.press("f");
+  await p.waitForFunction(() => document.documentElement.dataset.presenter === "on");
+  await p.click("#run");
+  await doneOf(p, "demo");
+  const m = await p.evaluate(() => {
+    const c = document.querySelector('canvas[aria-label="throughput chart"]').getBoundingClientRect();
+    return { top: c.top, bottom: c.bottom, header: document.querySelector("header.top").getBoundingClientRect().bottom,
+      bar: document.querySelector(".runbar").getBoundingClientRect().top };
+  });
+  await shot(p, "7-presenter-chart");
+  assert.ok(m.top >= m.header && m.bottom <= m.bar, `the chart from ${Math.round(m.top)} to ${Math.round(m.bottom)} px, the view between the bars ${Math.round(m.header)} to ${Math.round(m.bar)}`);
+  await p.context().close();
+});
+
+test("8: live mode on a 390 px phone: the machine first under the controls, names cut with an ellipsis, touch targets of 24 px and a 44 px Step", async () => {
+  const p = await page("live-phone", VIEWPORTS[0]);
+  await openPage(p);
+  await doneOf(p, "demo");
+  await p.click("#tab-live");
+  await p.waitForSelector(".live-topo .cpu");
+  await p.waitForFunction(() => document.querySelector("#wakeup-none"));
+  assert.match(await p.textContent("#wakeup-none"), /A yellow CPU is leaving idle to run a task put on it/);
+  for (let i = 0; i < 6; i++) {
+    await p.tap("#live-step");
+    await p.waitForFunction((n) => new RegExp(`^${n} wakeups`).test(document.querySelector("#live-status").textContent), i + 1);
+  }
+  await p.evaluate(() => scrollTo(0, 0));
+  const m = await p.evaluate(() => {
+    const box = (e) => e.getBoundingClientRect();
+    // A timeline arrow is touched on its hit stroke (pointer-events: stroke), which its
+    // box leaves out: its width is the arrow's target.
+    const target = (e) => {
+      const hit = e.querySelector?.(".tl-hit");
+      if (hit) { const w = parseFloat(getComputedStyle(hit).strokeWidth); return { width: w, height: w }; }
+      return box(e);
+    };
+    const small = [...document.querySelectorAll(".live-mode :is(button, select, input, a, summary, [role=button])")]
+      .filter((e) => { const b = target(e); return box(e).width > 0 && (b.width < 24 || b.height < 24); })
+      .map((e) => `${e.tagName.toLowerCase()}.${e.getAttribute("class")} ${Math.round(box(e).width)}x${Math.round(box(e).height)}`);
+    const names = [...document.querySelectorAll(".live-topo .cpu-task")].filter((e) => e.textContent)
+      .map((e) => ({ text: e.textContent, title: e.title, ellipsis: getComputedStyle(e).textOverflow, inside: box(e).right <= box(e.closest(".cpu")).right + 0.5 }));
+    const step = box(document.querySelector("#live-step"));
+    return { topo: box(document.querySelector(".live-topo")).top + scrollY, trace: box(document.querySelector("aside.trace")).top + scrollY,
+      perfetto: box(document.querySelector("#live-perfetto")).top + scrollY, step: [step.width, step.height], small, names };
+  });
+  await shot(p, "8-live-phone");
+  assert.ok(m.topo < 700, `the machine starts ${Math.round(m.topo)} px down`);
+  assert.ok(m.topo < m.trace && m.trace < m.perfetto, `machine, then decision, then the Perfetto export: ${JSON.stringify(m)}`);
+  assert.ok(m.step[0] >= 44 && m.step[1] >= 44, `Step is ${m.step.join("x")} px`);
+  assert.deepEqual(m.small, [], "controls under 24 px");
+  assert.ok(m.names.length > 0);
+  for (const n of m.names) assert.ok(n.title === n.text && n.ellipsis === "ellipsis" && n.inside, JSON.stringify(n));
+  await p.context().close();
+});
+
 test("no page error", () => {
   assert.deepEqual(problems, []);
 });
