@@ -1015,7 +1015,11 @@ mod tests {
         assert_eq!((s.run_request, s.workers), (0, 1));
         let bad = State::from_fragment("#v1.garbage", 2);
         assert_eq!(bad.exp, default_experiment());
-        assert!(bad.notice.as_deref().unwrap_or("").ends_with("The default experiment is loaded instead; Run runs it."));
+        assert!(bad
+            .notice
+            .as_deref()
+            .unwrap_or("")
+            .ends_with("The default experiment is loaded instead; Run runs it."));
         assert_eq!(bad.run_request, 0, "a broken link's default is not passed off as its answer");
         assert_eq!(bad.reduce(Action::DismissNotice).notice, None);
     }

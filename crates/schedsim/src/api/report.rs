@@ -298,8 +298,7 @@ impl Report {
         for c in &self.configs {
             for p in &c.points {
                 for (i, v) in p.samples.iter().enumerate() {
-                    let _ =
-                        writeln!(s, "{},{},{},{},{:.4}", csv_field(&c.name), csv_field(&c.label), p.clients, i, v);
+                    let _ = writeln!(s, "{},{},{},{},{:.4}", csv_field(&c.name), csv_field(&c.label), p.clients, i, v);
                 }
             }
         }
