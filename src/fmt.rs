@@ -161,20 +161,9 @@ pub fn export_stem(exp: &schedsim::Experiment) -> String {
     stem.trim_end_matches('-').to_string()
 }
 
-/// `n` of what a workload's client count counts (`Workload::clients_meaning`, a
-/// plural): "1 client/server pair", "1 copy of the trace", "8 clients".
-pub fn count_of(n: u64, meaning: &str) -> String {
-    if n != 1 {
-        return format!("{n} {meaning}");
-    }
-    let one = match meaning {
-        "copies of the trace" => "copy of the trace".to_string(),
-        // "client/server pairs", "pipe pairs", "message threads": the last word is
-        // the plural one.
-        m => m.strip_suffix('s').unwrap_or(m).to_string(),
-    };
-    format!("1 {one}")
-}
+/// `n` of what a workload's client count counts: the library's one wording, which the
+/// CLI prints too ("1 client/server pair", "1 copy of the trace", "8 clients").
+pub use schedsim::workload::count_of;
 
 #[cfg(test)]
 mod tests {

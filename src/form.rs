@@ -75,8 +75,8 @@ pub fn run_size_refusal(exp: &schedsim::Experiment) -> Option<(&'static [&'stati
         (
             IDS,
             format!(
-                "too large a run: {most} {} for {} ms is over one run's event cap; shorten the duration or lower the count",
-                exp.workload.clients_meaning(),
+                "too large a run: {} for {} ms is over one run's event cap; shorten the duration or lower the count",
+                exp.workload.clients_of(most as u64),
                 exp.duration_ms
             ),
         )

@@ -130,9 +130,11 @@ pub enum LinkError {
     /// The data does not match its checksum, or stops early with bytes no cut leaves:
     /// changed by hand or by a program that rewrote the link.
     Altered,
-    /// The data ends and `bytes` more follow it: something was appended to the link.
+    /// The data ends and `extra` characters follow it: something was appended to the
+    /// link (pasted twice, a word typed after it). `tail` is their start, for the message.
     TrailingData {
-        bytes: usize,
+        extra: usize,
+        tail: String,
     },
     /// A character no playground link has, at a position (1-based, after `#`).
     BadCharacter {
@@ -169,8 +171,12 @@ impl fmt::Display for LinkError {
             LinkError::Altered => {
                 write!(f, "This link has been changed since it was made: its checksum does not match.")
             }
-            LinkError::TrailingData { bytes } => {
-                write!(f, "This link has been changed since it was made: {bytes} bytes follow the end of its data.")
+            LinkError::TrailingData { extra, tail } => {
+                let what = if *extra == 1 { "1 character".to_string() } else { format!("{extra} characters") };
+                write!(
+                    f,
+                    "This link has {what} added after its end ({tail:?}): delete them from the address, or copy the link again."
+                )
             }
             LinkError::BadCharacter { at, ch } => write!(
                 f,
@@ -253,12 +259,17 @@ pub fn decode(fragment: &str) -> Result<Option<Shared>, LinkError> {
         Err(base64::DecodeError::InvalidLastSymbol { .. }) => {
             B64_LENIENT.decode(body).map_err(|_| incomplete.clone())?
         }
-        Err(base64::DecodeError::InvalidLength(_)) => return Err(incomplete),
+        // A length no encoding has: a cut, or a whole link with characters after it,
+        // which the data's own end tells apart (below).
+        Err(base64::DecodeError::InvalidLength(_)) => {
+            let whole = B64_LENIENT.decode(&body[..body.len() - body.len() % 4]).ok();
+            return Err(whole.and_then(|z| trailing(body, &z)).unwrap_or(incomplete));
+        }
         Err(_) => return Err(LinkError::Damaged("its text is not a playground link's encoding".into())),
     };
     let json = match inflate(&z) {
         Ok(Inflated { json, unread: 0 }) => json,
-        Ok(Inflated { unread, .. }) => return Err(LinkError::TrailingData { bytes: unread }),
+        Ok(Inflated { .. }) => return Err(trailing(body, &z).unwrap_or(LinkError::Altered)),
         Err((status, partial)) => {
             use miniz_oxide::inflate::TINFLStatus as S;
             return Err(match status {
@@ -274,6 +285,16 @@ pub fn decode(fragment: &str) -> Result<Option<Shared>, LinkError> {
     };
     let text = std::str::from_utf8(&json).map_err(|_| LinkError::Damaged("its data is not text".into()))?;
     parse_shared(text).map(Some)
+}
+
+/// The characters of `body` after the end of the zlib stream its bytes `z` hold, if
+/// the stream ends before them: what was appended to a whole link.
+fn trailing(body: &str, z: &[u8]) -> Option<LinkError> {
+    let Ok(Inflated { unread, .. }) = inflate(z) else { return None };
+    // The stream's last byte ends inside the character that holds its last bits.
+    let end = ((z.len() - unread) * 8).div_ceil(6);
+    let extra = body.len().checked_sub(end).filter(|n| *n > 0)?;
+    Some(LinkError::TrailingData { extra, tail: body[end..].chars().take(20).collect() })
 }
 
 /// Base64 that ignores the last character's spare bits.
@@ -498,12 +519,25 @@ mod tests {
             let mut longer = z.clone();
             longer.extend_from_slice(extra);
             let got = decode(&format!("v1.{}", B64.encode(&longer)));
-            assert_eq!(got, Err(LinkError::TrailingData { bytes: extra.len() }), "{extra:?}");
+            assert!(matches!(got, Err(LinkError::TrailingData { .. })), "{extra:?}: {got:?}");
         }
-        assert!(decode(&format!("v1.{}", B64.encode([&z[..], b"x"].concat())))
-            .unwrap_err()
-            .to_string()
-            .starts_with("This link has been changed since it was made"));
+    }
+
+    /// Characters typed or pasted after a whole link are named as that, at every
+    /// length (some lengths are no base64 encoding's, which alone used to read as a cut).
+    #[test]
+    fn characters_after_a_whole_link_are_named() {
+        let f = encode(&demo());
+        for tail in ["A", "Ab", "abc", "abcd", "x_-9Z", "v1.abc"] {
+            let got = decode(&format!("{f}{}", tail.replace('.', "")));
+            let tail = tail.replace('.', "");
+            assert_eq!(got, Err(LinkError::TrailingData { extra: tail.len(), tail: tail.clone() }), "{tail}");
+        }
+        assert_eq!(
+            decode(&format!("{f}xyz")).unwrap_err().to_string(),
+            "This link has 3 characters added after its end (\"xyz\"): delete them from the address, or copy the link again."
+        );
+        assert!(decode(&format!("{f}A")).unwrap_err().to_string().starts_with("This link has 1 character added"));
     }
 
     // A changed character in the last few (the checksum and the stream's last bits) is

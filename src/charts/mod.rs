@@ -112,17 +112,24 @@ impl ChartTheme {
     }
 }
 
+/// The share of the view between the sticky header and the Run bar a chart may take:
+/// the results land with their heading, summary and notes above the headline chart
+/// (about a third of that room in presenter type at 1920x1080), and the whole chart,
+/// its "% vs A" panel included, must show above the Run bar.
+pub const ROOM_SHARE: f64 = 0.6;
+
 /// The size to draw a chart of standard size `base` (CSS pixels) at when it is shown
-/// `shown_w` CSS pixels wide on a screen `screen_h` tall: the width shown (so canvas
-/// pixels are device pixels and text keeps its size), the standard aspect, but never so
-/// short that its text crowds (at least `base`'s height at 600 wide) nor taller than
-/// three quarters of the screen. Without a width (not laid out yet), `base`.
-pub fn fit_size(base: (u32, u32), shown_w: Option<f64>, screen_h: f64) -> (u32, u32) {
+/// `shown_w` CSS pixels wide, with `room_h` CSS pixels of view between the page's
+/// sticky header and Run bar: the width shown (so canvas pixels are device pixels and
+/// text keeps its size), the standard aspect, but never so short that its text crowds
+/// (at least `base`'s height at 600 wide) nor taller than [`ROOM_SHARE`] of the room.
+/// Without a width (not laid out yet), `base`.
+pub fn fit_size(base: (u32, u32), shown_w: Option<f64>, room_h: f64) -> (u32, u32) {
     let Some(w) = shown_w.filter(|w| w.is_finite() && *w >= 1.0) else { return base };
     let w = w.round().clamp(200.0, 4000.0);
     let (bw, bh) = (base.0 as f64, base.1 as f64);
     let low = bh * 600.0 / bw;
-    let high = (screen_h * 0.75).max(low);
+    let high = (room_h * ROOM_SHARE).max(low);
     let h = (w * bh / bw).clamp(low, high);
     (w as u32, h.round() as u32)
 }
@@ -491,8 +498,10 @@ mod tests {
         let base = report_chart_size("migrations");
         assert_eq!(fit_size(base, None, 1080.0), base, "not laid out yet: the standard size");
         assert_eq!(fit_size(base, Some(720.0), 1080.0), base);
-        // A projector's full width: wide, and no taller than three quarters of its screen.
-        assert_eq!(fit_size(base, Some(1858.4), 1080.0), (1858, 810));
+        // A projector's full width: wide, and no taller than 60% of the room between
+        // the bars (1920x1080 in presenter mode: a 73 px header, a 96 px Run bar).
+        assert_eq!(fit_size(base, Some(1858.4), 1080.0), (1858, 648));
+        assert_eq!(fit_size(report_chart_size("throughput"), Some(1838.0), 1080.0 - 73.0 - 96.0), (1838, 547));
         // A phone: its width, and tall enough for its text.
         assert_eq!(fit_size(base, Some(350.0), 844.0), (350, 317));
         assert_eq!(fit_size(report_chart_size("throughput"), Some(350.0), 844.0), (350, 450));

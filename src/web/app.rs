@@ -40,13 +40,17 @@ pub fn app() -> Html {
         st
     });
     // What the address bar held when the page opened, if it was a link. A link made
-    // before presenter mode left links is written again without it.
-    let opened_with = use_memo((), |_| {
-        let opened = permalink::decode(&dom::location_hash()).ok().flatten();
-        if let Some(s) = opened.as_ref().filter(|s| s.view.old_presenter.seen) {
-            let _ = dom::replace_hash(&permalink::encode(s));
+    // before presenter mode left links is written again without it. A broken link
+    // stays in the address bar as pasted (the notice says what is wrong with it) until
+    // the user changes the experiment: it counts as written for the default it shows.
+    let opened_with = use_memo((), |_| match permalink::decode(&dom::location_hash()) {
+        Ok(opened) => {
+            if let Some(s) = opened.as_ref().filter(|s| s.view.old_presenter.seen) {
+                let _ = dom::replace_hash(&permalink::encode(s));
+            }
+            opened
         }
-        opened
+        Err(_) => Some(state.shared()),
     });
     let dispatch: Callback<Action> = {
         let d = state.dispatcher();
@@ -250,7 +254,7 @@ pub fn app() -> Html {
             });
             html! { <Gallery on_load={Callback::from(move |(name, run)| d.emit(Action::LoadPreset { name, run }))} {on_replay} {on_exercise} {on_eevdf} /> }
         }
-        Tab::Diff => html! { <DiffView exp={state.exp.clone()} /> },
+        Tab::Diff => html! { <DiffView exp={state.exp.clone()} replay={replay.clone()} /> },
     };
 
     html! {
@@ -331,7 +335,8 @@ pub fn app() -> Html {
                         <dt><kbd>{ "p" }</kbd></dt><dd>{ "live mode: play / pause" }</dd>
                         <dt><kbd>{ "r" }</kbd></dt><dd>{ "live mode: reset" }</dd>
                         <dt><kbd>{ "1" }</kbd>{ " " }<kbd>{ "2" }</kbd>{ " " }<kbd>{ "3" }</kbd>{ " " }<kbd>{ "4" }</kbd></dt><dd>{ "Sweep, Live, Classroom, Diff" }</dd>
-                        <dt><kbd>{ "←" }</kbd>{ " " }<kbd>{ "→" }</kbd></dt><dd>{ "Diff: previous, next difference" }</dd>
+                        <dt><kbd>{ "←" }</kbd>{ " " }<kbd>{ "→" }</kbd></dt><dd>{ "Diff: previous, next difference; timeline: pan a quarter" }</dd>
+                        <dt><kbd>{ "+" }</kbd>{ " " }<kbd>{ "−" }</kbd>{ " " }<kbd>{ "0" }</kbd>{ " " }<kbd>{ "End" }</kbd></dt><dd>{ "timeline (when on screen): zoom in, zoom out, fit all, follow the latest" }</dd>
                         <dt><kbd>{ "f" }</kbd></dt><dd>{ "presenter mode (large type, high contrast, charts one per row, the form folded)" }</dd>
                         <dt><kbd>{ "Tab" }</kbd></dt><dd>{ "the first stop skips to Run; the machine drawing is one stop, arrow keys move inside it" }</dd>
                         <dt><kbd>{ "t" }</kbd></dt><dd>{ "light or dark theme" }</dd>

@@ -279,6 +279,13 @@ pub fn click(id: &str) {
     }
 }
 
+/// Opens the `<details>` element `id`, if there is one.
+pub fn open_details(id: &str) {
+    if let Some(d) = document().and_then(|d| d.get_element_by_id(id)).filter(|e| e.tag_name() == "DETAILS") {
+        let _ = d.set_attribute("open", "");
+    }
+}
+
 /// Scrolls the first element matching `selector` to the top of the view.
 pub fn scroll_to(selector: &str) {
     if let Some(el) = document().and_then(|d| d.query_selector(selector).ok().flatten()) {
@@ -296,6 +303,18 @@ pub fn scroll_to_top() {
 /// The window's inner height, CSS pixels (0 if unknown).
 pub fn inner_height() -> f64 {
     window().and_then(|w| w.inner_height().ok()).and_then(|h| h.as_f64()).unwrap_or(0.0)
+}
+
+/// The view's height less the sticky header's and the Run bar's (where they stick):
+/// the room a chart has to show whole in.
+pub fn room_between_bars() -> f64 {
+    let Some(d) = document() else { return inner_height() };
+    let stuck = |sel: &str| {
+        let el = d.query_selector(sel).ok().flatten()?;
+        let sticky = window()?.get_computed_style(&el).ok().flatten()?.get_property_value("position").ok()? == "sticky";
+        sticky.then(|| el.get_bounding_client_rect().height())
+    };
+    inner_height() - stuck("header.top").unwrap_or(0.0) - stuck(".runbar").unwrap_or(0.0)
 }
 
 /// Calls `on_width` with `el`'s width (CSS pixels) now and whenever the layout changes

@@ -305,7 +305,9 @@ impl State {
             Err(e) => State::new(
                 default_experiment(),
                 View::default(),
-                Some(format!("{e} The default experiment is loaded instead.")),
+                // Not run: its results would read as the link's answer. The address
+                // bar keeps the link as pasted (`app.rs`), so the user sees what is wrong.
+                Some(format!("{e} The address bar keeps the link as pasted. The default experiment is loaded instead; Run runs it.")),
             ),
         }
     }
@@ -675,11 +677,14 @@ impl State {
         if !whole_view && s.exp != before {
             s.view.live_steps = 0;
         }
-        if s.exp != before {
-            s.restored = None;
-            // A link made before the edit no longer opens what the page shows.
+        if s.exp != before || started {
+            // A link made before the edit no longer opens what the page shows, and the
+            // strip that said "Link copied." was news of that click, not of a later run.
             s.link = None;
             s.link_status = None;
+        }
+        if s.exp != before {
+            s.restored = None;
         }
         // The question's figures are of the experiment it was asked for; an edit, another
         // link or a click on Run leaves nothing to ask about.
@@ -728,9 +733,11 @@ mod tests {
     fn a_copied_link_is_taken_down_when_the_experiment_changes() {
         let s = state().reduce(Action::LinkMade { url: "u".into(), status: "Link copied.".into() });
         assert_eq!(s.link.as_deref(), Some("u"));
-        let s = s.reduce(Action::SweepStarted { id: 1, at_ms: 0.0 });
-        assert_eq!(s.link.as_deref(), Some("u"), "a run of the same experiment keeps it");
         let s = s.reduce(Action::Edit(ExpEdit::Iterations(7)));
+        assert_eq!((s.link, s.link_status), (None, None));
+        // "Link copied." is news of the click: a later run takes it down too.
+        let s = state().reduce(Action::LinkMade { url: "u".into(), status: "Link copied.".into() });
+        let s = s.reduce(Action::SweepStarted { id: 1, at_ms: 0.0 });
         assert_eq!((s.link, s.link_status), (None, None));
     }
 
@@ -1008,7 +1015,12 @@ mod tests {
         assert_eq!((s.run_request, s.workers), (0, 1));
         let bad = State::from_fragment("#v1.garbage", 2);
         assert_eq!(bad.exp, default_experiment());
-        assert!(bad.notice.as_deref().unwrap_or("").ends_with("The default experiment is loaded instead."));
+        assert!(bad
+            .notice
+            .as_deref()
+            .unwrap_or("")
+            .ends_with("The default experiment is loaded instead; Run runs it."));
+        assert_eq!(bad.run_request, 0, "a broken link's default is not passed off as its answer");
         assert_eq!(bad.reduce(Action::DismissNotice).notice, None);
     }
 

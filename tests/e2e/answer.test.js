@@ -342,6 +342,154 @@ test("6: a link that replays a trace by reference offers the button that picks t
   problems.splice(0, problems.length, ...problems.filter((s) => !/^replay-ref-open-1366: .*cannot run/.test(s)));
 });
 
+test("6: 'Replay a trace' is one click from the top at 1366x768, and the page names the file chosen", async () => {
+  const p = await page("replay-jump", VIEWPORTS[1]);
+  await openPage(p);
+  await doneOf(p, "demo");
+  await p.evaluate(() => scrollTo(0, 0));
+  onFirstScreen(await topOf(p, "#replay-jump"), "the Replay a trace button");
+  const [chooser] = await Promise.all([p.waitForEvent("filechooser"), p.click("#replay-jump")]);
+  assert.equal(await p.textContent("#replay-file-name"), " no file chosen yet");
+  await chooser.setFiles(path.join(ROOT, "traces/make.perf.txt.gz"));
+  await p.waitForSelector("#replay-summary", { timeout: 60_000 });
+  assert.equal(await p.textContent("#replay-file-name"), " chosen: make.perf.txt.gz");
+  await p.locator(".replay").scrollIntoViewIfNeeded();
+  await shot(p, "6-replay-chosen");
+  await p.context().close();
+});
+
+test("6: the Diff view's link of a replay too large for a link asks for its trace, then diffs", async () => {
+  const p = await page("diff-ref", VIEWPORTS[1]);
+  await openPage(p);
+  await p.setInputFiles("#replay-file", path.join(ROOT, "traces/dbench.perf.txt.gz"));
+  await p.waitForSelector("#replay-summary", { timeout: 60_000 });
+  await p.click("#tab-diff");
+  await p.waitForSelector("#diff-sentence", { timeout: 120_000 });
+  await p.waitForTimeout(800); // the address bar follows after its debounce
+  const frag = new URL(p.url()).hash;
+  await p.context().close();
+  const q = await page("diff-ref-open", VIEWPORTS[1]);
+  await q.goto(new URL(frag, process.env.SCHEDSIM_URL).href);
+  await q.waitForSelector("#diff-needs-trace");
+  assert.match(await q.textContent("#diff-needs-trace"), /^No diff yet: this experiment replays the trace dbench\.perf\.txt\.gz \(sha256 [0-9a-f]{12}…\), whose tasks a link does not carry\. Load that file here and the diff runs\.$/);
+  assert.equal(await q.$("#diff-error"), null, "no 'The diff failed'");
+  await shot(q, "6-diff-needs-trace");
+  const [chooser] = await Promise.all([q.waitForEvent("filechooser"), q.click("#replay-wanted-pick")]);
+  await chooser.setFiles(path.join(ROOT, "traces/dbench.perf.txt.gz"));
+  await q.waitForSelector("#diff-sentence", { timeout: 120_000 });
+  assert.match(await q.textContent("#diff-summary"), /compared wakeups/);
+  await shot(q, "6-diff-from-link");
+  await q.context().close();
+  problems.splice(0, problems.length, ...problems.filter((s) => !/^diff-ref-open-1366: .*cannot run/.test(s)));
+});
+
+test("9: a broken link stays in the address bar and is said for what it is; 'Link copied.' goes at the next run", async () => {
+  const p = await page("links", VIEWPORTS[1]);
+  await openPage(p);
+  await doneOf(p, "demo");
+  await p.evaluate(() => scrollTo(0, 0));
+  await p.click("#copy-link");
+  await p.waitForSelector("#permalink");
+  const url = await p.inputValue("#permalink");
+  await p.click("#run");
+  await p.waitForSelector("#permalink", { state: "detached", timeout: 10_000 });
+  await doneOf(p, "demo");
+  await p.context().close();
+  const q = await page("links-appended", VIEWPORTS[1]);
+  const pasted = `${url}xyz`;
+  await q.goto(pasted);
+  await q.waitForSelector("#link-notice");
+  const msg = await q.textContent("#link-notice");
+  assert.match(msg, /This link has 3 characters added after its end \("xyz"\): delete them from the address, or copy the link again\. The address bar keeps the link as pasted\./);
+  assert.doesNotMatch(msg, /cut off|incomplete/);
+  await q.waitForTimeout(800);
+  assert.equal(q.url(), pasted, "the address bar still holds what was pasted");
+  await shot(q, "9-appended-link");
+  await q.context().close();
+});
+
+test("9: the timeline's keys are in the help and work before the plot has focus; live counts say what they count", async () => {
+  const p = await page("tl-keys", VIEWPORTS[1]);
+  await openPage(p);
+  await p.click("#tab-live");
+  await p.waitForSelector("#live-timeline .tl-lanes");
+  for (let i = 0; i < 10; i++) await p.keyboard.press("Space");
+  await p.waitForFunction(() => /^10 wakeups/.test(document.querySelector("#live-status").textContent));
+  assert.match(await p.textContent(".live-counters"), /CPUs scanned for an idle one \d+/);
+  await p.keyboard.press("?");
+  const help = await p.textContent('.help[role="dialog"]');
+  assert.match(help, /timeline \(when on screen\): zoom in, zoom out, fit all, follow the latest/);
+  await p.keyboard.press("Escape");
+  await p.locator("#live-timeline").scrollIntoViewIfNeeded();
+  await p.evaluate(() => document.activeElement && document.activeElement.blur());
+  const span = async () => p.$eval("#live-timeline", (el) => Number(el.dataset.viewEnd) - Number(el.dataset.viewStart));
+  const before = await span();
+  await p.keyboard.press("+");
+  await p.waitForFunction((b) => { const d = document.querySelector("#live-timeline").dataset; return Number(d.viewEnd) - Number(d.viewStart) < b; }, before, { timeout: 5000 });
+  assert.ok((await span()) < before, "+ zooms without a click on the plot first");
+  await shot(p, "9-timeline-keys");
+  await p.context().close();
+});
+
+test("7: in presenter mode at 1920x1080 the throughput chart, its % vs A panel included, shows whole above the Run bar", async () => {
+  const p = await page("presenter-fit", VIEWPORTS[2]);
+  await openPage(p);
+  await doneOf(p, "demo");
+  await p.keyboard.press("f");
+  await p.waitForFunction(() => document.documentElement.dataset.presenter === "on");
+  await p.click("#run");
+  await doneOf(p, "demo");
+  const m = await p.evaluate(() => {
+    const c = document.querySelector('canvas[aria-label="throughput chart"]').getBoundingClientRect();
+    return { top: c.top, bottom: c.bottom, header: document.querySelector("header.top").getBoundingClientRect().bottom,
+      bar: document.querySelector(".runbar").getBoundingClientRect().top };
+  });
+  await shot(p, "7-presenter-chart");
+  assert.ok(m.top >= m.header && m.bottom <= m.bar, `the chart from ${Math.round(m.top)} to ${Math.round(m.bottom)} px, the view between the bars ${Math.round(m.header)} to ${Math.round(m.bar)}`);
+  await p.context().close();
+});
+
+test("8: live mode on a 390 px phone: the machine first under the controls, names cut with an ellipsis, touch targets of 24 px and a 44 px Step", async () => {
+  const p = await page("live-phone", VIEWPORTS[0]);
+  await openPage(p);
+  await doneOf(p, "demo");
+  await p.click("#tab-live");
+  await p.waitForSelector(".live-topo .cpu");
+  await p.waitForFunction(() => document.querySelector("#wakeup-none"));
+  assert.match(await p.textContent("#wakeup-none"), /A yellow CPU is leaving idle to run a task put on it/);
+  for (let i = 0; i < 6; i++) {
+    await p.tap("#live-step");
+    await p.waitForFunction((n) => new RegExp(`^${n} wakeups`).test(document.querySelector("#live-status").textContent), i + 1);
+  }
+  await p.evaluate(() => scrollTo(0, 0));
+  const m = await p.evaluate(() => {
+    const box = (e) => e.getBoundingClientRect();
+    // A timeline arrow is touched on its hit stroke (pointer-events: stroke), which its
+    // box leaves out: its width is the arrow's target.
+    const target = (e) => {
+      const hit = e.querySelector?.(".tl-hit");
+      if (hit) { const w = parseFloat(getComputedStyle(hit).strokeWidth); return { width: w, height: w }; }
+      return box(e);
+    };
+    const small = [...document.querySelectorAll(".live-mode :is(button, select, input, a, summary, [role=button])")]
+      .filter((e) => { const b = target(e); return box(e).width > 0 && (b.width < 24 || b.height < 24); })
+      .map((e) => `${e.tagName.toLowerCase()}.${e.getAttribute("class")} ${Math.round(box(e).width)}x${Math.round(box(e).height)}`);
+    const names = [...document.querySelectorAll(".live-topo .cpu-task")].filter((e) => e.textContent)
+      .map((e) => ({ text: e.textContent, title: e.title, ellipsis: getComputedStyle(e).textOverflow, inside: box(e).right <= box(e.closest(".cpu")).right + 0.5 }));
+    const step = box(document.querySelector("#live-step"));
+    return { topo: box(document.querySelector(".live-topo")).top + scrollY, trace: box(document.querySelector("aside.trace")).top + scrollY,
+      perfetto: box(document.querySelector("#live-perfetto")).top + scrollY, step: [step.width, step.height], small, names };
+  });
+  await shot(p, "8-live-phone");
+  assert.ok(m.topo < 700, `the machine starts ${Math.round(m.topo)} px down`);
+  assert.ok(m.topo < m.trace && m.trace < m.perfetto, `machine, then decision, then the Perfetto export: ${JSON.stringify(m)}`);
+  assert.ok(m.step[0] >= 44 && m.step[1] >= 44, `Step is ${m.step.join("x")} px`);
+  assert.deepEqual(m.small, [], "controls under 24 px");
+  assert.ok(m.names.length > 0);
+  for (const n of m.names) assert.ok(n.title === n.text && n.ellipsis === "ellipsis" && n.inside, JSON.stringify(n));
+  await p.context().close();
+});
+
 test("no page error", () => {
   assert.deepEqual(problems, []);
 });

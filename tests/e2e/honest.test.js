@@ -202,7 +202,10 @@ test("a cut link says where it was cut, in plain words", async () => {
   await p.goto(cut);
   await p.waitForSelector("#link-notice");
   const msg = await p.textContent("#link-notice");
-  assert.match(msg, new RegExp(`This link is incomplete \\(cut off after ${n} characters\\): copy the whole link again\\. The default experiment is loaded instead\\.`));
+  assert.match(msg, new RegExp(`This link is incomplete \\(cut off after ${n} characters\\): copy the whole link again\\. The address bar keeps the link as pasted\\. The default experiment is loaded instead; Run runs it\\.`));
+  // The address bar still shows what was pasted, so the user can see what is wrong.
+  await p.waitForTimeout(600);
+  assert.equal(await p.evaluate(() => location.href), cut);
   assert.doesNotMatch(msg, /base64|inflate|Adler|symbol/i);
   await shots(p, "28-cut-link");
   await p.context().close();

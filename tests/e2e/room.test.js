@@ -143,8 +143,9 @@ test("3: the lecturer's link, and an old one saying presenter, open on a phone w
     assert.match(after.text, /^latest: #\d+ .* → CPU \d+/);
     last = after.text;
   }
-  const order = await phone.evaluate(() => document.querySelector("aside.trace").getBoundingClientRect().top < document.querySelector(".live-topo").getBoundingClientRect().top);
-  assert.ok(order, "the decision trace comes first on a phone");
+  // Issue 39 finding 8: the machine first under the controls, its decision trace after it.
+  const order = await phone.evaluate(() => document.querySelector(".live-topo").getBoundingClientRect().top < document.querySelector("aside.trace").getBoundingClientRect().top);
+  assert.ok(order, "the machine comes first on a phone, then its decision trace");
   await phone.context().close();
 });
 

@@ -477,11 +477,10 @@ pub fn trace(args: &[String]) -> Result<(), CliError> {
     } else {
         let k = &exp.kernels[kernel];
         let mut s = format!(
-            "{}: kernel {}, {} {}, iteration {}, wakeups {} to {} from the start of the run ({} ms of warm-up)\n",
+            "{}: kernel {}, {}, iteration {}, wakeups {} to {} from the start of the run ({} ms of warm-up)\n",
             if exp.name.is_empty() { "experiment" } else { &exp.name },
             k.name_with_label(),
-            clients,
-            exp.workload.clients_meaning(),
+            exp.workload.clients_of(clients as u64),
             iteration,
             from,
             from.saturating_add(count as u64 - 1),

@@ -96,7 +96,7 @@ pub fn key_of(exp: &Experiment, id: RunId) -> String {
 pub fn describe(exp: &Experiment, id: RunId) -> String {
     let kernel = exp.kernels.get(id.kernel as usize).map_or("?", |k| k.name.as_str());
     let clients = exp.clients.get(id.point as usize).copied().unwrap_or(0);
-    format!("kernel {kernel:?}, {clients} {}, iteration {}", exp.workload.clients_meaning(), id.iteration)
+    format!("kernel {kernel:?}, {}, iteration {}", exp.workload.clients_of(clients as u64), id.iteration)
 }
 
 /// The experiment's canonical JSON and its SHA-256.

@@ -108,6 +108,9 @@ fn csv_and_counters_csv() {
     let lines: Vec<&str> = out.lines().collect();
     assert!(lines[0].starts_with("kernel,label,clients,iteration,"), "{out}");
     assert_eq!(lines.len(), 1 + 2 * 2 * 2, "{out}");
+    // Iterations count from 0 here as `--iteration` and the Perfetto export count them.
+    let iterations: Vec<&str> = lines[1..3].iter().map(|l| l.split(',').nth(3).unwrap()).collect();
+    assert_eq!(iterations, ["0", "1"], "{out}");
     let out = ok(&small(&["--counters-csv"]));
     assert!(out.starts_with("kernel,clients,summary"), "{out}");
     assert_eq!(out.lines().count(), 1 + 2 * 2);
@@ -509,7 +512,7 @@ fn csv_quotes_kernel_names_that_need_it() {
     args.extend(["--iterations", "1", "--kernel", "a,\"b\"=v5.15", "--csv"]);
     let out = ok(&args);
     let row = out.lines().nth(1).unwrap();
-    assert!(row.starts_with("\"a,\"\"b\"\"\",v5.15,1,1,"), "{out}");
+    assert!(row.starts_with("\"a,\"\"b\"\"\",v5.15,1,0,"), "{out}");
     args.pop();
     args.push("--counters-csv");
     let out = ok(&args);

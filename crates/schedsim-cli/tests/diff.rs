@@ -118,3 +118,15 @@ fn help_lists_the_options() {
     }
     assert!(ok(&["--help"]).contains("schedsim diff FILE|PRESET"));
 }
+
+/// One client count is said in the singular, in the diff's header and in `trace`'s, as
+/// the page says it: "1 client/server pair", not "1 client/server pairs".
+#[test]
+fn one_pair_is_a_pair() {
+    let d = ok(&["diff", "seed001", "--clients", "1", "--count", "5", "--details", "0"]);
+    assert!(d.lines().next().unwrap().contains(", 1 client/server pair, iteration 0,"), "{d}");
+    let t = ok(&["trace", "seed001", "--clients", "1", "--count", "1"]);
+    assert!(t.lines().next().unwrap().contains(", 1 client/server pair, iteration 0,"), "{t}");
+    let two = ok(&["diff", "seed001", "--clients", "2", "--count", "5", "--details", "0"]);
+    assert!(two.lines().next().unwrap().contains(", 2 client/server pairs, iteration 0,"), "{two}");
+}

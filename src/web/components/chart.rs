@@ -103,7 +103,7 @@ pub fn chart_card(p: &ChartProps) -> Html {
             move || drop(watch)
         });
     }
-    let size = charts::fit_size(p.spec.size(), shown_w.map(f64::from), dom::inner_height());
+    let size = charts::fit_size(p.spec.size(), shown_w.map(f64::from), dom::room_between_bars());
     // Which drawing is the latest: a draw asked for before a newer one is skipped.
     let generation = use_mut_ref(|| 0u64);
     {

@@ -7,9 +7,11 @@
 use crate::diff_page::{self, COUNTS, COUNT_DEFAULT};
 use crate::kernel_names::letter;
 use crate::proto::{Request, Response};
+use crate::replay_view::{self, short_sha};
+use crate::web::components::replay::ReplayControl;
 use crate::web::components::topology::{LiveFrame, TopologyView};
 use crate::web::components::wakeup::{probed, wakeup_facts, TraceSteps};
-use crate::web::hooks::use_keydown;
+use crate::web::hooks::{use_keydown, Replay};
 use crate::web::state::machine_topology;
 use crate::web::worker::SweepRunner;
 use schedsim::diff::{distance_words, reason, DiffAsk, DiffReport, WakeupDiff};
@@ -30,6 +32,8 @@ enum Status {
 #[derive(Properties, PartialEq)]
 pub struct DiffProps {
     pub exp: Experiment,
+    /// The trace import: a link's replay by reference is diffed once its file is in.
+    pub replay: Replay,
 }
 
 /// Runs `ask` in a worker whenever it (or the experiment) changes, the tab opening
@@ -91,7 +95,10 @@ pub fn diff_view(p: &DiffProps) -> Html {
     let b = use_state(|| 1u32);
     let clients = use_state(|| p.exp.clients.first().copied().unwrap_or(1));
     let count = use_state(|| COUNT_DEFAULT);
-    let ask = diff_page::ask(&p.exp, *a, *b, *clients, *count);
+    // A link's replay by reference has no tasks until its trace file is loaded: no
+    // diff is asked of it (the library would refuse it), the file is asked for.
+    let wanted = replay_view::reference_of(&p.exp);
+    let ask = diff_page::ask(&p.exp, *a, *b, *clients, *count).filter(|_| wanted.is_none());
     let (status, at) = use_diff_run(ask.clone(), p.exp.clone());
     let len = match &*status {
         Status::Done(r) => r.details.len(),
@@ -111,6 +118,17 @@ pub fn diff_view(p: &DiffProps) -> Html {
         }));
     }
     let exp = &p.exp;
+    if let Some(rf) = wanted {
+        return html! {
+            <section class="diff-view" aria-labelledby="diff-h">
+                <h2 id="diff-h">{ "Diff: where kernel B would place a wakeup differently" }</h2>
+                <p class="refusal" id="diff-needs-trace" role="status">{ format!(
+                    "No diff yet: this experiment replays the trace {} (sha256 {}), whose tasks a link does not carry. \
+                     Load that file here and the diff runs.", rf.trace_name, short_sha(&rf.trace_sha256)) }</p>
+                <ReplayControl exp={exp.clone()} replay={p.replay.clone()} />
+            </section>
+        };
+    }
     let Some(ask) = ask else {
         return html! {
             <section class="diff-view" aria-labelledby="diff-h">

@@ -449,9 +449,6 @@ pub fn live_view(p: &LiveProps) -> Html {
             <h2 id="live-h">{ "Live: the wakeup path, one wakeup at a time" }</h2>
             { live_what(&p.exp) }
             { live_toolbar(p, &ctl, &h, kernel, clients) }
-            <PerfettoExport exp={p.exp.clone()} {kernel} {clients} fixed_run=true
-                window={default_window(Some(session.map(|s| s.now_ns).unwrap_or(0)), p.exp.warmup_ms, p.exp.duration_ms)}
-                on_export={p.on_perfetto.clone()} status={p.perfetto.clone()} id="live-perfetto" />
             if let Some(e) = h.error.as_ref().or(session.and_then(|s| s.error.as_ref())) {
                 <p class="refusal" id="live-error" role="alert">{ e.clone() }</p>
             }
@@ -470,6 +467,11 @@ pub fn live_view(p: &LiveProps) -> Html {
             if let Some(s) = session {
                 { live_timeline_and_charts(p, s, &h.mirror) }
             }
+            // After what it exports: on a phone the machine and its decision come
+            // first under the controls, not this form and its help.
+            <PerfettoExport exp={p.exp.clone()} {kernel} {clients} fixed_run=true
+                window={default_window(Some(session.map(|s| s.now_ns).unwrap_or(0)), p.exp.warmup_ms, p.exp.duration_ms)}
+                on_export={p.on_perfetto.clone()} status={p.perfetto.clone()} id="live-perfetto" />
         </section>
     }
 }
@@ -585,7 +587,7 @@ fn live_counters(s: &LiveShown) -> Html {
                     w.idle_cpu, fmt_ns(w.idle_for_ns), w.waiting_task, w.busy_cpu, w.waiting) }</p>
             }
             <p class="live-counters">{ format!(
-                "wakeups {} · migrations {} (SMT {}, LLC {}, cross-LLC {}, cross-node {}) · affine moves {} · CPUs probed {} · IPIs {} · context switches {} ({} preemptions)",
+                "wakeups {} · migrations {} (SMT {}, LLC {}, cross-LLC {}, cross-node {}) · affine moves {} · CPUs scanned for an idle one {} · IPIs {} · context switches {} ({} preemptions)",
                 c.wakeups, c.migrations, c.migrations_smt, c.migrations_llc, c.migrations_cross_llc, c.migrations_cross_node,
                 c.affine_moves, c.sis_probed, c.ipis, c.context_switches, c.preemptions) }</p>
         </>
@@ -706,7 +708,9 @@ fn short(t: &WakeupTrace) -> String {
 
 fn wakeup_summary(t: Option<&WakeupTrace>) -> Html {
     let Some(t) = t else {
-        return html! { <p class="wakeup-summary muted">{ "Press Step (or space) to run to the next wakeup." }</p> };
+        return html! { <p class="wakeup-summary muted" id="wakeup-none">{
+            "No wakeup stepped yet. A yellow CPU is leaving idle to run a task put on it: at 0 ms every CPU, its first task queued. Press Step (or space) to run to the next wakeup."
+        }</p> };
     };
     let probed = probed(t);
     html! {

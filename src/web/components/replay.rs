@@ -26,7 +26,6 @@ pub fn replay_control(p: &ReplayControlProps) -> Html {
         matches!(r.import, ImportStatus::Done { .. } | ImportStatus::Failed { .. }).then(|| r.import.clone()),
         "#replay-summary, #replay-error",
     );
-    // A link's replay by reference: say which file it needs.
     // A link's replay by reference: say which file it needs, with the button that
     // picks it (the file input is below, out of view on a phone).
     let wanted = replay_view::reference_of(&p.exp).map(|rf| {
@@ -39,6 +38,11 @@ pub fn replay_control(p: &ReplayControlProps) -> Html {
             </p>
         }
     });
+    let chosen = match (r.import.file_name(), replay_view::replay_of(&p.exp)) {
+        (Some(name), _) => format!(" chosen: {name}"),
+        (None, Some(rp)) if !rp.is_reference() => format!(" replaying: {}", rp.trace_name),
+        (None, _) => " no file chosen yet".to_string(),
+    };
     let status = match &r.import {
         ImportStatus::Idle => html! {},
         ImportStatus::Reading { name } => html! {
@@ -86,8 +90,15 @@ pub fn replay_control(p: &ReplayControlProps) -> Html {
             <div class={classes!("dropzone", drop.over.then_some("over"))} id="replay-drop"
                 ondragover={drop.on_drag_over.clone()} ondragenter={drop.on_drag_over} ondragleave={drop.on_drag_leave} ondrop={drop.on_drop}>
                 <p>{ "Drop a scheduler trace here (perf script or trace-cmd report text of the sched events, plain or .gz), or " }</p>
-                <input type="file" id="replay-file" accept=".txt,.gz,text/plain,application/gzip" onchange={drop.on_pick}
-                    disabled={r.import.busy()} aria-label="choose a trace file to replay" />
+                // The browser's own file input says "No file chosen" again once the
+                // page has read the file (its value is cleared so that the same file
+                // can be chosen twice): it is hidden behind a button, and the page
+                // names the file itself.
+                <input type="file" id="replay-file" class="file-hidden" tabindex="-1" accept=".txt,.gz,text/plain,application/gzip"
+                    onchange={drop.on_pick} disabled={r.import.busy()} aria-label="choose a trace file to replay" />
+                <button type="button" id="replay-pick" disabled={r.import.busy()}
+                    onclick={Callback::from(|_| crate::web::dom::click("replay-file"))}>{ "Choose a trace file…" }</button>
+                <span class="file-name" id="replay-file-name">{ chosen }</span>
                 <p class="muted">{ format!("Read in the page's worker; nothing is uploaded. At most {} MB.", replay_view::TRACE_FILE_BYTES_MAX >> 20) }</p>
             </div>
             { status }

@@ -349,6 +349,13 @@ pub fn sweep_view(p: &SweepProps) -> Html {
                         }) }
                     </select>
                 </label>
+                // The trace import is far down the form: one click reaches it from
+                // the top, opening the file chooser (and the folded form, if folded).
+                <button type="button" class="tool" id="replay-jump" onclick={Callback::from(|_| {
+                    dom::open_details("inputs-fold");
+                    dom::scroll_to(".replay");
+                    dom::click("replay-file");
+                })}>{ "Replay a trace…" }</button>
                 { kernel_strip }
             </section>
             // One column: the results above the inputs (the Run bar stays at the

@@ -494,9 +494,9 @@ pub fn record_timeline(p: &RecordProps) -> Html {
                     Rec::Failed(m) => html! { <p class="refusal" role="alert">{ format!("The recording failed: {m}") }</p> },
                     Rec::Ready(data, ask) => html! {
                         <>
-                            <p class="muted small tl-what">{ format!("{} at {} {}, iteration {}: {} to {}",
-                                exp.kernels.get(ask.kernel as usize).map(|k| k.name.clone()).unwrap_or_default(), ask.clients,
-                                exp.workload.clients_meaning(), ask.iteration, fmt_ms(ask.from_ns), fmt_ms(ask.to_ns)) }</p>
+                            <p class="muted small tl-what">{ format!("{} at {}, iteration {}: {} to {}",
+                                exp.kernels.get(ask.kernel as usize).map(|k| k.name.clone()).unwrap_or_default(),
+                                exp.workload.clients_of(ask.clients as u64), ask.iteration, fmt_ms(ask.from_ns), fmt_ms(ask.to_ns)) }</p>
                             <TimelineView data={data.clone()} id="run-timeline" />
                         </>
                     },

@@ -305,10 +305,14 @@ struct CpuCellProps {
 #[function_component(CpuCell)]
 fn cpu_cell_live(p: &CpuCellProps) -> Html {
     let (cpu, v, roles) = (p.cpu, &p.view, &p.roles);
-    let mut title = format!("CPU {cpu}: {}", v.phase);
-    if let Some(s) = &v.idle_state {
-        title += &format!(" ({s})");
-    }
+    // A "waking" CPU is leaving an idle state to run what was put on it (every CPU at
+    // the start of a run, its first task queued): said so, not read as a task waking.
+    let mut title = match (v.phase.as_str(), &v.idle_state) {
+        ("waking", Some(s)) => format!("CPU {cpu}: leaving idle ({s})"),
+        ("waking", None) => format!("CPU {cpu}: leaving idle"),
+        (ph, Some(s)) => format!("CPU {cpu}: {ph} ({s})"),
+        (ph, None) => format!("CPU {cpu}: {ph}"),
+    };
     if let Some(r) = &v.running {
         title += &format!(", running {r}");
     }
@@ -339,7 +343,7 @@ fn cpu_cell_live(p: &CpuCellProps) -> Html {
         <div class={classes!("cpu", format!("ph-{}", v.phase), (v.phase == "idle").then(|| format!("depth-{}", p.depth.min(4))), roles.clone())}
              title={title} data-cpu={cpu.to_string()}>
             <span class="cpu-no">{ cpu }</span>
-            <span class="cpu-task">{ task }</span>
+            <span class="cpu-task" title={task.clone()}>{ task }</span>
             if v.nr_running > 1 {
                 <span class="cpu-q" title="runnable tasks">{ v.nr_running }</span>
             }
@@ -359,7 +363,7 @@ fn legend(diff: bool) -> Html {
         <div class="topo-legend" aria-label="legend">
             <span class="cpu ph-user">{ "user" }</span>
             <span class="cpu ph-kernel">{ "kernel" }</span>
-            <span class="cpu ph-waking">{ "waking" }</span>
+            <span class="cpu ph-waking" title="a CPU leaving an idle state to run a task put on it (every CPU at the start of a run)">{ "leaving idle" }</span>
             <span class="cpu ph-idle depth-0">{ "idle (poll)" }</span>
             <span class="cpu ph-idle depth-2">{ "idle (deeper)" }</span>
             <span class="cpu waker">{ "W waker" }</span>

@@ -4,7 +4,7 @@
 //! [`crate::timeline`]'s, pure and tested natively; this file only reads the events.
 
 use crate::timeline::{key_gesture, wheel_gesture, Gesture, ViewState, ViewWindow, DRAG_SLOP_PX, PINCH_MIN_PX};
-use crate::web::hooks::{use_event_listener, ListenOn};
+use crate::web::hooks::{use_event_listener, use_keydown, ListenOn};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
@@ -112,6 +112,23 @@ pub fn use_timeline_gestures(plot: NodeRef, live: bool, label_w: f64) -> Gesture
             }
         })
     };
+    // The same keys page-wide while the plot is on screen, so that they work before
+    // the plot is clicked or tabbed to (the "?" help lists them). The plot's own
+    // handler stops them when it has focus; a field being typed in keeps them.
+    {
+        let (ops, plot) = (ops.clone(), plot.clone());
+        use_keydown(Callback::from(move |e: KeyboardEvent| {
+            let on_screen = plot.cast::<web_sys::Element>().is_some_and(|el| {
+                let r = el.get_bounding_client_rect();
+                let h = web_sys::window().and_then(|w| w.inner_height().ok()).and_then(|v| v.as_f64()).unwrap_or(0.0);
+                r.height() > 0.0 && r.bottom() > 0.0 && r.top() < h
+            });
+            if let (true, Some(g)) = (on_screen, key_gesture(&e.key())) {
+                ops.apply(g);
+                e.prevent_default();
+            }
+        }));
+    }
     // Pointer: drag pans; two touches pinch.
     let on_down = {
         let pointers = pointers.clone();

@@ -48,6 +48,18 @@ impl ImportStatus {
     pub fn busy(&self) -> bool {
         matches!(self, ImportStatus::Reading { .. } | ImportStatus::Importing { .. })
     }
+
+    /// The file this import is of, if one was chosen.
+    pub fn file_name(&self) -> Option<&str> {
+        match self {
+            ImportStatus::Idle => None,
+            ImportStatus::Reading { name }
+            | ImportStatus::Importing { name, .. }
+            | ImportStatus::Done { name, .. }
+            | ImportStatus::Failed { name, .. }
+            | ImportStatus::Cancelled { name } => Some(name),
+        }
+    }
 }
 
 /// The table of the sweep result `result_id`.

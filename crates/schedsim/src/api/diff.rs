@@ -359,14 +359,13 @@ impl DiffReport {
         let last = self.ask.from.saturating_add(self.ask.count as u64).saturating_sub(1);
         let _ = writeln!(
             s,
-            "{}: A = kernel {} {}, B = kernel {} {}, {} {}, iteration {}, wakeups {} to {} from the start of the run ({} ms of warm-up)",
+            "{}: A = kernel {} {}, B = kernel {} {}, {}, iteration {}, wakeups {} to {} from the start of the run ({} ms of warm-up)",
             if self.experiment_name.is_empty() { "experiment" } else { &self.experiment_name },
             self.ask.a,
             a.name_with_label(),
             self.ask.b,
             b.name_with_label(),
-            self.ask.clients,
-            self.clients_meaning,
+            crate::facts::workload::count_of(self.ask.clients as u64, &self.clients_meaning),
             self.ask.iteration,
             self.ask.from,
             last,

@@ -306,8 +306,8 @@ impl Experiment {
             let tasks = self.workload.task_count(c, n);
             if tasks > TASKS_MAX {
                 return Err(Error(format!(
-                    "field clients: {c} {} make {tasks} tasks, at most {TASKS_MAX}",
-                    self.workload.clients_meaning()
+                    "field clients: {} make {tasks} tasks, at most {TASKS_MAX}",
+                    self.workload.clients_of(c as u64)
                 )));
             }
         }
@@ -379,11 +379,11 @@ impl Experiment {
             let est = crate::api::estimate::run_events_max(self, c, &r.map, &r.costs);
             if est > crate::api::estimate::RUN_EVENTS_MAX {
                 return Err(Error(format!(
-                    "field duration_ms: a run of {} ms with {c} {} would take about {:.1e} events (an upper \
+                    "field duration_ms: a run of {} ms with {} would take about {:.1e} events (an upper \
                      estimate), more than the {:.0e} one run may process; shorten the duration or lower the \
                      client count",
                     self.duration_ms,
-                    self.workload.clients_meaning(),
+                    self.workload.clients_of(c as u64),
                     est as f64,
                     crate::api::estimate::RUN_EVENTS_MAX as f64
                 )));

@@ -291,14 +291,14 @@ impl Report {
         Some(out)
     }
 
-    /// Per-iteration samples as CSV: kernel,clients,iteration,value.
+    /// Per-iteration samples as CSV: kernel,clients,iteration,value. Iterations count
+    /// from 0, as `--iteration`, the Perfetto export and the Diff view name them.
     pub fn samples_csv(&self) -> String {
         let mut s = format!("kernel,label,clients,iteration,{} ({})\n", self.metric.name, self.metric.unit);
         for c in &self.configs {
             for p in &c.points {
                 for (i, v) in p.samples.iter().enumerate() {
-                    let _ =
-                        writeln!(s, "{},{},{},{},{:.4}", csv_field(&c.name), csv_field(&c.label), p.clients, i + 1, v);
+                    let _ = writeln!(s, "{},{},{},{},{:.4}", csv_field(&c.name), csv_field(&c.label), p.clients, i, v);
                 }
             }
         }

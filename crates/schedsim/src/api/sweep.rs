@@ -114,7 +114,7 @@ impl Sweep {
         let clients = exp.clients[p];
         let mut sim = exp.make_sim(&self.resolved, k, clients, id.iteration, None, checks);
         sim.run(progress).map_err(|e| {
-            Error(format!("kernel {} with {clients} {}: {e}", exp.kernels[k].name, exp.workload.clients_meaning()))
+            Error(format!("kernel {} with {}: {e}", exp.kernels[k].name, exp.workload.clients_of(clients as u64)))
         })?;
         let mut out = sim.outcome();
         // The counts leave the counters (which serialise without them) for `patched`.

@@ -167,6 +167,12 @@ impl Workload {
         }
     }
 
+    /// `n` of what the client count counts, singular for one: "1 client/server pair",
+    /// "1 copy of the trace", "8 clients" (the page and the CLI say it alike).
+    pub fn clients_of(&self, n: u64) -> String {
+        count_of(n, self.clients_meaning())
+    }
+
     /// Number of tasks for `clients` on `nr_cpus` CPUs (for limits).
     pub fn task_count(&self, clients: u32, nr_cpus: u32) -> u64 {
         let c = clients as u64;
@@ -194,4 +200,19 @@ impl Workload {
             Workload::Rtapp(p) => p.validate(nr_cpus),
         }
     }
+}
+
+/// `n` of a plural `meaning` (`Workload::clients_meaning`), singular for one:
+/// "1 client/server pair", "1 copy of the trace", "2 groups".
+pub fn count_of(n: u64, meaning: &str) -> String {
+    if n != 1 {
+        return format!("{n} {meaning}");
+    }
+    let one = match meaning {
+        "copies of the trace" => "copy of the trace",
+        // "client/server pairs", "pipe pairs", "message threads": the last word is
+        // the plural one.
+        m => m.strip_suffix('s').unwrap_or(m),
+    };
+    format!("1 {one}")
 }
