@@ -134,9 +134,22 @@ pub fn url_without_hash() -> String {
     }
 }
 
+/// The address for `fragment`, unless it is longer than a link may be (one the page
+/// would refuse when opened: the address bar keeps what it held).
+fn url_with(fragment: &str) -> Result<String, String> {
+    if fragment.len() > crate::permalink::FRAGMENT_LEN_MAX {
+        return Err(format!(
+            "the link would be {} characters, more than the {} a link can carry",
+            fragment.len(),
+            crate::permalink::FRAGMENT_LEN_MAX
+        ));
+    }
+    Ok(format!("{}#{fragment}", url_without_hash()))
+}
+
 /// Puts `fragment` into the address bar without reloading or adding history entries.
 pub fn replace_hash(fragment: &str) -> Result<String, String> {
-    let url = format!("{}#{fragment}", url_without_hash());
+    let url = url_with(fragment)?;
     let w = window().ok_or("no window")?;
     w.history().map_err(js_err)?.replace_state_with_url(&JsValue::NULL, "", Some(&url)).map_err(js_err)?;
     Ok(url)
@@ -144,7 +157,7 @@ pub fn replace_hash(fragment: &str) -> Result<String, String> {
 
 /// Puts `fragment` into the address bar as a new history entry, without reloading.
 pub fn push_hash(fragment: &str) -> Result<String, String> {
-    let url = format!("{}#{fragment}", url_without_hash());
+    let url = url_with(fragment)?;
     let w = window().ok_or("no window")?;
     w.history().map_err(js_err)?.push_state_with_url(&JsValue::NULL, "", Some(&url)).map_err(js_err)?;
     Ok(url)

@@ -27,7 +27,7 @@ test("an rt-app file becomes the workload, runs to the CLI's table, travels by l
   await p.selectOption("#preset", "demo");
   await p.setInputFiles("#rtapp-file", CHAIN);
   await p.waitForSelector("#rtapp-current", { timeout: 30_000 });
-  assert.match(await p.textContent("#rtapp-current"), /rt-app file chain\.json: 2 threads a copy, 6 events/);
+  assert.match(await p.textContent("#rtapp-current"), /rt-app file chain\.json: 2 threads a copy, 9 events/);
   assert.match(await p.textContent("#rtapp-notes"), /global\.duration = 2 s: the experiment's duration_ms sets how long/);
   assert.equal(await p.inputValue("#workload-kind"), "rtapp");
   assert.match(await p.textContent(".metric-note"), /rt-app work in CPUs busy, higher is better; clients are copies of the task set/);
@@ -80,6 +80,22 @@ test("an rt-app file with an event the model has not is refused by its key; the 
   await p.screenshot({ path: path.join(OUT, "rtapp-refused-390x844.png") });
   const wide = await p.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(wide <= 390, `the page is ${wide} px wide on a 390 px phone`);
+  await p.context().close();
+});
+
+test("an rt-app file too large for a link: Copy link says so and keeps the address", async () => {
+  const p = await freshPage("rtapp-big", { clipboard: true });
+  // 4,000 threads of random names: about 200 KB that deflate poorly.
+  let seed = 7;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648).toString(36);
+  const tasks = Array.from({ length: 4000 }, () => `"t${rnd()}${rnd()}":{"run":${seed % 900 + 100},"sleep":1000}`).join(",");
+  await p.setInputFiles("#rtapp-file", { name: "big.json", mimeType: "application/json", buffer: Buffer.from(`{"tasks":{${tasks}}}`) });
+  await p.waitForSelector("#rtapp-current", { timeout: 60_000 });
+  const before = await p.evaluate(() => location.hash);
+  await p.click("#copy-link");
+  await p.waitForSelector("#copy-link-status.failed");
+  assert.match(await p.textContent("#copy-link-status"), /link would be \d+ characters, more than the 32768 a link can carry/);
+  assert.equal(await p.evaluate(() => location.hash), before, "the address is left as it was");
   await p.context().close();
 });
 

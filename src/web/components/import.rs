@@ -81,6 +81,10 @@ pub fn import_box(p: &ImportProps) -> Html {
     let drop = use_file_drop(read_file.clone(), Some(run.reform(|t: String| ("the dropped text".into(), t))));
     // The machine drawn above may have grown with the import: its outcome comes into view.
     use_reveal((*outcome).clone(), "#import-result, #import-error");
+    let chosen = match &*outcome {
+        Some(Outcome::Done { from, .. } | Outcome::Failed { from, .. }) => format!(" last: {from}"),
+        None => " no file chosen yet".to_string(),
+    };
     let result = match &*outcome {
         None => html! {},
         Some(Outcome::Done { from, summary, notes }) => html! {
@@ -106,7 +110,12 @@ pub fn import_box(p: &ImportProps) -> Html {
             <div class={classes!("dropzone", drop.over.then_some("over"))} id="import-drop"
                 ondragover={drop.on_drag_over.clone()} ondragenter={drop.on_drag_over} ondragleave={drop.on_drag_leave} ondrop={drop.on_drop}>
                 <p>{ "Drop a file of lscpu or sysfs output here, or " }</p>
-                <input type="file" id="import-file" accept=".txt,.csv,text/plain" onchange={drop.on_pick} aria-label="choose a file to import" />
+                // The browser's input says "No file chosen" again once the page has read
+                // the file (its value is cleared so that the same file can be chosen
+                // twice): it is hidden behind a button, and the page names the file.
+                <input type="file" id="import-file" class="file-hidden" tabindex="-1" accept=".txt,.csv,text/plain" onchange={drop.on_pick} aria-label="choose a file to import" />
+                <button type="button" id="import-pick" onclick={Callback::from(|_| crate::web::dom::click("import-file"))}>{ "Choose a file…" }</button>
+                <span class="file-name" id="import-file-name">{ chosen }</span>
                 <p class="muted">{ "Replaces the machine's topology; the preset's costs stay. At most 2 MB." }</p>
             </div>
             { result }

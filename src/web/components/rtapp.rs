@@ -64,6 +64,10 @@ pub fn rtapp_control(p: &RtappProps) -> Html {
             }
         })
     };
+    let chosen = match &e.workload {
+        Workload::Rtapp(r) => format!(" running: {}", r.file),
+        _ => " no file chosen yet".to_string(),
+    };
     let current = match &e.workload {
         Workload::Rtapp(r) => html! {
             <div class="rtapp-current status" id="rtapp-current" role="status">
@@ -87,7 +91,10 @@ pub fn rtapp_control(p: &RtappProps) -> Html {
             <div class={classes!("dropzone", drop.over.then_some("over"))} id="rtapp-drop"
                 ondragover={drop.on_drag_over.clone()} ondragenter={drop.on_drag_over} ondragleave={drop.on_drag_leave} ondrop={drop.on_drop}>
                 <p>{ "An rt-app task set (rt-app 1.0 JSON) as the workload: drop it here, or " }</p>
-                <input type="file" id="rtapp-file" accept=".json,application/json" onchange={drop.on_pick} aria-label="choose an rt-app file" />
+                // Hidden behind a button, the page naming the file (see import.rs).
+                <input type="file" id="rtapp-file" class="file-hidden" tabindex="-1" accept=".json,application/json" onchange={drop.on_pick} aria-label="choose an rt-app file" />
+                <button type="button" id="rtapp-pick" onclick={Callback::from(|_| dom::click("rtapp-file"))}>{ "Choose an rt-app file…" }</button>
+                <span class="file-name" id="rtapp-file-name">{ chosen }</span>
             </div>
             { current }
             if let Some(m) = &*error {

@@ -210,6 +210,7 @@ pub fn count_of(n: u64, meaning: &str) -> String {
     }
     let one = match meaning {
         "copies of the trace" => "copy of the trace",
+        "copies of the task set" => "copy of the task set",
         // "client/server pairs", "pipe pairs", "message threads": the last word is
         // the plural one.
         m => m.strip_suffix('s').unwrap_or(m),

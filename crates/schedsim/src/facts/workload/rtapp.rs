@@ -1286,7 +1286,7 @@ pub fn to_rtapp(w: &super::Workload, clients: u32, duration_s: u64) -> Result<(S
             ))
         }
     };
-    let what = format!("{}, clients = {clients} ({})", w.name(), w.clients_meaning());
+    let what = format!("{} at {}", w.name(), w.clients_of(clients as u64));
     let text = write_file(&threads, duration_s.max(1), &what);
     if text.len() > RTAPP_BYTES_MAX {
         return Err(format!(
