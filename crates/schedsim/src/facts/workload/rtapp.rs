@@ -1254,6 +1254,11 @@ pub fn to_rtapp(w: &super::Workload, clients: u32, duration_s: u64) -> Result<(S
                 w.name(),
                 if matches!(w, W::Tbench(_)) { "a loopback TCP socket" } else { "a pipe" }
             ));
+            notes.push(
+                "rt-app 1.0 may not end such a run when its duration is up (it joins threads still waiting on their \
+                 partner): stop it with a signal it cannot wait out (timeout -k 2 DURATION+5 rt-app FILE)"
+                    .into(),
+            );
             let mut v = Vec::new();
             for i in 0..clients {
                 for side in ["client", "server"] {
