@@ -228,6 +228,16 @@ rows = [
     ("run delay p99 (µs)", lambda s, el: f"{s['run_delay_us']['p99']:.1f}"),
     ("CPU busy share", lambda s, el: f"{s['cpu_busy_share']:.3f}"),
 ]
+
+def structure_table(rep, st, model_head):
+    """The rows above for the trace, the model's own run (`st`) and the trace's replay."""
+    sim = rep["simulated"][0]
+    print(f"| | machine (trace) | {model_head} | model's replay of the trace |")
+    print("|---|---|---|---|")
+    for label, f in rows:
+        print(f"| {label} | {f(rep['observed'], rep['trace']['span_ns'])} | {f(st['stats'], st['elapsed_ns'])} | {f(sim, sim['elapsed_ns'])} |")
+    return sim
+
 for i, (name, key, wl, clients, dur, trace) in enumerate(cases):
     rep = load(f"replay-{k}-{i}.json")
     st = load(f"stats-{k}-{i}.json")
@@ -235,11 +245,7 @@ for i, (name, key, wl, clients, dur, trace) in enumerate(cases):
         continue
     print(f"### {name}\n")
     print(f"Trace `traces/{trace}` ({rep['trace']['span_ns'] / 1e6:.0f} ms); model: `{wl}`, {clients} clients, kernel {k}.\n")
-    sim = rep["simulated"][0]
-    print("| | machine (trace) | model's benchmark | model's replay of the trace |")
-    print("|---|---|---|---|")
-    for label, f in rows:
-        print(f"| {label} | {f(rep['observed'], rep['trace']['span_ns'])} | {f(st['stats'], st['elapsed_ns'])} | {f(sim, sim['elapsed_ns'])} |")
+    sim = structure_table(rep, st, "model's benchmark")
     ex = load(f"exp-{k}-{i}.json")
     tops = trace_ops(trace, rep["trace"]["span_ns"])
     mops = model_ops(ex, st["value"], st["elapsed_ns"])
@@ -265,11 +271,7 @@ if rt:
         fx = facts(f"rtapp/{name}.perf.txt.gz")
         print(f"### {name}\n")
         print(f"`{json_path}`; trace `traces/rtapp/{name}.perf.txt.gz` ({rep['trace']['span_ns'] / 1e6:.0f} ms, load {fx.get('load_average_1min_before', '?')} before).\n")
-        sim = rep["simulated"][0]
-        print("| | machine (trace) | the JSON in the model | model's replay of the trace |")
-        print("|---|---|---|---|")
-        for label, f in rows:
-            print(f"| {label} | {f(rep['observed'], rep['trace']['span_ns'])} | {f(st['stats'], st['elapsed_ns'])} | {f(sim, sim['elapsed_ns'])} |")
+        sim = structure_table(rep, st, "the JSON in the model")
         sw, ssw = rep["switches"], sim["switches"]
         print(f"| voluntary / involuntary switches | {sw['voluntary']} / {sw['involuntary']} | - | {ssw[0]} / {ssw[1]} |")
         print(f"| model's rt-app work (CPUs busy) | - | {st['value']:.3f} | - |")
