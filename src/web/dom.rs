@@ -135,11 +135,13 @@ pub fn url_without_hash() -> String {
 }
 
 /// The address for `fragment`, unless it is longer than a link may be (one the page
-/// would refuse when opened: the address bar keeps what it held).
+/// would refuse when opened: the address bar keeps what it held, and Copy link says
+/// why).
 fn url_with(fragment: &str) -> Result<String, String> {
     if fragment.len() > crate::permalink::FRAGMENT_LEN_MAX {
         return Err(format!(
-            "the link would be {} characters, more than the {} a link can carry",
+            "this experiment's link would be {} characters, more than the {} a link can carry: share its \
+             experiment JSON (Report JSON) instead",
             fragment.len(),
             crate::permalink::FRAGMENT_LEN_MAX
         ));

@@ -34,19 +34,6 @@ pub fn copy_link(p: &CopyLinkProps) -> Html {
                 *s
             };
             let link_seq = link_seq.clone();
-            // A link longer than a link may be would be refused where it is opened: say
-            // so here instead (an rt-app file of hundreds of KB, say), and keep the address.
-            if frag.len() > permalink::FRAGMENT_LEN_MAX {
-                let msg = format!(
-                    "This experiment's link would be {} characters, more than the {} a link can carry: share its \
-                     experiment JSON (Report JSON) instead",
-                    frag.len(),
-                    permalink::FRAGMENT_LEN_MAX
-                );
-                flash.set(Some((seq, msg.clone(), false)));
-                on_error.emit(msg);
-                return;
-            }
             match dom::replace_hash(&frag) {
                 Ok(url) => {
                     let on_link = on_link.clone();

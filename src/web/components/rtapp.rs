@@ -52,12 +52,15 @@ pub fn rtapp_control(p: &RtappProps) -> Html {
     let drop = use_file_drop(on_file, None);
     let e = &p.exp;
     let clients = e.clients.first().copied().unwrap_or(1);
-    let out = to_rtapp(&e.workload, clients, e.duration_ms.div_ceil(1000));
+    // Written again only when what it is written from changes, not at every render of
+    // the form (a replay's file is up to 1 MiB).
+    let out =
+        use_memo((e.workload.clone(), clients, e.duration_ms.div_ceil(1000)), |(w, c, secs)| to_rtapp(w, *c, *secs));
     let on_download = {
-        let (text, stem) = (out.as_ref().map(|o| o.0.clone()).ok(), crate::fmt::export_stem(e));
+        let (out, stem) = (out.clone(), crate::fmt::export_stem(e));
         let error = error.clone();
         Callback::from(move |_| {
-            if let Some(t) = &text {
+            if let Ok((t, _)) = &*out {
                 if let Err(m) = dom::download_text(&format!("{stem}.rtapp.json"), "application/json", t) {
                     error.set(Some(m));
                 }
@@ -79,7 +82,7 @@ pub fn rtapp_control(p: &RtappProps) -> Html {
         },
         _ => html! {},
     };
-    let (download_title, loses) = match &out {
+    let (download_title, loses) = match &*out {
         Ok((_, notes)) => (
             "The workload at the first client count as an rt-app 1.0 file: run it with rt-app FILE".to_string(),
             notes.clone(),
