@@ -30,6 +30,10 @@ pub enum Request {
     /// The observed/simulated table of a replay (`Experiment::compare_with`); the trace
     /// comes again, for a worker that no longer holds it (a new one after a cancel).
     ReplayTable { id: u32, experiment_json: String, name: String, bytes_b64: String },
+    /// Two real traces side by side (`schedsim::api::trace_vs`), each read on its own
+    /// CPU count as one LLC, as `schedsim replay A --vs B` without a machine: A is the
+    /// trace the worker holds if its SHA-256 is `a_sha256`, else `a_b64` imported again.
+    CompareTraces { id: u32, a_name: String, a_sha256: String, a_b64: String, b_name: String, b_b64: String },
     /// Compile a policy script (`schedsim::check_policy`), for the kernel card's editor;
     /// only the script worker has the engine.
     CheckPolicy { id: u32, source: String },
@@ -52,7 +56,7 @@ impl Request {
             | Request::ImportTrace { experiment_json, .. }
             | Request::ReplayTable { experiment_json, .. }
             | Request::LiveStart { experiment_json, .. } => Some(experiment_json),
-            Request::CheckPolicy { .. } | Request::Live { .. } => None,
+            Request::CheckPolicy { .. } | Request::Live { .. } | Request::CompareTraces { .. } => None,
         }
     }
 
@@ -149,6 +153,11 @@ pub enum Response {
     ReplayTable {
         id: u32,
         table: crate::replay_view::ReplayTable,
+    },
+    /// Two traces compared.
+    TraceVs {
+        id: u32,
+        table: crate::replay_view::TraceVsTable,
     },
     /// A policy script compiled (`error` is `None`), or the compiler's one line.
     PolicyChecked {

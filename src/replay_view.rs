@@ -183,6 +183,36 @@ impl ReplayTable {
     }
 }
 
+/// Two real traces side by side as the page draws them (`TraceVs`'s rows, cell for
+/// cell, and its text, the very text `schedsim replay A --vs B` prints).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TraceVsTable {
+    /// "A: name (N CPUs, ms, sha256 …)" and B's.
+    pub heads: Vec<String>,
+    /// Why the machines differ, if they do.
+    pub machines_differ: Option<String>,
+    /// (statistic, A, B, B vs A).
+    pub rows: Vec<(String, String, String, String)>,
+    /// (task name, wakeups/s A, B, B vs A, delay p50 A, B).
+    pub names: Vec<[String; 6]>,
+    pub names_left_out: usize,
+    pub text: String,
+}
+
+impl TraceVsTable {
+    pub fn of(v: &schedsim::api::trace_vs::TraceVs) -> TraceVsTable {
+        let text = v.table();
+        TraceVsTable {
+            heads: text.lines().take(2).map(String::from).collect(),
+            machines_differ: v.machines_differ.clone(),
+            rows: v.rows(),
+            names: v.name_rows(),
+            names_left_out: v.names_left_out,
+            text,
+        }
+    }
+}
+
 /// A replay run on a machine with another CPU count than the traced one: what the page
 /// says at the table, and the ways back to the trace's shape.
 #[derive(Clone, Debug, PartialEq)]

@@ -156,3 +156,34 @@ test("a link to a large replay names its trace, asks for the file and refuses an
   problems.splice(0, problems.length, ...problems.filter((s) => !/^replay-ref-open: .*cannot run/.test(s)));
   assert.deepEqual(problems, []);
 });
+
+test("a second trace beside the first: the page's two-trace table is the CLI's replay A --vs B", async () => {
+  const PIPE = path.join(ROOT, "traces/pipe.perf.txt.gz");
+  for (const [label, opts] of [["1366x768", {}], ["390", { phone: true, viewport: { width: 390, height: 844 } }]]) {
+    const p = await freshPage(`trace-vs-${label}`, { foreign: true, ...opts });
+    assert.equal(await p.$("#vs-file"), null, "no second trace before a first");
+    await importTrace(p, MAKE);
+    assert.match(await p.textContent("#vs-drop"), /A is make\.perf\.txt\.gz/);
+    // A broken B says so and leaves A as it is.
+    const bad = path.join(os.tmpdir(), "schedsim-vs-bad.txt");
+    fs.writeFileSync(bad, "not a trace\n".repeat(10));
+    await p.setInputFiles("#vs-file", bad);
+    await p.waitForSelector("#vs-error", { timeout: 60_000 });
+    assert.match(await p.textContent("#vs-error"), /Could not compare with schedsim-vs-bad\.txt: /);
+    await p.setInputFiles("#vs-file", PIPE);
+    await p.waitForSelector("#vs-table", { timeout: 60_000 });
+    const rows = await p.$$eval("#vs-overall tbody tr", (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent.trim())));
+    const names = await p.$$eval("#vs-names tbody tr", (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent.trim())));
+    assert.ok(names.some((r) => r[0] === "sched-pipe" && r[1] === "-" && r[3] === "B only"), "a task in B only is listed with a dash for A");
+    await p.locator("#vs-table").scrollIntoViewIfNeeded();
+    await p.screenshot({ path: path.join(OUT, `trace-vs-${label}.png`) });
+    if (CLI) {
+      const text = execFileSync(CLI, ["replay", MAKE, "--vs", PIPE], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+      assert.equal(await p.$eval("#vs-text", (e) => e.textContent), text, "the page's text is the CLI's, byte for byte");
+      const j = JSON.parse(execFileSync(CLI, ["replay", MAKE, "--vs", PIPE, "--json"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }));
+      assert.deepEqual(rows.find((r) => r[0] === "wakeups").slice(1, 3), [String(j.a.wakeups), String(j.b.wakeups)]);
+      assert.equal(names.length, j.names.length, "one row per task name the CLI lists");
+    }
+    assert.deepEqual(problems.filter((s) => s.startsWith(`trace-vs-${label}`)), [], "no console errors");
+  }
+});

@@ -9,7 +9,6 @@ use crate::output::{print_stdout, Destination};
 use schedsim::experiment::{Experiment, MachineSpec};
 use schedsim::kernel::{KernelSpec, KernelVersion};
 use schedsim::sched_trace::Trace;
-use schedsim::topology::TopologyInput;
 
 /// The machine a replay runs on: the flags' machine, or (without one) the trace's CPU
 /// count as one LLC of single-thread cores, said on stderr.
@@ -22,13 +21,14 @@ fn machine_for(trace: &Trace, p: &Parsed) -> Result<(MachineSpec, MachineFlags),
     if p.has("machine") || p.has("topology") || p.has("topology-file") {
         return Ok((machine, flags));
     }
-    let spec = format!("1x1x{}x1", trace.cpus.max(1));
+    let machine = schedsim::api::trace_vs::own_machine(trace);
     eprintln!(
-        "schedsim: no machine given: replaying on {spec} (the trace's {} CPUs, one LLC, no SMT); give the traced \
+        "schedsim: no machine given: replaying on 1x1x{}x1 (the trace's {} CPUs, one LLC, no SMT); give the traced \
          machine with --machine, --topology or --topology-file (lscpu -p)",
+        trace.cpus.max(1),
         trace.cpus
     );
-    Ok((MachineSpec { preset: None, topology: Some(TopologyInput::Spec(spec)), costs: None, preempt: None }, flags))
+    Ok((machine, flags))
 }
 
 /// `replay A --vs B`: the two traces' statistics side by side, each read on its machine
@@ -36,17 +36,9 @@ fn machine_for(trace: &Trace, p: &Parsed) -> Result<(MachineSpec, MachineFlags),
 /// replay table after it.
 fn vs(a: &Trace, other: &str, p: &Parsed, dest: Destination) -> Result<(), CliError> {
     let b = import_trace_file(other)?;
-    let map_of = |t: &Trace| -> Result<schedsim::topology::CpuMap, CliError> {
-        let (machine, _) = machine_for(t, p)?;
-        let e = Experiment::replay_of(t, machine, vec![]);
-        let r = e.machine.resolve().map_err(|e| CliError::input(e.0))?;
-        t.check_cpus(r.map.nr_cpus()).map_err(|e| CliError::input(e.to_string()))?;
-        Ok(r.map)
-    };
-    let (ma, mb) = (map_of(a)?, map_of(&b)?);
-    let da = |x: u32, y: u32| ma.distance(x.min(ma.nr_cpus() - 1), y.min(ma.nr_cpus() - 1));
-    let db = |x: u32, y: u32| mb.distance(x.min(mb.nr_cpus() - 1), y.min(mb.nr_cpus() - 1));
-    let cmp = schedsim::api::trace_vs::compare_traces(a, &b, &da, &db);
+    let (ma, _) = machine_for(a, p)?;
+    let (mb, _) = machine_for(&b, p)?;
+    let cmp = schedsim::api::trace_vs::compare_on(a, &ma, &b, &mb).map_err(CliError::input)?;
     if p.has("json") {
         let mut j = serde_json::to_string_pretty(&cmp)
             .map_err(|e| CliError::failure(format!("cannot encode the comparison as JSON: {e}")))?;

@@ -5,7 +5,7 @@
 
 use crate::replay_view::{self, short_sha};
 use crate::web::components::wide::Wide;
-use crate::web::hooks::{use_file_drop, use_reveal, ImportStatus, Replay, TableStatus};
+use crate::web::hooks::{use_file_drop, use_reveal, ImportStatus, Replay, TableStatus, VsStatus};
 use schedsim::topology::Topology;
 use schedsim::Experiment;
 use yew::prelude::*;
@@ -103,6 +103,96 @@ pub fn replay_control(p: &ReplayControlProps) -> Html {
             </div>
             { status }
             { link_note }
+            if let Some((a_name, _)) = &r.held {
+                <TraceVsView replay={r.clone()} a_name={a_name.clone()} />
+            }
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct TraceVsProps {
+    replay: Replay,
+    a_name: String,
+}
+
+/// A second real trace beside the imported one: the two traces' statistics side by side,
+/// overall and per task name (`schedsim replay A --vs B` prints the same text).
+#[function_component(TraceVsView)]
+fn trace_vs_view(p: &TraceVsProps) -> Html {
+    let r = &p.replay;
+    let drop = use_file_drop(r.on_vs_file.clone(), None);
+    let busy = r.vs.as_ref().is_some_and(|v| v.busy()) || r.import.busy();
+    use_reveal(
+        matches!(r.vs, Some(VsStatus::Done { .. } | VsStatus::Failed { .. })).then(|| r.vs.clone()),
+        "#vs-table, #vs-error",
+    );
+    let on_cancel = r.on_cancel.reform(|_: MouseEvent| ());
+    let status = match &r.vs {
+        None => html! {},
+        Some(VsStatus::Reading { name }) => {
+            html! { <p class="status" role="status" id="vs-progress">{ format!("Reading {name}…") }</p> }
+        }
+        Some(VsStatus::Comparing { name, read_bytes }) => html! {
+            <div class="progress" role="status" id="vs-progress">
+                <progress aria-label="second trace import"></progress>
+                <span>{ format!("Importing {name} in the worker: {:.1} MB of text read…", read_bytes / 1e6) }</span>
+                <button type="button" onclick={on_cancel}>{ "Cancel" }</button>
+            </div>
+        },
+        Some(VsStatus::Failed { name, message }) => html! {
+            <p class="refusal" role="alert" id="vs-error">{ format!("Could not compare with {name}: {}.", message.trim_end_matches('.')) }</p>
+        },
+        Some(VsStatus::Cancelled { name }) => html! {
+            <p class="status" role="status" id="vs-cancelled">{ format!("Comparison with {name} cancelled.") }</p>
+        },
+        Some(VsStatus::Done { table: t, .. }) => html! {
+            <div id="vs-table">
+                <ul class="vs-heads">{ for t.heads.iter().map(|h| html! { <li>{ h.clone() }</li> }) }</ul>
+                if let Some(m) = &t.machines_differ { <p class="notice" role="note" id="vs-machines">{ format!("Note: {m}.") }</p> }
+                <Wide what="The comparison">
+                <table class="replay-table vs-overall" id="vs-overall">
+                    <caption>{ "Both traces, overall (B against A)" }</caption>
+                    <thead><tr><th scope="col">{ "" }</th><th scope="col">{ "A" }</th><th scope="col">{ "B" }</th><th scope="col">{ "B vs A" }</th></tr></thead>
+                    <tbody>{ for t.rows.iter().map(|(n, a, b, c)| html! {
+                        <tr class={classes!(n.starts_with("  ").then_some("sub"))}>
+                            <th scope="row">{ n.trim_start().to_string() }</th><td>{ a.clone() }</td><td>{ b.clone() }</td><td>{ c.clone() }</td>
+                        </tr>
+                    }) }</tbody>
+                </table>
+                </Wide>
+                if !t.names.is_empty() {
+                    <Wide what="The per-name table">
+                    <table class="replay-table vs-names" id="vs-names">
+                        <caption>{ "Per task name (the busiest first; a name in one trace only has a dash in the other)" }</caption>
+                        <thead><tr>{ for ["task name", "wakeups/s A", "wakeups/s B", "B vs A", "run delay p50 A (us)", "run delay p50 B (us)"]
+                            .iter().map(|h| html! { <th scope="col">{ *h }</th> }) }</tr></thead>
+                        <tbody>{ for t.names.iter().map(|row| html! {
+                            <tr><th scope="row" class="task-name" title={row[0].clone()}>{ row[0].clone() }</th>
+                                { for row[1..].iter().map(|c| html! { <td>{ c.clone() }</td> }) }</tr>
+                        }) }</tbody>
+                    </table>
+                    </Wide>
+                    if t.names_left_out > 0 { <p class="muted">{ format!("{} more task names, with fewer wakeups.", t.names_left_out) }</p> }
+                }
+                <details><summary>{ "as text (the CLI's schedsim replay A --vs B prints the same)" }</summary>
+                    <pre class="table" id="vs-text">{ t.text.clone() }</pre></details>
+            </div>
+        },
+    };
+    html! {
+        <div class="trace-vs" aria-labelledby="vs-h">
+            <h4 id="vs-h">{ "Compare with a second trace" }</h4>
+            <div class={classes!("dropzone", drop.over.then_some("over"))} id="vs-drop"
+                ondragover={drop.on_drag_over.clone()} ondragenter={drop.on_drag_over} ondragleave={drop.on_drag_leave} ondrop={drop.on_drop}>
+                <p>{ format!("A is {}. Drop trace B here (another run, machine or kernel), or ", p.a_name) }</p>
+                <input type="file" id="vs-file" class="file-hidden" tabindex="-1" accept=".txt,.gz,text/plain,application/gzip"
+                    onchange={drop.on_pick} disabled={busy} aria-label="choose a second trace to compare" />
+                <button type="button" id="vs-pick" disabled={busy}
+                    onclick={Callback::from(|_| crate::web::dom::click("vs-file"))}>{ "Choose trace B…" }</button>
+                <p class="muted">{ "Each trace is read on its own CPU count as one LLC; counts are also given per second, as the windows may differ." }</p>
+            </div>
+            { status }
         </div>
     }
 }

@@ -17,7 +17,7 @@ pub use events::{typing, use_event_listener, use_keydown, ListenOn};
 pub use file_drop::{use_file_drop, FileDrop};
 pub use gestures::{use_timeline_gestures, use_width, Gestures, ViewOps};
 pub use perfetto::use_perfetto_export;
-pub use replay::{use_replay, ImportStatus, Replay, TableStatus};
+pub use replay::{use_replay, ImportStatus, Replay, TableStatus, VsStatus};
 pub use reveal::use_reveal;
 pub use roving::use_roving_focus;
 pub use sweep::use_sweep_runner;

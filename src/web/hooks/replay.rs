@@ -4,7 +4,7 @@
 //! can import it again after a cancel; the experiment holds the programs made from it.
 
 use crate::proto::{Request, Response};
-use crate::replay_view::{self, ReplayTable, TRACE_FILE_BYTES_MAX};
+use crate::replay_view::{self, ReplayTable, TraceVsTable, TRACE_FILE_BYTES_MAX};
 use crate::web::dom::{self, js_err};
 use crate::web::state::{Action, State, Sweep};
 use crate::web::worker::SweepRunner;
@@ -70,6 +70,22 @@ pub enum TableStatus {
     Failed { result_id: u32, message: String },
 }
 
+/// A second trace compared with the one imported (`schedsim replay A --vs B`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum VsStatus {
+    Reading { name: String },
+    Comparing { name: String, read_bytes: f64 },
+    Done { name: String, table: TraceVsTable },
+    Failed { name: String, message: String },
+    Cancelled { name: String },
+}
+
+impl VsStatus {
+    pub fn busy(&self) -> bool {
+        matches!(self, VsStatus::Reading { .. } | VsStatus::Comparing { .. })
+    }
+}
+
 /// The trace the page holds: the bytes of the last file imported.
 #[derive(Clone)]
 struct Held {
@@ -85,6 +101,10 @@ pub struct Replay {
     pub table: Option<TableStatus>,
     /// (name, SHA-256) of the trace the page holds.
     pub held: Option<(String, String)>,
+    /// The second trace's comparison with the held one, if one was asked.
+    pub vs: Option<VsStatus>,
+    /// A second trace picked or dropped, to compare with the held one.
+    pub on_vs_file: Callback<web_sys::File>,
     /// A file picked or dropped.
     pub on_file: Callback<web_sys::File>,
     /// A bundled trace: (same-origin URL, file name, run the sweep once imported).
@@ -100,6 +120,8 @@ struct Refs {
     held: Option<Held>,
     /// The table's request: (request id, result id).
     table_req: Option<(u32, u32)>,
+    /// The comparison's request: (request id, B's name).
+    vs_req: Option<(u32, String)>,
     seq: u32,
 }
 
@@ -110,12 +132,13 @@ pub fn use_replay(state: &UseReducerHandle<State>, dispatch: Callback<Action>) -
     let import = use_state(|| ImportStatus::Idle);
     let table = use_state(|| None::<TableStatus>);
     let held = use_state(|| None::<(String, String)>);
+    let vs = use_state(|| None::<VsStatus>);
     let refs = use_mut_ref(Refs::default);
     refs.borrow_mut().exp = Some(state.exp.clone());
     let runner = {
-        let (import, table, held, refs, d) =
-            (import.clone(), table.clone(), held.clone(), refs.clone(), dispatch.clone());
-        use_memo((), move |_| Rc::new(SweepRunner::new(move |r| on_response(r, &import, &table, &held, &refs, &d))))
+        let hs = Handles { import: import.clone(), table: table.clone(), held: held.clone(), vs: vs.clone() };
+        let (refs, d) = (refs.clone(), dispatch.clone());
+        use_memo((), move |_| Rc::new(SweepRunner::new(move |r| on_response(r, &hs, &refs, &d))))
     };
     // The table, once a replay's sweep is done and the page holds its trace.
     {
@@ -185,25 +208,55 @@ pub fn use_replay(state: &UseReducerHandle<State>, dispatch: Callback<Action>) -
         let (start, import) = (start.clone(), import.clone());
         use_callback((), move |f: web_sys::File, _| {
             let name = f.name();
-            if f.size() > TRACE_FILE_BYTES_MAX as f64 {
-                import.set(ImportStatus::Failed {
-                    name,
-                    message: format!(
-                        "the file is {:.1} MB; the page reads at most {} MB (the CLI's `schedsim replay` reads larger \
-                         ones)",
-                        f.size() / 1048576.0,
-                        TRACE_FILE_BYTES_MAX >> 20
-                    ),
-                });
+            if let Some(message) = too_large(&f) {
+                import.set(ImportStatus::Failed { name, message });
                 return;
             }
             import.set(ImportStatus::Reading { name: name.clone() });
             let (start, import) = (start.clone(), import.clone());
             wasm_bindgen_futures::spawn_local(async move {
-                match JsFuture::from(f.array_buffer()).await {
-                    Ok(buf) => start(name, b64_of(&js_sys::Uint8Array::new(&buf).to_vec()), false),
-                    Err(e) => import
-                        .set(ImportStatus::Failed { name, message: format!("cannot read the file: {}", js_err(e)) }),
+                match read_b64(&f).await {
+                    Ok(b64) => start(name, b64, false),
+                    Err(message) => import.set(ImportStatus::Failed { name, message }),
+                }
+            });
+        })
+    };
+    // B: read here, then compared in the worker with the held trace A.
+    let on_vs_file = {
+        let (runner, refs, vs) = (runner.clone(), refs.clone(), vs.clone());
+        use_callback((), move |f: web_sys::File, _| {
+            let name = f.name();
+            if let Some(message) = too_large(&f) {
+                vs.set(Some(VsStatus::Failed { name, message }));
+                return;
+            }
+            vs.set(Some(VsStatus::Reading { name: name.clone() }));
+            let (runner, refs, vs) = (runner.clone(), refs.clone(), vs.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                let b_b64 = match read_b64(&f).await {
+                    Ok(b) => b,
+                    Err(message) => return vs.set(Some(VsStatus::Failed { name, message })),
+                };
+                let mut r = refs.borrow_mut();
+                let Some(a) = r.held.clone() else {
+                    return vs.set(Some(VsStatus::Failed { name, message: "import a trace (A) first".into() }));
+                };
+                r.seq += 1;
+                let id = r.seq;
+                r.vs_req = Some((id, name.clone()));
+                drop(r);
+                vs.set(Some(VsStatus::Comparing { name: name.clone(), read_bytes: 0.0 }));
+                let req = Request::CompareTraces {
+                    id,
+                    a_name: a.name,
+                    a_sha256: a.sha256,
+                    a_b64: (*a.bytes_b64).clone(),
+                    b_name: name.clone(),
+                    b_b64: (*b_b64).clone(),
+                };
+                if let Err(message) = runner.request(id, req) {
+                    vs.set(Some(VsStatus::Failed { name, message }));
                 }
             });
         })
@@ -222,7 +275,8 @@ pub fn use_replay(state: &UseReducerHandle<State>, dispatch: Callback<Action>) -
         })
     };
     let on_cancel = {
-        let (runner, refs, import, table) = (runner.clone(), refs.clone(), import.clone(), table.clone());
+        let (runner, refs, import, table, vs) =
+            (runner.clone(), refs.clone(), import.clone(), table.clone(), vs.clone());
         use_callback((), move |_: (), _| {
             runner.cancel();
             let mut r = refs.borrow_mut();
@@ -232,23 +286,66 @@ pub fn use_replay(state: &UseReducerHandle<State>, dispatch: Callback<Action>) -
             if let Some((_, result_id)) = r.table_req.take() {
                 table.set(Some(TableStatus::Failed { result_id, message: "cancelled".into() }));
             }
+            if let Some((_, name)) = r.vs_req.take() {
+                vs.set(Some(VsStatus::Cancelled { name }));
+            }
         })
     };
-    Replay { import: (*import).clone(), table: (*table).clone(), held: (*held).clone(), on_file, on_fetch, on_cancel }
+    Replay {
+        import: (*import).clone(),
+        table: (*table).clone(),
+        held: (*held).clone(),
+        vs: (*vs).clone(),
+        on_vs_file,
+        on_file,
+        on_fetch,
+        on_cancel,
+    }
 }
 
-fn on_response(
-    r: Response,
-    import: &UseStateHandle<ImportStatus>,
-    table: &UseStateHandle<Option<TableStatus>>,
-    held: &UseStateHandle<Option<(String, String)>>,
-    refs: &Rc<RefCell<Refs>>,
-    dispatch: &Callback<Action>,
-) {
+/// The states the worker's answers set.
+struct Handles {
+    import: UseStateHandle<ImportStatus>,
+    table: UseStateHandle<Option<TableStatus>>,
+    held: UseStateHandle<Option<(String, String)>>,
+    vs: UseStateHandle<Option<VsStatus>>,
+}
+
+/// Why the page will not read `f`, if it will not.
+fn too_large(f: &web_sys::File) -> Option<String> {
+    (f.size() > TRACE_FILE_BYTES_MAX as f64).then(|| {
+        format!(
+            "the file is {:.1} MB; the page reads at most {} MB (the CLI's `schedsim replay` reads larger ones)",
+            f.size() / 1048576.0,
+            TRACE_FILE_BYTES_MAX >> 20
+        )
+    })
+}
+
+/// A file's bytes, as base64.
+async fn read_b64(f: &web_sys::File) -> Result<Rc<String>, String> {
+    match JsFuture::from(f.array_buffer()).await {
+        Ok(buf) => Ok(b64_of(&js_sys::Uint8Array::new(&buf).to_vec())),
+        Err(e) => Err(format!("cannot read the file: {}", js_err(e))),
+    }
+}
+
+fn on_response(r: Response, hs: &Handles, refs: &Rc<RefCell<Refs>>, dispatch: &Callback<Action>) {
+    let Handles { import, table, held, vs } = hs;
     let mut rf = refs.borrow_mut();
     let pending_id = rf.pending.as_ref().map(|p| p.0);
     let table_req = rf.table_req;
+    let vs_req = rf.vs_req.clone();
     match r {
+        Response::ImportProgress { id, read_bytes } if vs_req.as_ref().map(|q| q.0) == Some(id) => {
+            let name = vs_req.map(|q| q.1).unwrap_or_default();
+            vs.set(Some(VsStatus::Comparing { name, read_bytes }));
+        }
+        Response::TraceVs { id, table: t } if vs_req.as_ref().map(|q| q.0) == Some(id) => {
+            rf.vs_req = None;
+            let name = vs_req.map(|q| q.1).unwrap_or_default();
+            vs.set(Some(VsStatus::Done { name, table: t }));
+        }
         Response::ImportProgress { id, read_bytes } if Some(id) == pending_id => {
             let name = rf.pending.as_ref().map(|p| p.1.clone()).unwrap_or_default();
             import.set(ImportStatus::Importing { name, read_bytes });
@@ -258,8 +355,11 @@ fn on_response(
             match Experiment::from_json(&experiment_json) {
                 Ok(e) => {
                     rf.held = Some(Held { name: name.clone(), sha256: sha256.clone(), bytes_b64: b64 });
+                    // A comparison was of the trace this one replaces.
+                    rf.vs_req = None;
                     drop(rf);
                     held.set(Some((name.clone(), sha256.clone())));
+                    vs.set(None);
                     import.set(ImportStatus::Done { name, sha256, summary, notes });
                     dispatch.emit(Action::SetExperiment(Box::new(e)));
                     if run {
@@ -282,6 +382,10 @@ fn on_response(
                 rf.table_req = None;
                 let result_id = table_req.map(|q| q.1).unwrap_or(0);
                 table.set(Some(TableStatus::Failed { result_id, message }));
+            } else if vs_req.as_ref().map(|q| q.0) == Some(id) {
+                rf.vs_req = None;
+                let name = vs_req.map(|q| q.1).unwrap_or_default();
+                vs.set(Some(VsStatus::Failed { name, message }));
             }
         }
         _ => {}

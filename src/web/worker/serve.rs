@@ -97,6 +97,10 @@ fn handle(req: Request) {
             CURRENT.with(|c| c.set(id));
             post(&replay_table(id, &experiment_json, &name, &bytes_b64));
         }
+        Request::CompareTraces { id, a_name, a_sha256, a_b64, b_name, b_b64 } => {
+            CURRENT.with(|c| c.set(id));
+            post(&compare_traces(id, (&a_name, &a_sha256, &a_b64), (&b_name, &b_b64)));
+        }
         Request::CheckPolicy { id, source } => {
             CURRENT.with(|c| c.set(id));
             post(&Response::PolicyChecked { id, error: schedsim::check_policy(&source).err() });
@@ -172,12 +176,8 @@ fn trace_bytes(b64: &str) -> Result<Vec<u8>, String> {
         .map_err(|e| format!("the trace did not reach the worker whole: {e}"))
 }
 
-/// The trace this worker imported last, if it has `sha256`; otherwise `bytes_b64`
-/// imported now (and kept).
-fn trace_of(id: u32, name: &str, bytes_b64: &str, sha256: Option<&str>) -> Result<Rc<Trace>, String> {
-    if let Some(t) = TRACE.with(|c| c.borrow().as_ref().filter(|t| Some(t.sha256.as_str()) == sha256).cloned()) {
-        return Ok(t);
-    }
+/// `bytes_b64` imported, with progress posted as request `id`'s.
+fn import_bytes(id: u32, name: &str, bytes_b64: &str) -> Result<Trace, String> {
     let bytes = trace_bytes(bytes_b64)?;
     let mut last = worker_now_ms();
     let mut progress = |read: u64| {
@@ -188,7 +188,16 @@ fn trace_of(id: u32, name: &str, bytes_b64: &str, sha256: Option<&str>) -> Resul
         }
         true
     };
-    let t = Rc::new(schedsim::sched_trace::import_with(&bytes, name, &mut progress).map_err(|e| e.to_string())?);
+    schedsim::sched_trace::import_with(&bytes, name, &mut progress).map_err(|e| e.to_string())
+}
+
+/// The trace this worker imported last, if it has `sha256`; otherwise `bytes_b64`
+/// imported now (and kept).
+fn trace_of(id: u32, name: &str, bytes_b64: &str, sha256: Option<&str>) -> Result<Rc<Trace>, String> {
+    if let Some(t) = TRACE.with(|c| c.borrow().as_ref().filter(|t| Some(t.sha256.as_str()) == sha256).cloned()) {
+        return Ok(t);
+    }
+    let t = Rc::new(import_bytes(id, name, bytes_b64)?);
     TRACE.with(|c| *c.borrow_mut() = Some(t.clone()));
     Ok(t)
 }
@@ -229,6 +238,24 @@ fn replay_table(id: u32, experiment_json: &str, name: &str, bytes_b64: &str) -> 
     match exp.compare_with(&trace) {
         Ok(c) => Response::ReplayTable { id, table: crate::replay_view::ReplayTable::of(&c) },
         Err(e) => Response::Failed { id, message: e.to_string() },
+    }
+}
+
+/// Two traces side by side: A (kept, as the replay's trace is) and B (imported for this
+/// answer only), each on its own CPU count as one LLC.
+fn compare_traces(id: u32, a: (&str, &str, &str), b: (&str, &str)) -> Response {
+    use schedsim::api::trace_vs::{compare_on, own_machine};
+    let ta = match trace_of(id, a.0, a.2, Some(a.1)) {
+        Ok(t) => t,
+        Err(message) => return Response::Failed { id, message },
+    };
+    let tb = match import_bytes(id, b.0, b.1) {
+        Ok(t) => t,
+        Err(message) => return Response::Failed { id, message },
+    };
+    match compare_on(&ta, &own_machine(&ta), &tb, &own_machine(&tb)) {
+        Ok(v) => Response::TraceVs { id, table: crate::replay_view::TraceVsTable::of(&v) },
+        Err(message) => Response::Failed { id, message },
     }
 }
 

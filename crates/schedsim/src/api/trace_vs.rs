@@ -4,9 +4,10 @@
 //! trace only is listed with a dash for the other). The windows may differ in length, so
 //! counts are also given per second; the machines may differ, and the table says so.
 
+use crate::api::experiment::MachineSpec;
 use crate::facts::recording::WakeRecord;
 use crate::facts::sched_trace::Trace;
-use crate::facts::topology::Distance;
+use crate::facts::topology::{Distance, TopologyInput};
 use crate::facts::wake_stats::WakeStats;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -109,6 +110,28 @@ pub fn compare_traces(
     let machines_differ = (a.cpus != b.cpus)
         .then(|| format!("the traces come from machines of {} and {} CPUs: compare shares and rates", a.cpus, b.cpus));
     TraceVs { a: side(a, distance_a), b: side(b, distance_b), machines_differ, names, names_left_out }
+}
+
+/// The machine a trace is read on when none is given: its CPU count as one LLC of
+/// single-thread cores (`1x1xNx1`). The CLI says so on stderr; the page, in its table.
+pub fn own_machine(t: &Trace) -> MachineSpec {
+    let spec = format!("1x1x{}x1", t.cpus.max(1));
+    MachineSpec { preset: None, topology: Some(TopologyInput::Spec(spec)), costs: None, preempt: None }
+}
+
+/// `a` read on machine `ma` beside `b` read on `mb` (`schedsim replay A --vs B`, and the
+/// page's second trace on [`own_machine`]s): an error names a machine that does not
+/// resolve or a trace CPU past its machine's (with the trace's line).
+pub fn compare_on(a: &Trace, ma: &MachineSpec, b: &Trace, mb: &MachineSpec) -> Result<TraceVs, String> {
+    let map_of = |t: &Trace, m: &MachineSpec| -> Result<crate::facts::topology::CpuMap, String> {
+        let r = m.resolve().map_err(|e| e.0)?;
+        t.check_cpus(r.map.nr_cpus()).map_err(|e| e.to_string())?;
+        Ok(r.map)
+    };
+    let (ma, mb) = (map_of(a, ma)?, map_of(b, mb)?);
+    let da = |x: u32, y: u32| ma.distance(x.min(ma.nr_cpus() - 1), y.min(ma.nr_cpus() - 1));
+    let db = |x: u32, y: u32| mb.distance(x.min(mb.nr_cpus() - 1), y.min(mb.nr_cpus() - 1));
+    Ok(compare_traces(a, b, &da, &db))
 }
 
 /// B's change against A, in percent ("-" when A is 0).
