@@ -8,16 +8,29 @@
 # writing) is measured by the same case run for 1 ms and shown apart; the marginal figure
 # divides the difference of the two runs' instructions by the difference of their wakeups.
 #
-# Usage: scripts/instr-per-wakeup.sh [--no-build]
+# Usage: scripts/instr-per-wakeup.sh [--no-build] [--workload W] [--clients N]
+# (another workload on the same machine, kernel and window: `--workload rtapp:pingpong
+# --clients 8` is issue 43's rt-app figure, to be within 1.3x of tbench's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+build=1 workload=tbench clients=8
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --no-build) build=0 ;;
+    --workload) workload=$2; shift ;;
+    --clients) clients=$2; shift ;;
+    *) echo "usage: $0 [--no-build] [--workload W] [--clients N]" >&2; exit 2 ;;
+  esac
+  shift
+done
 
 if ! command -v valgrind >/dev/null 2>&1; then
   echo "valgrind is not installed: instructions per wakeup not measured (apt-get install valgrind)"
   exit 0
 fi
 
-if [ "${1:-}" != "--no-build" ]; then
+if [ "$build" = 1 ]; then
   cargo build --release --locked -p schedsim-cli >&2
 fi
 bin=target/release/schedsim
@@ -30,7 +43,7 @@ trap 'rm -rf "$tmp"' EXIT
 # run DURATION_MS: sets instr and wakeups
 run() {
   valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" \
-    "$bin" run --topology 1x1x10x2 --workload tbench --clients 8 --kernel v5.15=v5.15 \
+    "$bin" run --topology 1x1x10x2 --workload "$workload" --clients "$clients" --kernel v5.15=v5.15 \
     --duration-ms "$1" --warmup-ms 0 --iterations 1 --seed 1 --json --no-progress \
     >"$tmp/report.json" 2>"$tmp/valgrind.log"
   instr=$(callgrind_instructions "$tmp/valgrind.log")
@@ -42,7 +55,7 @@ run 1
 instr0=$instr wakeups0=$wakeups
 run 200
 
-echo "case: tbench 8 pairs, 1x1x10x2, v5.15, 200 ms, no warm-up (callgrind)"
+echo "case: $workload, $clients clients, 1x1x10x2, v5.15, 200 ms, no warm-up (callgrind)"
 echo "instructions:              $instr"
 echo "wakeups:                   $wakeups"
 echo "instructions per wakeup:   $((instr / wakeups))"

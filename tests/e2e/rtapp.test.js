@@ -99,6 +99,25 @@ test("an rt-app file too large for a link: Copy link says so and keeps the addre
   await p.context().close();
 });
 
+test("our rt-app examples are one choice away, each the file the CLI's rtapp:NAME runs", async () => {
+  const p = await freshPage("rtapp-examples", { phone: true, viewport: { width: 390, height: 844 } });
+  const names = await p.$$eval("#rtapp-example option", (os) => os.map((o) => o.value).filter(Boolean));
+  assert.deepEqual(names, ["pingpong", "chain", "periodic", "convoy", "barrier"]);
+  for (const name of names) {
+    await p.selectOption("#rtapp-example", name);
+    await p.waitForFunction((n) => (document.querySelector("#rtapp-current")?.textContent || "").includes(`rt-app file ${n}.json`), name);
+    assert.equal(await p.inputValue("#workload-kind"), "rtapp");
+    assert.doesNotMatch(await p.textContent("#rtapp-current"), /tasks\./, `${name}: no note on a task; each uses only what the model runs`);
+    if (CLI) {
+      const shown = JSON.parse(execFileSync(CLI, ["show", "--workload", `rtapp:${name}`, "--topology", "1x1x4x1"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }));
+      assert.equal(shown.workload.json, fs.readFileSync(path.join(ROOT, `workloads/rtapp/${name}.json`), "utf8"));
+    }
+  }
+  assert.equal(await p.inputValue("#rtapp-example"), "barrier", "the list names the example the workload is");
+  await p.locator("#rtapp-example").scrollIntoViewIfNeeded();
+  await p.screenshot({ path: path.join(OUT, "rtapp-examples-390.png") });
+});
+
 test("no page error", () => {
   assert.deepEqual(problems, []);
 });

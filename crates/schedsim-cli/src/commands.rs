@@ -122,6 +122,9 @@ pub fn presets_text() -> String {
         "  {:<10} {:<20} rt-app work (CPUs busy, higher is better): --workload rtapp:FILE, an rt-app 1.0 task set",
         "rtapp", "copies of the task set"
     );
+    for (name, what, _) in schedsim::workload::rtapp::RTAPP_PRESETS {
+        let _ = writeln!(s, "  {:<10} {:<20} --workload rtapp:{name}: {what}", "", "");
+    }
 
     let versions: Vec<&str> = KernelVersion::ALL.iter().map(|v| v.name()).collect();
     let _ = writeln!(s, "\nKernel versions (--kernel NAME=VERSION[+SWITCH][-SWITCH]...): {}", versions.join(" "));

@@ -14,7 +14,7 @@ pub const EXPERIMENT_FLAGS: &[Flag] = &[
     Flag::value("topology", "SPEC", "machine topology NODESxLLCSxCORESxTHREADS, e.g. 1x1x10x2\n(with --machine: that preset's costs on this topology)"),
     Flag::value("topology-file", "FILE", "topology of a real machine: lscpu -p, lscpu -e or sysfs text, with\nnumactl --hardware optionally appended (see 'schedsim help run');\nwith --machine: that preset's costs on this topology"),
     Flag::value("machine", "NAME", "machine preset, e.g. cascadelake-2s (see 'schedsim presets')"),
-    Flag::value("workload", "NAME", "tbench, dbench, hackbench, pipe, schbench or memcache with default\nparameters, a JSON object such as '{\"kind\":\"tbench\",\"work_ns\":8000}', or\nrtapp:FILE, an rt-app 1.0 task set (JSON; what the model cannot run is refused by key)"),
+    Flag::value("workload", "NAME", "tbench, dbench, hackbench, pipe, schbench or memcache with default\nparameters, a JSON object such as '{\"kind\":\"tbench\",\"work_ns\":8000}', or\nrtapp:FILE, an rt-app 1.0 task set (JSON; what the model cannot run is refused by key),\nor rtapp:NAME, one of ours: pingpong, chain, periodic, convoy, barrier"),
     Flag::value("replay", "TRACE", "replay a real machine's scheduler trace as the workload: perf script\nor trace-cmd report text of sched events, or either gzipped (see\n'schedsim help replay'); --clients counts copies of it"),
     Flag::value("clients", "LIST", "client counts, e.g. 1,2,4 (pairs, groups, ... as the workload means)"),
     Flag::value("iterations", "N", "iterations per client count"),
@@ -320,6 +320,12 @@ fn rtapp_file(file: &str) -> Result<Workload, CliError> {
     use schedsim::workload::rtapp::RTAPP_BYTES_MAX;
     if file.is_empty() {
         return Err(CliError::input("--workload rtapp:FILE: needs a file name"));
+    }
+    // One of our examples by name, unless a file of that name is here.
+    if let Some((name, text)) =
+        schedsim::workload::rtapp::rtapp_preset(file).filter(|_| !std::path::Path::new(file).exists())
+    {
+        return schedsim::workload::RtappParams::new(&name, text).map(Workload::Rtapp).map_err(CliError::input);
     }
     let bytes = read_at_most(file, RTAPP_BYTES_MAX)?;
     if bytes.len() > RTAPP_BYTES_MAX {

@@ -130,3 +130,34 @@ fn show_as_rtapp_writes_what_the_real_rt_app_runs() {
     let out = schedsim(&["show", "--machine", "kvm-2", "--as", "yaml"]);
     assert!(text(&out.stderr).contains("--as: \"yaml\" is not a format"), "{}", text(&out.stderr));
 }
+
+/// `rtapp:NAME` runs one of our examples (`workloads/rtapp/NAME.json`), `presets` lists
+/// each with what it shows, and `--help` names each; a file of that name wins.
+#[test]
+fn our_rt_app_examples_run_by_name() {
+    let (listed, _) = run_ok(&["presets"]);
+    let (help, _) = run_ok(&["run", "--help"]);
+    for name in ["pingpong", "chain", "periodic", "convoy", "barrier"] {
+        assert!(listed.contains(&format!("--workload rtapp:{name}: ")), "{name}: {listed}");
+        assert!(help.contains(name), "{name} in run --help");
+        let (shown, _) = run_ok(&["show", "--workload", &format!("rtapp:{name}"), "--topology", "1x1x4x1"]);
+        let file = std::fs::read_to_string(format!("{}/../../workloads/rtapp/{name}.json", env!("CARGO_MANIFEST_DIR")))
+            .unwrap();
+        let j: serde_json::Value = serde_json::from_str(&shown).unwrap();
+        assert_eq!(j["workload"]["file"], format!("{name}.json"));
+        assert_eq!(j["workload"]["json"], file.as_str(), "{name}: the experiment carries the file as it is");
+    }
+    // A file called like an example is the file.
+    let dir = tmp("rtapp", "preset-file");
+    std::fs::create_dir_all(&dir).unwrap();
+    write_file(&dir, "chain", PINGPONG);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_schedsim"))
+        .current_dir(&dir)
+        .args(["show", "--workload", "rtapp:chain", "--topology", "1x1x4x1"])
+        .output()
+        .unwrap();
+    assert!(text(&out.stdout).contains("tutorial example 4"), "{}", text(&out.stderr));
+    let out = schedsim(&["run", "--workload", "rtapp:nosuch", "--topology", "1x1x4x1"]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("nosuch"), "{}", text(&out.stderr));
+}

@@ -5,7 +5,7 @@
 
 use crate::web::dom;
 use crate::web::hooks::use_file_drop;
-use schedsim::workload::rtapp::{to_rtapp, RTAPP_BYTES_MAX};
+use schedsim::workload::rtapp::{rtapp_preset, to_rtapp, RTAPP_BYTES_MAX, RTAPP_PRESETS};
 use schedsim::workload::RtappParams;
 use schedsim::{Experiment, Workload};
 use wasm_bindgen_futures::JsFuture;
@@ -50,6 +50,27 @@ pub fn rtapp_control(p: &RtappProps) -> Html {
         })
     };
     let drop = use_file_drop(on_file, None);
+    let on_example = {
+        let (error, ow) = (error.clone(), p.on_workload.clone());
+        Callback::from(move |e: Event| {
+            let Some(sel) = e.target_dyn_into::<web_sys::HtmlSelectElement>() else { return };
+            let Some((file, text)) = rtapp_preset(&sel.value()) else { return };
+            match RtappParams::new(&file, text) {
+                Ok(r) => {
+                    error.set(None);
+                    ow.emit(Workload::Rtapp(r));
+                }
+                Err(m) => error.set(Some(m)),
+            }
+        })
+    };
+    let example = match &p.exp.workload {
+        Workload::Rtapp(r) => RTAPP_PRESETS
+            .iter()
+            .find(|x| rtapp_preset(x.0).is_some_and(|(f, t)| f == r.file && t == r.json))
+            .map(|x| x.0),
+        _ => None,
+    };
     let e = &p.exp;
     let clients = e.clients.first().copied().unwrap_or(1);
     // Written again only when what it is written from changes, not at every render of
@@ -98,6 +119,15 @@ pub fn rtapp_control(p: &RtappProps) -> Html {
                 <input type="file" id="rtapp-file" class="file-hidden" tabindex="-1" accept=".json,application/json" onchange={drop.on_pick} aria-label="choose an rt-app file" />
                 <button type="button" id="rtapp-pick" onclick={Callback::from(|_| dom::click("rtapp-file"))}>{ "Choose an rt-app file…" }</button>
                 <span class="file-name" id="rtapp-file-name">{ chosen }</span>
+                <p>
+                    <label for="rtapp-example">{ "or one of our examples: " }</label>
+                    <select id="rtapp-example" onchange={on_example}>
+                        <option value="" selected={example.is_none()}>{ "choose…" }</option>
+                        { for RTAPP_PRESETS.iter().map(|(name, what, _)| html! {
+                            <option value={*name} title={*what} selected={example == Some(*name)}>{ format!("{name}: {what}") }</option>
+                        }) }
+                    </select>
+                </p>
             </div>
             { current }
             if let Some(m) = &*error {

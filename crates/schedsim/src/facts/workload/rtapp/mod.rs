@@ -41,8 +41,10 @@ use std::fmt;
 use std::sync::Arc;
 
 mod out;
+mod presets;
 mod run;
 pub use out::to_rtapp;
+pub use presets::{rtapp_preset, RTAPP_PRESETS};
 pub(super) use run::RtappRun;
 
 /// The largest rt-app file read, bytes.
