@@ -242,16 +242,32 @@ fn check_mmtests_names(exp: &schedsim::Experiment) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Writes `DIR/KERNEL/PREFIX-CLIENTS.log` for every kernel and client count.
+/// Writes the report as an mmtests results directory (`schedsim::mmtests::layout`):
+/// `DIR/KERNEL/iter-N/...`, the files mmtests reads through `xzcat` xz-compressed
+/// (`NAME.xz`, as the shellpacks' `xz` leaves them). lzma-rs writes xz with stored
+/// (uncompressed) LZMA2 chunks: a valid `.xz` that `xz -d` reads, the same bytes on
+/// every run, and a pure-Rust dependency rather than liblzma's C build.
 fn write_mmtests_logs(dir: &str, report: &schedsim::Report) -> Result<(), CliError> {
-    let Some(logs) = report.mmtests_logs() else { return Ok(()) };
-    for (kernel, file, text) in logs {
-        let d = std::path::Path::new(dir).join(mmtests_dir_name(&kernel));
-        std::fs::create_dir_all(&d)
-            .map_err(|e| CliError::failure(format!("--mmtests-dir: cannot create {}: {e}", d.display())))?;
-        let f = d.join(&file);
-        std::fs::write(&f, text)
-            .map_err(|e| CliError::failure(format!("--mmtests-dir: cannot write {}: {e}", f.display())))?;
+    let files = schedsim::mmtests::layout(report).map_err(|e| CliError::input(format!("--mmtests-dir: {e}")))?;
+    for f in files {
+        let Some(c) = report.configs.get(f.kernel) else { continue };
+        let mut path = std::path::Path::new(dir).join(mmtests_dir_name(&c.name));
+        path.extend(f.path.split('/'));
+        let bytes = if f.xz {
+            let mut out = Vec::new();
+            lzma_rs::xz_compress(&mut f.text.as_bytes(), &mut out)
+                .map_err(|e| CliError::failure(format!("--mmtests-dir: cannot compress {}: {e}", path.display())))?;
+            path.set_file_name(format!("{}.xz", path.file_name().unwrap_or_default().to_string_lossy()));
+            out
+        } else {
+            f.text.into_bytes()
+        };
+        if let Some(d) = path.parent() {
+            std::fs::create_dir_all(d)
+                .map_err(|e| CliError::failure(format!("--mmtests-dir: cannot create {}: {e}", d.display())))?;
+        }
+        std::fs::write(&path, bytes)
+            .map_err(|e| CliError::failure(format!("--mmtests-dir: cannot write {}: {e}", path.display())))?;
     }
     Ok(())
 }
@@ -356,16 +372,13 @@ pub fn check_formats(command: &str, p: &Parsed) -> Result<(), CliError> {
     Ok(())
 }
 
-/// `--mmtests-dir` is for tbench and dbench, with kernels that make distinct
-/// directories, in a directory that can be written: checked before anything runs.
+/// `--mmtests-dir` is for the workloads mmtests has a benchmark for, with kernels that
+/// make distinct directories, in a directory that can be written: checked before
+/// anything runs.
 pub fn check_mmtests_dir(p: &Parsed, exp: &schedsim::Experiment) -> Result<(), CliError> {
     let Some(dir) = p.get("mmtests-dir") else { return Ok(()) };
-    if !matches!(exp.workload, Workload::Tbench(_) | Workload::Dbench(_)) {
-        return Err(CliError::input(format!(
-            "--mmtests-dir: mmtests logs are written for tbench and dbench, not {}",
-            exp.workload.name()
-        )));
-    }
+    schedsim::mmtests::benchmark(&exp.workload)
+        .map_err(|e| CliError::input(format!("--mmtests-dir: nothing to write for {}: {e}", exp.workload.name())))?;
     check_mmtests_names(exp)?;
     check_dir_writable(dir)
 }

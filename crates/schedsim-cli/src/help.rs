@@ -22,7 +22,7 @@ pub fn run_flags() -> Vec<Flag> {
         Flag::value(
             "mmtests-dir",
             "DIR",
-            "also write per-iteration logs mmtests' extract scripts parse: DIR/KERNEL/tbench-N.log (tbench, dbench)",
+            "also write an mmtests results directory its compare-kernels.sh reads:\nDIR/KERNEL/iter-N/ (tbench, dbench, hackbench, pipe as perfpipe; mmtests has\nnothing to read schbench, memcache, replay or rt-app from; docs/mmtests.md)",
         ),
         Flag::switch("progress", "show progress on stderr even when it is not a terminal"),
         Flag::switch("no-progress", "never show progress"),
@@ -54,7 +54,7 @@ pub fn merge_flags() -> Vec<Flag> {
     f.push(Flag::value(
         "mmtests-dir",
         "DIR",
-        "also write the per-iteration logs 'run --mmtests-dir' writes (tbench, dbench)",
+        "also write the mmtests results directory 'run --mmtests-dir' writes\n(tbench, dbench, hackbench, pipe; docs/mmtests.md)",
     ));
     f
 }

@@ -32,7 +32,7 @@ pub(crate) mod state;
 
 #[doc(hidden)]
 pub use api::scenario;
-pub use api::{diff, estimate, experiment, live, perfetto, presets, replay, report, sweep};
+pub use api::{diff, estimate, experiment, live, mmtests, perfetto, presets, replay, report, sweep};
 pub use facts::{
     cost, domains, import, input, kernel, machine, metrics, policy, reach, recording, rng, sched_trace, topology,
     trace, views, wake_stats, workload,

@@ -33,26 +33,25 @@ fn report_json_round_trips() {
     assert_eq!(back.to_json(), r.to_json());
 }
 
-/// The mmtests raw logs: the third field of each `execute` line is a sample, as
-/// mmtests' ExtractTbench4 splits it.
+/// The mmtests layout (`schedsim::mmtests`): one `benchlog-tput-N` a kernel, iteration
+/// and client count, whose third field is that iteration's sample, as tbench's
+/// `parse-results` splits it; a workload mmtests has no benchmark for writes nothing.
 #[test]
-fn mmtests_logs_carry_every_sample() {
+fn mmtests_layout_carries_every_sample() {
     let r = small("demo").run(&mut |_| true).unwrap();
-    let logs = r.mmtests_logs().unwrap();
-    assert_eq!(logs.len(), r.configs.len() * r.configs[0].points.len());
-    for (kernel, file, text) in &logs {
-        let c = r.configs.iter().find(|c| &c.name == kernel).unwrap();
-        let clients: u32 = file.trim_start_matches("tbench-").trim_end_matches(".log").parse().unwrap();
-        let p = c.points.iter().find(|p| p.clients == clients).unwrap();
-        let values: Vec<f64> = text
-            .lines()
-            .filter(|l| l.contains("execute"))
-            .map(|l| l.split_whitespace().nth(2).unwrap().parse().unwrap())
-            .collect();
-        let want: Vec<f64> = p.samples.iter().map(|v| (v * 100.0).round() / 100.0).collect();
-        assert_eq!(values, want, "{kernel} {file}");
+    let files = schedsim::mmtests::layout(&r).unwrap();
+    for (k, c) in r.configs.iter().enumerate() {
+        for p in &c.points {
+            for (it, v) in p.samples.iter().enumerate() {
+                let path = format!("iter-{it}/tbench/logs/benchlog-tput-{}", p.clients);
+                let f = files.iter().find(|f| f.kernel == k && f.path == path).unwrap();
+                let got: f64 = f.text.split_whitespace().nth(2).unwrap().parse().unwrap();
+                assert_eq!(got, (v * 100.0).round() / 100.0, "{} {path}", c.name);
+                assert!(f.xz);
+            }
+        }
     }
     let mut e = small("demo");
-    e.workload = schedsim::Workload::by_name("pipe").unwrap();
-    assert!(e.run(&mut |_| true).unwrap().mmtests_logs().is_none());
+    e.workload = schedsim::Workload::by_name("schbench").unwrap();
+    assert!(schedsim::mmtests::layout(&e.run(&mut |_| true).unwrap()).is_err());
 }

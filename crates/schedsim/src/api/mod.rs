@@ -1,5 +1,5 @@
 //! Floor 5, the API: experiments and their validation, the run-size estimate, sweeps
-//! and their reports, live mode, the A/B diff, the Perfetto export, the presets and
+//! and their reports, live mode, the A/B diff, the Perfetto export, the mmtests results layout, the presets and
 //! the scenario builder of the wakeup-path tests. Everything a caller outside the
 //! crate uses is here or on floor 1.
 
@@ -7,6 +7,7 @@ pub mod diff;
 pub mod estimate;
 pub mod experiment;
 pub mod live;
+pub mod mmtests;
 pub mod perfetto;
 pub mod policy;
 pub mod presets;

@@ -259,38 +259,6 @@ impl Report {
         s
     }
 
-    /// Per-iteration samples as the raw logs mmtests' extract scripts parse: for
-    /// tbench and dbench, one `tbench-CLIENTS.log` (or `dbench-`) per kernel and client
-    /// count whose `execute` lines carry the MB/sec value as the third field, as
-    /// `MMTests::ExtractTbench4` and `ExtractDbench4` read them (mmtests reads them
-    /// gzipped: `gzip *.log`). Returns (kernel name, file name, contents); `None` for
-    /// workloads whose logs mmtests parses differently.
-    pub fn mmtests_logs(&self) -> Option<Vec<(String, String, String)>> {
-        let prefix = match self.experiment.workload {
-            crate::facts::workload::Workload::Tbench(_) => "tbench",
-            crate::facts::workload::Workload::Dbench(_) => "dbench",
-            _ => return None,
-        };
-        let secs = self.experiment.duration_ms.saturating_sub(self.experiment.warmup_ms).div_ceil(1000).max(1);
-        let mut out = Vec::new();
-        for c in &self.configs {
-            for p in &c.points {
-                let mut s = String::new();
-                let ops_per_iter = p.counters.wakeups / p.samples.len().max(1) as u64;
-                let lat_ms = p.wakeup_latency.p99_ns as f64 / 1e6;
-                for v in &p.samples {
-                    let _ = writeln!(
-                        s,
-                        "{:>4} {:>11} {:>9.2} MB/sec  execute {:>3} sec  latency {:.3} ms",
-                        p.clients, ops_per_iter, v, secs, lat_ms
-                    );
-                }
-                out.push((c.name.clone(), format!("{prefix}-{}.log", p.clients), s));
-            }
-        }
-        Some(out)
-    }
-
     /// Per-iteration samples as CSV: kernel,clients,iteration,value. Iterations count
     /// from 0, as `--iteration`, the Perfetto export and the Diff view name them.
     pub fn samples_csv(&self) -> String {
