@@ -6,10 +6,6 @@
 //! commit: it is the same from a clean clone, a tarball or CI with or without `git`,
 //! and a commit that changes no model file keeps it.
 
-#[path = "../schedsim/src/facts/sched_trace/sha256.rs"]
-#[allow(dead_code)]
-mod sha256;
-
 use std::path::{Path, PathBuf};
 
 /// What a run's numbers depend on, relative to this crate.
@@ -43,5 +39,7 @@ fn main() {
         bytes.extend_from_slice(&(body.len() as u64).to_le_bytes());
         bytes.extend_from_slice(&body);
     }
-    println!("cargo:rustc-env=SCHEDSIM_MODEL_SHA256={}", sha256::sha256_hex(&bytes));
+    use sha2::{Digest, Sha256};
+    let hex: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+    println!("cargo:rustc-env=SCHEDSIM_MODEL_SHA256={hex}");
 }
