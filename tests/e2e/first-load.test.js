@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import path from "node:path";
-import { BASE, CLI, OUT, problems, newPage } from "./helpers.js";
+import { BASE, CLI, cliParity, OUT, problems, newPage } from "./helpers.js";
 
 // Opens the bare page at `viewport` and waits for the demo's result, drawn.
 async function openBare(label, viewport) {
@@ -47,7 +47,7 @@ test("1366x768: the demo's headline chart and table on the first screen, no clic
   assert.ok(l.run.bottom <= l.vh + 1, "the Run bar on the screen");
   const text = await p.textContent("#mmtests");
   assert.match(text, /Hmean\s+8/);
-  if (CLI) {
+  if (cliParity("first-load.test.js: the page against the CLI")) {
     const cli = execFileSync(CLI, ["run", "demo"], { encoding: "utf8" });
     assert.equal(text.trim(), cli.trim(), "the page's demo table is the CLI's");
   }

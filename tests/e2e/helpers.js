@@ -4,7 +4,8 @@
 //
 //   SCHEDSIM_URL     the page (dist/ served on 127.0.0.1 under a sub-path), required
 //   SCHEDSIM_OUT     where screenshots and downloads go (default target/e2e)
-//   SCHEDSIM_CLI     the schedsim command line, if built
+//   SCHEDSIM_CLI     the schedsim command line (the parity checks need it; see cliParity)
+//   SCHEDSIM_NO_CLI  1: run without the CLI parity checks, each said on stderr
 //   SCHEDSIM_NATIVE  the native twin of the page (schedsim-native), if built
 //   CHROMIUM         the browser (default Debian's /usr/bin/chromium)
 import { after } from "node:test";
@@ -15,6 +16,18 @@ import { chromium } from "playwright-core";
 export const BASE = process.env.SCHEDSIM_URL;
 export const OUT = process.env.SCHEDSIM_OUT || "target/e2e";
 export const CLI = process.env.SCHEDSIM_CLI;
+
+// A parity check against the CLI runs only with SCHEDSIM_CLI set: without it the check
+// fails, unless SCHEDSIM_NO_CLI=1 says to run without them, and then each one left out
+// is said on stderr (a check that passes silently when it did not run is no check).
+export function cliParity(what) {
+  if (CLI) return true;
+  if (process.env.SCHEDSIM_NO_CLI === "1") {
+    console.error(`PARITY NOT CHECKED (SCHEDSIM_NO_CLI=1): ${what}`);
+    return false;
+  }
+  throw new Error(`set SCHEDSIM_CLI (scripts/test-web.sh does) to check ${what}, or SCHEDSIM_NO_CLI=1 to leave the CLI parity checks out`);
+}
 export const NATIVE = process.env.SCHEDSIM_NATIVE;
 const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 if (!BASE) throw new Error("set SCHEDSIM_URL (scripts/test-web.sh does)");

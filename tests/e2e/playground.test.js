@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
-import { BASE, CLI, NATIVE, OUT, problems, download, newPage } from "./helpers.js";
+import { BASE, CLI, cliParity, NATIVE, OUT, problems, download, newPage } from "./helpers.js";
 
 const BUDGETS = process.env.SCHEDSIM_BUDGETS !== "0";
 if (!NATIVE) throw new Error("set SCHEDSIM_NATIVE (scripts/test-web.sh does)");
@@ -173,7 +173,7 @@ test("a preset sweep runs in the worker: charts drawn, table filled, exports equ
   const native = nativeReport(exp);
   assertSameReport(json.text, native, "the page's report JSON differs from Report::to_json() computed natively");
   const table = await download(page, "#export-table");
-  if (CLI) {
+  if (cliParity("playground.test.js: the page against the CLI")) {
     // The command line, run on the very experiment the page exported, prints the same bytes.
     const file = path.join(OUT, "experiment.json");
     const cliJson = execFileSync(CLI, ["run", file, "--json", "--no-progress"], { encoding: "utf8", maxBuffer: 64 << 20 });
@@ -421,7 +421,7 @@ test("budgets: each seed's built-in sweep in the page against native", { skip: !
     await page.waitForFunction(() => !document.querySelector("#cancel") && document.querySelector("section.results[data-wall-ms]"), null, { timeout: 600_000, polling: 100 });
     const pageAll = Number(await page.getAttribute("section.results", "data-wall-ms"));
     let cliAll = null;
-    if (CLI) {
+    if (cliParity("playground.test.js: the page against the CLI")) {
       const c0 = process.hrtime.bigint();
       execFileSync(CLI, ["run", preset, "--json", "--jobs", String(cores)], { maxBuffer: 64 << 20, stdio: ["ignore", "ignore", "ignore"] });
       cliAll = Number(process.hrtime.bigint() - c0) / 1e6;

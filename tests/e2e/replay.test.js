@@ -11,7 +11,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { BASE, CLI, OUT, problems, freshPage, newPage } from "./helpers.js";
+import { BASE, CLI, cliParity, OUT, problems, freshPage, newPage } from "./helpers.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const MAKE = path.join(ROOT, "traces/make.perf.txt.gz");
@@ -56,7 +56,7 @@ test("make.perf.txt.gz imported through the file input replays, and the table ha
   await p.locator("#replay-summary").scrollIntoViewIfNeeded();
   await p.screenshot({ path: path.join(OUT, "replay-import-1366x768.png") });
 
-  if (CLI) {
+  if (cliParity("replay.test.js: the page against the CLI")) {
     // The same trace, machine, kernels and seed in the CLI: the same table, and the
     // JSON's numbers are the page's.
     const seed = await p.inputValue("#seed");
@@ -177,7 +177,7 @@ test("a second trace beside the first: the page's two-trace table is the CLI's r
     assert.ok(names.some((r) => r[0] === "sched-pipe" && r[1] === "-" && r[3] === "B only"), "a task in B only is listed with a dash for A");
     await p.locator("#vs-table").scrollIntoViewIfNeeded();
     await p.screenshot({ path: path.join(OUT, `trace-vs-${label}.png`) });
-    if (CLI) {
+    if (cliParity("replay.test.js: the page against the CLI")) {
       const text = execFileSync(CLI, ["replay", MAKE, "--vs", PIPE], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
       assert.equal(await p.$eval("#vs-text", (e) => e.textContent), text, "the page's text is the CLI's, byte for byte");
       const j = JSON.parse(execFileSync(CLI, ["replay", MAKE, "--vs", PIPE, "--json"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }));

@@ -9,7 +9,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { BASE, CLI, OUT, problems, download, freshPage, newPage, openPage } from "./helpers.js";
+import { BASE, CLI, cliParity, OUT, problems, download, freshPage, newPage, openPage } from "./helpers.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const CHAIN = path.join(ROOT, "workloads/rtapp/chain.json");
@@ -47,7 +47,7 @@ test("an rt-app file becomes the workload, runs to the CLI's table, travels by l
   const file = path.join(OUT, "rtapp-experiment.json");
   fs.writeFileSync(file, JSON.stringify(exp));
   const pageTable = await download(p, "#export-table");
-  if (CLI) {
+  if (cliParity("rtapp.test.js: the page against the CLI")) {
     const cli = execFileSync(CLI, ["run", file, "--no-progress"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
     assert.equal(pageTable.text, cli, "the page's table is the CLI's");
     // The download is the CLI's `show --as rtapp` of the same experiment.
@@ -108,7 +108,7 @@ test("our rt-app examples are one choice away, each the file the CLI's rtapp:NAM
     await p.waitForFunction((n) => (document.querySelector("#rtapp-current")?.textContent || "").includes(`rt-app file ${n}.json`), name);
     assert.equal(await p.inputValue("#workload-kind"), "rtapp");
     assert.doesNotMatch(await p.textContent("#rtapp-current"), /tasks\./, `${name}: no note on a task; each uses only what the model runs`);
-    if (CLI) {
+    if (cliParity("rtapp.test.js: the page against the CLI")) {
       const shown = JSON.parse(execFileSync(CLI, ["show", "--workload", `rtapp:${name}`, "--topology", "1x1x4x1"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }));
       assert.equal(shown.workload.json, fs.readFileSync(path.join(ROOT, `workloads/rtapp/${name}.json`), "utf8"));
     }

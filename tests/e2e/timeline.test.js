@@ -6,7 +6,7 @@ import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import path from "node:path";
-import { BASE, CLI, OUT, problems, newPage } from "./helpers.js";
+import { BASE, CLI, cliParity, OUT, problems, newPage } from "./helpers.js";
 
 let page;
 
@@ -123,7 +123,7 @@ test("live mode: the timeline has a lane per CPU, zooms, pans and opens a wakeup
   const text = (await page.textContent(`${sel} pre.tl-trace-text`)).trim();
   assert.match(text, new RegExp(`^wakeup #${index} at `));
   assert.match(text, /=> CPU \d+/);
-  if (CLI) assert.equal(text, cliTrace(["demo", "--kernel-index", "0", "--clients", "1", "--warmup-ms", "0", "--from", index]));
+  if (cliParity("timeline.test.js: the page against the CLI")) assert.equal(text, cliTrace(["demo", "--kernel-index", "0", "--clients", "1", "--warmup-ms", "0", "--from", index]));
   // Keyboard: the next wakeup's trace.
   await page.click(`${sel} .tl-prev`);
   assert.match(await page.textContent(`${sel} pre.tl-trace-text`), new RegExp(`^wakeup #${Number(index) - 1} `));
@@ -178,7 +178,7 @@ test("a recorded window of a sweep's run: the timeline shows it and traces match
   await page.waitForSelector(`${sel} pre.tl-trace-text`);
   const text = (await page.textContent(`${sel} pre.tl-trace-text`)).trim();
   assert.match(text, new RegExp(`^wakeup #${index} at `));
-  if (CLI) assert.equal(text, cliTrace(["demo", "--kernel-index", "0", "--clients", "2", "--from", index]));
+  if (cliParity("timeline.test.js: the page against the CLI")) assert.equal(text, cliTrace(["demo", "--kernel-index", "0", "--clients", "2", "--from", index]));
   await shots("22-run-timeline", sel);
   // A window around a wasted-core moment the sweep found (iteration 0): its mark is
   // drawn on the idle CPU's lane.
