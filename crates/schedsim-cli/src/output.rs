@@ -1,7 +1,7 @@
 //! Writing results: to stdout, or to `--out FILE`.
 //!
-//! `--out` is atomic: the text goes to a temporary file in the same directory, which
-//! is renamed over FILE once complete, so FILE is either its old self or the whole new
+//! `--out` is atomic: the text goes to a temporary file in the same directory
+//! (`tempfile`'s, removed when dropped), which is renamed over FILE once complete, so FILE is either its old self or the whole new
 //! output, never a truncated one. The temporary file is made before the simulation
 //! starts (so an unwritable directory fails at once) and removed on every exit path,
 //! including SIGINT and SIGTERM ([`crate::signals`]). A FILE that exists and is not a
@@ -35,7 +35,7 @@ enum Target {
     /// Write to `tmp`, then rename it to `path`.
     Atomic {
         path: PathBuf,
-        tmp: PathBuf,
+        tmp: tempfile::NamedTempFile,
     },
     /// An existing non-regular file, written in place.
     InPlace(PathBuf),
@@ -80,13 +80,12 @@ impl Destination {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let tmp = dir.join(format!(".{}.schedsim-{}.tmp", name.to_string_lossy(), std::process::id()));
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
+        let tmp = tempfile::Builder::new()
+            .prefix(&format!(".{}.schedsim-", name.to_string_lossy()))
+            .suffix(".tmp")
+            .tempfile_in(&dir)
             .map_err(|e| CliError::input(format!("--out: cannot write in {}: {e}", dir.display())))?;
-        crate::signals::remove_on_signal(&tmp);
+        crate::signals::remove_on_signal(tmp.path());
         Ok(Destination { target: Target::Atomic { path, tmp } })
     }
 
@@ -99,10 +98,8 @@ impl Destination {
                 .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|_| f.flush()))
                 .map_err(|e| CliError::failure(format!("--out: cannot write {}: {e}", p.display()))),
             Target::Atomic { path, tmp } => {
-                let r = write_then_rename(&tmp, &path, text);
-                if r.is_err() {
-                    let _ = std::fs::remove_file(&tmp);
-                }
+                // On an error the temporary file is dropped, which removes it.
+                let r = write_then_rename(tmp, &path, text);
                 crate::signals::forget();
                 r.map_err(|e| CliError::failure(format!("--out: cannot write {}: {e}", path.display())))
             }
@@ -142,19 +139,14 @@ impl Destination {
                     Ok(v)
                 })
                 .map_err(|e| CliError::failure(format!("--out: cannot write {}: {e}", p.display()))),
-            Target::Atomic { path, tmp } => {
-                let r = std::fs::OpenOptions::new().write(true).truncate(true).open(&tmp).and_then(|file| {
-                    let mut out = std::io::BufWriter::with_capacity(BUF_BYTES, file);
+            Target::Atomic { path, mut tmp } => {
+                let r = (|| -> std::io::Result<T> {
+                    let mut out = std::io::BufWriter::with_capacity(BUF_BYTES, tmp.as_file_mut());
                     let v = f(&mut out)?;
-                    let file = out.into_inner().map_err(|e| e.into_error())?;
-                    file.sync_all()?;
-                    drop(file);
-                    std::fs::rename(&tmp, &path)?;
+                    out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+                    tmp.persist(&path).map_err(|e| e.error)?;
                     Ok(v)
-                });
-                if r.is_err() {
-                    let _ = std::fs::remove_file(&tmp);
-                }
+                })();
                 crate::signals::forget();
                 r.map_err(|e| CliError::failure(format!("--out: cannot write {}: {e}", path.display())))
             }
@@ -162,19 +154,17 @@ impl Destination {
     }
 }
 
-fn write_then_rename(tmp: &Path, path: &Path, text: &str) -> std::io::Result<()> {
-    let mut f = std::fs::OpenOptions::new().write(true).truncate(true).open(tmp)?;
-    f.write_all(text.as_bytes())?;
-    f.sync_all()?;
-    drop(f);
-    std::fs::rename(tmp, path)
+fn write_then_rename(mut tmp: tempfile::NamedTempFile, path: &Path, text: &str) -> std::io::Result<()> {
+    tmp.write_all(text.as_bytes())?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map(|_| ()).map_err(|e| e.error)
 }
 
 impl Drop for Destination {
     fn drop(&mut self) {
-        // Still holding the temporary file means write() was never reached.
-        if let Target::Atomic { tmp, .. } = &self.target {
-            let _ = std::fs::remove_file(tmp);
+        // Still holding the temporary file means write() was never reached; it goes
+        // with the target (tempfile removes it).
+        if let Target::Atomic { .. } = &self.target {
             crate::signals::forget();
         }
     }
