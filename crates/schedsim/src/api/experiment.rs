@@ -216,7 +216,7 @@ impl MachineSpec {
     }
 }
 
-/// Whether a run checks the simulator's invariants (`sim/check.rs`) after every event:
+/// Whether a run checks the simulator's invariants (`driver/check.rs`) after every event:
 /// tests and `CHECK=1` examples do, at a cost in speed; a violation fails the run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Checks {

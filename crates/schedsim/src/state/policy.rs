@@ -27,7 +27,7 @@ pub(crate) struct Policy {
     /// rather than allocated for each call.
     pub scope: RefCell<rhai::Scope<'static>>,
     /// Rhai's runtime state and function-resolution caches, kept from one call to the
-    /// next (`rhai::CallState`, the vendored Rhai's one addition).
+    /// next (`rhai::CallState`, patch 1 of the vendored Rhai's five).
     pub call: RefCell<rhai::CallState>,
     /// The functions the wakeup path calls, compiled (`linux::policy::fast`); `None`
     /// runs them in Rhai's own evaluator (`facts::policy::interpret_only`).
