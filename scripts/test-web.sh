@@ -35,6 +35,7 @@ CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_WEBDRIVER_JSON="$ROOT/tests
 build_page
 log "building the native twin (schedsim-native) and the CLI for the parity test and the budgets"
 nice -n 10 cargo build --release -p schedsim-web -p schedsim-cli --bin schedsim-native --bin schedsim
+nice -n 10 cargo build --release -p schedsim --example import_speed
 
 # Serve dist/ under a sub-path, as a static host might.
 SITE="$(mktemp -d)"
@@ -50,7 +51,7 @@ URL="http://127.0.0.1:${PORT}/some/path/playground/"
 log "end-to-end tests against $URL"
 
 SCHEDSIM_URL="$URL" SCHEDSIM_NATIVE="$ROOT/target/release/schedsim-native" SCHEDSIM_CLI="$ROOT/target/release/schedsim" \
-  SCHEDSIM_OUT="$OUT" \
+  SCHEDSIM_IMPORT_SPEED="$ROOT/target/release/examples/import_speed" SCHEDSIM_OUT="$OUT" \
   node --test --test-concurrency=1 --test-reporter=spec tests/e2e/
 
 log "budgets"

@@ -146,7 +146,7 @@ def main():
         print(f"\n== {os.path.relpath(wasm, wb_dir)}: {size} B, code {code} B, by crate (function bodies) ==")
         for c, s in sorted(by.items(), key=lambda kv: -kv[1])[:14]:
             print(f"  {c:<34}{s:>9} B {100 * s / max(code, 1):5.1f}%")
-    for f in ("first-render.json", "sweep-budgets.json"):
+    for f in ("first-render.json", "sweep-budgets.json", "import-budgets.json"):
         p = os.path.join(out, f)
         if os.path.exists(p):
             print(f"\n== {f} ==")

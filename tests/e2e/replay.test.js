@@ -187,3 +187,38 @@ test("a second trace beside the first: the page's two-trace table is the CLI's r
     assert.deepEqual(problems.filter((s) => s.startsWith(`trace-vs-${label}`)), [], "no console errors");
   }
 });
+
+// The budgets' trace import: a synthetic 32 MiB perf script text (examples/import_speed's
+// generator) imported in the page's worker, from the file input to the summary (the
+// file read, its trip to the worker, the import), beside the native import of the same
+// file; written to import-budgets.json, which the budgets report prints.
+test("budgets: a 32 MiB trace imported in the page against native", { skip: process.env.SCHEDSIM_BUDGETS === "0" }, async () => {
+  const SPEED = process.env.SCHEDSIM_IMPORT_SPEED;
+  if (!SPEED) throw new Error("set SCHEDSIM_IMPORT_SPEED (scripts/test-web.sh does) or SCHEDSIM_BUDGETS=0");
+  const file = path.join(OUT, "synthetic-32m.perf.txt");
+  execFileSync(SPEED, ["--write", file, "32"]);
+  const bytes = fs.statSync(file).size;
+  const native = JSON.parse(execFileSync(SPEED, ["--json", file], { encoding: "utf8" }).trim());
+  const ms = [];
+  for (let i = 0; i < 3; i++) {
+    const p = await freshPage(`import-budget-${i}`, { foreign: true });
+    const t0 = Date.now();
+    await p.setInputFiles("#replay-file", file);
+    await p.waitForSelector("#replay-summary, #replay-error", { timeout: 120_000 });
+    ms.push(Date.now() - t0);
+    assert.equal(await p.$("#replay-error"), null, await p.textContent("body"));
+    await p.close();
+  }
+  ms.sort((a, b) => a - b);
+  const row = {
+    bytes,
+    page_ms: ms[1],
+    page_mb_per_s: +(bytes / 1e6 / (ms[1] / 1e3)).toFixed(1),
+    native_ms: native.wall_ms,
+    native_mb_per_s: native.mb_per_s,
+    ratio: +(ms[1] / native.wall_ms).toFixed(2),
+  };
+  console.log(`# import of ${(bytes / 1e6).toFixed(1)} MB: page ${row.page_ms} ms (${row.page_mb_per_s} MB/s), native ${row.native_ms} ms (${row.native_mb_per_s} MB/s), ${row.ratio}x`);
+  fs.writeFileSync(path.join(OUT, "import-budgets.json"), JSON.stringify(row, null, 1));
+  fs.rmSync(file);
+});

@@ -7,7 +7,10 @@
 //! (the text itself is part of it).
 //!
 //! `cargo run --release -p schedsim --example import_speed [MB]`; with file names
-//! instead, it imports each and prints its summary.
+//! instead, it imports each and prints its summary. `--write FILE MB` writes the
+//! synthetic text to FILE; `--json FILE` imports FILE three times and prints one JSON
+//! line, `{"bytes", "wall_ms", "mb_per_s"}` (the median): the e2e budgets time the
+//! page's import of the same file beside it.
 
 use std::fmt::Write;
 use std::time::Instant;
@@ -120,7 +123,34 @@ fn simulate(p: &schedsim::workload::ReplayParams) {
     }
 }
 
+/// `--json FILE`: the median of three imports of FILE, as one JSON line.
+fn json_median(file: &str) {
+    let bytes = std::fs::read(file).unwrap_or_else(|e| panic!("{file}: {e}"));
+    let mut ms: Vec<f64> = (0..3)
+        .map(|_| {
+            let t0 = Instant::now();
+            if let Err(e) = schedsim::sched_trace::import(&bytes, file) {
+                eprintln!("{e}");
+                std::process::exit(1);
+            }
+            t0.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    ms.sort_by(f64::total_cmp);
+    let rate = bytes.len() as f64 / 1e6 / (ms[1] / 1e3);
+    println!("{{\"bytes\":{},\"wall_ms\":{:.1},\"mb_per_s\":{:.1}}}", bytes.len(), ms[1], rate);
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.as_slice() {
+        [w, file, mb] if w == "--write" => {
+            let text = synthetic(mb.parse::<usize>().unwrap_or(32) << 20);
+            return std::fs::write(file, text).unwrap_or_else(|e| panic!("{file}: {e}"));
+        }
+        [j, file] if j == "--json" => return json_median(file),
+        _ => {}
+    }
     let files: Vec<String> = std::env::args().skip(1).filter(|a| a.parse::<usize>().is_err()).collect();
     if !files.is_empty() {
         return import_files(&files);
