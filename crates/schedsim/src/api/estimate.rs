@@ -632,8 +632,8 @@ pub const SCRIPT_NS_PER_OP: u64 = 25;
 /// upper figure, as the CPU time it gives is: the estimate cannot run the script (the
 /// page's own build has no script engine), so it charges the budgets, which any run
 /// longer than a few thousand wakeups reaches as a whole-run cap of about
-/// `RUN_OPS_MAX` x [`SCRIPT_NS_PER_OP`] a run. A template's few hundred operations a call
-/// cost far less (README, "Policy scripts").
+/// `RUN_OPS_MAX` x [`SCRIPT_NS_PER_OP`] a run. A template's some 250 operations a call
+/// ([`crate::facts::policy::RUN_OPS_MAX`]'s note) cost far less.
 pub fn script_ops_max(exp: &Experiment, kernel: &KernelSpec, clients: u32, map: &CpuMap, costs: &CostModel) -> u64 {
     if kernel.policy.is_none() {
         return 0;
