@@ -274,9 +274,10 @@ fn write_mmtests_logs(dir: &str, report: &schedsim::Report) -> Result<(), CliErr
 
 /// `run --dry-run`: what the sweep would cost, from the library's estimate, without
 /// running it: the events' central estimate and bound, and the CPU time at the
-/// estimate's calibration, an upper figure for the presets ([`schedsim::estimate::SweepCost`]).
+/// estimate's calibration, an upper figure for the presets, with policy scripts charged
+/// at their operation budgets ([`schedsim::estimate::SweepCost`]).
 fn dry_run(exp: &schedsim::Experiment, jobs: usize) -> Result<String, schedsim::Error> {
-    use schedsim::estimate::{seconds_text, ESTIMATED_EVENTS_PER_CPU_SECOND};
+    use schedsim::estimate::{seconds_text, ESTIMATED_EVENTS_PER_CPU_SECOND, SCRIPT_NS_PER_OP};
     let c = schedsim::estimate::sweep_cost(exp)?;
     let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let cpu_ms = c.cpu_ms();
@@ -296,6 +297,13 @@ fn dry_run(exp: &schedsim::Experiment, jobs: usize) -> Result<String, schedsim::
         "simulated events  about {}, at most {} (the library's estimate and its bound)",
         c.events, c.events_max
     );
+    if c.script_ops > 0 {
+        let _ = writeln!(
+            t,
+            "policy scripts    at most {} operations (their budgets), {SCRIPT_NS_PER_OP} ns an operation in the CPU time",
+            c.script_ops
+        );
+    }
     let _ = writeln!(
         t,
         "CPU time          about {} s or less (the estimate's calibration: {ESTIMATED_EVENTS_PER_CPU_SECOND} \

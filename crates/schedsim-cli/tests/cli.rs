@@ -753,6 +753,14 @@ fn dry_run_prints_the_sweep_cost_and_runs_nothing() {
     // A small sweep says so too, and an invalid one is refused as without --dry-run.
     let out = ok(&small(&["--dry-run"]));
     assert!(out.contains(": 8 runs (2 kernels x 2 client counts x 2 iterations)"), "{out}");
+    assert!(!out.contains("policy scripts"), "{out}");
+    // A script is charged at its budgets: 4 runs of at most 500 million operations.
+    let out = ok(&small(&["--dry-run", "--kernel", "s=v5.15+policy:template:always-prev"]));
+    assert!(out.contains("policy scripts    at most 2000000000 operations (their budgets)"), "{out}");
+    let cpu_line = out.lines().find(|l| l.starts_with("CPU time")).unwrap();
+    let cpu: f64 = cpu_line.split_whitespace().nth(3).unwrap().parse().unwrap();
+    let script_s = 2e9 * schedsim::estimate::SCRIPT_NS_PER_OP as f64 / 1e9;
+    assert!(cpu >= script_s && cpu < script_s + 1.0, "{out}");
     let o = schedsim(&small(&["--dry-run", "--iterations", "0"]));
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
     assert!(text(&o.stderr).contains("iterations"), "{}", text(&o.stderr));

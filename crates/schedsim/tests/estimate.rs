@@ -108,6 +108,67 @@ fn an_overloaded_cpu_weighs_its_events_by_its_queue() {
     assert_eq!((c.weighted_events, c.cpu_ms()), (c.events, schedsim::estimate::SweepCost::cpu_ms_of(c.events)));
 }
 
+/// A policy script over a 1,024-CPU LLC (issue 42): the events alone said a tenth of a
+/// second for runs the script made last a second or more each (minutes for a sweep of
+/// them), and nothing in the estimate knew of scripts. Each script here (a scan of the LLC
+/// with a helper a CPU, a list of the LLC taken eight times, a plain loop) runs on
+/// 16 tbench pairs for 20 ms; the operations its run counted (`take_ops_counted`,
+/// deterministic) must be within the estimate's bound ([`script_ops_max`]), and their
+/// CPU time at [`SCRIPT_NS_PER_OP`] within the estimated CPU time, which the events
+/// alone are far below. The wall time of each run, with and without the script, is
+/// printed (`--nocapture`), not tested: `SCRIPT_NS_PER_OP`'s source is these runs timed
+/// in a release build.
+#[cfg(feature = "policy")]
+#[test]
+fn a_script_over_a_big_llc_is_charged_its_operations() {
+    use schedsim::estimate::{script_ops_max, sweep_cost, SweepCost, SCRIPT_NS_PER_OP};
+    let scripts = [
+        ("scan", "let n = 0;\n  for c in llc_cpus(target) {\n    if idle_cpu(c) { n += 1; }\n  }"),
+        ("lists", "for i in 0..8 {\n    let a = llc_cpus(target);\n  }"),
+        ("loop", "let s = 0;\n  for k in 0..500 { s += k; }"),
+    ];
+    let mut e = schedsim::presets::experiment("demo").unwrap();
+    e.machine = serde_json::from_str(r#"{"topology": "1x1x512x2"}"#).unwrap();
+    (e.clients, e.iterations, e.duration_ms, e.warmup_ms) = (vec![16], 1, 20, 0);
+    e.kernels.truncate(1);
+    e.kernels[0].policy = None;
+    let timed = |e: &schedsim::Experiment| {
+        let t = std::time::Instant::now();
+        let rep = e.run(&mut |_| true).unwrap();
+        (t.elapsed(), rep.configs[0].points[0].counters.wakeups)
+    };
+    let (plain, _) = timed(&e);
+    let r = e.validate().unwrap();
+    for (name, body) in scripts {
+        let mut e = e.clone();
+        e.kernels[0].policy = Some(format!("fn select_idle_sibling(p, prev, target) {{\n  {body}\n  target\n}}"));
+        let c = sweep_cost(&e).unwrap();
+        let _ = schedsim::policy::take_ops_counted();
+        let (wall, wakeups) = timed(&e);
+        let ops = schedsim::policy::take_ops_counted();
+        let bound = script_ops_max(&e, &e.kernels[0], 16, &r.map, &r.costs);
+        let extra_ns = wall.saturating_sub(plain).as_nanos() as u64;
+        eprintln!(
+            "{name}: {wakeups} wakeups, {ops} script operations ({} a wakeup), bound {bound}; {wall:?} with the \
+             script, {plain:?} without: {} ns an operation; estimated {} ms ({} ms of events alone), \
+             SCRIPT_NS_PER_OP {SCRIPT_NS_PER_OP}",
+            ops / wakeups.max(1),
+            extra_ns / ops.max(1),
+            c.cpu_ms(),
+            SweepCost::cpu_ms_of(c.weighted_events),
+        );
+        assert!(ops > 1_000_000, "{name}: {ops} operations: the script did not run as meant");
+        assert_eq!(c.script_ops, bound, "{name}: one run");
+        assert!(ops <= bound, "{name}: {ops} operations past the bound {bound}");
+        assert!(
+            c.cpu_ms() >= SweepCost::script_cpu_ms_of(ops),
+            "{name}: estimated {} ms, the run's script alone {} ms at {SCRIPT_NS_PER_OP} ns an operation",
+            c.cpu_ms(),
+            SweepCost::script_cpu_ms_of(ops)
+        );
+    }
+}
+
 /// Client counts over which the estimate is checked: each preset's own, and from one to
 /// well past its machine (the guard of issue 31 refused 5,000 tbench pairs that run).
 fn client_range(e: &schedsim::Experiment) -> Vec<u32> {

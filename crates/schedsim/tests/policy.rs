@@ -112,6 +112,18 @@ fn bad_scripts_fail_with_one_line_naming_the_line() {
              a.sort(|x, y| {\n    let s = 0;\n    for k in 0..300000 { s += k; }\n    y - x\n  });\n  target\n}",
             "line 6:",
         ),
+        // Many small comparer calls, none past the budget alone, are past it together:
+        // their operations are the call's (vendored Rhai's patch 6; issue 42: each was
+        // counted on a copy and dropped, and the run went on to its end). The sort of a
+        // 500-element run makes 499 calls of at least 1,000 operations each; with a
+        // 100-step loop the 499 calls stayed under the 200,000 together (under 400
+        // each), so a 1,000-step call is at most some 2% of the budget.
+        (
+            "many small comparer calls over budget",
+            "fn select_idle_sibling(p, prev, target) {\n  let a = [];\n  for i in 0..500 { a.push(i); }\n  \
+             a.sort(|x, y| {\n    let s = 0;\n    for k in 0..1000 { s += k; }\n    y - x\n  });\n  target\n}",
+            "per-call budget",
+        ),
         (
             "dedup comparer over budget",
             "fn select_idle_sibling(p, prev, target) {\n  let a = [];\n  for i in 0..500 { a.push(i); }\n  \

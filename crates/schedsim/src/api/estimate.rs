@@ -20,6 +20,11 @@
 //! pair under v3.8, 7.1 times over while the estimate did not know the kernel, is now
 //! 0.79 times).
 //!
+//! A kernel column with a policy script is charged its script on top
+//! ([`script_ops_max`], [`SCRIPT_NS_PER_OP`]): its operation budgets bound what the script
+//! may do, and a script over a large LLC can spend them where the events alone say a
+//! tenth of a second (issue 42).
+//!
 //! The bound counts the same operations at their best case and dearest: each
 //! operation's shortest work and no wakeup latency, no refill but the least the caches
 //! force, and the most events any operation was measured to take, with a margin
@@ -28,6 +33,7 @@
 use crate::api::experiment::Experiment;
 use crate::facts::cost::CostModel;
 use crate::facts::kernel::{KernelSpec, Switch};
+use crate::facts::policy::{run_ops_max, CALL_OPS_MAX, HOOKS};
 use crate::facts::topology::CpuMap;
 use crate::facts::workload::replay::Op as ReplayOp;
 use crate::facts::workload::{
@@ -599,13 +605,52 @@ pub fn run_events_max(exp: &Experiment, clients: u32, map: &CpuMap, costs: &Cost
 /// (README, WebAssembly).
 pub const ESTIMATED_EVENTS_PER_CPU_SECOND: u64 = 6_000_000;
 
+/// CPU time of one operation a policy script's budgets count, ns: a Rhai operation, or
+/// one CPU of a helper's read beyond the first (the per-CPU op charge of
+/// `linux::policy::helpers::charge`, which makes the budgets bound the helpers' time
+/// too). Default 25 ns, the dearer of the two kinds rounded up. Measured on the 2-core
+/// development machine (2026-12-07, release build, load under 0.5, `schedsim run FILE
+/// --jobs 1`, best of 3 user times, the whole run's time over the operations it counted,
+/// so the simulation's own share is in it): `demo` on a 1,024-CPU LLC (`--topology
+/// 1x1x512x2`), kernel v4.15, 16 tbench pairs, 20 ms, the script's `select_idle_sibling`
+/// being a plain loop (`for k in 0..500 { s += k; }`, 1,443 operations a wakeup):
+/// 1.24 s for 51.9M operations, 23.9 ns each; a scan of the LLC with `idle_cpu()` a CPU
+/// (6,810 a wakeup): 0.90 s for 64.8M, 13.9 ns; `llc_cpus()` taken 8 times (7,874 a
+/// wakeup, nearly all the per-CPU charge): 1.38 s for 283M, 4.9 ns; the same run with no
+/// script, 0.13 s. The operation counts are `tests/estimate.rs`'s (deterministic), which
+/// prints its own times. A native function over a large array or string (a `sort()` of
+/// 4,096 elements) is one operation that costs more: not covered. In the page the script
+/// worker is slower by the page's own factor, which it applies to the whole figure.
+pub const SCRIPT_NS_PER_OP: u64 = 25;
+
+/// The most operations `kernel`'s policy script may make in one run with `clients` on
+/// `map`'s CPUs, 0 without a script: every call of it is at a wakeup (at most one call
+/// of each function a script may define, [`HOOKS`]), a wakeup is at least one event, so
+/// the calls are at most [`run_events_max`]' bound times [`HOOKS`]' length, each within
+/// [`CALL_OPS_MAX`], and the whole run within the run's budget
+/// ([`crate::facts::policy::run_ops_max`], [`crate::facts::policy::RUN_OPS_MAX`]). An
+/// upper figure, as the CPU time it gives is: the estimate cannot run the script (the
+/// page's own build has no script engine), so it charges the budgets, which any run
+/// longer than a few thousand wakeups reaches as a whole-run cap of about
+/// `RUN_OPS_MAX` x [`SCRIPT_NS_PER_OP`] a run. A template's some 250 operations a call
+/// ([`crate::facts::policy::RUN_OPS_MAX`]'s note) cost far less.
+pub fn script_ops_max(exp: &Experiment, kernel: &KernelSpec, clients: u32, map: &CpuMap, costs: &CostModel) -> u64 {
+    if kernel.policy.is_none() {
+        return 0;
+    }
+    let calls = run_events_max(exp, clients, map, costs) as u128 * HOOKS.len() as u128;
+    (calls * CALL_OPS_MAX as u128).min(run_ops_max() as u128) as u64
+}
+
 /// What a whole sweep will cost, estimated before it starts: every (kernel, client
 /// count, iteration) run of an experiment. The events are [`run_events`]' central
 /// estimate, each run's at its own kernel (within 2.0 times of what every preset's runs
 /// process, `tests/estimate.rs`), and [`run_events_max`]' bound; the CPU time
 /// is the central estimate at [`ESTIMATED_EVENTS_PER_CPU_SECOND`], each run's events
 /// weighted by its CPUs' queues ([`QUEUED_TASKS_PER_EVENT_COST`]), an upper figure for
-/// the presets: enough to decide whether to ask before starting.
+/// the presets, plus the policy scripts' operations at their budgets
+/// ([`script_ops_max`]) at [`SCRIPT_NS_PER_OP`]: enough to decide whether to ask before
+/// starting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SweepCost {
     /// Runs: kernels x client counts x iterations.
@@ -622,6 +667,11 @@ pub struct SweepCost {
     pub weighted_events: u64,
     /// The same for the first iteration.
     pub first_iteration_weighted_events: u64,
+    /// Most operations the runs' policy scripts may make ([`script_ops_max`]), 0
+    /// without scripts.
+    pub script_ops: u64,
+    /// The same for the first iteration.
+    pub first_iteration_script_ops: u64,
 }
 
 /// Queued tasks per CPU that make an event cost twice as much: the model's runqueue is
@@ -638,14 +688,21 @@ impl SweepCost {
         (events as u128 * 1000).div_ceil(ESTIMATED_EVENTS_PER_CPU_SECOND as u128).min(u64::MAX as u128) as u64
     }
 
+    /// CPU milliseconds of `ops` policy-script operations at [`SCRIPT_NS_PER_OP`],
+    /// rounded up.
+    pub fn script_cpu_ms_of(ops: u64) -> u64 {
+        (ops as u128 * SCRIPT_NS_PER_OP as u128).div_ceil(1_000_000).min(u64::MAX as u128) as u64
+    }
+
     /// The whole sweep's CPU time, an upper figure, in milliseconds.
     pub fn cpu_ms(&self) -> u64 {
-        Self::cpu_ms_of(self.weighted_events)
+        Self::cpu_ms_of(self.weighted_events).saturating_add(Self::script_cpu_ms_of(self.script_ops))
     }
 
     /// The first iteration's CPU time, an upper figure, in milliseconds.
     pub fn first_iteration_cpu_ms(&self) -> u64 {
         Self::cpu_ms_of(self.first_iteration_weighted_events)
+            .saturating_add(Self::script_cpu_ms_of(self.first_iteration_script_ops))
     }
 
     /// One line for people: runs, events, CPU time.
@@ -657,8 +714,12 @@ impl SweepCost {
     /// assert!(c.summary().starts_with("16 runs, about 2367412 simulated events (at most 6443816), about 0.4 CPU"), "{}", c.summary());
     /// ```
     pub fn summary(&self) -> String {
+        let scripts = match self.script_ops {
+            0 => String::new(),
+            n => format!(" and policy scripts of at most {n} operations"),
+        };
         format!(
-            "{} runs, about {} simulated events (at most {}), about {} CPU-seconds or less",
+            "{} runs, about {} simulated events (at most {}){scripts}, about {} CPU-seconds or less",
             self.runs,
             self.events,
             self.events_max,
@@ -689,6 +750,7 @@ pub fn sweep_cost(exp: &Experiment) -> Result<SweepCost, crate::api::experiment:
         })
         .sum();
     let bound = exp.clients.iter().map(|&c| run_events_max(exp, c, &r.map, &r.costs) as u128).sum::<u128>() * kernels;
+    let scripts: u128 = runs().map(|(k, c)| script_ops_max(exp, k, c, &r.map, &r.costs) as u128).sum();
     let clamp = |x: u128| x.min(u64::MAX as u128) as u64;
     let iterations = exp.iterations as u128;
     Ok(SweepCost {
@@ -698,5 +760,7 @@ pub fn sweep_cost(exp: &Experiment) -> Result<SweepCost, crate::api::experiment:
         first_iteration_events: clamp(central),
         weighted_events: clamp(weighted * iterations),
         first_iteration_weighted_events: clamp(weighted),
+        script_ops: clamp(scripts * iterations),
+        first_iteration_script_ops: clamp(scripts),
     })
 }

@@ -379,6 +379,33 @@ impl Engine {
         Ok(())
     }
 
+    /// [`Engine::count_operation_until`] where the count is atomic (`atomic_ops_count`,
+    /// vendored patch 6): a load and a store, as the plain count's increment (one
+    /// thread runs a call).
+    #[cfg(not(feature = "unchecked"))]
+    #[cfg(atomic_ops_count)]
+    #[inline(always)]
+    pub fn count_operation_until(
+        &self,
+        state: &mut CallState,
+        pos: Position,
+        until: u64,
+        token: &Dynamic,
+        seen: &core::cell::Cell<u64>,
+    ) -> RhaiResultOf<()> {
+        let ops = &state.global.num_operations;
+        let n = ops.load(std::sync::atomic::Ordering::Relaxed) + 1;
+        ops.store(n, std::sync::atomic::Ordering::Relaxed);
+        if self.max_operations() > 0 && n > self.max_operations() {
+            return Err(ERR::ErrorTooManyOperations(pos).into());
+        }
+        seen.set(n);
+        if n > until {
+            return Err(ERR::ErrorTerminated(token.clone(), pos).into());
+        }
+        Ok(())
+    }
+
     /// `eval_expr` of one expression.
     pub fn eval_expr_with_state(
         &self,

@@ -200,11 +200,14 @@ impl Engine {
         let mut num_operations = || {
             *num_ops.get_or_insert_with(|| {
                 // Increment operations count
+                // (Vendored patch 6, schedsim) a load and a store: one thread runs a
+                // call, and a locked add in every operation's count is not free.
                 #[cfg(atomic_ops_count)]
-                return global
-                    .num_operations
-                    .fetch_add(1, std::sync::atomic::Ordering::SeqCst)
-                    + 1;
+                {
+                    let n = global.num_operations.load(std::sync::atomic::Ordering::Relaxed) + 1;
+                    global.num_operations.store(n, std::sync::atomic::Ordering::Relaxed);
+                    return n;
+                }
 
                 #[cfg(not(atomic_ops_count))]
                 {

@@ -552,6 +552,17 @@ impl Engine {
         // Restore state
         caches.rewind_fn_resolution_caches(orig_fn_resolution_caches_len);
 
+        // (Vendored patch 6, schedsim) A function called through an immutable state (a
+        // `sort` comparer or `map` callback that `FnPtr::call_raw` links to the script
+        // function) ran on a copy of it: its operations are the caller's, stored back
+        // as `NativeCallContext::call_fn_raw` stores its copy's, or they are dropped
+        // and many small calls escape the budget together.
+        #[cfg(atomic_ops_count)]
+        if let GlobalRef::Ref(orig, Some(copy)) = &global_ref {
+            orig.num_operations
+                .store(copy.num_operations(), std::sync::atomic::Ordering::Relaxed);
+        }
+
         _result
     }
 
