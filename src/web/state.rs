@@ -9,7 +9,6 @@ use crate::topo_edit::{self, Refusal, TopoEdit};
 use crate::wasted::JumpPlan;
 use schedsim::experiment::{MachineSpec, KERNELS_MAX};
 use schedsim::topology::Topology;
-use schedsim::topology::TopologyInput;
 use schedsim::{presets, Experiment, KernelSpec, Report, Workload};
 use std::rc::Rc;
 
@@ -318,7 +317,7 @@ impl State {
 
     /// The topology being edited: the experiment's own, or its preset's.
     pub fn topology(&self) -> Result<Topology, String> {
-        machine_topology(&self.exp.machine)
+        self.exp.machine.effective_topology().map_err(|e| e.0)
     }
 
     pub fn running(&self) -> bool {
@@ -333,31 +332,6 @@ impl State {
             self.run_request += 1;
         }
     }
-}
-
-pub fn machine_topology(m: &MachineSpec) -> Result<Topology, String> {
-    match &m.topology {
-        Some(TopologyInput::Spec(s)) => Topology::parse_spec(s).map_err(|e| e.0),
-        Some(TopologyInput::Full(t)) => Ok(t.clone()),
-        None => {
-            let name = m.preset.as_deref().ok_or("no machine preset or topology")?;
-            schedsim::machine::machine(name).map(|m| m.topology).ok_or_else(|| format!("unknown machine {name:?}"))
-        }
-    }
-}
-
-/// Sets a topology, written as the compact spec when it has one (shorter links).
-pub fn set_topology(m: &mut MachineSpec, t: Topology) {
-    let same_as_preset =
-        m.preset.as_deref().and_then(schedsim::machine::machine).map(|p| p.topology == t).unwrap_or(false);
-    m.topology = if same_as_preset {
-        None
-    } else {
-        Some(match t.spec() {
-            Some(s) => TopologyInput::Spec(s),
-            None => TopologyInput::Full(t),
-        })
-    };
 }
 
 /// One edit of an experiment field that has no action of its own (the workload form's
@@ -504,7 +478,7 @@ impl State {
                 clamp_irq_cpu(&mut s.exp);
             }
             Action::SetTopology(t) => {
-                set_topology(&mut s.exp.machine, t);
+                s.exp.machine.set_topology(t);
                 s.refusal = None;
                 clamp_irq_cpu(&mut s.exp);
             }
@@ -529,7 +503,7 @@ impl State {
             Action::EditTopology(e) => match s.topology() {
                 Ok(t) => match topo_edit::apply(&t, e) {
                     Ok(t2) => {
-                        set_topology(&mut s.exp.machine, t2);
+                        s.exp.machine.set_topology(t2);
                         s.refusal = None;
                         clamp_irq_cpu(&mut s.exp);
                     }
@@ -708,7 +682,7 @@ impl yew::Reducible for State {
 /// dbench's interrupt CPU must exist on the machine; keep it on CPU 0 when the machine
 /// shrinks below it rather than making the experiment invalid.
 fn clamp_irq_cpu(e: &mut Experiment) {
-    let n = machine_topology(&e.machine).map(|t| t.cpu_count()).unwrap_or(1);
+    let n = e.machine.effective_topology().map(|t| t.cpu_count()).unwrap_or(1);
     if let Workload::Dbench(p) = &mut e.workload {
         if p.irq_cpu as u64 >= n {
             p.irq_cpu = 0;
@@ -721,6 +695,7 @@ mod tests {
     use super::*;
     use crate::permalink;
     use crate::topo_edit::Spot;
+    use schedsim::topology::TopologyInput;
 
     /// The page as opened without a link, its demo run already started.
     fn state() -> State {

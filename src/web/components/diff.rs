@@ -12,7 +12,6 @@ use crate::web::components::replay::ReplayControl;
 use crate::web::components::topology::{LiveFrame, TopologyView};
 use crate::web::components::wakeup::{probed, wakeup_facts, TraceSteps};
 use crate::web::hooks::{use_keydown, Replay};
-use crate::web::state::machine_topology;
 use crate::web::worker::SweepRunner;
 use schedsim::diff::{distance_words, reason, DiffAsk, DiffReport, WakeupDiff};
 use schedsim::trace::WakeupTrace;
@@ -264,7 +263,7 @@ fn diff_counts(r: &DiffReport) -> Html {
 
 /// One difference: both choices on one drawing of the machine, its facts, both traces.
 fn diff_detail(exp: &Experiment, d: &WakeupDiff, name_a: &str, name_b: &str) -> Html {
-    let topo = machine_topology(&exp.machine).ok();
+    let topo = exp.machine.effective_topology().ok();
     let cstates =
         exp.machine.resolve().map(|r| r.costs.cstates.iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
     let frame = Rc::new(LiveFrame {

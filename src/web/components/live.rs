@@ -23,7 +23,7 @@ use crate::web::components::topology::{LiveFrame as TopoFrame, TopologyView};
 use crate::web::components::wakeup::{probed, wakeup_facts, TraceSteps};
 use crate::web::dom;
 use crate::web::hooks::use_keydown;
-use crate::web::state::{machine_topology, PerfettoStatus};
+use crate::web::state::PerfettoStatus;
 use crate::web::worker::SweepRunner;
 use schedsim::trace::WakeupTrace;
 use schedsim::Experiment;
@@ -597,7 +597,7 @@ fn live_counters(s: &LiveShown) -> Html {
 /// The machine with the current wakeup's roles, beside its decision trace (the machine
 /// alone before a session has started).
 fn live_grid(p: &LiveProps, session: Option<&LiveShown>) -> Html {
-    let topo = machine_topology(&p.exp.machine).ok();
+    let topo = p.exp.machine.effective_topology().ok();
     let cstates =
         p.exp.machine.resolve().map(|r| r.costs.cstates.iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
     let frame = session.map(|s| {

@@ -217,7 +217,7 @@ pub fn replay_table_view(p: &ReplayTableProps) -> Html {
         return html! {};
     }
     let Some(rid) = p.result_id else { return html! {} };
-    let nr_cpus = crate::web::state::machine_topology(&p.exp.machine).map(|t| t.cpu_count() as u32).unwrap_or(0);
+    let nr_cpus = p.exp.machine.effective_topology().map(|t| t.cpu_count() as u32).unwrap_or(0);
     let held = p.replay.held.as_ref().map(|h| h.1 == rp.trace_sha256).unwrap_or(false);
     let body = match &p.replay.table {
         _ if !held => html! {

@@ -17,7 +17,7 @@ use crate::web::components::topology::TopologyView;
 use crate::web::components::workload::WorkloadForm;
 use crate::web::dom;
 use crate::web::hooks::Replay;
-use crate::web::state::{machine_topology, ExpEdit, PerfettoStatus, Sweep, SweepResult};
+use crate::web::state::{ExpEdit, PerfettoStatus, Sweep, SweepResult};
 use schedsim::experiment::MachineSpec;
 use schedsim::topology::Topology;
 use schedsim::{Experiment, KernelSpec, Workload};
@@ -77,7 +77,7 @@ pub const TOPOLOGY_FOLD_CPUS: u64 = 512;
 #[function_component(SweepView)]
 pub fn sweep_view(p: &SweepProps) -> Html {
     let exp = &p.exp;
-    let topo = machine_topology(&exp.machine);
+    let topo = exp.machine.effective_topology().map_err(|e| e.0);
     let resolved = exp.machine.resolve();
     let nr_cpus = topo.as_ref().map(|t| t.cpu_count()).unwrap_or(0);
     // Over a topology the user typed, a machine preset asks before replacing it.
