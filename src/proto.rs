@@ -175,23 +175,6 @@ pub enum Response {
     },
 }
 
-/// A finished sweep: the report and its text renderings, each made by the library from
-/// the same `Report` value.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SweepDone {
-    pub id: u32,
-    pub report_json: String,
-    pub table: String,
-    pub samples_csv: String,
-    pub counters_csv: String,
-    /// Wall time from the first run handed to a worker to the last result.
-    pub wall_ms: f64,
-    /// Per kernel (its index), each seed patch it switches on and how often the patch's
-    /// own branch ran over all the sweep's runs (`RunResult::patched`); not in the report.
-    #[serde(default)]
-    pub patched: Vec<(u32, schedsim::Switch, u64)>,
-}
-
 /// Emit progress at most this often: enough for a smooth bar, few enough messages.
 pub const PROGRESS_INTERVAL_MS: f64 = 100.0;
 

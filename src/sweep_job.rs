@@ -3,8 +3,8 @@
 //! progress and the time left. Pure, so it is tested natively; `web::worker::SweepPool`
 //! moves the messages.
 
-use crate::proto::SweepDone;
 use schedsim::{Experiment, Report, ReportBuilder, RunId, RunResult, Sweep};
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
 
 /// The pool's size: one worker per logical CPU the browser reports, within these bounds.
@@ -421,6 +421,23 @@ impl SweepJob {
         };
         Ok((done, report))
     }
+}
+
+/// A finished sweep: the report and its text renderings, each made by the library from
+/// the same `Report` value.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SweepDone {
+    pub id: u32,
+    pub report_json: String,
+    pub table: String,
+    pub samples_csv: String,
+    pub counters_csv: String,
+    /// Wall time from the first run handed to a worker to the last result.
+    pub wall_ms: f64,
+    /// Per kernel (its index), each seed patch it switches on and how often the patch's
+    /// own branch ran over all the sweep's runs (`RunResult::patched`); not in the report.
+    #[serde(default)]
+    pub patched: Vec<(u32, schedsim::Switch, u64)>,
 }
 
 #[cfg(test)]

@@ -3,8 +3,7 @@
 //! wrapper around `reduce`.
 
 use crate::permalink::{Shared, Tab, Theme, View};
-use crate::proto::SweepDone;
-use crate::sweep_job::JobProgress;
+use crate::sweep_job::{JobProgress, SweepDone};
 use crate::topo_edit::{self, Refusal, TopoEdit};
 use crate::wasted::JumpPlan;
 use schedsim::experiment::{MachineSpec, KERNELS_MAX};

@@ -184,7 +184,7 @@ pub enum PoolEvent {
     },
     Done {
         id: u32,
-        done: crate::proto::SweepDone,
+        done: crate::sweep_job::SweepDone,
         report: Report,
     },
     Failed {
