@@ -386,6 +386,24 @@ fn is_valid_reference(e: &Experiment) -> bool {
     probe.validate().is_ok()
 }
 
+/// Characters of a permalink the script takes: its zlib stream in base64 (the link's
+/// encoding, [`encode`]), which compresses the script with the rest.
+pub fn link_chars(source: &str) -> usize {
+    miniz_oxide::deflate::compress_to_vec_zlib(source.as_bytes(), 9).len().div_ceil(3) * 4
+}
+
+/// What the policy-script editor says of the link: the script is in it, and the bounds.
+pub fn link_note(source: &str) -> String {
+    format!(
+        "The script travels in the page's link: about {} of the {} characters a link may have \
+         (a script is at most {} bytes; this one has {}).",
+        crate::fmt::thousands(link_chars(source) as u64),
+        crate::fmt::thousands(FRAGMENT_LEN_MAX as u64),
+        crate::fmt::thousands(schedsim::policy::POLICY_SOURCE_MAX as u64),
+        crate::fmt::thousands(source.len() as u64),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -634,5 +652,19 @@ mod tests {
         // A zip bomb: a megabyte of spaces compresses to a few hundred bytes.
         let bomb = format!("{{\"experiment\":{}{}}}", " ".repeat(1 << 20), "1");
         assert!(decode(&bad(&bomb)).unwrap_err().to_string().contains("inflates past"));
+    }
+
+    #[test]
+    fn every_template_fits_a_link() {
+        use crate::policy_edit::STARTER;
+        use schedsim::policy::TEMPLATES;
+        for t in TEMPLATES {
+            assert!(link_chars(t.2) < FRAGMENT_LEN_MAX / 4, "{}", t.0);
+        }
+        // The largest script there may be fits a link with room for the experiment.
+        let worst: String =
+            (0..schedsim::policy::POLICY_SOURCE_MAX).map(|i| char::from(b'!' + ((i * 7919) % 90) as u8)).collect();
+        assert!(link_chars(&worst) < FRAGMENT_LEN_MAX - 4096, "{}", link_chars(&worst));
+        assert!(link_note(STARTER).contains("32,768"), "{}", link_note(STARTER));
     }
 }
