@@ -14,7 +14,6 @@
 //! uses the `schedsim` library's public types only, and the report the page exports is
 //! the library's own `Report::to_json()` string, unmodified.
 
-pub mod anchor;
 pub mod charts;
 pub mod cluster;
 pub mod compare;
@@ -26,6 +25,7 @@ pub mod import_text;
 pub mod kernel_names;
 pub mod keys;
 pub mod live_session;
+pub mod model;
 pub mod perfetto;
 pub mod permalink;
 pub mod policy_edit;
