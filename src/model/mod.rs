@@ -5,3 +5,4 @@
 //! `hooks/sweep.rs`). It uses the `schedsim` library and its own files, nothing above.
 
 pub mod anchor;
+pub mod cluster;

@@ -1,9 +1,9 @@
 //! "Run this on a cluster": under a sweep's results and in the question before a large
 //! sweep, the experiment as JSON to download and the three command lines
-//! (`crate::cluster`) that run it in shards and merge the parts, with its run count and
+//! (`crate::model::cluster`) that run it in shards and merge the parts, with its run count and
 //! the page's estimate of its cost.
 
-use crate::cluster;
+use crate::model::cluster;
 use crate::web::dom;
 use crate::web::state::RunQuestion;
 use schedsim::Experiment;
