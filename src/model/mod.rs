@@ -6,3 +6,4 @@
 
 pub mod anchor;
 pub mod cluster;
+pub mod compare;

@@ -85,10 +85,10 @@ pub fn results(p: &ResultsProps) -> Html {
     let charts = REPORT_CHARTS[1..].iter().map(|name| chart(name)).collect::<Html>();
     // What must be read before the numbers: windows that measured nothing, identical
     // kernels, differences within noise.
-    let mut notes = crate::compare::notes(rep);
-    let (never, patch_counts) = crate::compare::patch_notes(rep, &r.done.patched);
+    let mut notes = crate::model::compare::notes(rep);
+    let (never, patch_counts) = crate::model::compare::patch_notes(rep, &r.done.patched);
     notes.extend(never);
-    let empty = !crate::compare::empty_points(rep).is_empty();
+    let empty = !crate::model::compare::empty_points(rep).is_empty();
     let notes = if notes.is_empty() {
         html! {}
     } else {
@@ -135,7 +135,7 @@ pub fn results(p: &ResultsProps) -> Html {
                     </div>
                     if empty {
                         <ul id="table-notes" class="result-notes has-empty" role="note">
-                            { for crate::compare::notes(rep).into_iter().take(crate::compare::empty_points(rep).len()).map(|n| html! { <li>{ n }</li> }) }
+                            { for crate::model::compare::notes(rep).into_iter().take(crate::model::compare::empty_points(rep).len()).map(|n| html! { <li>{ n }</li> }) }
                         </ul>
                     }
                     <Wide what="The table" scroller={Some(AttrValue::from("mmtests"))}>
