@@ -7,3 +7,4 @@
 pub mod anchor;
 pub mod cluster;
 pub mod compare;
+pub mod diff;
