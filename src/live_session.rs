@@ -9,7 +9,7 @@
 //! made ([`TimelineOp`]), so the page's copy of the timeline ([`TimelineMirror`]) is the
 //! session's own, operation for operation.
 
-use crate::fmt::thousands;
+use crate::model::fmt::thousands;
 use crate::timeline::{Timeline, LIVE_KEEP_NS, LIVE_TRACES_MAX};
 use schedsim::live::{CpuView, Live, Step};
 use schedsim::recording::Recording;

@@ -397,10 +397,10 @@ pub fn link_note(source: &str) -> String {
     format!(
         "The script travels in the page's link: about {} of the {} characters a link may have \
          (a script is at most {} bytes; this one has {}).",
-        crate::fmt::thousands(link_chars(source) as u64),
-        crate::fmt::thousands(FRAGMENT_LEN_MAX as u64),
-        crate::fmt::thousands(schedsim::policy::POLICY_SOURCE_MAX as u64),
-        crate::fmt::thousands(source.len() as u64),
+        crate::model::fmt::thousands(link_chars(source) as u64),
+        crate::model::fmt::thousands(FRAGMENT_LEN_MAX as u64),
+        crate::model::fmt::thousands(schedsim::policy::POLICY_SOURCE_MAX as u64),
+        crate::model::fmt::thousands(source.len() as u64),
     )
 }
 

@@ -321,7 +321,7 @@ impl SweepJob {
                 let clients = e.clients.get(r.point as usize).copied().unwrap_or(0);
                 format!(
                     "{kernel} at {}, iteration {}: {why}",
-                    crate::fmt::count_of(clients as u64, e.workload.clients_meaning()),
+                    crate::model::fmt::count_of(clients as u64, e.workload.clients_meaning()),
                     r.iteration + 1
                 )
             })

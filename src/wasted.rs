@@ -2,7 +2,7 @@
 //! the "Decade of Wasted Cores" invariant was broken, the moments it broke, and the
 //! plan to replay one of them in live mode.
 
-use crate::fmt::fmt_ns;
+use crate::model::fmt::fmt_ns;
 use schedsim::{Report, WastedMoment};
 
 /// How far before a moment live mode stops, so the user steps into it.

@@ -28,7 +28,10 @@ pub fn draw<DB: DrawingBackend>(
         .collect();
     let area = titled(
         root,
-        &format!("Wakeup latency at {}", crate::fmt::count_of(clients as u64, r.experiment.workload.clients_meaning())),
+        &format!(
+            "Wakeup latency at {}",
+            crate::model::fmt::count_of(clients as u64, r.experiment.workload.clients_meaning())
+        ),
         th,
         1.1,
     )?;

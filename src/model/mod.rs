@@ -8,3 +8,4 @@ pub mod anchor;
 pub mod cluster;
 pub mod compare;
 pub mod diff;
+pub mod fmt;

@@ -31,7 +31,7 @@ impl ChartSpec {
     fn stem(&self) -> String {
         match self {
             ChartSpec::Report { name, result, .. } => {
-                format!("{}-{name}", crate::fmt::export_stem(&result.report.experiment))
+                format!("{}-{name}", crate::model::fmt::export_stem(&result.report.experiment))
             }
             ChartSpec::Live { which, .. } => {
                 format!("schedsim-live-{}", if *which == LiveChart::Throughput { "throughput" } else { "migrations" })

@@ -25,7 +25,7 @@ pub fn cluster_panel(p: &ClusterProps) -> Html {
     // An invalid experiment has no sweep to hand over.
     let Some(cost) = RunQuestion::estimate(&p.exp) else { return html! {} };
     let n = shards.unwrap_or_else(|| cluster::default_shards(cost.runs));
-    let file = format!("{}.json", crate::fmt::export_stem(&p.exp));
+    let file = format!("{}.json", crate::model::fmt::export_stem(&p.exp));
     let c = cluster::commands(&file, n);
     let on_download = {
         let (file, json, status) = (file.clone(), p.exp.to_json(), status.clone());

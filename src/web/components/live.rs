@@ -9,8 +9,8 @@
 //! Continue and Stop.
 
 use crate::charts::ChartTheme;
-use crate::fmt::fmt_ns;
 use crate::live_session::{LiveFrame, LiveKey, LiveOp, LiveShown, Stall, TimelineMirror};
+use crate::model::fmt::fmt_ns;
 use crate::perfetto::{default_window, PerfettoAsk};
 use crate::permalink::View;
 use crate::proto::{Request, Response};

@@ -4,7 +4,7 @@
 //! exports come with the last run.
 
 use crate::charts::{ChartTheme, REPORT_CHARTS};
-use crate::fmt::fmt_ns;
+use crate::model::fmt::fmt_ns;
 use crate::perfetto::{default_window, PerfettoAsk};
 use crate::wasted::{self, JumpPlan};
 use crate::web::components::chart::{ChartCard, ChartSpec};
@@ -40,7 +40,7 @@ pub fn results(p: &ResultsProps) -> Html {
     let r = &p.result;
     let rep = &r.report;
     let copied = use_state(|| None::<String>);
-    let stem = crate::fmt::export_stem(&rep.experiment);
+    let stem = crate::model::fmt::export_stem(&rep.experiment);
     let export = |suffix: &'static str, mime: &'static str, text: String| {
         let name = format!("{stem}-{suffix}");
         let copied = copied.clone();
@@ -150,7 +150,7 @@ pub fn results(p: &ResultsProps) -> Html {
                 <label class="inline">{ "latency chart at " }
                     <select onchange={on_point} aria-label="client count of the latency chart">
                         { for rep.configs[0].points.iter().enumerate().map(|(i, pt)| html! {
-                            <option value={i.to_string()} selected={i == point}>{ crate::fmt::count_of(pt.clients as u64, rep.experiment.workload.clients_meaning()) }</option>
+                            <option value={i.to_string()} selected={i == point}>{ crate::model::fmt::count_of(pt.clients as u64, rep.experiment.workload.clients_meaning()) }</option>
                         }) }
                     </select>
                 </label>

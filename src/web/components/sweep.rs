@@ -3,8 +3,8 @@
 //! fields to fix) and the results.
 
 use crate::charts::ChartTheme;
-use crate::fmt::fmt_secs;
 use crate::form::MachineChoice;
+use crate::model::fmt::fmt_secs;
 use crate::perfetto::PerfettoAsk;
 use crate::topo_edit::{Refusal, TopoEdit};
 use crate::wasted::JumpPlan;

@@ -5,7 +5,7 @@
 //! pinch; pan: drag, buttons, arrow keys, Shift+wheel. [`RecordTimeline`] asks a worker
 //! to record a window of one run of a sweep and shows it.
 
-use crate::fmt::{fmt_duration, fmt_ms, fmt_ms_within};
+use crate::model::fmt::{fmt_duration, fmt_ms, fmt_ms_within};
 use crate::perfetto::{parse_window, PerfettoAsk};
 use crate::proto::{Request, Response};
 use crate::timeline::{

@@ -58,7 +58,7 @@ pub fn use_perfetto_export(exp: &Experiment, on_status: Callback<PerfettoStatus>
             *s += 1;
             *s
         };
-        let stem = crate::fmt::export_stem(&exp);
+        let stem = crate::model::fmt::export_stem(&exp);
         let kname = exp.kernels.get(ask.kernel as usize).map(|k| k.name.clone()).unwrap_or_default();
         let name = perfetto::file_name(&stem, &kname, &ask);
         names.borrow_mut().insert(id, name.clone());
