@@ -9,3 +9,4 @@ pub mod cluster;
 pub mod compare;
 pub mod diff;
 pub mod fmt;
+pub mod form;

@@ -3,8 +3,8 @@
 //! fields to fix) and the results.
 
 use crate::charts::ChartTheme;
-use crate::form::MachineChoice;
 use crate::model::fmt::fmt_secs;
+use crate::model::form::MachineChoice;
 use crate::perfetto::PerfettoAsk;
 use crate::topo_edit::{Refusal, TopoEdit};
 use crate::wasted::JumpPlan;
@@ -89,7 +89,7 @@ pub fn sweep_view(p: &SweepProps) -> Html {
         Callback::from(move |e: Event| {
             let select = e.target_unchecked_into::<HtmlSelectElement>();
             let name = select.value();
-            match crate::form::machine_choice(&current, &name) {
+            match crate::model::form::machine_choice(&current, &name) {
                 MachineChoice::Replace => on.emit(name),
                 MachineChoice::Ask { replace, keep, question } => {
                     // The select shows the machine in use until the question is answered.
@@ -121,7 +121,7 @@ pub fn sweep_view(p: &SweepProps) -> Html {
         }
         None => html! {},
     };
-    let clash = crate::form::costs_clash(&exp.machine);
+    let clash = crate::model::form::costs_clash(&exp.machine);
     let on_spec = {
         let on = p.on_topology.clone();
         Callback::from(move |s: String| match Topology::parse_spec(&s) {
@@ -153,7 +153,7 @@ pub fn sweep_view(p: &SweepProps) -> Html {
             }
         })
         .collect::<Html>();
-    let validation = exp.validate().err().map(|e| crate::form::in_card_words(exp, &e.to_string()));
+    let validation = exp.validate().err().map(|e| crate::model::form::in_card_words(exp, &e.to_string()));
     let on_workers = {
         let on = p.on_workers.clone();
         Callback::from(move |e: Event| {

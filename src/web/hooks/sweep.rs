@@ -66,7 +66,7 @@ pub fn use_sweep_runner(
             if let Err(e) = state.exp.validate() {
                 d.emit(Action::Error(format!(
                     "cannot run: {}",
-                    crate::form::in_card_words(&state.exp, &e.to_string())
+                    crate::model::form::in_card_words(&state.exp, &e.to_string())
                 )));
                 return;
             }
