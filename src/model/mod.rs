@@ -10,3 +10,4 @@ pub mod compare;
 pub mod diff;
 pub mod fmt;
 pub mod form;
+pub mod gallery;

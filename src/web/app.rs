@@ -232,14 +232,14 @@ pub fn app() -> Html {
             let d = dispatch.clone();
             let (d2, fetch) = (dispatch.clone(), replay.on_fetch.clone());
             let on_replay = Callback::from(move |()| {
-                let g = &crate::gallery::REPLAY_GUIDE;
+                let g = &crate::model::gallery::REPLAY_GUIDE;
                 d2.emit(Action::SetTab(Tab::Sweep));
                 fetch.emit((g.url.to_string(), g.file.to_string(), true));
             });
             let (d3, view) = (dispatch.clone(), state.view.clone());
             let on_exercise = Callback::from(move |()| {
                 let view = View { tab: Tab::Sweep, live_kernel: 0, live_clients: 0, live_steps: 0, ..view.clone() };
-                let experiment = crate::gallery::exercise_experiment();
+                let experiment = crate::model::gallery::exercise_experiment();
                 // The student's kernel is the last: its script editor is where the task is.
                 let editor = format!("#k{}-policy", experiment.kernels.len() - 1);
                 d3.emit(Action::Load(Box::new(permalink::Shared { experiment, view })));
@@ -248,7 +248,7 @@ pub fn app() -> Html {
             let (d4, view) = (dispatch.clone(), state.view.clone());
             let on_eevdf = Callback::from(move |()| {
                 let view = View { tab: Tab::Sweep, live_kernel: 0, live_clients: 0, live_steps: 0, ..view.clone() };
-                let experiment = crate::gallery::eevdf_experiment();
+                let experiment = crate::model::gallery::eevdf_experiment();
                 d4.emit(Action::Load(Box::new(permalink::Shared { experiment, view })));
                 d4.emit(Action::RequestRun);
             });
