@@ -11,3 +11,4 @@ pub mod diff;
 pub mod fmt;
 pub mod form;
 pub mod gallery;
+pub mod import;
