@@ -277,7 +277,7 @@ impl LiveSession {
         self.lives.iter().enumerate().find_map(|(i, l)| {
             l.error().map(|e| {
                 let name = exp.kernels.get(i).map_or("", |k| k.name.as_str());
-                format!("kernel {} ({name}): {e}", crate::kernel_names::letter(i))
+                format!("kernel {} ({name}): {e}", crate::model::kernels::letter(i))
             })
         })
     }

@@ -67,7 +67,7 @@ pub fn live_refusal(exp: &schedsim::Experiment) -> Option<String> {
         .iter()
         .enumerate()
         .filter(|(_, k)| k.policy.is_some())
-        .map(|(i, k)| format!("kernel {} ({})", crate::kernel_names::letter(i), k.name))
+        .map(|(i, k)| format!("kernel {} ({})", crate::model::kernels::letter(i), k.name))
         .collect();
     if scripted.is_empty() || schedsim::POLICY_ENGINE {
         return None;

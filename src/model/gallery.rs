@@ -220,7 +220,7 @@ pub fn eevdf_experiment() -> schedsim::Experiment {
     // own rule ("v6.12-DELAY_DEQUEUE"), so the card shows what each changes.
     for (v, sw) in [(V::V6_12, Switch::DelayDequeue), (V::V6_6, Switch::RunToParity)] {
         let mut k = KernelSpec::new("", v).with(sw, false);
-        k.name = crate::kernel_names::auto_name(&k);
+        k.name = crate::model::kernels::auto_name(&k);
         e.kernels.push(k);
     }
     e

@@ -12,3 +12,4 @@ pub mod fmt;
 pub mod form;
 pub mod gallery;
 pub mod import;
+pub mod kernels;

@@ -4,8 +4,8 @@
 //! or ← →), shows both decision traces side by side and both choices on one drawing
 //! of the machine (★ A chose, ◆ B would choose), with the counts by distance.
 
-use crate::kernel_names::letter;
 use crate::model::diff::{self, COUNTS, COUNT_DEFAULT};
+use crate::model::kernels::letter;
 use crate::proto::{Request, Response};
 use crate::replay_view::{self, short_sha};
 use crate::web::components::replay::ReplayControl;

@@ -79,7 +79,7 @@ pub fn policy_editor(p: &PolicyEditorProps) -> Html {
     let id = format!("k{}-policy", p.index);
     {
         let sink = use_context::<FieldErrorSink>();
-        let what = format!("Kernel {}, policy script", crate::kernel_names::letter(p.index));
+        let what = format!("Kernel {}, policy script", crate::model::kernels::letter(p.index));
         let refusal = match (&p.policy, &*check) {
             (None, _) | (_, Check::Compiles) => None,
             (Some(_), Check::Pending) => Some("being compiled".to_string()),
@@ -157,7 +157,7 @@ pub fn policy_editor(p: &PolicyEditorProps) -> Html {
                 <label>
                     <span class="field-label">{ "start from a template" }</span>
                     <select id={format!("{id}-template")} onchange={on_template}
-                        aria-label={format!("Kernel {} policy template", crate::kernel_names::letter(p.index))}>
+                        aria-label={format!("Kernel {} policy template", crate::model::kernels::letter(p.index))}>
                         <option value="" selected=true>{ "—" }</option>
                         { for policy_edit::templates().map(|(v, label, _)| html! { <option value={v}>{ label }</option> }) }
                     </select>
@@ -172,7 +172,7 @@ pub fn policy_editor(p: &PolicyEditorProps) -> Html {
                 </ol>
                 <textarea id={format!("{id}-text")} class="mono" spellcheck="false" wrap="off"
                     rows={policy_edit::editor_rows(shown).to_string()} value={shown.clone()} {oninput}
-                    aria-label={format!("Kernel {} policy script", crate::kernel_names::letter(p.index))}
+                    aria-label={format!("Kernel {} policy script", crate::model::kernels::letter(p.index))}
                     aria-invalid={error.is_some().then_some("true")}
                     aria-describedby={err_id.clone()} />
             </div>

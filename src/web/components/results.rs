@@ -178,7 +178,7 @@ pub fn results(p: &ResultsProps) -> Html {
 /// The full names of the kernels the mmtests layout cuts in its column heads.
 fn table_key(rep: &schedsim::Report) -> Html {
     let names: Vec<String> = rep.configs.iter().map(|c| c.name.clone()).collect();
-    let cut = crate::kernel_names::cut_in_table(
+    let cut = crate::model::kernels::cut_in_table(
         &names,
         &[schedsim::report::TABLE_NAME_CHARS, schedsim::report::COUNTERS_NAME_CHARS],
     );

@@ -146,8 +146,8 @@ pub fn sweep_view(p: &SweepProps) -> Html {
             let (on_kernel, on_remove_kernel) = (p.on_kernel.clone(), p.on_remove_kernel.clone());
             html! {
                 <KernelPanel index={i} spec={k.clone()} {others} can_remove={exp.kernels.len() > 1}
-                    warnings={crate::kernel_names::warnings(&exp.kernels, i)}
-                    duplicate={crate::kernel_names::duplicate_name(&exp.kernels, i)}
+                    warnings={crate::model::kernels::warnings(&exp.kernels, i)}
+                    duplicate={crate::model::kernels::duplicate_name(&exp.kernels, i)}
                     on_change={Callback::from(move |k| on_kernel.emit((i, k)))}
                     on_remove={Callback::from(move |_| on_remove_kernel.emit(i))} />
             }
@@ -319,10 +319,10 @@ pub fn sweep_view(p: &SweepProps) -> Html {
             let onchange = Callback::from(move |e: Event| {
                 let v = e.target_unchecked_into::<HtmlSelectElement>().value();
                 if let Some(ver) = schedsim::KernelVersion::parse(&v) {
-                    on.emit((i, crate::kernel_names::follow(&spec, KernelSpec { preset: ver, ..spec.clone() })));
+                    on.emit((i, crate::model::kernels::follow(&spec, KernelSpec { preset: ver, ..spec.clone() })));
                 }
             });
-            let letter = crate::kernel_names::letter(i);
+            let letter = crate::model::kernels::letter(i);
             html! {
                 <label class="inline">{ format!("Kernel {letter} ") }
                     <select id={format!("strip-k{i}")} {onchange} aria-label={format!("Kernel {letter} version, above the results")}>
