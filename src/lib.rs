@@ -15,7 +15,6 @@
 //! the library's own `Report::to_json()` string, unmodified.
 
 pub mod charts;
-pub mod keys;
 pub mod live_session;
 pub mod model;
 pub mod perfetto;

@@ -13,3 +13,4 @@ pub mod form;
 pub mod gallery;
 pub mod import;
 pub mod kernels;
+pub mod roving;
