@@ -3,7 +3,7 @@
 //! The crate is split so that everything that can be pure is pure and builds natively:
 //! [`permalink`] (the URL fragment format), [`topo_edit`] (direct manipulation of a
 //! topology, with refusals located at the spot), [`charts`] (one module per chart, each
-//! generic over Plotters' `DrawingBackend`), [`live_session`] (live mode's stepping and
+//! generic over Plotters' `DrawingBackend`), [`model::live`] (live mode's stepping and
 //! time series), [`proto`] (the worker's messages), [`sweep_job`] (a sweep spread over the
 //! worker pool) and [`gallery`] (the classroom).
 //! The page's state and its reducer ([`web::state`]) are pure too. The rest of the `web`
@@ -15,7 +15,6 @@
 //! the library's own `Report::to_json()` string, unmodified.
 
 pub mod charts;
-pub mod live_session;
 pub mod model;
 pub mod perfetto;
 pub mod permalink;

@@ -118,8 +118,8 @@ mod tests {
         let mut e = schedsim::presets::experiment("seed001").unwrap();
         assert_eq!(live_refusal(&e), None);
         e.kernels[1].policy = Some(STARTER.into());
-        let key = crate::live_session::LiveKey { experiment: e.clone(), kernel: 0, clients: 0, iteration: 0 };
-        match (live_refusal(&e), crate::live_session::LiveSession::new(key)) {
+        let key = crate::model::live::LiveKey { experiment: e.clone(), kernel: 0, clients: 0, iteration: 0 };
+        match (live_refusal(&e), crate::model::live::LiveSession::new(key)) {
             // This crate's own build has no engine (a workspace build may unify it on).
             (Some(why), Err(e)) => {
                 assert!(why.contains("kernel B (prev-idle) has a script"), "{why}");

@@ -37,12 +37,12 @@ pub enum Request {
     /// Compile a policy script (`schedsim::check_policy`), for the kernel card's editor;
     /// only the script worker has the engine.
     CheckPolicy { id: u32, source: String },
-    /// Start live mode's session `id` (`live_session::LiveSession`, kept by the worker
+    /// Start live mode's session `id` (`live::LiveSession`, kept by the worker
     /// in place of any other) on `kernel` with `clients` and the iteration's stream;
     /// answered by its first `Live` frame.
     LiveStart { id: u32, experiment_json: String, kernel: u32, clients: u32, iteration: u32 },
     /// Do `op` on live session `id`; answered by a `Live` frame.
-    Live { id: u32, op: crate::live_session::LiveOp },
+    Live { id: u32, op: crate::model::live::LiveOp },
 }
 
 impl Request {
@@ -164,7 +164,7 @@ pub enum Response {
         id: u32,
         error: Option<String>,
     },
-    /// A live session's `live_session::LiveFrame`, as JSON (its counters are `u64`s).
+    /// A live session's `live::LiveFrame`, as JSON (its counters are `u64`s).
     Live {
         id: u32,
         frame_json: String,
@@ -206,7 +206,7 @@ mod tests {
         assert_eq!(Request::CheckPolicy { id: 2, source: String::new() }.engine(), Some(Engine::Script));
         let live = Request::LiveStart { id: 3, experiment_json: e.to_json(), kernel: 1, clients: 2, iteration: 0 };
         assert_eq!(live.engine(), Some(Engine::Script));
-        let op = Request::Live { id: 3, op: crate::live_session::LiveOp::Step };
+        let op = Request::Live { id: 3, op: crate::model::live::LiveOp::Step };
         assert_eq!(op.engine(), None, "a live op stays on its session's worker");
         assert_eq!(Engine::of("not json"), Engine::Plain);
         assert_ne!(Engine::Plain.url(), Engine::Script.url());

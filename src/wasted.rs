@@ -87,7 +87,7 @@ pub fn parse_threshold_us(s: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::live_session::{LiveKey, LiveSession};
+    use crate::model::live::{LiveKey, LiveSession};
 
     fn moment(iteration: u32, time_ns: u64) -> WastedMoment {
         WastedMoment {

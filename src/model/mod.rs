@@ -13,4 +13,5 @@ pub mod form;
 pub mod gallery;
 pub mod import;
 pub mod kernels;
+pub mod live;
 pub mod roving;

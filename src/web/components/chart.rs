@@ -4,7 +4,7 @@
 //! thrown.
 
 use crate::charts::{self, ChartResult, ChartTheme, HEIGHT_PX, WIDTH_PX};
-use crate::live_session::LivePoint;
+use crate::model::live::LivePoint;
 use crate::web::components::canvas_text::MeasuredCanvas;
 use crate::web::dom;
 use crate::web::state::SweepResult;

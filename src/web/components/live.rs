@@ -4,13 +4,13 @@
 //! when a kernel has a policy script, so a script's calls are stepped and traced like
 //! the kernel's), never on the page's main thread: the page sends it a step, a frame of
 //! playing or of a jump, and draws the frame it answers with. No step runs more than
-//! [`LIVE_STEP_EVENTS_MAX`](crate::live_session::LIVE_STEP_EVENTS_MAX) events (about
+//! [`LIVE_STEP_EVENTS_MAX`](crate::model::live::LIVE_STEP_EVENTS_MAX) events (about
 //! 50 ms) before answering, so on a machine where nothing sleeps the page says so, with
 //! Continue and Stop.
 
 use crate::charts::ChartTheme;
-use crate::live_session::{LiveFrame, LiveKey, LiveOp, LiveShown, Stall, TimelineMirror};
 use crate::model::fmt::fmt_ns;
+use crate::model::live::{LiveFrame, LiveKey, LiveOp, LiveShown, Stall, TimelineMirror};
 use crate::perfetto::{default_window, PerfettoAsk};
 use crate::permalink::View;
 use crate::proto::{Request, Response};

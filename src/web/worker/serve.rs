@@ -3,7 +3,7 @@
 //! a trace's import and replay table, a policy script's compile check, live mode's
 //! session), each answered by one [`Response`] (a run also with its progress).
 
-use crate::live_session::{LiveKey, LiveOp, LiveSession};
+use crate::model::live::{LiveKey, LiveOp, LiveSession};
 use crate::proto::{Request, Response, PROGRESS_INTERVAL_MS};
 use schedsim::sched_trace::Trace;
 use schedsim::{Experiment, RunId, Sweep};
