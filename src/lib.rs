@@ -16,7 +16,6 @@
 
 pub mod charts;
 pub mod model;
-pub mod perfetto;
 pub mod permalink;
 pub mod policy_edit;
 pub mod proto;

@@ -17,9 +17,9 @@ pub enum Request {
     /// the parsing.
     Run { id: u32, experiment_json: String, run: schedsim::RunId },
     /// Record one run's window as a Perfetto trace (`Experiment::perfetto`).
-    Perfetto { id: u32, experiment_json: String, ask: crate::perfetto::PerfettoAsk },
+    Perfetto { id: u32, experiment_json: String, ask: crate::model::perfetto::PerfettoAsk },
     /// Record one run's window for the timeline (`Experiment::record`).
-    Timeline { id: u32, experiment_json: String, ask: crate::perfetto::PerfettoAsk },
+    Timeline { id: u32, experiment_json: String, ask: crate::model::perfetto::PerfettoAsk },
     /// Kernel A's run with kernel B asked at every wakeup (`Experiment::diff`).
     Diff { id: u32, experiment_json: String, ask: schedsim::diff::DiffAsk },
     /// Import a scheduler trace (`schedsim::sched_trace::import_with`) and make

@@ -14,4 +14,5 @@ pub mod gallery;
 pub mod import;
 pub mod kernels;
 pub mod live;
+pub mod perfetto;
 pub mod roving;

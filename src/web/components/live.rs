@@ -11,7 +11,7 @@
 use crate::charts::ChartTheme;
 use crate::model::fmt::fmt_ns;
 use crate::model::live::{LiveFrame, LiveKey, LiveOp, LiveShown, Stall, TimelineMirror};
-use crate::perfetto::{default_window, PerfettoAsk};
+use crate::model::perfetto::{default_window, PerfettoAsk};
 use crate::permalink::View;
 use crate::proto::{Request, Response};
 use crate::wasted::{self, JumpPlan};

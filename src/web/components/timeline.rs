@@ -6,7 +6,7 @@
 //! to record a window of one run of a sweep and shows it.
 
 use crate::model::fmt::{fmt_duration, fmt_ms, fmt_ms_within};
-use crate::perfetto::{parse_window, PerfettoAsk};
+use crate::model::perfetto::{parse_window, PerfettoAsk};
 use crate::proto::{Request, Response};
 use crate::timeline::{
     layout_lane, shown_view, task_colour, ticks, Arrow, Gesture, Kind, Timeline, ViewState, ViewWindow,

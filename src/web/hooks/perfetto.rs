@@ -1,7 +1,7 @@
 //! The Perfetto export: recordings run in a worker of their own, so a sweep and an
 //! export do not wait for each other, and the answer is downloaded as a file.
 
-use crate::perfetto::{self, PerfettoAsk};
+use crate::model::perfetto::{self, PerfettoAsk};
 use crate::proto::{Request, Response};
 use crate::web::dom;
 use crate::web::state::PerfettoStatus;
