@@ -17,7 +17,6 @@
 pub mod charts;
 pub mod model;
 pub mod permalink;
-pub mod policy_edit;
 pub mod proto;
 pub mod sweep_job;
 pub mod timeline;

@@ -656,7 +656,7 @@ mod tests {
 
     #[test]
     fn every_template_fits_a_link() {
-        use crate::policy_edit::STARTER;
+        use crate::model::policy_editor::STARTER;
         use schedsim::policy::TEMPLATES;
         for t in TEMPLATES {
             assert!(link_chars(t.2) < FRAGMENT_LEN_MAX / 4, "{}", t.0);

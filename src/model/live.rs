@@ -209,7 +209,7 @@ impl LiveSession {
         if key.kernel as usize >= exp.kernels.len() {
             return Err(format!("kernel {} does not exist; the experiment has {}", key.kernel, exp.kernels.len()));
         }
-        if let Some(why) = crate::policy_edit::live_refusal(exp) {
+        if let Some(why) = crate::model::policy_editor::live_refusal(exp) {
             return Err(why);
         }
         let mut lives = Vec::new();

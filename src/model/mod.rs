@@ -15,4 +15,5 @@ pub mod import;
 pub mod kernels;
 pub mod live;
 pub mod perfetto;
+pub mod policy_editor;
 pub mod roving;
