@@ -24,6 +24,3 @@ pub mod topo_edit;
 pub mod wasted;
 
 pub mod web;
-
-/// Trace replay in the page: links, the imported experiment, the table's rows.
-pub mod replay_view;

@@ -198,18 +198,18 @@ impl fmt::Display for LinkError {
 /// assert_eq!(decode(&f).unwrap(), Some(s));
 /// ```
 ///
-/// A replay whose programs are larger than `replay_view::LINK_REPLAY_JSON_MAX`, or
+/// A replay whose programs are larger than `replay::LINK_REPLAY_JSON_MAX`, or
 /// whose link would be longer than [`FRAGMENT_LEN_MAX`], goes in its reference form
 /// (the trace's name and SHA-256): opening the link asks for the trace file.
 pub fn encode(s: &Shared) -> String {
-    if crate::replay_view::replay_of(&s.experiment).is_some() {
-        if crate::replay_view::link_carries_programs(&s.experiment) {
+    if crate::model::replay::replay_of(&s.experiment).is_some() {
+        if crate::model::replay::link_carries_programs(&s.experiment) {
             let f = encode_whole(s);
             if f.len() <= FRAGMENT_LEN_MAX {
                 return f;
             }
         }
-        let r = Shared { experiment: crate::replay_view::as_reference(&s.experiment), view: s.view.clone() };
+        let r = Shared { experiment: crate::model::replay::as_reference(&s.experiment), view: s.view.clone() };
         return encode_whole(&r);
     }
     encode_whole(s)
@@ -376,7 +376,7 @@ pub fn parse_shared(text: &str) -> Result<Shared, LinkError> {
 /// Whether `e` replays a trace in the reference form and is valid but for that:
 /// checked by validating a copy that replays one trivial task in its place.
 fn is_valid_reference(e: &Experiment) -> bool {
-    let Some(r) = crate::replay_view::reference_of(e) else { return false };
+    let Some(r) = crate::model::replay::reference_of(e) else { return false };
     let stand_in = serde_json::json!([{ "name": "stand-in/1", "program": "r1000 x" }]);
     let mut probe = e.clone();
     let mut p = r.clone();

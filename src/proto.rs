@@ -23,7 +23,7 @@ pub enum Request {
     /// Kernel A's run with kernel B asked at every wakeup (`Experiment::diff`).
     Diff { id: u32, experiment_json: String, ask: schedsim::diff::DiffAsk },
     /// Import a scheduler trace (`schedsim::sched_trace::import_with`) and make
-    /// `experiment_json` replay it (`replay_view::with_trace`). The file's bytes cross as
+    /// `experiment_json` replay it (`replay::with_trace`). The file's bytes cross as
     /// base64: a JSON string, as every other request's payload. The worker keeps the
     /// trace for the next `ReplayTable`.
     ImportTrace { id: u32, name: String, bytes_b64: String, experiment_json: String },
@@ -152,12 +152,12 @@ pub enum Response {
     /// A replay's observed/simulated table.
     ReplayTable {
         id: u32,
-        table: crate::replay_view::ReplayTable,
+        table: crate::model::replay::ReplayTable,
     },
     /// Two traces compared.
     TraceVs {
         id: u32,
-        table: crate::replay_view::TraceVsTable,
+        table: crate::model::replay::TraceVsTable,
     },
     /// A policy script compiled (`error` is `None`), or the compiler's one line.
     PolicyChecked {

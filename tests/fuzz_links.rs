@@ -194,7 +194,7 @@ fn links_of_spoilt_json_open_valid_or_name_the_field() {
                 // Valid, and its own link gives it back unchanged.
                 // (A replay in its reference form is valid but for its trace, asked for.)
                 if let Err(e) = got.experiment.validate() {
-                    let reference = schedsim_web::replay_view::reference_of(&got.experiment).is_some();
+                    let reference = schedsim_web::model::replay::reference_of(&got.experiment).is_some();
                     assert!(reference, "accepted but not valid: {e}\n{json}");
                 }
                 assert_eq!(decode(&encode(&got)).unwrap(), Some(got.clone()), "does not survive its own link");

@@ -16,4 +16,5 @@ pub mod kernels;
 pub mod live;
 pub mod perfetto;
 pub mod policy_editor;
+pub mod replay;
 pub mod roving;

@@ -389,7 +389,7 @@ pub enum Action {
     RemoveKernel(usize),
     SetWorkload(Workload),
     /// A whole experiment, the view unchanged (a trace imported into it:
-    /// `replay_view::with_trace`).
+    /// `replay::with_trace`).
     SetExperiment(Box<Experiment>),
     /// Any other experiment field.
     Edit(ExpEdit),

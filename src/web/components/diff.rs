@@ -6,8 +6,8 @@
 
 use crate::model::diff::{self, COUNTS, COUNT_DEFAULT};
 use crate::model::kernels::letter;
+use crate::model::replay::{self, short_sha};
 use crate::proto::{Request, Response};
-use crate::replay_view::{self, short_sha};
 use crate::web::components::replay::ReplayControl;
 use crate::web::components::topology::{LiveFrame, TopologyView};
 use crate::web::components::wakeup::{probed, wakeup_facts, TraceSteps};
@@ -96,7 +96,7 @@ pub fn diff_view(p: &DiffProps) -> Html {
     let count = use_state(|| COUNT_DEFAULT);
     // A link's replay by reference has no tasks until its trace file is loaded: no
     // diff is asked of it (the library would refuse it), the file is asked for.
-    let wanted = replay_view::reference_of(&p.exp);
+    let wanted = replay::reference_of(&p.exp);
     let ask = diff::ask(&p.exp, *a, *b, *clients, *count).filter(|_| wanted.is_none());
     let (status, at) = use_diff_run(ask.clone(), p.exp.clone());
     let len = match &*status {

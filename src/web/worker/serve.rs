@@ -212,7 +212,7 @@ fn import_trace(id: u32, name: &str, bytes_b64: &str, experiment_json: &str) -> 
         Ok(t) => t,
         Err(message) => return Response::Failed { id, message },
     };
-    match crate::replay_view::with_trace(&exp, &trace) {
+    match crate::model::replay::with_trace(&exp, &trace) {
         Ok(w) => Response::Imported {
             id,
             name: trace.name.clone(),
@@ -230,13 +230,13 @@ fn replay_table(id: u32, experiment_json: &str, name: &str, bytes_b64: &str) -> 
         Ok(e) => e,
         Err(e) => return Response::Failed { id, message: e.to_string() },
     };
-    let sha = crate::replay_view::replay_of(&exp).map(|p| p.trace_sha256.clone());
+    let sha = crate::model::replay::replay_of(&exp).map(|p| p.trace_sha256.clone());
     let trace = match trace_of(id, name, bytes_b64, sha.as_deref()) {
         Ok(t) => t,
         Err(message) => return Response::Failed { id, message },
     };
     match exp.compare_with(&trace) {
-        Ok(c) => Response::ReplayTable { id, table: crate::replay_view::ReplayTable::of(&c) },
+        Ok(c) => Response::ReplayTable { id, table: crate::model::replay::ReplayTable::of(&c) },
         Err(e) => Response::Failed { id, message: e.to_string() },
     }
 }
@@ -254,7 +254,7 @@ fn compare_traces(id: u32, a: (&str, &str, &str), b: (&str, &str)) -> Response {
         Err(message) => return Response::Failed { id, message },
     };
     match compare_on(&ta, &own_machine(&ta), &tb, &own_machine(&tb)) {
-        Ok(v) => Response::TraceVs { id, table: crate::replay_view::TraceVsTable::of(&v) },
+        Ok(v) => Response::TraceVs { id, table: crate::model::replay::TraceVsTable::of(&v) },
         Err(message) => Response::Failed { id, message },
     }
 }

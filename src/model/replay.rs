@@ -247,8 +247,8 @@ mod tests {
     use super::*;
     use crate::permalink::{self, Shared, View};
 
-    const MAKE: &[u8] = include_bytes!("../traces/make.perf.txt.gz");
-    const DBENCH: &[u8] = include_bytes!("../traces/dbench.perf.txt.gz");
+    const MAKE: &[u8] = include_bytes!("../../traces/make.perf.txt.gz");
+    const DBENCH: &[u8] = include_bytes!("../../traces/dbench.perf.txt.gz");
 
     fn demo() -> Experiment {
         crate::web::state::default_experiment()
