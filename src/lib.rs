@@ -4,7 +4,7 @@
 //! [`permalink`] (the URL fragment format), [`topo_edit`] (direct manipulation of a
 //! topology, with refusals located at the spot), [`charts`] (one module per chart, each
 //! generic over Plotters' `DrawingBackend`), [`model::live`] (live mode's stepping and
-//! time series), [`proto`] (the worker's messages), [`sweep_job`] (a sweep spread over the
+//! time series), [`proto`] (the worker's messages), [`model::sweep`] (a sweep spread over the
 //! worker pool) and [`gallery`] (the classroom).
 //! The page's state and its reducer ([`web::state`]) are pure too. The rest of the `web`
 //! side — the Yew components and hooks, the worker glue, downloads and the clipboard —
@@ -18,7 +18,6 @@ pub mod charts;
 pub mod model;
 pub mod permalink;
 pub mod proto;
-pub mod sweep_job;
 pub mod timeline;
 pub mod topo_edit;
 pub mod wasted;

@@ -18,3 +18,4 @@ pub mod perfetto;
 pub mod policy_editor;
 pub mod replay;
 pub mod roving;
+pub mod sweep;

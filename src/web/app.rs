@@ -23,8 +23,10 @@ use yew::prelude::*;
 #[function_component(App)]
 pub fn app() -> Html {
     let state = use_reducer(|| {
-        let mut st =
-            State::from_fragment(&dom::location_hash(), crate::sweep_job::default_workers(dom::hardware_concurrency()));
+        let mut st = State::from_fragment(
+            &dom::location_hash(),
+            crate::model::sweep::default_workers(dom::hardware_concurrency()),
+        );
         // The address bar holds the page's state, so a reload (or a return from another
         // site) reopens this tab's own edits: a link to the Sweep view runs by itself
         // only when it is opened.

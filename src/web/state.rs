@@ -2,8 +2,8 @@
 //! Pure, so it compiles and is tested natively; in the page, Yew's `Reducible` is a thin
 //! wrapper around `reduce`.
 
+use crate::model::sweep::{JobProgress, SweepDone};
 use crate::permalink::{Shared, Tab, Theme, View};
-use crate::sweep_job::{JobProgress, SweepDone};
 use crate::topo_edit::{self, Refusal, TopoEdit};
 use crate::wasted::JumpPlan;
 use schedsim::experiment::{MachineSpec, KERNELS_MAX};
@@ -95,7 +95,7 @@ pub struct State {
     /// Presenter mode (large type, high contrast, charts one per row, the form folded):
     /// this device's setting, kept in local storage and never in a link.
     pub presenter: bool,
-    /// Runs kept from before a reload (`sweep_job::Kept`): (runs kept, runs in all),
+    /// Runs kept from before a reload (`sweep::Kept`): (runs kept, runs in all),
     /// said in a banner until a sweep starts; (0, n) when n runs could not be kept.
     pub restored: Option<(u32, u32)>,
 }
@@ -280,7 +280,7 @@ impl State {
     /// message saying why the link was not used; `workers` simulation workers.
     pub fn from_fragment(fragment: &str, workers: u32) -> State {
         let mut st = State::from_fragment_alone(fragment);
-        st.workers = workers.clamp(1, crate::sweep_job::WORKERS_MAX);
+        st.workers = workers.clamp(1, crate::model::sweep::WORKERS_MAX);
         st
     }
 
@@ -634,7 +634,7 @@ impl State {
                     }
                 }
             }
-            Action::SetWorkers(n) => s.workers = n.clamp(1, crate::sweep_job::WORKERS_MAX),
+            Action::SetWorkers(n) => s.workers = n.clamp(1, crate::model::sweep::WORKERS_MAX),
             Action::Restored(r, kept, total) => {
                 if let Some(r) = r {
                     if r.complete {
@@ -983,7 +983,7 @@ mod tests {
         let frag = permalink::encode(&Shared { experiment: exp.clone(), view: view.clone() });
         let s = State::from_fragment(&frag, 1000);
         assert_eq!((s.exp.clone(), s.view.clone(), s.run_request), (exp.clone(), view, 1));
-        assert_eq!(s.workers, crate::sweep_job::WORKERS_MAX);
+        assert_eq!(s.workers, crate::model::sweep::WORKERS_MAX);
         let live = View { tab: Tab::Live, ..View::default() };
         let s = State::from_fragment(&permalink::encode(&Shared { experiment: exp, view: live }), 0);
         assert_eq!((s.run_request, s.workers), (0, 1));

@@ -11,8 +11,8 @@ mod serve;
 
 pub use serve::register;
 
+use crate::model::sweep::{JobProgress, Kept, SweepJob, Tell, Throttle};
 use crate::proto::{Engine, Request, Response};
-use crate::sweep_job::{JobProgress, Kept, SweepJob, Tell, Throttle};
 use crate::web::dom::{self, js_err};
 use schedsim::Report;
 use std::cell::RefCell;
@@ -184,7 +184,7 @@ pub enum PoolEvent {
     },
     Done {
         id: u32,
-        done: crate::sweep_job::SweepDone,
+        done: crate::model::sweep::SweepDone,
         report: Report,
     },
     Failed {
@@ -229,7 +229,7 @@ struct PoolInner {
     /// running, so they are freed only when a sweep starts or is cancelled by the user.
     closures: Vec<Closure<dyn FnMut(JsValue)>>,
     retired: Vec<Closure<dyn FnMut(JsValue)>>,
-    /// How many runs may be in flight now (`sweep_job::Throttle`), and its heartbeat: the
+    /// How many runs may be in flight now (`sweep::Throttle`), and its heartbeat: the
     /// interval's id while a sweep runs, and its handler, made once and kept (it clears
     /// its own interval when the sweep is over, so it must outlive that call).
     throttle: Throttle,

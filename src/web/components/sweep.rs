@@ -379,7 +379,7 @@ pub fn sweep_view(p: &SweepProps) -> Html {
                 }
                 <label class="inline workers" title="Simulation workers: each runs one (kernel, client count, iteration) at a time; one per CPU is the fastest. A sweep starts with as many running as this device has CPUs and takes more while the page stays responsive (a browser cannot run workers at a lower priority than the page)">
                     { "workers " }
-                    <input type="number" id="workers" min="1" max={crate::sweep_job::WORKERS_MAX.to_string()} step="1"
+                    <input type="number" id="workers" min="1" max={crate::model::sweep::WORKERS_MAX.to_string()} step="1"
                         value={p.workers.to_string()} onchange={on_workers} aria-label="number of simulation workers" />
                 </label>
                 if !p.field_errors.0.is_empty() {

@@ -2,7 +2,7 @@
 //! runs the experiment when Run is pressed or the gallery asks for a one-click run
 //! (then the view follows the results until they are drawn, or until the user scrolls).
 
-use crate::sweep_job::{Kept, SweepJob};
+use crate::model::sweep::{Kept, SweepJob};
 use crate::web::dom;
 use crate::web::hooks::{use_event_listener, ListenOn};
 use crate::web::state::{Action, State, SweepResult};
@@ -90,7 +90,7 @@ pub fn use_sweep_runner(
     };
     {
         // A reload during or after a sweep of this experiment: the runs that had landed
-        // come back (`sweep_job::Kept`), or the page says they could not be kept.
+        // come back (`sweep::Kept`), or the page says they could not be kept.
         let json = state.exp.to_json();
         let d = dispatch.clone();
         use_effect_with((), move |_| {
