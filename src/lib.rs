@@ -18,7 +18,6 @@ pub mod charts;
 pub mod model;
 pub mod permalink;
 pub mod proto;
-pub mod timeline;
 pub mod topo_edit;
 pub mod wasted;
 

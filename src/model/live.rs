@@ -10,7 +10,7 @@
 //! session's own, operation for operation.
 
 use crate::model::fmt::thousands;
-use crate::timeline::{Timeline, LIVE_KEEP_NS, LIVE_TRACES_MAX};
+use crate::model::timeline::{Timeline, LIVE_KEEP_NS, LIVE_TRACES_MAX};
 use schedsim::live::{CpuView, Live, Step};
 use schedsim::recording::Recording;
 use schedsim::trace::WakeupTrace;

@@ -19,3 +19,4 @@ pub mod policy_editor;
 pub mod replay;
 pub mod roving;
 pub mod sweep;
+pub mod timeline;

@@ -1,4 +1,4 @@
-//! The per-CPU timeline, drawn as SVG from [`crate::timeline::Timeline`]: one lane per
+//! The per-CPU timeline, drawn as SVG from [`crate::model::timeline::Timeline`]: one lane per
 //! CPU with what ran, idle periods coloured by C-state, the scheduler's time between
 //! them, wakeup arrows (click or Enter opens the wakeup's decision trace, the text of
 //! `schedsim trace`) and wasted-core marks. Zoom: buttons, + and −, Ctrl+wheel or a
@@ -7,10 +7,10 @@
 
 use crate::model::fmt::{fmt_duration, fmt_ms, fmt_ms_within};
 use crate::model::perfetto::{parse_window, PerfettoAsk};
-use crate::proto::{Request, Response};
-use crate::timeline::{
+use crate::model::timeline::{
     layout_lane, shown_view, task_colour, ticks, Arrow, Gesture, Kind, Timeline, ViewState, ViewWindow,
 };
+use crate::proto::{Request, Response};
 use crate::web::hooks::{use_timeline_gestures, use_width, ViewOps};
 use crate::web::worker::SweepRunner;
 use schedsim::trace::WakeupTrace;
@@ -416,7 +416,7 @@ pub fn record_timeline(p: &RecordProps) -> Html {
         let runner = runner.clone();
         Callback::from(move |_| {
             let window = parse_window(&from, &to, exp.duration_ms).and_then(|(a, b)| {
-                crate::timeline::check_window(a, b)?;
+                crate::model::timeline::check_window(a, b)?;
                 Ok((a, b))
             });
             let iter = it.trim().parse::<u32>().ok().filter(|i| *i < exp.iterations);
