@@ -1,7 +1,7 @@
 //! schedsim-web: the browser playground of the schedsim wakeup path simulator.
 //!
 //! The crate is split so that everything that can be pure is pure and builds natively:
-//! [`permalink`] (the URL fragment format), [`topo_edit`] (direct manipulation of a
+//! [`permalink`] (the URL fragment format), [`model::topology`] (direct manipulation of a
 //! topology, with refusals located at the spot), [`charts`] (one module per chart, each
 //! generic over Plotters' `DrawingBackend`), [`model::live`] (live mode's stepping and
 //! time series), [`proto`] (the worker's messages), [`model::sweep`] (a sweep spread over the
@@ -18,7 +18,6 @@ pub mod charts;
 pub mod model;
 pub mod permalink;
 pub mod proto;
-pub mod topo_edit;
 pub mod wasted;
 
 pub mod web;

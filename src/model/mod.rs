@@ -20,3 +20,4 @@ pub mod replay;
 pub mod roving;
 pub mod sweep;
 pub mod timeline;
+pub mod topology;

@@ -3,8 +3,8 @@
 //! wrapper around `reduce`.
 
 use crate::model::sweep::{JobProgress, SweepDone};
+use crate::model::topology::{self, Refusal, TopoEdit};
 use crate::permalink::{Shared, Tab, Theme, View};
-use crate::topo_edit::{self, Refusal, TopoEdit};
 use crate::wasted::JumpPlan;
 use schedsim::experiment::{MachineSpec, KERNELS_MAX};
 use schedsim::topology::Topology;
@@ -500,7 +500,7 @@ impl State {
                 }
             }
             Action::EditTopology(e) => match s.topology() {
-                Ok(t) => match topo_edit::apply(&t, e) {
+                Ok(t) => match topology::apply(&t, e) {
                     Ok(t2) => {
                         s.exp.machine.set_topology(t2);
                         s.refusal = None;
@@ -692,8 +692,8 @@ fn clamp_irq_cpu(e: &mut Experiment) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::topology::Spot;
     use crate::permalink;
-    use crate::topo_edit::Spot;
     use schedsim::topology::TopologyInput;
 
     /// The page as opened without a link, its demo run already started.

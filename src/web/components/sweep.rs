@@ -6,7 +6,7 @@ use crate::charts::ChartTheme;
 use crate::model::fmt::fmt_secs;
 use crate::model::form::MachineChoice;
 use crate::model::perfetto::PerfettoAsk;
-use crate::topo_edit::{Refusal, TopoEdit};
+use crate::model::topology::{Refusal, TopoEdit};
 use crate::wasted::JumpPlan;
 use crate::web::components::fields::{Field, FieldErrors};
 use crate::web::components::import::ImportBox;
