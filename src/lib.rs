@@ -18,6 +18,5 @@ pub mod charts;
 pub mod model;
 pub mod permalink;
 pub mod proto;
-pub mod wasted;
 
 pub mod web;

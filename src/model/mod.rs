@@ -21,3 +21,4 @@ pub mod roving;
 pub mod sweep;
 pub mod timeline;
 pub mod topology;
+pub mod wasted;

@@ -4,8 +4,8 @@
 
 use crate::model::sweep::{JobProgress, SweepDone};
 use crate::model::topology::{self, Refusal, TopoEdit};
+use crate::model::wasted::JumpPlan;
 use crate::permalink::{Shared, Tab, Theme, View};
-use crate::wasted::JumpPlan;
 use schedsim::experiment::{MachineSpec, KERNELS_MAX};
 use schedsim::topology::Topology;
 use schedsim::{presets, Experiment, KernelSpec, Report, Workload};

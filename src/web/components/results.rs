@@ -6,7 +6,7 @@
 use crate::charts::{ChartTheme, REPORT_CHARTS};
 use crate::model::fmt::fmt_ns;
 use crate::model::perfetto::{default_window, PerfettoAsk};
-use crate::wasted::{self, JumpPlan};
+use crate::model::wasted::{self, JumpPlan};
 use crate::web::components::chart::{ChartCard, ChartSpec};
 use crate::web::components::cluster::ClusterPanel;
 use crate::web::components::perfetto::PerfettoExport;

@@ -7,7 +7,7 @@ use crate::model::fmt::fmt_secs;
 use crate::model::form::MachineChoice;
 use crate::model::perfetto::PerfettoAsk;
 use crate::model::topology::{Refusal, TopoEdit};
-use crate::wasted::JumpPlan;
+use crate::model::wasted::JumpPlan;
 use crate::web::components::fields::{Field, FieldErrors};
 use crate::web::components::import::ImportBox;
 use crate::web::components::kernels::KernelPanel;

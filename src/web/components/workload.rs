@@ -167,7 +167,7 @@ pub fn workload_form(p: &WorkloadProps) -> Html {
     };
     let on_threshold = {
         let d = d.clone();
-        Callback::from(move |s: String| match crate::wasted::parse_threshold_us(&s) {
+        Callback::from(move |s: String| match crate::model::wasted::parse_threshold_us(&s) {
             Ok(ns) => {
                 d.emit(ExpEdit::WastedCoreThresholdNs(ns));
                 None
