@@ -16,7 +16,7 @@
 
 pub mod charts;
 pub mod model;
-pub mod permalink;
 pub mod proto;
+pub mod wire;
 
 pub mod web;

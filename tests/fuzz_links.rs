@@ -1,4 +1,4 @@
-//! Fuzzing links (`src/permalink.rs`): every built-in experiment's link, with views,
+//! Fuzzing links (`src/wire/permalink.rs`): every built-in experiment's link, with views,
 //! spoilt as a user or a program might (a character changed, dropped, doubled or
 //! swapped, the link cut or added to), and links whose JSON is spoilt before it is
 //! compressed (so their checksum holds): a key doubled or dropped, a value replaced,
@@ -13,7 +13,7 @@ mod campaign;
 
 use base64::Engine;
 use proptest::prelude::*;
-use schedsim_web::permalink::{decode, encode, LinkError, Shared, Tab, Theme, View};
+use schedsim_web::wire::permalink::{decode, encode, LinkError, Shared, Tab, Theme, View};
 use std::time::Duration;
 
 const CASES: u32 = 1500;

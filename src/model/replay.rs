@@ -245,7 +245,7 @@ pub fn other_machine(exp: &Experiment, trace_cpus: u32) -> Option<OtherMachine> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::permalink::{self, Shared, View};
+    use crate::wire::permalink::{self, Shared, View};
 
     const MAKE: &[u8] = include_bytes!("../../traces/make.perf.txt.gz");
     const DBENCH: &[u8] = include_bytes!("../../traces/dbench.perf.txt.gz");

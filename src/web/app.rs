@@ -3,7 +3,6 @@
 //! Diff.
 
 use crate::charts::ChartTheme;
-use crate::permalink::{self, Tab, Theme, View};
 use crate::web::components::cluster::ClusterPanel;
 use crate::web::components::copy_link::CopyLink;
 use crate::web::components::diff::DiffView;
@@ -17,6 +16,7 @@ use crate::web::hooks::{
     use_url_state, ListenOn,
 };
 use crate::web::state::{self, Action, RunAnswer, State};
+use crate::wire::permalink::{self, Tab, Theme, View};
 use web_sys::{HtmlSelectElement, KeyboardEvent};
 use yew::prelude::*;
 

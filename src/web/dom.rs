@@ -138,12 +138,12 @@ pub fn url_without_hash() -> String {
 /// would refuse when opened: the address bar keeps what it held, and Copy link says
 /// why).
 fn url_with(fragment: &str) -> Result<String, String> {
-    if fragment.len() > crate::permalink::FRAGMENT_LEN_MAX {
+    if fragment.len() > crate::wire::permalink::FRAGMENT_LEN_MAX {
         return Err(format!(
             "this experiment's link would be {} characters, more than the {} a link can carry: share its \
              experiment JSON (Report JSON) instead",
             fragment.len(),
-            crate::permalink::FRAGMENT_LEN_MAX
+            crate::wire::permalink::FRAGMENT_LEN_MAX
         ));
     }
     Ok(format!("{}#{fragment}", url_without_hash()))

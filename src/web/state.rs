@@ -5,7 +5,7 @@
 use crate::model::sweep::{JobProgress, SweepDone};
 use crate::model::topology::{self, Refusal, TopoEdit};
 use crate::model::wasted::JumpPlan;
-use crate::permalink::{Shared, Tab, Theme, View};
+use crate::wire::permalink::{Shared, Tab, Theme, View};
 use schedsim::experiment::{MachineSpec, KERNELS_MAX};
 use schedsim::topology::Topology;
 use schedsim::{presets, Experiment, KernelSpec, Report, Workload};
@@ -285,7 +285,7 @@ impl State {
     }
 
     fn from_fragment_alone(fragment: &str) -> State {
-        match crate::permalink::decode(fragment) {
+        match crate::wire::permalink::decode(fragment) {
             Ok(Some(s)) => {
                 // A shared result shows itself: a link to the Sweep view runs at once.
                 let run = s.view.tab == Tab::Sweep;
@@ -693,7 +693,7 @@ fn clamp_irq_cpu(e: &mut Experiment) {
 mod tests {
     use super::*;
     use crate::model::topology::Spot;
-    use crate::permalink;
+    use crate::wire::permalink;
     use schedsim::topology::TopologyInput;
 
     /// The page as opened without a link, its demo run already started.
@@ -764,7 +764,7 @@ mod tests {
         e.iterations = 100;
         let k = e.kernels[0].clone();
         e.kernels = (0..8).map(|i| KernelSpec { name: format!("k{i}"), ..k.clone() }).collect();
-        crate::permalink::encode(&Shared { experiment: e, view: View::default() })
+        crate::wire::permalink::encode(&Shared { experiment: e, view: View::default() })
     }
 
     // A link to the Sweep view runs when opened, unless it costs more than
@@ -799,7 +799,7 @@ mod tests {
         let mut e = presets::experiment("seed004").unwrap();
         e.iterations = 100;
         let live =
-            crate::permalink::encode(&Shared { experiment: e, view: View { tab: Tab::Live, ..View::default() } });
+            crate::wire::permalink::encode(&Shared { experiment: e, view: View { tab: Tab::Live, ..View::default() } });
         assert_eq!(State::from_fragment(&live, 2).question, None);
     }
 
@@ -810,7 +810,8 @@ mod tests {
         for p in presets::presets() {
             let s = state().reduce(Action::LoadPreset { name: p.name.to_string(), run: true });
             assert_eq!((s.run_request, s.question.clone()), (1, None), "{}", p.name);
-            let link = crate::permalink::encode(&Shared { experiment: p.experiment.clone(), view: View::default() });
+            let link =
+                crate::wire::permalink::encode(&Shared { experiment: p.experiment.clone(), view: View::default() });
             assert_eq!(State::from_fragment(&link, 2).run_request, 1, "{}", p.name);
         }
         // Past the threshold, the gallery's run asks too: a preset made large by hand

@@ -183,7 +183,7 @@ pub fn policy_editor(p: &PolicyEditorProps) -> Html {
                     Check::Fails(e) => e.clone(),
                 } }
             </p>
-            <p class="hint">{ crate::permalink::link_note(policy) }</p>
+            <p class="hint">{ crate::wire::permalink::link_note(policy) }</p>
         </div>
     }
 }

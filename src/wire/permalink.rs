@@ -191,7 +191,7 @@ impl fmt::Display for LinkError {
 /// Encodes `s` as a fragment (without the `#`).
 ///
 /// ```
-/// use schedsim_web::permalink::{decode, encode, Shared, View};
+/// use schedsim_web::wire::permalink::{decode, encode, Shared, View};
 /// let s = Shared { experiment: schedsim::presets::experiment("demo").unwrap(), view: View::default() };
 /// let f = encode(&s);
 /// assert!(f.starts_with("v1."));
