@@ -16,7 +16,6 @@
 
 pub mod charts;
 pub mod model;
-pub mod proto;
 pub mod wire;
 
 pub mod web;

@@ -12,8 +12,8 @@ mod serve;
 pub use serve::register;
 
 use crate::model::sweep::{JobProgress, Kept, SweepJob, Tell, Throttle};
-use crate::proto::{Engine, Request, Response};
 use crate::web::dom::{self, js_err};
+use crate::wire::proto::{Engine, Request, Response};
 use schedsim::Report;
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};

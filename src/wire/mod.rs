@@ -4,3 +4,4 @@
 //! they sit above it; nothing pure below them knows an encoding.
 
 pub mod permalink;
+pub mod proto;

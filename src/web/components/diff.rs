@@ -7,12 +7,12 @@
 use crate::model::diff::{self, COUNTS, COUNT_DEFAULT};
 use crate::model::kernels::letter;
 use crate::model::replay::{self, short_sha};
-use crate::proto::{Request, Response};
 use crate::web::components::replay::ReplayControl;
 use crate::web::components::topology::{LiveFrame, TopologyView};
 use crate::web::components::wakeup::{probed, wakeup_facts, TraceSteps};
 use crate::web::hooks::{use_keydown, Replay};
 use crate::web::worker::SweepRunner;
+use crate::wire::proto::{Request, Response};
 use schedsim::diff::{distance_words, reason, DiffAsk, DiffReport, WakeupDiff};
 use schedsim::trace::WakeupTrace;
 use schedsim::Experiment;

@@ -6,10 +6,10 @@
 //! part is `model::policy_editor`.
 
 use crate::model::policy_editor::{self, CHECK_DEBOUNCE_MS, STARTER};
-use crate::proto::{Request, Response};
 use crate::web::components::fields::{FieldErrorSink, FieldErrorsAction};
 use crate::web::dom;
 use crate::web::worker::SweepRunner;
+use crate::wire::proto::{Request, Response};
 use std::cell::Cell;
 use std::rc::Rc;
 use web_sys::{HtmlSelectElement, HtmlTextAreaElement};

@@ -10,9 +10,9 @@ use crate::model::perfetto::{parse_window, PerfettoAsk};
 use crate::model::timeline::{
     layout_lane, shown_view, task_colour, ticks, Arrow, Gesture, Kind, Timeline, ViewState, ViewWindow,
 };
-use crate::proto::{Request, Response};
 use crate::web::hooks::{use_timeline_gestures, use_width, ViewOps};
 use crate::web::worker::SweepRunner;
+use crate::wire::proto::{Request, Response};
 use schedsim::trace::WakeupTrace;
 use schedsim::Experiment;
 use std::cell::RefCell;

@@ -4,7 +4,7 @@
 //! session), each answered by one [`Response`] (a run also with its progress).
 
 use crate::model::live::{LiveKey, LiveOp, LiveSession};
-use crate::proto::{Request, Response, PROGRESS_INTERVAL_MS};
+use crate::wire::proto::{Request, Response, PROGRESS_INTERVAL_MS};
 use schedsim::sched_trace::Trace;
 use schedsim::{Experiment, RunId, Sweep};
 use std::cell::{Cell, RefCell};
