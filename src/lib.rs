@@ -16,6 +16,7 @@
 
 pub mod charts;
 pub mod model;
+pub mod state;
 pub mod wire;
 
 pub mod web;

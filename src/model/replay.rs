@@ -251,7 +251,7 @@ mod tests {
     const DBENCH: &[u8] = include_bytes!("../../traces/dbench.perf.txt.gz");
 
     fn demo() -> Experiment {
-        crate::web::state::default_experiment()
+        crate::state::default_experiment()
     }
 
     fn trace(bytes: &[u8], name: &str) -> Trace {

@@ -3,6 +3,7 @@
 //! Diff.
 
 use crate::charts::ChartTheme;
+use crate::state::{self, Action, RunAnswer, State};
 use crate::web::components::cluster::ClusterPanel;
 use crate::web::components::copy_link::CopyLink;
 use crate::web::components::diff::DiffView;
@@ -15,7 +16,6 @@ use crate::web::hooks::{
     is_dark, use_event_listener, use_keydown, use_perfetto_export, use_replay, use_sweep_runner, use_theme,
     use_url_state, ListenOn,
 };
-use crate::web::state::{self, Action, RunAnswer, State};
 use crate::wire::permalink::{self, Tab, Theme, View};
 use web_sys::{HtmlSelectElement, KeyboardEvent};
 use yew::prelude::*;

@@ -10,7 +10,6 @@ pub mod components;
 pub mod dom;
 #[cfg(target_arch = "wasm32")]
 pub mod hooks;
-pub mod state;
 #[cfg(target_arch = "wasm32")]
 pub mod worker;
 

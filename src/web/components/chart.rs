@@ -5,9 +5,9 @@
 
 use crate::charts::{self, ChartResult, ChartTheme, HEIGHT_PX, WIDTH_PX};
 use crate::model::live::LivePoint;
+use crate::state::SweepResult;
 use crate::web::components::canvas_text::MeasuredCanvas;
 use crate::web::dom;
-use crate::web::state::SweepResult;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::rc::Rc;

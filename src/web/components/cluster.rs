@@ -4,8 +4,8 @@
 //! the page's estimate of its cost.
 
 use crate::model::cluster;
+use crate::state::RunQuestion;
 use crate::web::dom;
-use crate::web::state::RunQuestion;
 use schedsim::Experiment;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;

@@ -2,7 +2,7 @@
 //! web worker (it is a full run) and downloaded as JSON for ui.perfetto.dev.
 
 use crate::model::perfetto::{parse_window, PerfettoAsk};
-use crate::web::state::PerfettoStatus;
+use crate::state::PerfettoStatus;
 use schedsim::Experiment;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;

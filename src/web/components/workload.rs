@@ -3,8 +3,8 @@
 //! counts, iterations, duration, warm-up and seed.
 
 use crate::model::form::{parse_clients, parse_count};
+use crate::state::ExpEdit;
 use crate::web::components::fields::Field;
-use crate::web::state::ExpEdit;
 use schedsim::experiment::{DURATION_MS_MAX, ITERATIONS_MAX};
 use schedsim::workload::WORKLOAD_NAMES;
 use schedsim::{Experiment, Workload};

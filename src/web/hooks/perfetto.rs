@@ -2,8 +2,8 @@
 //! export do not wait for each other, and the answer is downloaded as a file.
 
 use crate::model::perfetto::{self, PerfettoAsk};
+use crate::state::PerfettoStatus;
 use crate::web::dom;
-use crate::web::state::PerfettoStatus;
 use crate::web::worker::SweepRunner;
 use crate::wire::proto::{Request, Response};
 use schedsim::Experiment;

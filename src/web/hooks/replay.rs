@@ -4,8 +4,8 @@
 //! can import it again after a cancel; the experiment holds the programs made from it.
 
 use crate::model::replay::{self, ReplayTable, TraceVsTable, TRACE_FILE_BYTES_MAX};
+use crate::state::{Action, State, Sweep};
 use crate::web::dom::{self, js_err};
-use crate::web::state::{Action, State, Sweep};
 use crate::web::worker::SweepRunner;
 use crate::wire::proto::{Request, Response};
 use base64::Engine;

@@ -3,9 +3,9 @@
 //! (then the view follows the results until they are drawn, or until the user scrolls).
 
 use crate::model::sweep::{Kept, SweepJob};
+use crate::state::{Action, State, SweepResult};
 use crate::web::dom;
 use crate::web::hooks::{use_event_listener, ListenOn};
-use crate::web::state::{Action, State, SweepResult};
 use crate::web::worker::{PoolEvent, SweepPool};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -186,7 +186,7 @@ pub fn use_sweep_runner(
     };
     let on_rerun = {
         let id = match &state.sweep {
-            crate::web::state::Sweep::RunsFailed { id, .. } => Some(*id),
+            crate::state::Sweep::RunsFailed { id, .. } => Some(*id),
             _ => None,
         };
         Callback::from(move |_| {
