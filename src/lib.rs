@@ -18,5 +18,7 @@ pub mod charts;
 pub mod model;
 pub mod state;
 pub mod wire;
+#[cfg(target_arch = "wasm32")]
+pub mod worker;
 
 pub mod web;

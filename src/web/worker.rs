@@ -1,15 +1,11 @@
-//! The simulation workers: the worker binary calls [`register`] (`serve.rs`, the side
-//! that runs inside a worker), which listens for [`Request`]s and answers with
-//! [`Response`]s. On the page side, [`SweepPool`] runs a sweep on a pool of workers, one
-//! run each at a time, and [`SweepRunner`] owns one worker for Perfetto recordings, a
-//! replay's import and live mode's session. Both cancel by terminating their workers: a
-//! run is one synchronous call, so a message asking it to stop could not be read until
-//! it had finished. Workers talk by `postMessage` only (no SharedArrayBuffer), so the
-//! page works on any static host, without cross-origin isolation headers.
-
-mod serve;
-
-pub use serve::register;
+//! The page's side of the simulation workers (the side inside a worker is
+//! [`crate::worker`]): [`SweepPool`] runs a sweep on a pool of workers, one run each at a
+//! time, and [`SweepRunner`] owns one worker for Perfetto recordings, a replay's import
+//! and live mode's session; both send [`Request`]s and read [`Response`]s. Both cancel by
+//! terminating their workers: a run is one synchronous call, so a message asking it to
+//! stop could not be read until it had finished. Workers talk by `postMessage` only (no
+//! SharedArrayBuffer), so the page works on any static host, without cross-origin
+//! isolation headers.
 
 use crate::model::sweep::{JobProgress, Kept, SweepJob, Tell, Throttle};
 use crate::web::dom::{self, js_err};

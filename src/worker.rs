@@ -1,7 +1,8 @@
-//! Inside a simulation worker: the message handler [`register`] installs, and what
-//! each [`Request`] runs (a sweep's run, a Perfetto or timeline recording, an A/B diff,
-//! a trace's import and replay table, a policy script's compile check, live mode's
-//! session), each answered by one [`Response`] (a run also with its progress).
+//! Inside a simulation worker, the floor the worker binaries run and the page never
+//! imports: the message handler [`register`] installs, and what each [`Request`] runs
+//! (a sweep's run, a Perfetto or timeline recording, an A/B diff, a trace's import and
+//! replay table, a policy script's compile check, live mode's session), each answered by
+//! one [`Response`] (a run also with its progress).
 
 use crate::model::live::{LiveKey, LiveOp, LiveSession};
 use crate::wire::proto::{Request, Response, PROGRESS_INTERVAL_MS};
