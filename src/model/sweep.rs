@@ -1,6 +1,6 @@
 //! One sweep as the page's pool of workers runs it: which run goes next, what is
 //! running where, the runs landed so far (folded by the library's `ReportBuilder`), the
-//! progress and the time left. Pure, so it is tested natively; `web::worker::SweepPool`
+//! progress and the time left. Pure, so it is tested natively; `web::pool::SweepPool`
 //! moves the messages.
 
 use schedsim::{Experiment, Report, ReportBuilder, RunId, RunResult, Sweep};

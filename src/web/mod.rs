@@ -11,7 +11,7 @@ pub mod dom;
 #[cfg(target_arch = "wasm32")]
 pub mod hooks;
 #[cfg(target_arch = "wasm32")]
-pub mod worker;
+pub mod pool;
 
 #[cfg(target_arch = "wasm32")]
 /// Entry point of the page's binary: panic reporting, then the app into `#app`.

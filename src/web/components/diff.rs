@@ -11,7 +11,7 @@ use crate::web::components::replay::ReplayControl;
 use crate::web::components::topology::{LiveFrame, TopologyView};
 use crate::web::components::wakeup::{probed, wakeup_facts, TraceSteps};
 use crate::web::hooks::{use_keydown, Replay};
-use crate::web::worker::SweepRunner;
+use crate::web::pool::SweepRunner;
 use crate::wire::proto::{Request, Response};
 use schedsim::diff::{distance_words, reason, DiffAsk, DiffReport, WakeupDiff};
 use schedsim::trace::WakeupTrace;

@@ -22,7 +22,7 @@ use crate::web::components::topology::{LiveFrame as TopoFrame, TopologyView};
 use crate::web::components::wakeup::{probed, wakeup_facts, TraceSteps};
 use crate::web::dom;
 use crate::web::hooks::use_keydown;
-use crate::web::worker::SweepRunner;
+use crate::web::pool::SweepRunner;
 use crate::wire::permalink::View;
 use crate::wire::proto::{Request, Response};
 use schedsim::trace::WakeupTrace;

@@ -8,7 +8,7 @@
 use crate::model::policy_editor::{self, CHECK_DEBOUNCE_MS, STARTER};
 use crate::web::components::fields::{FieldErrorSink, FieldErrorsAction};
 use crate::web::dom;
-use crate::web::worker::SweepRunner;
+use crate::web::pool::SweepRunner;
 use crate::wire::proto::{Request, Response};
 use std::cell::Cell;
 use std::rc::Rc;

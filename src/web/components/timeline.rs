@@ -11,7 +11,7 @@ use crate::model::timeline::{
     layout_lane, shown_view, task_colour, ticks, Arrow, Gesture, Kind, Timeline, ViewState, ViewWindow,
 };
 use crate::web::hooks::{use_timeline_gestures, use_width, ViewOps};
-use crate::web::worker::SweepRunner;
+use crate::web::pool::SweepRunner;
 use crate::wire::proto::{Request, Response};
 use schedsim::trace::WakeupTrace;
 use schedsim::Experiment;

@@ -4,7 +4,7 @@
 use crate::model::perfetto::{self, PerfettoAsk};
 use crate::state::PerfettoStatus;
 use crate::web::dom;
-use crate::web::worker::SweepRunner;
+use crate::web::pool::SweepRunner;
 use crate::wire::proto::{Request, Response};
 use schedsim::Experiment;
 use std::collections::HashMap;

@@ -6,7 +6,7 @@
 use crate::model::replay::{self, ReplayTable, TraceVsTable, TRACE_FILE_BYTES_MAX};
 use crate::state::{Action, State, Sweep};
 use crate::web::dom::{self, js_err};
-use crate::web::worker::SweepRunner;
+use crate::web::pool::SweepRunner;
 use crate::wire::proto::{Request, Response};
 use base64::Engine;
 use schedsim::Experiment;

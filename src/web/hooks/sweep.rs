@@ -6,7 +6,7 @@ use crate::model::sweep::{Kept, SweepJob};
 use crate::state::{Action, State, SweepResult};
 use crate::web::dom;
 use crate::web::hooks::{use_event_listener, ListenOn};
-use crate::web::worker::{PoolEvent, SweepPool};
+use crate::web::pool::{PoolEvent, SweepPool};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
