@@ -1,41 +1,30 @@
 //! schedsim-web: the browser playground of the schedsim wakeup path simulator.
 //!
-//! The crate is split so that everything that can be pure is pure and builds natively:
-//! [`permalink`] (the URL fragment format), [`topo_edit`] (direct manipulation of a
-//! topology, with refusals located at the spot), [`charts`] (one module per chart, each
-//! generic over Plotters' `DrawingBackend`), [`live_session`] (live mode's stepping and
-//! time series), [`proto`] (the worker's messages), [`sweep_job`] (a sweep spread over the
-//! worker pool) and [`gallery`] (the classroom).
-//! The page's state and its reducer ([`web::state`]) are pure too. The rest of the `web`
-//! side — the Yew components and hooks, the worker glue, downloads and the clipboard —
-//! needs a browser, and is compiled for `wasm32` alone.
+//! The crate is six floors, and a floor uses only the floors below it (`tests/floors.rs`
+//! keeps it so). From the bottom:
+//!
+//! 1. [`model`]: the pure code, one file a feature, named as the feature's component and
+//!    hook (`model/sweep.rs`, `web/components/sweep.rs`, `web/hooks/sweep.rs`);
+//! 2. [`wire`]: the link format ([`wire::permalink`]) and the worker messages
+//!    ([`wire::proto`]), which encode the model's types;
+//! 3. [`state`]: the page's one state and its reducer, which holds a link's view;
+//! 4. [`charts`]: one module per chart, each generic over Plotters' `DrawingBackend`;
+//! 5. `worker`: what runs inside a simulation worker (wasm only);
+//! 6. `web`: the page's shell, Yew components and hooks, the DOM and the page's side of
+//!    the workers (wasm only).
+//!
+//! The first four are pure and build and are tested natively; the last two need a
+//! browser and are compiled for `wasm32` alone.
 //!
 //! Architecture invariant: this crate never reaches into the simulator's internals; it
 //! uses the `schedsim` library's public types only, and the report the page exports is
 //! the library's own `Report::to_json()` string, unmodified.
 
-pub mod anchor;
 pub mod charts;
-pub mod cluster;
-pub mod compare;
-pub mod diff_page;
-pub mod fmt;
-pub mod form;
-pub mod gallery;
-pub mod import_text;
-pub mod kernel_names;
-pub mod keys;
-pub mod live_session;
-pub mod perfetto;
-pub mod permalink;
-pub mod policy_edit;
-pub mod proto;
-pub mod sweep_job;
-pub mod timeline;
-pub mod topo_edit;
-pub mod wasted;
-
+pub mod model;
+pub mod state;
+#[cfg(target_arch = "wasm32")]
 pub mod web;
-
-/// Trace replay in the page: links, the imported experiment, the table's rows.
-pub mod replay_view;
+pub mod wire;
+#[cfg(target_arch = "wasm32")]
+pub mod worker;

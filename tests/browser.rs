@@ -8,11 +8,11 @@
 
 use schedsim::topology::Topology;
 use schedsim_web::charts::{self, ChartTheme};
-use schedsim_web::permalink::{self, Shared, View};
-use schedsim_web::topo_edit::TopoEdit;
+use schedsim_web::model::topology::TopoEdit;
 use schedsim_web::web::components::fields::{Field, FieldProps};
 use schedsim_web::web::components::kernels::{KernelPanel, KernelProps};
 use schedsim_web::web::components::topology::{TopologyProps, TopologyView};
+use schedsim_web::wire::permalink::{self, Shared, View};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;

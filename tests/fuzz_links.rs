@@ -1,4 +1,4 @@
-//! Fuzzing links (`src/permalink.rs`): every built-in experiment's link, with views,
+//! Fuzzing links (`src/wire/permalink.rs`): every built-in experiment's link, with views,
 //! spoilt as a user or a program might (a character changed, dropped, doubled or
 //! swapped, the link cut or added to), and links whose JSON is spoilt before it is
 //! compressed (so their checksum holds): a key doubled or dropped, a value replaced,
@@ -13,7 +13,7 @@ mod campaign;
 
 use base64::Engine;
 use proptest::prelude::*;
-use schedsim_web::permalink::{decode, encode, LinkError, Shared, Tab, Theme, View};
+use schedsim_web::wire::permalink::{decode, encode, LinkError, Shared, Tab, Theme, View};
 use std::time::Duration;
 
 const CASES: u32 = 1500;
@@ -194,7 +194,7 @@ fn links_of_spoilt_json_open_valid_or_name_the_field() {
                 // Valid, and its own link gives it back unchanged.
                 // (A replay in its reference form is valid but for its trace, asked for.)
                 if let Err(e) = got.experiment.validate() {
-                    let reference = schedsim_web::replay_view::reference_of(&got.experiment).is_some();
+                    let reference = schedsim_web::model::replay::reference_of(&got.experiment).is_some();
                     assert!(reference, "accepted but not valid: {e}\n{json}");
                 }
                 assert_eq!(decode(&encode(&got)).unwrap(), Some(got.clone()), "does not survive its own link");

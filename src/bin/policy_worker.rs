@@ -5,7 +5,7 @@
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
-    schedsim_web::web::worker::register();
+    schedsim_web::worker::register();
 }
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -28,7 +28,10 @@ pub fn draw<DB: DrawingBackend>(
         .collect();
     let area = titled(
         root,
-        &format!("Wakeup latency at {}", crate::fmt::count_of(clients as u64, r.experiment.workload.clients_meaning())),
+        &format!(
+            "Wakeup latency at {}",
+            crate::model::fmt::count_of(clients as u64, r.experiment.workload.clients_meaning())
+        ),
         th,
         1.1,
     )?;
@@ -37,11 +40,11 @@ pub fn draw<DB: DrawingBackend>(
     // A window in which nothing completed still has wakeups; say so rather than let the
     // bars pass for the benchmark's latency.
     let empty: Vec<&str> = (0..r.configs.len())
-        .filter(|k| crate::compare::is_empty_point(r, *k, pi))
+        .filter(|k| crate::model::compare::is_empty_point(r, *k, pi))
         .map(|k| r.configs[k].name.as_str())
         .collect();
     if !empty.is_empty() {
-        let nothing = crate::compare::nothing_measured(&r.experiment.workload);
+        let nothing = crate::model::compare::nothing_measured(&r.experiment.workload);
         chart
             .draw_series(std::iter::once(Text::new(
                 format!("{}: {nothing}", empty.join(", ")),

@@ -1,7 +1,7 @@
 //! Live mode: migrations of every kernel so far, over simulated time.
 
 use super::{e2s, frame, legend_line, time_chart, titled, ChartResult, ChartTheme, Legend};
-use crate::live_session::LivePoint;
+use crate::model::live::LivePoint;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 

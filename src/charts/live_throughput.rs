@@ -2,7 +2,7 @@
 //! move bytes, thousands of operations per second otherwise).
 
 use super::{e2s, frame, legend_line, time_chart, titled, ChartResult, ChartTheme, Legend};
-use crate::live_session::LivePoint;
+use crate::model::live::LivePoint;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 

@@ -527,7 +527,7 @@ mod tests {
 
     #[test]
     fn live_charts_snapshot() {
-        use crate::live_session::LivePoint;
+        use crate::model::live::LivePoint;
         let p = |t_us: u64, kb: u64, mig: u64| LivePoint {
             t_ns: t_us * 1000,
             bytes: kb * 1000,

@@ -9,8 +9,8 @@
 //! window measured nothing is a cross on the axis with the reason, never a value.
 
 use super::{e2s, frame, layout, legend_headroom, style_mesh, titled, ChartResult, ChartTheme, Legend};
-use crate::compare::{self, Versus};
-use crate::kernel_names::letter;
+use crate::model::compare::{self, Versus};
+use crate::model::kernels::letter;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use schedsim::Report;

@@ -3,7 +3,7 @@
 //! Diff.
 
 use crate::charts::ChartTheme;
-use crate::permalink::{self, Tab, Theme, View};
+use crate::state::{self, Action, RunAnswer, State};
 use crate::web::components::cluster::ClusterPanel;
 use crate::web::components::copy_link::CopyLink;
 use crate::web::components::diff::DiffView;
@@ -16,15 +16,17 @@ use crate::web::hooks::{
     is_dark, use_event_listener, use_keydown, use_perfetto_export, use_replay, use_sweep_runner, use_theme,
     use_url_state, ListenOn,
 };
-use crate::web::state::{self, Action, RunAnswer, State};
+use crate::wire::permalink::{self, Tab, Theme, View};
 use web_sys::{HtmlSelectElement, KeyboardEvent};
 use yew::prelude::*;
 
 #[function_component(App)]
 pub fn app() -> Html {
     let state = use_reducer(|| {
-        let mut st =
-            State::from_fragment(&dom::location_hash(), crate::sweep_job::default_workers(dom::hardware_concurrency()));
+        let mut st = State::from_fragment(
+            &dom::location_hash(),
+            crate::model::sweep::default_workers(dom::hardware_concurrency()),
+        );
         // The address bar holds the page's state, so a reload (or a return from another
         // site) reopens this tab's own edits: a link to the Sweep view runs by itself
         // only when it is opened.
@@ -232,14 +234,14 @@ pub fn app() -> Html {
             let d = dispatch.clone();
             let (d2, fetch) = (dispatch.clone(), replay.on_fetch.clone());
             let on_replay = Callback::from(move |()| {
-                let g = &crate::gallery::REPLAY_GUIDE;
+                let g = &crate::model::gallery::REPLAY_GUIDE;
                 d2.emit(Action::SetTab(Tab::Sweep));
                 fetch.emit((g.url.to_string(), g.file.to_string(), true));
             });
             let (d3, view) = (dispatch.clone(), state.view.clone());
             let on_exercise = Callback::from(move |()| {
                 let view = View { tab: Tab::Sweep, live_kernel: 0, live_clients: 0, live_steps: 0, ..view.clone() };
-                let experiment = crate::gallery::exercise_experiment();
+                let experiment = crate::model::gallery::exercise_experiment();
                 // The student's kernel is the last: its script editor is where the task is.
                 let editor = format!("#k{}-policy", experiment.kernels.len() - 1);
                 d3.emit(Action::Load(Box::new(permalink::Shared { experiment, view })));
@@ -248,7 +250,7 @@ pub fn app() -> Html {
             let (d4, view) = (dispatch.clone(), state.view.clone());
             let on_eevdf = Callback::from(move |()| {
                 let view = View { tab: Tab::Sweep, live_kernel: 0, live_clients: 0, live_steps: 0, ..view.clone() };
-                let experiment = crate::gallery::eevdf_experiment();
+                let experiment = crate::model::gallery::eevdf_experiment();
                 d4.emit(Action::Load(Box::new(permalink::Shared { experiment, view })));
                 d4.emit(Action::RequestRun);
             });

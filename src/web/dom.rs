@@ -138,12 +138,12 @@ pub fn url_without_hash() -> String {
 /// would refuse when opened: the address bar keeps what it held, and Copy link says
 /// why).
 fn url_with(fragment: &str) -> Result<String, String> {
-    if fragment.len() > crate::permalink::FRAGMENT_LEN_MAX {
+    if fragment.len() > crate::wire::permalink::FRAGMENT_LEN_MAX {
         return Err(format!(
             "this experiment's link would be {} characters, more than the {} a link can carry: share its \
              experiment JSON (Report JSON) instead",
             fragment.len(),
-            crate::permalink::FRAGMENT_LEN_MAX
+            crate::wire::permalink::FRAGMENT_LEN_MAX
         ));
     }
     Ok(format!("{}#{fragment}", url_without_hash()))
@@ -379,7 +379,7 @@ pub struct ViewAnchor {
 }
 
 impl ViewAnchor {
-    /// The element the viewer is looking at now ([`crate::anchor::pick`]); `pointer` is
+    /// The element the viewer is looking at now ([`crate::model::anchor::pick`]); `pointer` is
     /// the mouse's last position in the viewport, if it is over the page.
     pub fn take(pointer: Option<(f64, f64)>) -> Option<ViewAnchor> {
         let d = document()?;
@@ -387,11 +387,11 @@ impl ViewAnchor {
         let focused = d.active_element();
         let els: Vec<web_sys::Element> =
             (0..list.length()).filter_map(|i| list.item(i)).filter_map(|n| n.dyn_into().ok()).collect();
-        let cands: Vec<crate::anchor::Candidate> = els
+        let cands: Vec<crate::model::anchor::Candidate> = els
             .iter()
             .map(|e| {
                 let r = e.get_bounding_client_rect();
-                crate::anchor::Candidate {
+                crate::model::anchor::Candidate {
                     top: r.top(),
                     bottom: r.bottom(),
                     left: r.left(),
@@ -400,7 +400,7 @@ impl ViewAnchor {
                 }
             })
             .collect();
-        let i = crate::anchor::pick(&cands, free_view(), pointer)?;
+        let i = crate::model::anchor::pick(&cands, free_view(), pointer)?;
         Some(ViewAnchor { el: els[i].clone(), was_top: cands[i].top })
     }
 
@@ -416,7 +416,7 @@ impl ViewAnchor {
 
     fn restore(&self) {
         let r = self.el.get_bounding_client_rect();
-        let dy = crate::anchor::scroll_by(self.was_top, r.top(), r.height(), free_view());
+        let dy = crate::model::anchor::scroll_by(self.was_top, r.top(), r.height(), free_view());
         if dy.abs() >= 1.0 {
             if let Some(w) = window() {
                 w.scroll_by_with_x_and_y(0.0, dy);

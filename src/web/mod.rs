@@ -1,20 +1,12 @@
-//! The browser side: the Yew application, the worker glue and DOM helpers, compiled for
-//! `wasm32` only; and the page's state with its reducer, which is pure and is also
-//! compiled and tested natively.
+//! The page's shell, the top floor: the Yew application, its components and hooks, DOM
+//! helpers and the page's side of the workers ([`pool`]), compiled for `wasm32` only.
 
-#[cfg(target_arch = "wasm32")]
 pub mod app;
-#[cfg(target_arch = "wasm32")]
 pub mod components;
-#[cfg(target_arch = "wasm32")]
 pub mod dom;
-#[cfg(target_arch = "wasm32")]
 pub mod hooks;
-pub mod state;
-#[cfg(target_arch = "wasm32")]
-pub mod worker;
+pub mod pool;
 
-#[cfg(target_arch = "wasm32")]
 /// Entry point of the page's binary: panic reporting, then the app into `#app`.
 pub fn start() {
     dom::install_panic_hook();

@@ -15,7 +15,7 @@ import { BASE, OUT, problems, newPage, openPage } from "./helpers.js";
 // overrides it). A task's time is wall time, the machine's as much as the page's: a
 // browser cannot give its workers a lower priority than the page, and other programs
 // take the page's cores. So the pool runs as many runs at once as the page stays
-// responsive with (`sweep_job::Throttle`: from the device's cores, one more after 2 s of
+// responsive with (`model::sweep::Throttle`: from the device's cores, one more after 2 s of
 // on-time heartbeats, one fewer at a late one), and the bound is asserted when nothing
 // but the browser kept the machine busy during the sweep: other work under
 // OTHER_LOAD_MAX cores, from /proc (the machine's busy and stolen time less Chromium's

@@ -193,14 +193,14 @@ See `README.md` and `no/such/file.rs`.
 
 #### Floors
 
-`tests/floors.rs` under the crate still.
+`tests/scenarios.rs` under the crate still.
 
 ## Invariants
 
-`tests/floors.rs` from the root: missing.
+`tests/scenarios.rs` from the root: missing.
 ";
     let want =
-        ["line 3: `no/such/file.rs`", "line 7: `lib.rs`", "line 11: `topology.rs`", "line 23: `tests/floors.rs`"];
+        ["line 3: `no/such/file.rs`", "line 7: `lib.rs`", "line 11: `topology.rs`", "line 23: `tests/scenarios.rs`"];
     assert_eq!(missing_paths(doc), want);
     assert_eq!(rust_name("Experiment::run()"), Some(vec!["Experiment", "run"]));
     assert_eq!(rust_name("CostModel"), Some(vec!["CostModel"]));

@@ -4,42 +4,17 @@
 //! `state/`) that reaches up, and on a module at the top of `src/` that is not a floor.
 //! Unit-test modules (`#[cfg(test)] mod tests`) may use anything.
 
+#[path = "floors/sources.rs"]
+mod sources;
+
+use sources::{code_of, crate_sources};
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
 
 /// From the bottom.
 const FLOORS: [&str; 5] = ["facts", "state", "linux", "driver", "api"];
 
 fn floor_of(name: &str) -> Option<usize> {
     FLOORS.iter().position(|f| *f == name)
-}
-
-fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            sources(&p, out);
-        } else if p.extension().is_some_and(|e| e == "rs") {
-            out.push(p);
-        }
-    }
-}
-
-/// The text of a source file without its unit-test module and without comments (doc
-/// links may name any floor).
-fn code_of(text: &str) -> String {
-    let text = match text.find("#[cfg(test)]\nmod tests {") {
-        Some(i) => &text[..i],
-        None => text,
-    };
-    text.lines()
-        .map(|l| match l.find("//") {
-            Some(i) => &l[..i],
-            None => l,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// Identifiers following `pat` in `code` (`crate::` → `facts`, `fn ` → `schedule`).
@@ -62,18 +37,14 @@ struct Crate {
 }
 
 fn read_crate() -> Crate {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut paths = Vec::new();
-    sources(&src, &mut paths);
     let mut files = Vec::new();
-    for p in paths {
-        let rel = p.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
+    for (rel, text) in crate_sources() {
         if rel == "lib.rs" {
             continue;
         }
         let top = rel.split('/').next().unwrap().trim_end_matches(".rs").to_string();
         let floor = floor_of(&top).unwrap_or_else(|| panic!("src/{rel}: `{top}` is not a floor ({FLOORS:?})"));
-        files.push((rel, floor, code_of(&std::fs::read_to_string(&p).unwrap())));
+        files.push((rel, floor, code_of(&text)));
     }
     Crate { files }
 }

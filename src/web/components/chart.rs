@@ -4,10 +4,10 @@
 //! thrown.
 
 use crate::charts::{self, ChartResult, ChartTheme, HEIGHT_PX, WIDTH_PX};
-use crate::live_session::LivePoint;
+use crate::model::live::LivePoint;
+use crate::state::SweepResult;
 use crate::web::components::canvas_text::MeasuredCanvas;
 use crate::web::dom;
-use crate::web::state::SweepResult;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::rc::Rc;
@@ -31,7 +31,7 @@ impl ChartSpec {
     fn stem(&self) -> String {
         match self {
             ChartSpec::Report { name, result, .. } => {
-                format!("{}-{name}", crate::fmt::export_stem(&result.report.experiment))
+                format!("{}-{name}", crate::model::fmt::export_stem(&result.report.experiment))
             }
             ChartSpec::Live { which, .. } => {
                 format!("schedsim-live-{}", if *which == LiveChart::Throughput { "throughput" } else { "migrations" })

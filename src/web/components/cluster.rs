@@ -1,11 +1,11 @@
 //! "Run this on a cluster": under a sweep's results and in the question before a large
 //! sweep, the experiment as JSON to download and the three command lines
-//! (`crate::cluster`) that run it in shards and merge the parts, with its run count and
+//! (`crate::model::cluster`) that run it in shards and merge the parts, with its run count and
 //! the page's estimate of its cost.
 
-use crate::cluster;
+use crate::model::cluster;
+use crate::state::RunQuestion;
 use crate::web::dom;
-use crate::web::state::RunQuestion;
 use schedsim::Experiment;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -25,7 +25,7 @@ pub fn cluster_panel(p: &ClusterProps) -> Html {
     // An invalid experiment has no sweep to hand over.
     let Some(cost) = RunQuestion::estimate(&p.exp) else { return html! {} };
     let n = shards.unwrap_or_else(|| cluster::default_shards(cost.runs));
-    let file = format!("{}.json", crate::fmt::export_stem(&p.exp));
+    let file = format!("{}.json", crate::model::fmt::export_stem(&p.exp));
     let c = cluster::commands(&file, n);
     let on_download = {
         let (file, json, status) = (file.clone(), p.exp.to_json(), status.clone());

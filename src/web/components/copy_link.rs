@@ -1,8 +1,8 @@
 //! The header's Copy link button: writes the page's permalink to the address bar and the
 //! clipboard, and says for a few seconds beside the button whether that worked.
 
-use crate::permalink::{self, Shared};
 use crate::web::dom;
+use crate::wire::permalink::{self, Shared};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]

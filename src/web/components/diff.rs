@@ -4,16 +4,15 @@
 //! or ← →), shows both decision traces side by side and both choices on one drawing
 //! of the machine (★ A chose, ◆ B would choose), with the counts by distance.
 
-use crate::diff_page::{self, COUNTS, COUNT_DEFAULT};
-use crate::kernel_names::letter;
-use crate::proto::{Request, Response};
-use crate::replay_view::{self, short_sha};
+use crate::model::diff::{self, COUNTS, COUNT_DEFAULT};
+use crate::model::kernels::letter;
+use crate::model::replay::{self, short_sha};
 use crate::web::components::replay::ReplayControl;
 use crate::web::components::topology::{LiveFrame, TopologyView};
 use crate::web::components::wakeup::{probed, wakeup_facts, TraceSteps};
 use crate::web::hooks::{use_keydown, Replay};
-use crate::web::state::machine_topology;
-use crate::web::worker::SweepRunner;
+use crate::web::pool::SweepRunner;
+use crate::wire::proto::{Request, Response};
 use schedsim::diff::{distance_words, reason, DiffAsk, DiffReport, WakeupDiff};
 use schedsim::trace::WakeupTrace;
 use schedsim::Experiment;
@@ -97,8 +96,8 @@ pub fn diff_view(p: &DiffProps) -> Html {
     let count = use_state(|| COUNT_DEFAULT);
     // A link's replay by reference has no tasks until its trace file is loaded: no
     // diff is asked of it (the library would refuse it), the file is asked for.
-    let wanted = replay_view::reference_of(&p.exp);
-    let ask = diff_page::ask(&p.exp, *a, *b, *clients, *count).filter(|_| wanted.is_none());
+    let wanted = replay::reference_of(&p.exp);
+    let ask = diff::ask(&p.exp, *a, *b, *clients, *count).filter(|_| wanted.is_none());
     let (status, at) = use_diff_run(ask.clone(), p.exp.clone());
     let len = match &*status {
         Status::Done(r) => r.details.len(),
@@ -114,7 +113,7 @@ pub fn diff_view(p: &DiffProps) -> Html {
                 _ => return,
             };
             e.prevent_default();
-            at.set(diff_page::step(*at, delta, len));
+            at.set(diff::step(*at, delta, len));
         }));
     }
     let exp = &p.exp;
@@ -227,16 +226,16 @@ fn diff_result(
     let go = |delta: i64| {
         let at = at.clone();
         let len = r.details.len();
-        Callback::from(move |_: MouseEvent| at.set(diff_page::step(*at, delta, len)))
+        Callback::from(move |_: MouseEvent| at.set(diff::step(*at, delta, len)))
     };
     html! {
         <>
-            <p class="diff-summary" id="diff-summary" role="status">{ diff_page::summary(r) }</p>
+            <p class="diff-summary" id="diff-summary" role="status">{ diff::summary(r) }</p>
             { diff_counts(r) }
             if let Some(d) = r.details.get(i) {
                 <div class="diff-nav" role="toolbar" aria-label="step through the differences">
                     <button type="button" id="diff-prev" onclick={go(-1)} disabled={i == 0} title="Previous difference (←)">{ "← Prev" }</button>
-                    <span id="diff-pos" class="status">{ diff_page::position(r, i) }</span>
+                    <span id="diff-pos" class="status">{ diff::position(r, i) }</span>
                     <button type="button" id="diff-next" class="primary" onclick={go(1)} disabled={i + 1 >= r.details.len()} title="Next difference (→)">{ "Next →" }</button>
                 </div>
                 <p class="diff-sentence" id="diff-sentence">{ sentence(d, name_a, name_b) }</p>
@@ -255,7 +254,7 @@ fn diff_counts(r: &DiffReport) -> Html {
         <table class="diff-counts" id="diff-counts">
             <caption>{ format!("Where B's CPU is, seen from A's, over the {} compared wakeups", r.compared) }</caption>
             <tr><th scope="col">{ "B's CPU" }</th><th scope="col">{ "wakeups" }</th><th scope="col">{ "share" }</th></tr>
-            { for diff_page::relation_rows(r).into_iter().map(|(w, n, pct)| html! {
+            { for diff::relation_rows(r).into_iter().map(|(w, n, pct)| html! {
                 <tr class={classes!((n == 0).then_some("zero"))}><th scope="row">{ w }</th><td>{ n }</td><td>{ format!("{pct:.1}%") }</td></tr>
             }) }
         </table>
@@ -264,7 +263,7 @@ fn diff_counts(r: &DiffReport) -> Html {
 
 /// One difference: both choices on one drawing of the machine, its facts, both traces.
 fn diff_detail(exp: &Experiment, d: &WakeupDiff, name_a: &str, name_b: &str) -> Html {
-    let topo = machine_topology(&exp.machine).ok();
+    let topo = exp.machine.effective_topology().ok();
     let cstates =
         exp.machine.resolve().map(|r| r.costs.cstates.iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
     let frame = Rc::new(LiveFrame {

@@ -1,6 +1,6 @@
 //! The classroom gallery: one guided experiment per seed patch.
 
-use crate::gallery::{guides, EEVDF_GUIDE, EXERCISE, REPLAY_GUIDE};
+use crate::model::gallery::{guides, EEVDF_GUIDE, EXERCISE, REPLAY_GUIDE};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]

@@ -2,7 +2,7 @@
 //! file of it. The text is read by `schedsim::import` and never shown as HTML; an
 //! error names the line and changes nothing.
 
-use crate::import_text::{import, IMPORT_LEN_MAX};
+use crate::model::import::{import, IMPORT_LEN_MAX};
 use crate::web::dom::js_err;
 use crate::web::hooks::{use_file_drop, use_reveal};
 use schedsim::MachineSpec;

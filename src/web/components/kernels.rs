@@ -1,11 +1,11 @@
 //! One kernel configuration: a version preset, every sched feature and seed patch as a
 //! switch with its one-line explanation, and a link to each patch's text. A name the
-//! user never typed follows the configuration (`kernel_names`), and what would make the
+//! user never typed follows the configuration (`model::kernels`), and what would make the
 //! comparison misleading (identical kernels, a switch that restates its version's
 //! default, a name that says another version) is said in the panel; a switch that cannot
 //! act on the version chosen says why beside it (`switch_reach`).
 
-use crate::kernel_names;
+use crate::model::kernels;
 use crate::web::components::fields::Field;
 use crate::web::components::policy_editor::PolicyEditor;
 use crate::web::components::switch_reach::SwitchReach;
@@ -19,9 +19,9 @@ pub struct KernelProps {
     pub spec: KernelSpec,
     pub others: Vec<String>,
     pub can_remove: bool,
-    /// What is misleading about this kernel among the others (`kernel_names::warnings`).
+    /// What is misleading about this kernel among the others (`kernels::warnings`).
     pub warnings: Vec<String>,
-    /// Another kernel has this one's name (`kernel_names::duplicate_name`): the name field
+    /// Another kernel has this one's name (`kernels::duplicate_name`): the name field
     /// says so, as a refused field does.
     #[prop_or_default]
     pub duplicate: Option<String>,
@@ -29,7 +29,7 @@ pub struct KernelProps {
     pub on_remove: Callback<()>,
 }
 
-pub use crate::kernel_names::letter;
+pub use crate::model::kernels::letter;
 
 #[function_component(KernelPanel)]
 pub fn kernel_panel(p: &KernelProps) -> Html {
@@ -44,7 +44,7 @@ pub fn kernel_panel(p: &KernelProps) -> Html {
                 // The switches the user set stay set: one that the new version has on
                 // anyway is said in the panel, not dropped behind the user's back.
                 let k = KernelSpec { preset: ver, ..spec.clone() };
-                cb.emit(kernel_names::follow(&spec, k));
+                cb.emit(kernels::follow(&spec, k));
             }
         })
     };
@@ -72,10 +72,10 @@ pub fn kernel_panel(p: &KernelProps) -> Html {
         Callback::from(move |_| {
             let mut k = spec.clone();
             k.overrides.clear();
-            cb.emit(kernel_names::follow(&spec, k));
+            cb.emit(kernels::follow(&spec, k));
         })
     };
-    let redundant = kernel_names::redundant_switches(spec);
+    let redundant = kernels::redundant_switches(spec);
     let tidy = {
         let spec = spec.clone();
         let cb = p.on_change.clone();
@@ -83,7 +83,7 @@ pub fn kernel_panel(p: &KernelProps) -> Html {
         Callback::from(move |_| {
             let mut k = spec.clone();
             k.overrides.retain(|sw, _| !redundant.contains(sw));
-            cb.emit(kernel_names::follow(&spec, k));
+            cb.emit(kernels::follow(&spec, k));
         })
     };
     let switches = |patches: bool| {
@@ -106,7 +106,7 @@ pub fn kernel_panel(p: &KernelProps) -> Html {
                         } else {
                             k.overrides.insert(sw, new);
                         }
-                        cb.emit(kernel_names::follow(&spec, k));
+                        cb.emit(kernels::follow(&spec, k));
                     })
                 };
                 let id = format!("k{}-{}", p.index, sw.name());
@@ -139,7 +139,7 @@ pub fn kernel_panel(p: &KernelProps) -> Html {
         let cb = p.on_change.clone();
         // A name that follows the configuration follows the script too ("v6.18 + script").
         Callback::from(move |policy: Option<String>| {
-            cb.emit(kernel_names::follow(&spec, KernelSpec { policy, ..spec.clone() }))
+            cb.emit(kernels::follow(&spec, KernelSpec { policy, ..spec.clone() }))
         })
     };
     html! {
@@ -154,7 +154,7 @@ pub fn kernel_panel(p: &KernelProps) -> Html {
             <div class="kernel-head">
                 <Field label="name" value={spec.name.clone()} on_commit={on_name} id={format!("k{}-name", p.index)}
                     what={format!("Kernel {}, name", letter(p.index))}
-                    hint={if kernel_names::is_auto_name(spec) { "follows the version and switches until you type one" } else { "" }}
+                    hint={if kernels::is_auto_name(spec) { "follows the version and switches until you type one" } else { "" }}
                     refused={p.duplicate.clone().unwrap_or_default()} />
                 <label class="field">
                     <span class="field-label">{ "version preset" }</span>

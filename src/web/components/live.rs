@@ -4,17 +4,16 @@
 //! when a kernel has a policy script, so a script's calls are stepped and traced like
 //! the kernel's), never on the page's main thread: the page sends it a step, a frame of
 //! playing or of a jump, and draws the frame it answers with. No step runs more than
-//! [`LIVE_STEP_EVENTS_MAX`](crate::live_session::LIVE_STEP_EVENTS_MAX) events (about
+//! [`LIVE_STEP_EVENTS_MAX`](crate::model::live::LIVE_STEP_EVENTS_MAX) events (about
 //! 50 ms) before answering, so on a machine where nothing sleeps the page says so, with
 //! Continue and Stop.
 
 use crate::charts::ChartTheme;
-use crate::fmt::fmt_ns;
-use crate::live_session::{LiveFrame, LiveKey, LiveOp, LiveShown, Stall, TimelineMirror};
-use crate::perfetto::{default_window, PerfettoAsk};
-use crate::permalink::View;
-use crate::proto::{Request, Response};
-use crate::wasted::{self, JumpPlan};
+use crate::model::fmt::fmt_ns;
+use crate::model::live::{LiveFrame, LiveKey, LiveOp, LiveShown, Stall, TimelineMirror};
+use crate::model::perfetto::{default_window, PerfettoAsk};
+use crate::model::wasted::{self, JumpPlan};
+use crate::state::PerfettoStatus;
 use crate::web::components::chart::{ChartCard, ChartSpec, LiveChart};
 use crate::web::components::kernels::letter;
 use crate::web::components::perfetto::PerfettoExport;
@@ -23,8 +22,9 @@ use crate::web::components::topology::{LiveFrame as TopoFrame, TopologyView};
 use crate::web::components::wakeup::{probed, wakeup_facts, TraceSteps};
 use crate::web::dom;
 use crate::web::hooks::use_keydown;
-use crate::web::state::{machine_topology, PerfettoStatus};
-use crate::web::worker::SweepRunner;
+use crate::web::pool::SweepRunner;
+use crate::wire::permalink::View;
+use crate::wire::proto::{Request, Response};
 use schedsim::trace::WakeupTrace;
 use schedsim::Experiment;
 use std::cell::RefCell;
@@ -597,7 +597,7 @@ fn live_counters(s: &LiveShown) -> Html {
 /// The machine with the current wakeup's roles, beside its decision trace (the machine
 /// alone before a session has started).
 fn live_grid(p: &LiveProps, session: Option<&LiveShown>) -> Html {
-    let topo = machine_topology(&p.exp.machine).ok();
+    let topo = p.exp.machine.effective_topology().ok();
     let cstates =
         p.exp.machine.resolve().map(|r| r.costs.cstates.iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
     let frame = session.map(|s| {

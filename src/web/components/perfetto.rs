@@ -1,8 +1,8 @@
 //! "Export Perfetto trace": one run's window recorded by `Experiment::perfetto` in the
 //! web worker (it is a full run) and downloaded as JSON for ui.perfetto.dev.
 
-use crate::perfetto::{parse_window, PerfettoAsk};
-use crate::web::state::PerfettoStatus;
+use crate::model::perfetto::{parse_window, PerfettoAsk};
+use crate::state::PerfettoStatus;
 use schedsim::Experiment;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;

@@ -3,13 +3,13 @@
 //! (debounced, `Request::CheckPolicy`). While the script does not compile (or is being
 //! checked) the field is marked invalid and listed beside Run, which it blocks, as any
 //! refused field; the error is shown at its line with the compiler's message. The pure
-//! part is `policy_edit`.
+//! part is `model::policy_editor`.
 
-use crate::policy_edit::{self, CHECK_DEBOUNCE_MS, STARTER};
-use crate::proto::{Request, Response};
+use crate::model::policy_editor::{self, CHECK_DEBOUNCE_MS, STARTER};
 use crate::web::components::fields::{FieldErrorSink, FieldErrorsAction};
 use crate::web::dom;
-use crate::web::worker::SweepRunner;
+use crate::web::pool::SweepRunner;
+use crate::wire::proto::{Request, Response};
 use std::cell::Cell;
 use std::rc::Rc;
 use web_sys::{HtmlSelectElement, HtmlTextAreaElement};
@@ -79,7 +79,7 @@ pub fn policy_editor(p: &PolicyEditorProps) -> Html {
     let id = format!("k{}-policy", p.index);
     {
         let sink = use_context::<FieldErrorSink>();
-        let what = format!("Kernel {}, policy script", crate::kernel_names::letter(p.index));
+        let what = format!("Kernel {}, policy script", crate::model::kernels::letter(p.index));
         let refusal = match (&p.policy, &*check) {
             (None, _) | (_, Check::Compiles) => None,
             (Some(_), Check::Pending) => Some("being compiled".to_string()),
@@ -131,7 +131,7 @@ pub fn policy_editor(p: &PolicyEditorProps) -> Html {
         let on_change = p.on_change.clone();
         Callback::from(move |e: Event| {
             let sel = e.target_unchecked_into::<HtmlSelectElement>();
-            if let Some((_, _, src)) = policy_edit::templates().find(|t| t.0 == sel.value()) {
+            if let Some((_, _, src)) = policy_editor::templates().find(|t| t.0 == sel.value()) {
                 on_change.emit(Some(src.to_string()));
             }
             sel.set_value("");
@@ -148,7 +148,7 @@ pub fn policy_editor(p: &PolicyEditorProps) -> Html {
     };
     // The line the error names is marked in the gutter; the message (which starts with
     // the line and column) is shown below the editor.
-    let at = error.as_deref().and_then(policy_edit::error_position);
+    let at = error.as_deref().and_then(policy_editor::error_position);
     let err_id = format!("{id}-err");
     html! {
         <div class={classes!("policy", error.is_some().then_some("invalid"))} id={id.clone()}>
@@ -157,22 +157,22 @@ pub fn policy_editor(p: &PolicyEditorProps) -> Html {
                 <label>
                     <span class="field-label">{ "start from a template" }</span>
                     <select id={format!("{id}-template")} onchange={on_template}
-                        aria-label={format!("Kernel {} policy template", crate::kernel_names::letter(p.index))}>
+                        aria-label={format!("Kernel {} policy template", crate::model::kernels::letter(p.index))}>
                         <option value="" selected=true>{ "—" }</option>
-                        { for policy_edit::templates().map(|(v, label, _)| html! { <option value={v}>{ label }</option> }) }
+                        { for policy_editor::templates().map(|(v, label, _)| html! { <option value={v}>{ label }</option> }) }
                     </select>
                 </label>
                 <button type="button" class="tool" id={format!("{id}-remove")} onclick={remove}>{ "remove the script" }</button>
             </div>
             <div class="policy-editor">
                 <ol class="policy-gutter" aria-hidden="true">
-                    { for (1..=policy_edit::line_count(shown)).map(|l| html! {
+                    { for (1..=policy_editor::line_count(shown)).map(|l| html! {
                         <li class={classes!(at.is_some_and(|(el, _)| el == l).then_some("error-line"))}>{ l }</li>
                     }) }
                 </ol>
                 <textarea id={format!("{id}-text")} class="mono" spellcheck="false" wrap="off"
-                    rows={policy_edit::editor_rows(shown).to_string()} value={shown.clone()} {oninput}
-                    aria-label={format!("Kernel {} policy script", crate::kernel_names::letter(p.index))}
+                    rows={policy_editor::editor_rows(shown).to_string()} value={shown.clone()} {oninput}
+                    aria-label={format!("Kernel {} policy script", crate::model::kernels::letter(p.index))}
                     aria-invalid={error.is_some().then_some("true")}
                     aria-describedby={err_id.clone()} />
             </div>
@@ -183,7 +183,7 @@ pub fn policy_editor(p: &PolicyEditorProps) -> Html {
                     Check::Fails(e) => e.clone(),
                 } }
             </p>
-            <p class="hint">{ policy_edit::link_note(policy) }</p>
+            <p class="hint">{ crate::wire::permalink::link_note(policy) }</p>
         </div>
     }
 }

@@ -3,7 +3,7 @@
 //! a replay's results, what the traced machine did beside what each modelled kernel
 //! does with the same tasks.
 
-use crate::replay_view::{self, short_sha};
+use crate::model::replay::{self, short_sha};
 use crate::web::components::wide::Wide;
 use crate::web::hooks::{use_file_drop, use_reveal, ImportStatus, Replay, TableStatus, VsStatus};
 use schedsim::topology::Topology;
@@ -28,7 +28,7 @@ pub fn replay_control(p: &ReplayControlProps) -> Html {
     );
     // A link's replay by reference: say which file it needs, with the button that
     // picks it (the file input is below, out of view on a phone).
-    let wanted = replay_view::reference_of(&p.exp).map(|rf| {
+    let wanted = replay::reference_of(&p.exp).map(|rf| {
         html! {
             <p class="refusal" role="alert" id="replay-wanted">{ format!(
                 "This link replays the trace {} (sha256 {}), too large for a link to carry. Load that file to run it; \
@@ -38,7 +38,7 @@ pub fn replay_control(p: &ReplayControlProps) -> Html {
             </p>
         }
     });
-    let chosen = match (r.import.file_name(), replay_view::replay_of(&p.exp)) {
+    let chosen = match (r.import.file_name(), replay::replay_of(&p.exp)) {
         (Some(name), _) => format!(" chosen: {name}"),
         (None, Some(rp)) if !rp.is_reference() => format!(" replaying: {}", rp.trace_name),
         (None, _) => " no file chosen yet".to_string(),
@@ -69,12 +69,12 @@ pub fn replay_control(p: &ReplayControlProps) -> Html {
             <p class="status" role="status" id="replay-cancelled">{ format!("Import of {name} cancelled; the experiment is unchanged.") }</p>
         },
     };
-    let link_note = match replay_view::replay_of(&p.exp) {
+    let link_note = match replay::replay_of(&p.exp) {
         Some(rp) if !rp.is_reference() => {
-            let kib = replay_view::replay_json_len(&p.exp) as f64 / 1024.0;
-            let max = replay_view::LINK_REPLAY_JSON_MAX / 1024;
+            let kib = replay::replay_json_len(&p.exp) as f64 / 1024.0;
+            let max = replay::LINK_REPLAY_JSON_MAX / 1024;
             html! { <p class="muted hint" id="replay-link-note">{
-                if replay_view::link_carries_programs(&p.exp) {
+                if replay::link_carries_programs(&p.exp) {
                     format!("Links carry this replay whole ({kib:.0} KiB of programs, at most {max} KiB).")
                 } else {
                     format!("This replay's programs are {kib:.0} KiB, more than a link carries ({max} KiB): a link names the trace and its SHA-256, and whoever opens it is asked for the file.")
@@ -99,7 +99,7 @@ pub fn replay_control(p: &ReplayControlProps) -> Html {
                 <button type="button" id="replay-pick" disabled={r.import.busy()}
                     onclick={Callback::from(|_| crate::web::dom::click("replay-file"))}>{ "Choose a trace file…" }</button>
                 <span class="file-name" id="replay-file-name">{ chosen }</span>
-                <p class="muted">{ format!("Read in the page's worker; nothing is uploaded. At most {} MB.", replay_view::TRACE_FILE_BYTES_MAX >> 20) }</p>
+                <p class="muted">{ format!("Read in the page's worker; nothing is uploaded. At most {} MB.", replay::TRACE_FILE_BYTES_MAX >> 20) }</p>
             </div>
             { status }
             { link_note }
@@ -212,12 +212,12 @@ pub struct ReplayTableProps {
 /// The observed/simulated table under a replay's results.
 #[function_component(ReplayTableView)]
 pub fn replay_table_view(p: &ReplayTableProps) -> Html {
-    let Some(rp) = replay_view::replay_of(&p.exp) else { return html! {} };
+    let Some(rp) = replay::replay_of(&p.exp) else { return html! {} };
     if rp.is_reference() {
         return html! {};
     }
     let Some(rid) = p.result_id else { return html! {} };
-    let nr_cpus = crate::web::state::machine_topology(&p.exp.machine).map(|t| t.cpu_count() as u32).unwrap_or(0);
+    let nr_cpus = p.exp.machine.effective_topology().map(|t| t.cpu_count() as u32).unwrap_or(0);
     let held = p.replay.held.as_ref().map(|h| h.1 == rp.trace_sha256).unwrap_or(false);
     let body = match &p.replay.table {
         _ if !held => html! {
@@ -282,7 +282,7 @@ fn other_machine(
     on_preset: &Callback<String>,
     on_topology: &Callback<Topology>,
 ) -> Html {
-    let Some(o) = replay_view::other_machine(exp, trace_cpus) else { return html! {} };
+    let Some(o) = replay::other_machine(exp, trace_cpus) else { return html! {} };
     let spec_button = Topology::parse_spec(&o.spec).ok().map(|t| {
         let on = on_topology.clone();
         html! { <button type="button" id="replay-use-shape" onclick={Callback::from(move |_| on.emit(t.clone()))}>

@@ -4,17 +4,17 @@
 //! exports come with the last run.
 
 use crate::charts::{ChartTheme, REPORT_CHARTS};
-use crate::fmt::fmt_ns;
-use crate::perfetto::{default_window, PerfettoAsk};
-use crate::wasted::{self, JumpPlan};
+use crate::model::fmt::fmt_ns;
+use crate::model::perfetto::{default_window, PerfettoAsk};
+use crate::model::wasted::{self, JumpPlan};
+use crate::state::PerfettoStatus;
+use crate::state::SweepResult;
 use crate::web::components::chart::{ChartCard, ChartSpec};
 use crate::web::components::cluster::ClusterPanel;
 use crate::web::components::perfetto::PerfettoExport;
 use crate::web::components::timeline::RecordTimeline;
 use crate::web::components::wide::Wide;
 use crate::web::dom;
-use crate::web::state::PerfettoStatus;
-use crate::web::state::SweepResult;
 use std::rc::Rc;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
@@ -40,7 +40,7 @@ pub fn results(p: &ResultsProps) -> Html {
     let r = &p.result;
     let rep = &r.report;
     let copied = use_state(|| None::<String>);
-    let stem = crate::fmt::export_stem(&rep.experiment);
+    let stem = crate::model::fmt::export_stem(&rep.experiment);
     let export = |suffix: &'static str, mime: &'static str, text: String| {
         let name = format!("{stem}-{suffix}");
         let copied = copied.clone();
@@ -85,10 +85,10 @@ pub fn results(p: &ResultsProps) -> Html {
     let charts = REPORT_CHARTS[1..].iter().map(|name| chart(name)).collect::<Html>();
     // What must be read before the numbers: windows that measured nothing, identical
     // kernels, differences within noise.
-    let mut notes = crate::compare::notes(rep);
-    let (never, patch_counts) = crate::compare::patch_notes(rep, &r.done.patched);
+    let mut notes = crate::model::compare::notes(rep);
+    let (never, patch_counts) = crate::model::compare::patch_notes(rep, &r.done.patched);
     notes.extend(never);
-    let empty = !crate::compare::empty_points(rep).is_empty();
+    let empty = !crate::model::compare::empty_points(rep).is_empty();
     let notes = if notes.is_empty() {
         html! {}
     } else {
@@ -135,7 +135,7 @@ pub fn results(p: &ResultsProps) -> Html {
                     </div>
                     if empty {
                         <ul id="table-notes" class="result-notes has-empty" role="note">
-                            { for crate::compare::notes(rep).into_iter().take(crate::compare::empty_points(rep).len()).map(|n| html! { <li>{ n }</li> }) }
+                            { for crate::model::compare::notes(rep).into_iter().take(crate::model::compare::empty_points(rep).len()).map(|n| html! { <li>{ n }</li> }) }
                         </ul>
                     }
                     <Wide what="The table" scroller={Some(AttrValue::from("mmtests"))}>
@@ -150,7 +150,7 @@ pub fn results(p: &ResultsProps) -> Html {
                 <label class="inline">{ "latency chart at " }
                     <select onchange={on_point} aria-label="client count of the latency chart">
                         { for rep.configs[0].points.iter().enumerate().map(|(i, pt)| html! {
-                            <option value={i.to_string()} selected={i == point}>{ crate::fmt::count_of(pt.clients as u64, rep.experiment.workload.clients_meaning()) }</option>
+                            <option value={i.to_string()} selected={i == point}>{ crate::model::fmt::count_of(pt.clients as u64, rep.experiment.workload.clients_meaning()) }</option>
                         }) }
                     </select>
                 </label>
@@ -178,7 +178,7 @@ pub fn results(p: &ResultsProps) -> Html {
 /// The full names of the kernels the mmtests layout cuts in its column heads.
 fn table_key(rep: &schedsim::Report) -> Html {
     let names: Vec<String> = rep.configs.iter().map(|c| c.name.clone()).collect();
-    let cut = crate::kernel_names::cut_in_table(
+    let cut = crate::model::kernels::cut_in_table(
         &names,
         &[schedsim::report::TABLE_NAME_CHARS, schedsim::report::COUNTERS_NAME_CHARS],
     );

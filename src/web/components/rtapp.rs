@@ -78,7 +78,7 @@ pub fn rtapp_control(p: &RtappProps) -> Html {
     let out =
         use_memo((e.workload.clone(), clients, e.duration_ms.div_ceil(1000)), |(w, c, secs)| to_rtapp(w, *c, *secs));
     let on_download = {
-        let (out, stem) = (out.clone(), crate::fmt::export_stem(e));
+        let (out, stem) = (out.clone(), crate::model::fmt::export_stem(e));
         let error = error.clone();
         Callback::from(move |_| {
             if let Ok((t, _)) = &*out {

@@ -3,11 +3,12 @@
 //! fields to fix) and the results.
 
 use crate::charts::ChartTheme;
-use crate::fmt::fmt_secs;
-use crate::form::MachineChoice;
-use crate::perfetto::PerfettoAsk;
-use crate::topo_edit::{Refusal, TopoEdit};
-use crate::wasted::JumpPlan;
+use crate::model::fmt::fmt_secs;
+use crate::model::form::MachineChoice;
+use crate::model::perfetto::PerfettoAsk;
+use crate::model::topology::{Refusal, TopoEdit};
+use crate::model::wasted::JumpPlan;
+use crate::state::{ExpEdit, PerfettoStatus, Sweep, SweepResult};
 use crate::web::components::fields::{Field, FieldErrors};
 use crate::web::components::import::ImportBox;
 use crate::web::components::kernels::KernelPanel;
@@ -17,7 +18,6 @@ use crate::web::components::topology::TopologyView;
 use crate::web::components::workload::WorkloadForm;
 use crate::web::dom;
 use crate::web::hooks::Replay;
-use crate::web::state::{machine_topology, ExpEdit, PerfettoStatus, Sweep, SweepResult};
 use schedsim::experiment::MachineSpec;
 use schedsim::topology::Topology;
 use schedsim::{Experiment, KernelSpec, Workload};
@@ -77,7 +77,7 @@ pub const TOPOLOGY_FOLD_CPUS: u64 = 512;
 #[function_component(SweepView)]
 pub fn sweep_view(p: &SweepProps) -> Html {
     let exp = &p.exp;
-    let topo = machine_topology(&exp.machine);
+    let topo = exp.machine.effective_topology().map_err(|e| e.0);
     let resolved = exp.machine.resolve();
     let nr_cpus = topo.as_ref().map(|t| t.cpu_count()).unwrap_or(0);
     // Over a topology the user typed, a machine preset asks before replacing it.
@@ -89,7 +89,7 @@ pub fn sweep_view(p: &SweepProps) -> Html {
         Callback::from(move |e: Event| {
             let select = e.target_unchecked_into::<HtmlSelectElement>();
             let name = select.value();
-            match crate::form::machine_choice(&current, &name) {
+            match crate::model::form::machine_choice(&current, &name) {
                 MachineChoice::Replace => on.emit(name),
                 MachineChoice::Ask { replace, keep, question } => {
                     // The select shows the machine in use until the question is answered.
@@ -121,7 +121,7 @@ pub fn sweep_view(p: &SweepProps) -> Html {
         }
         None => html! {},
     };
-    let clash = crate::form::costs_clash(&exp.machine);
+    let clash = crate::model::form::costs_clash(&exp.machine);
     let on_spec = {
         let on = p.on_topology.clone();
         Callback::from(move |s: String| match Topology::parse_spec(&s) {
@@ -146,14 +146,14 @@ pub fn sweep_view(p: &SweepProps) -> Html {
             let (on_kernel, on_remove_kernel) = (p.on_kernel.clone(), p.on_remove_kernel.clone());
             html! {
                 <KernelPanel index={i} spec={k.clone()} {others} can_remove={exp.kernels.len() > 1}
-                    warnings={crate::kernel_names::warnings(&exp.kernels, i)}
-                    duplicate={crate::kernel_names::duplicate_name(&exp.kernels, i)}
+                    warnings={crate::model::kernels::warnings(&exp.kernels, i)}
+                    duplicate={crate::model::kernels::duplicate_name(&exp.kernels, i)}
                     on_change={Callback::from(move |k| on_kernel.emit((i, k)))}
                     on_remove={Callback::from(move |_| on_remove_kernel.emit(i))} />
             }
         })
         .collect::<Html>();
-    let validation = exp.validate().err().map(|e| crate::form::in_card_words(exp, &e.to_string()));
+    let validation = exp.validate().err().map(|e| crate::model::form::in_card_words(exp, &e.to_string()));
     let on_workers = {
         let on = p.on_workers.clone();
         Callback::from(move |e: Event| {
@@ -319,10 +319,10 @@ pub fn sweep_view(p: &SweepProps) -> Html {
             let onchange = Callback::from(move |e: Event| {
                 let v = e.target_unchecked_into::<HtmlSelectElement>().value();
                 if let Some(ver) = schedsim::KernelVersion::parse(&v) {
-                    on.emit((i, crate::kernel_names::follow(&spec, KernelSpec { preset: ver, ..spec.clone() })));
+                    on.emit((i, crate::model::kernels::follow(&spec, KernelSpec { preset: ver, ..spec.clone() })));
                 }
             });
-            let letter = crate::kernel_names::letter(i);
+            let letter = crate::model::kernels::letter(i);
             html! {
                 <label class="inline">{ format!("Kernel {letter} ") }
                     <select id={format!("strip-k{i}")} {onchange} aria-label={format!("Kernel {letter} version, above the results")}>
@@ -379,7 +379,7 @@ pub fn sweep_view(p: &SweepProps) -> Html {
                 }
                 <label class="inline workers" title="Simulation workers: each runs one (kernel, client count, iteration) at a time; one per CPU is the fastest. A sweep starts with as many running as this device has CPUs and takes more while the page stays responsive (a browser cannot run workers at a lower priority than the page)">
                     { "workers " }
-                    <input type="number" id="workers" min="1" max={crate::sweep_job::WORKERS_MAX.to_string()} step="1"
+                    <input type="number" id="workers" min="1" max={crate::model::sweep::WORKERS_MAX.to_string()} step="1"
                         value={p.workers.to_string()} onchange={on_workers} aria-label="number of simulation workers" />
                 </label>
                 if !p.field_errors.0.is_empty() {

@@ -1,18 +1,18 @@
-//! The per-CPU timeline, drawn as SVG from [`crate::timeline::Timeline`]: one lane per
+//! The per-CPU timeline, drawn as SVG from [`crate::model::timeline::Timeline`]: one lane per
 //! CPU with what ran, idle periods coloured by C-state, the scheduler's time between
 //! them, wakeup arrows (click or Enter opens the wakeup's decision trace, the text of
 //! `schedsim trace`) and wasted-core marks. Zoom: buttons, + and −, Ctrl+wheel or a
 //! pinch; pan: drag, buttons, arrow keys, Shift+wheel. [`RecordTimeline`] asks a worker
 //! to record a window of one run of a sweep and shows it.
 
-use crate::fmt::{fmt_duration, fmt_ms, fmt_ms_within};
-use crate::perfetto::{parse_window, PerfettoAsk};
-use crate::proto::{Request, Response};
-use crate::timeline::{
+use crate::model::fmt::{fmt_duration, fmt_ms, fmt_ms_within};
+use crate::model::perfetto::{parse_window, PerfettoAsk};
+use crate::model::timeline::{
     layout_lane, shown_view, task_colour, ticks, Arrow, Gesture, Kind, Timeline, ViewState, ViewWindow,
 };
 use crate::web::hooks::{use_timeline_gestures, use_width, ViewOps};
-use crate::web::worker::SweepRunner;
+use crate::web::pool::SweepRunner;
+use crate::wire::proto::{Request, Response};
 use schedsim::trace::WakeupTrace;
 use schedsim::Experiment;
 use std::cell::RefCell;
@@ -416,7 +416,7 @@ pub fn record_timeline(p: &RecordProps) -> Html {
         let runner = runner.clone();
         Callback::from(move |_| {
             let window = parse_window(&from, &to, exp.duration_ms).and_then(|(a, b)| {
-                crate::timeline::check_window(a, b)?;
+                crate::model::timeline::check_window(a, b)?;
                 Ok((a, b))
             });
             let iter = it.trim().parse::<u32>().ok().filter(|i| *i < exp.iterations);

@@ -1,7 +1,7 @@
 //! The machine drawn as nested boxes — node ⊃ LLC ⊃ core ⊃ SMT thread — editable by
 //! direct manipulation, and in live mode coloured by what each CPU does.
 
-use crate::topo_edit::{Refusal, Spot, TopoEdit};
+use crate::model::topology::{Refusal, Spot, TopoEdit};
 use crate::web::hooks::use_roving_focus;
 use schedsim::live::CpuView;
 use schedsim::topology::{Topology, LOCAL_DISTANCE, THREADS_PER_CORE_MAX};
@@ -66,7 +66,7 @@ pub fn topology_view(p: &TopologyProps) -> Html {
     // The editor's buttons and menus (three per core) are one Tab stop, arrows inside.
     let editor = use_node_ref();
     let (on_key, on_focus) = use_roving_focus(editor.clone());
-    let core_cpus = crate::topo_edit::core_cpus(t).unwrap_or_default();
+    let core_cpus = crate::model::topology::core_cpus(t).unwrap_or_default();
     let ed = &p.on_edit;
     let edit = p.editable;
     let live = p.live.as_deref();
@@ -200,7 +200,7 @@ pub fn topology_view(p: &TopologyProps) -> Html {
 
 fn distance_matrix(t: &Topology, edit: bool, ed: &Callback<TopoEdit>, refusal: &Option<Refusal>) -> Html {
     let n = t.nodes.len();
-    let d = t.numa_distance.clone().unwrap_or_else(|| crate::topo_edit::default_distances(n));
+    let d = t.numa_distance.clone().unwrap_or_else(|| crate::model::topology::default_distances(n));
     let rows = (0..n)
         .map(|i| {
             let cells = (0..n).map(|j| {

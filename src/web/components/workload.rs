@@ -2,9 +2,9 @@
 //! library's serde form, so a new parameter shows up without a change here), client
 //! counts, iterations, duration, warm-up and seed.
 
-use crate::form::{parse_clients, parse_count};
+use crate::model::form::{parse_clients, parse_count};
+use crate::state::ExpEdit;
 use crate::web::components::fields::Field;
-use crate::web::state::ExpEdit;
 use schedsim::experiment::{DURATION_MS_MAX, ITERATIONS_MAX};
 use schedsim::workload::WORKLOAD_NAMES;
 use schedsim::{Experiment, Workload};
@@ -112,7 +112,7 @@ pub fn workload_form(p: &WorkloadProps) -> Html {
     };
     // A run over the event cap is the duration's and the client counts' fault: both are
     // marked, as a field whose text is refused is.
-    let size_refusal = crate::form::run_size_refusal(e);
+    let size_refusal = crate::model::form::run_size_refusal(e);
     let num = |label: &'static str, id: &'static str, value: u64, max: u64, edit: fn(u64) -> ExpEdit| {
         let d = d.clone();
         let on_commit = Callback::from(move |s: String| match parse_count(&s, max) {
@@ -167,7 +167,7 @@ pub fn workload_form(p: &WorkloadProps) -> Html {
     };
     let on_threshold = {
         let d = d.clone();
-        Callback::from(move |s: String| match crate::wasted::parse_threshold_us(&s) {
+        Callback::from(move |s: String| match crate::model::wasted::parse_threshold_us(&s) {
             Ok(ns) => {
                 d.emit(ExpEdit::WastedCoreThresholdNs(ns));
                 None
@@ -178,7 +178,7 @@ pub fn workload_form(p: &WorkloadProps) -> Html {
     // A whole number from 0 to `max` (the cgroup fields, where 0 means none).
     let whole = |max: u32, edit: fn(u32) -> ExpEdit| {
         let d = d.clone();
-        Callback::from(move |s: String| match crate::form::parse_whole(&s, 0, max as u64) {
+        Callback::from(move |s: String| match crate::model::form::parse_whole(&s, 0, max as u64) {
             Ok(v) => {
                 d.emit(edit(v as u32));
                 None

@@ -1,9 +1,9 @@
 //! The timeline's zoom and pan as a hook: the window the user chose, whether it follows
 //! the present (live mode), and the handlers of the gestures that move it (buttons,
 //! keys, Ctrl+wheel and Shift+wheel, a drag, a pinch). The arithmetic is
-//! [`crate::timeline`]'s, pure and tested natively; this file only reads the events.
+//! [`crate::model::timeline`]'s, pure and tested natively; this file only reads the events.
 
-use crate::timeline::{key_gesture, wheel_gesture, Gesture, ViewState, ViewWindow, DRAG_SLOP_PX, PINCH_MIN_PX};
+use crate::model::timeline::{key_gesture, wheel_gesture, Gesture, ViewState, ViewWindow, DRAG_SLOP_PX, PINCH_MIN_PX};
 use crate::web::hooks::{use_event_listener, use_keydown, ListenOn};
 use std::cell::RefCell;
 use std::rc::Rc;

@@ -1,11 +1,11 @@
 //! The Perfetto export: recordings run in a worker of their own, so a sweep and an
 //! export do not wait for each other, and the answer is downloaded as a file.
 
-use crate::perfetto::{self, PerfettoAsk};
-use crate::proto::{Request, Response};
+use crate::model::perfetto::{self, PerfettoAsk};
+use crate::state::PerfettoStatus;
 use crate::web::dom;
-use crate::web::state::PerfettoStatus;
-use crate::web::worker::SweepRunner;
+use crate::web::pool::SweepRunner;
+use crate::wire::proto::{Request, Response};
 use schedsim::Experiment;
 use std::collections::HashMap;
 use yew::prelude::*;
@@ -58,7 +58,7 @@ pub fn use_perfetto_export(exp: &Experiment, on_status: Callback<PerfettoStatus>
             *s += 1;
             *s
         };
-        let stem = crate::fmt::export_stem(&exp);
+        let stem = crate::model::fmt::export_stem(&exp);
         let kname = exp.kernels.get(ask.kernel as usize).map(|k| k.name.clone()).unwrap_or_default();
         let name = perfetto::file_name(&stem, &kname, &ask);
         names.borrow_mut().insert(id, name.clone());

@@ -3,11 +3,11 @@
 //! The page holds the file's bytes of the last trace imported, so the table's worker
 //! can import it again after a cancel; the experiment holds the programs made from it.
 
-use crate::proto::{Request, Response};
-use crate::replay_view::{self, ReplayTable, TraceVsTable, TRACE_FILE_BYTES_MAX};
+use crate::model::replay::{self, ReplayTable, TraceVsTable, TRACE_FILE_BYTES_MAX};
+use crate::state::{Action, State, Sweep};
 use crate::web::dom::{self, js_err};
-use crate::web::state::{Action, State, Sweep};
-use crate::web::worker::SweepRunner;
+use crate::web::pool::SweepRunner;
+use crate::wire::proto::{Request, Response};
 use base64::Engine;
 use schedsim::Experiment;
 use std::cell::RefCell;
@@ -147,12 +147,12 @@ pub fn use_replay(state: &UseReducerHandle<State>, dispatch: Callback<Action>) -
             Sweep::Done(r) if r.report.experiment == state.exp => Some(r.done.id),
             _ => None,
         };
-        let want = done.filter(|_| replay_view::replay_of(&state.exp).is_some_and(|p| !p.is_reference()));
+        let want = done.filter(|_| replay::replay_of(&state.exp).is_some_and(|p| !p.is_reference()));
         let sha = (*held).as_ref().map(|h| h.1.clone());
         let exp = state.exp.clone();
         use_effect_with((want, sha), move |(want, sha)| {
             let (Some(result_id), Some(sha)) = (*want, sha.clone()) else { return };
-            if replay_view::replay_of(&exp).map(|p| p.trace_sha256.as_str()) != Some(sha.as_str()) {
+            if replay::replay_of(&exp).map(|p| p.trace_sha256.as_str()) != Some(sha.as_str()) {
                 return;
             }
             let mut r = refs.borrow_mut();
@@ -195,7 +195,7 @@ pub fn use_replay(state: &UseReducerHandle<State>, dispatch: Callback<Action>) -
     // still holds: import it again, without asking for the file.
     {
         let (start, refs) = (start.clone(), refs.clone());
-        let wanted = replay_view::reference_of(&state.exp).map(|r| r.trace_sha256.clone());
+        let wanted = replay::reference_of(&state.exp).map(|r| r.trace_sha256.clone());
         use_effect_with(wanted, move |wanted| {
             let Some(sha) = wanted else { return };
             let h = refs.borrow().held.clone().filter(|h| &h.sha256 == sha);

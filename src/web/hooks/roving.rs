@@ -1,4 +1,4 @@
-//! One Tab stop for a group of controls, arrow keys inside ([`crate::keys`]): the
+//! One Tab stop for a group of controls, arrow keys inside ([`crate::model::roving`]): the
 //! "roving tabindex" of the WAI-ARIA practices.
 
 use wasm_bindgen::JsCast;
@@ -35,7 +35,7 @@ pub fn use_roving_focus(group: NodeRef) -> (Callback<KeyboardEvent>, Callback<Fo
             let target = e.target().and_then(|t| t.dyn_into::<HtmlElement>().ok());
             let Some(i) = target.and_then(|t| all.iter().position(|c| *c == t)) else { return };
             let on_select = all[i].tag_name() == "SELECT";
-            if let Some(j) = crate::keys::roving_step(&e.key(), i, all.len(), on_select) {
+            if let Some(j) = crate::model::roving::roving_step(&e.key(), i, all.len(), on_select) {
                 e.prevent_default();
                 *current.borrow_mut() = j;
                 settle(&all, j);

@@ -2,11 +2,11 @@
 //! runs the experiment when Run is pressed or the gallery asks for a one-click run
 //! (then the view follows the results until they are drawn, or until the user scrolls).
 
-use crate::sweep_job::{Kept, SweepJob};
+use crate::model::sweep::{Kept, SweepJob};
+use crate::state::{Action, State, SweepResult};
 use crate::web::dom;
 use crate::web::hooks::{use_event_listener, ListenOn};
-use crate::web::state::{Action, State, SweepResult};
-use crate::web::worker::{PoolEvent, SweepPool};
+use crate::web::pool::{PoolEvent, SweepPool};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -66,7 +66,7 @@ pub fn use_sweep_runner(
             if let Err(e) = state.exp.validate() {
                 d.emit(Action::Error(format!(
                     "cannot run: {}",
-                    crate::form::in_card_words(&state.exp, &e.to_string())
+                    crate::model::form::in_card_words(&state.exp, &e.to_string())
                 )));
                 return;
             }
@@ -90,7 +90,7 @@ pub fn use_sweep_runner(
     };
     {
         // A reload during or after a sweep of this experiment: the runs that had landed
-        // come back (`sweep_job::Kept`), or the page says they could not be kept.
+        // come back (`sweep::Kept`), or the page says they could not be kept.
         let json = state.exp.to_json();
         let d = dispatch.clone();
         use_effect_with((), move |_| {
@@ -186,7 +186,7 @@ pub fn use_sweep_runner(
     };
     let on_rerun = {
         let id = match &state.sweep {
-            crate::web::state::Sweep::RunsFailed { id, .. } => Some(*id),
+            crate::state::Sweep::RunsFailed { id, .. } => Some(*id),
             _ => None,
         };
         Callback::from(move |_| {

@@ -1,9 +1,9 @@
 //! The theme and presenter mode: attributes on `<html>`, so the whole page's CSS follows.
 
 use super::events::{use_event_listener, ListenOn};
-use crate::permalink::Theme;
+use crate::state::{theme_name, PRESENTER_KEY, THEME_KEY};
 use crate::web::dom;
-use crate::web::state::{theme_name, PRESENTER_KEY, THEME_KEY};
+use crate::wire::permalink::Theme;
 use yew::prelude::*;
 
 /// Whether `t` shows dark now ("auto" follows the system's preference).

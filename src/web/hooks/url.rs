@@ -2,8 +2,8 @@
 //! the page, so a reload keeps the experiment and Back and Forward move between tabs.
 
 use super::events::{use_event_listener, ListenOn};
-use crate::permalink::{self, Shared};
 use crate::web::dom;
+use crate::wire::permalink::{self, Shared};
 use yew::prelude::*;
 
 /// How long an edit waits before it is written to the address bar: typing a number

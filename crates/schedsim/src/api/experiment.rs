@@ -7,7 +7,7 @@ use crate::facts::kernel::KernelSpec;
 use crate::facts::machine;
 use crate::facts::metrics::Counters;
 use crate::facts::recording::Recording;
-use crate::facts::topology::{CpuMap, Topology, TopologyInput};
+use crate::facts::topology::{CpuMap, Topology, TopologyError, TopologyInput};
 use crate::facts::trace::{TraceWindow, WakeupTrace};
 use crate::facts::workload::{Housekeeping, Workload, WorkloadState};
 use crate::state::{Sim, SimOptions};
@@ -188,13 +188,7 @@ impl MachineSpec {
             }
             None => (None, CostModel::default(), String::new(), Default::default()),
         };
-        if let Some(t) = &self.topology {
-            let t = match t {
-                TopologyInput::Spec(s) => {
-                    Topology::parse_spec(s).map_err(|e| Error(format!("field machine.topology: {e}")))?
-                }
-                TopologyInput::Full(t) => t.clone(),
-            };
+        if let Some(t) = self.given_topology().map_err(|e| Error(format!("field machine.topology: {e}")))? {
             desc = match (&self.preset, t.spec()) {
                 (Some(p), Some(s)) => format!("{s} with {p} costs"),
                 (Some(p), None) => format!("custom topology with {p} costs"),
@@ -213,6 +207,58 @@ impl MachineSpec {
         costs.validate().map_err(|e| Error(format!("field machine.costs: {e}")))?;
         let map = topo.build().map_err(|e| Error(format!("field machine.topology: {e}")))?;
         Ok(Resolved { map, costs, description: desc, preempt, doms: Default::default() })
+    }
+
+    /// The topology written in `topology` (its spec parsed), if any: the branch of
+    /// [`MachineSpec::resolve`] that replaces the preset's topology, shared with
+    /// [`MachineSpec::effective_topology`].
+    fn given_topology(&self) -> Result<Option<Topology>, TopologyError> {
+        Ok(match &self.topology {
+            Some(TopologyInput::Spec(s)) => Some(Topology::parse_spec(s)?),
+            Some(TopologyInput::Full(t)) => Some(t.clone()),
+            None => None,
+        })
+    }
+
+    /// The machine's topology alone, as an editor of it sees the machine: the one given,
+    /// else the preset's. Unlike [`MachineSpec::resolve`] it neither reads the costs nor
+    /// builds the CPU map, so a topology can be shown and edited while the rest of the
+    /// machine does not validate. Errors in one line without a field name: the spec's
+    /// own, or the machine that is missing or unknown.
+    ///
+    /// ```
+    /// use schedsim::experiment::MachineSpec;
+    /// use schedsim::topology::{Topology, TopologyInput};
+    /// let mut m = MachineSpec { preset: Some("ryzen-7950x".into()), ..Default::default() };
+    /// assert_eq!(m.effective_topology().unwrap().cpu_count(), 32);
+    /// m.set_topology(Topology::parse_spec("1x1x4x2").unwrap());
+    /// assert_eq!(m.topology, Some(TopologyInput::Spec("1x1x4x2".into())));
+    /// assert_eq!(m.effective_topology().unwrap().cpu_count(), 8);
+    /// m.set_topology(Topology::uniform(1, 2, 8, 2));
+    /// assert_eq!(m.topology, None, "the preset's own topology is not written");
+    /// assert_eq!(MachineSpec::default().effective_topology().unwrap_err().0, "no machine preset or topology");
+    /// ```
+    pub fn effective_topology(&self) -> Result<Topology, Error> {
+        if let Some(t) = self.given_topology().map_err(|e| Error(e.0))? {
+            return Ok(t);
+        }
+        let name = self.preset.as_deref().ok_or_else(|| Error("no machine preset or topology".into()))?;
+        machine::machine(name).map(|m| m.topology).ok_or_else(|| Error(format!("unknown machine {name:?}")))
+    }
+
+    /// Sets the topology: none when it is the preset's own, else the compact spec where
+    /// the topology has one (shorter JSON and links), else the topology in full.
+    pub fn set_topology(&mut self, t: Topology) {
+        let same_as_preset =
+            self.preset.as_deref().and_then(machine::machine).map(|p| p.topology == t).unwrap_or(false);
+        self.topology = if same_as_preset {
+            None
+        } else {
+            Some(match t.spec() {
+                Some(s) => TopologyInput::Spec(s),
+                None => TopologyInput::Full(t),
+            })
+        };
     }
 }
 

@@ -1,10 +1,10 @@
 //! One sweep as the page's pool of workers runs it: which run goes next, what is
 //! running where, the runs landed so far (folded by the library's `ReportBuilder`), the
-//! progress and the time left. Pure, so it is tested natively; `web::worker::SweepPool`
+//! progress and the time left. Pure, so it is tested natively; `web::pool::SweepPool`
 //! moves the messages.
 
-use crate::proto::SweepDone;
 use schedsim::{Experiment, Report, ReportBuilder, RunId, RunResult, Sweep};
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
 
 /// The pool's size: one worker per logical CPU the browser reports, within these bounds.
@@ -321,7 +321,7 @@ impl SweepJob {
                 let clients = e.clients.get(r.point as usize).copied().unwrap_or(0);
                 format!(
                     "{kernel} at {}, iteration {}: {why}",
-                    crate::fmt::count_of(clients as u64, e.workload.clients_meaning()),
+                    crate::model::fmt::count_of(clients as u64, e.workload.clients_meaning()),
                     r.iteration + 1
                 )
             })
@@ -421,6 +421,23 @@ impl SweepJob {
         };
         Ok((done, report))
     }
+}
+
+/// A finished sweep: the report and its text renderings, each made by the library from
+/// the same `Report` value.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SweepDone {
+    pub id: u32,
+    pub report_json: String,
+    pub table: String,
+    pub samples_csv: String,
+    pub counters_csv: String,
+    /// Wall time from the first run handed to a worker to the last result.
+    pub wall_ms: f64,
+    /// Per kernel (its index), each seed patch it switches on and how often the patch's
+    /// own branch ran over all the sweep's runs (`RunResult::patched`); not in the report.
+    #[serde(default)]
+    pub patched: Vec<(u32, schedsim::Switch, u64)>,
 }
 
 #[cfg(test)]

@@ -1,11 +1,11 @@
 //! The kernel card's policy-script editor, its pure part: where a compiler or run error
 //! points in the script (`line L:C: …`, as the library writes it), the editor's line
-//! count, the template menu (the library's `TEMPLATES`) and how much of a permalink a
-//! script takes. The component is `web::components::policy_editor`; the compile check
-//! runs in the script worker (`proto::Request::CheckPolicy`).
+//! count and the template menu (the library's `TEMPLATES`); how much of a permalink a
+//! script takes is the link format's to say (`permalink::link_note`). The component is
+//! `web::components::policy_editor`; the compile check runs in the script worker
+//! (`proto::Request::CheckPolicy`).
 
-use crate::permalink::FRAGMENT_LEN_MAX;
-use schedsim::policy::{Template, POLICY_SOURCE_MAX, TEMPLATES};
+use schedsim::policy::{Template, TEMPLATES};
 
 /// Wait this long after the last keystroke before committing the text and compiling it.
 pub const CHECK_DEBOUNCE_MS: i32 = 350;
@@ -56,24 +56,6 @@ pub fn templates() -> impl Iterator<Item = (&'static str, String, &'static str)>
     TEMPLATES.iter().map(|t: &Template| (t.0, format!("{} — {}", t.0, t.1), t.2))
 }
 
-/// Characters of a permalink the script takes: its zlib stream in base64 (the link's
-/// encoding, `permalink::encode`), which compresses the script with the rest.
-pub fn link_chars(source: &str) -> usize {
-    miniz_oxide::deflate::compress_to_vec_zlib(source.as_bytes(), 9).len().div_ceil(3) * 4
-}
-
-/// What the editor says of the link: the script is in it, and the bounds.
-pub fn link_note(source: &str) -> String {
-    format!(
-        "The script travels in the page's link: about {} of the {} characters a link may have \
-         (a script is at most {} bytes; this one has {}).",
-        crate::fmt::thousands(link_chars(source) as u64),
-        crate::fmt::thousands(FRAGMENT_LEN_MAX as u64),
-        crate::fmt::thousands(POLICY_SOURCE_MAX as u64),
-        crate::fmt::thousands(source.len() as u64),
-    )
-}
-
 /// Why a live session of `exp` cannot start in this build, if a kernel has a script and
 /// this build has no engine: the session says so rather than step the kernel
 /// unscripted. The page runs live mode in a simulation worker of the experiment's kind
@@ -85,7 +67,7 @@ pub fn live_refusal(exp: &schedsim::Experiment) -> Option<String> {
         .iter()
         .enumerate()
         .filter(|(_, k)| k.policy.is_some())
-        .map(|(i, k)| format!("kernel {} ({})", crate::kernel_names::letter(i), k.name))
+        .map(|(i, k)| format!("kernel {} ({})", crate::model::kernels::letter(i), k.name))
         .collect();
     if scripted.is_empty() || schedsim::POLICY_ENGINE {
         return None;
@@ -118,17 +100,10 @@ mod tests {
     }
 
     #[test]
-    fn every_template_is_in_the_menu_and_fits_a_link() {
+    fn every_template_is_in_the_menu() {
         let t: Vec<_> = templates().collect();
         assert_eq!(t.len(), TEMPLATES.len());
         assert!(t.iter().any(|(v, _, _)| *v == "sis-v5.15") && t.iter().any(|(v, _, _)| *v == "seed001-v3.8"));
-        for (_, label, src) in t {
-            assert!(link_chars(src) < FRAGMENT_LEN_MAX / 4, "{label}");
-        }
-        // The largest script there may be fits a link with room for the experiment.
-        let worst: String = (0..POLICY_SOURCE_MAX).map(|i| char::from(b'!' + ((i * 7919) % 90) as u8)).collect();
-        assert!(link_chars(&worst) < FRAGMENT_LEN_MAX - 4096, "{}", link_chars(&worst));
-        assert!(link_note(STARTER).contains("32,768"), "{}", link_note(STARTER));
     }
 
     #[test]
@@ -143,8 +118,8 @@ mod tests {
         let mut e = schedsim::presets::experiment("seed001").unwrap();
         assert_eq!(live_refusal(&e), None);
         e.kernels[1].policy = Some(STARTER.into());
-        let key = crate::live_session::LiveKey { experiment: e.clone(), kernel: 0, clients: 0, iteration: 0 };
-        match (live_refusal(&e), crate::live_session::LiveSession::new(key)) {
+        let key = crate::model::live::LiveKey { experiment: e.clone(), kernel: 0, clients: 0, iteration: 0 };
+        match (live_refusal(&e), crate::model::live::LiveSession::new(key)) {
             // This crate's own build has no engine (a workspace build may unify it on).
             (Some(why), Err(e)) => {
                 assert!(why.contains("kernel B (prev-idle) has a script"), "{why}");
@@ -159,8 +134,8 @@ mod tests {
     fn a_link_carries_the_script_and_opens_with_it() {
         let mut e = schedsim::presets::experiment("seed001").unwrap();
         e.kernels[1].policy = Some(schedsim::policy::template("seed001-v3.8").unwrap().into());
-        let s = crate::permalink::Shared { experiment: e, view: Default::default() };
-        let f = crate::permalink::encode(&s);
-        assert_eq!(crate::permalink::decode(&f).unwrap(), Some(s));
+        let s = crate::wire::permalink::Shared { experiment: e, view: Default::default() };
+        let f = crate::wire::permalink::encode(&s);
+        assert_eq!(crate::wire::permalink::decode(&f).unwrap(), Some(s));
     }
 }

@@ -152,14 +152,14 @@ pub fn in_card_words(exp: &schedsim::Experiment, refusal: &str) -> String {
         .and_then(|r| r.split_once("]."))
         .and_then(|(i, rest)| Some((i.parse::<usize>().ok()?, rest)))
     {
-        let letter = crate::kernel_names::letter(i);
+        let letter = crate::model::kernels::letter(i);
         if rest == "name" && why.ends_with(" is used twice") {
             let name = exp.kernels.get(i).map(|k| k.name.as_str()).unwrap_or_default();
             let other = exp.kernels.iter().enumerate().position(|(j, k)| j != i && k.name == name);
             if let Some(j) = other {
                 return format!(
                     "Kernel {letter}, name: {name:?} is kernel {}'s name too; type another in one of the two cards.",
-                    crate::kernel_names::letter(j)
+                    crate::model::kernels::letter(j)
                 );
             }
         }

@@ -191,25 +191,25 @@ impl fmt::Display for LinkError {
 /// Encodes `s` as a fragment (without the `#`).
 ///
 /// ```
-/// use schedsim_web::permalink::{decode, encode, Shared, View};
+/// use schedsim_web::wire::permalink::{decode, encode, Shared, View};
 /// let s = Shared { experiment: schedsim::presets::experiment("demo").unwrap(), view: View::default() };
 /// let f = encode(&s);
 /// assert!(f.starts_with("v1."));
 /// assert_eq!(decode(&f).unwrap(), Some(s));
 /// ```
 ///
-/// A replay whose programs are larger than `replay_view::LINK_REPLAY_JSON_MAX`, or
+/// A replay whose programs are larger than `replay::LINK_REPLAY_JSON_MAX`, or
 /// whose link would be longer than [`FRAGMENT_LEN_MAX`], goes in its reference form
 /// (the trace's name and SHA-256): opening the link asks for the trace file.
 pub fn encode(s: &Shared) -> String {
-    if crate::replay_view::replay_of(&s.experiment).is_some() {
-        if crate::replay_view::link_carries_programs(&s.experiment) {
+    if crate::model::replay::replay_of(&s.experiment).is_some() {
+        if crate::model::replay::link_carries_programs(&s.experiment) {
             let f = encode_whole(s);
             if f.len() <= FRAGMENT_LEN_MAX {
                 return f;
             }
         }
-        let r = Shared { experiment: crate::replay_view::as_reference(&s.experiment), view: s.view.clone() };
+        let r = Shared { experiment: crate::model::replay::as_reference(&s.experiment), view: s.view.clone() };
         return encode_whole(&r);
     }
     encode_whole(s)
@@ -376,7 +376,7 @@ pub fn parse_shared(text: &str) -> Result<Shared, LinkError> {
 /// Whether `e` replays a trace in the reference form and is valid but for that:
 /// checked by validating a copy that replays one trivial task in its place.
 fn is_valid_reference(e: &Experiment) -> bool {
-    let Some(r) = crate::replay_view::reference_of(e) else { return false };
+    let Some(r) = crate::model::replay::reference_of(e) else { return false };
     let stand_in = serde_json::json!([{ "name": "stand-in/1", "program": "r1000 x" }]);
     let mut probe = e.clone();
     let mut p = r.clone();
@@ -384,6 +384,24 @@ fn is_valid_reference(e: &Experiment) -> bool {
     p.tasks = tasks;
     probe.workload = schedsim::Workload::Replay(p);
     probe.validate().is_ok()
+}
+
+/// Characters of a permalink the script takes: its zlib stream in base64 (the link's
+/// encoding, [`encode`]), which compresses the script with the rest.
+pub fn link_chars(source: &str) -> usize {
+    miniz_oxide::deflate::compress_to_vec_zlib(source.as_bytes(), 9).len().div_ceil(3) * 4
+}
+
+/// What the policy-script editor says of the link: the script is in it, and the bounds.
+pub fn link_note(source: &str) -> String {
+    format!(
+        "The script travels in the page's link: about {} of the {} characters a link may have \
+         (a script is at most {} bytes; this one has {}).",
+        crate::model::fmt::thousands(link_chars(source) as u64),
+        crate::model::fmt::thousands(FRAGMENT_LEN_MAX as u64),
+        crate::model::fmt::thousands(schedsim::policy::POLICY_SOURCE_MAX as u64),
+        crate::model::fmt::thousands(source.len() as u64),
+    )
 }
 
 #[cfg(test)]
@@ -634,5 +652,19 @@ mod tests {
         // A zip bomb: a megabyte of spaces compresses to a few hundred bytes.
         let bomb = format!("{{\"experiment\":{}{}}}", " ".repeat(1 << 20), "1");
         assert!(decode(&bad(&bomb)).unwrap_err().to_string().contains("inflates past"));
+    }
+
+    #[test]
+    fn every_template_fits_a_link() {
+        use crate::model::policy_editor::STARTER;
+        use schedsim::policy::TEMPLATES;
+        for t in TEMPLATES {
+            assert!(link_chars(t.2) < FRAGMENT_LEN_MAX / 4, "{}", t.0);
+        }
+        // The largest script there may be fits a link with room for the experiment.
+        let worst: String =
+            (0..schedsim::policy::POLICY_SOURCE_MAX).map(|i| char::from(b'!' + ((i * 7919) % 90) as u8)).collect();
+        assert!(link_chars(&worst) < FRAGMENT_LEN_MAX - 4096, "{}", link_chars(&worst));
+        assert!(link_note(STARTER).contains("32,768"), "{}", link_note(STARTER));
     }
 }

@@ -2,7 +2,7 @@
 //! the "Decade of Wasted Cores" invariant was broken, the moments it broke, and the
 //! plan to replay one of them in live mode.
 
-use crate::fmt::fmt_ns;
+use crate::model::fmt::fmt_ns;
 use schedsim::{Report, WastedMoment};
 
 /// How far before a moment live mode stops, so the user steps into it.
@@ -87,7 +87,7 @@ pub fn parse_threshold_us(s: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::live_session::{LiveKey, LiveSession};
+    use crate::model::live::{LiveKey, LiveSession};
 
     fn moment(iteration: u32, time_ns: u64) -> WastedMoment {
         WastedMoment {

@@ -17,13 +17,13 @@ pub enum Request {
     /// the parsing.
     Run { id: u32, experiment_json: String, run: schedsim::RunId },
     /// Record one run's window as a Perfetto trace (`Experiment::perfetto`).
-    Perfetto { id: u32, experiment_json: String, ask: crate::perfetto::PerfettoAsk },
+    Perfetto { id: u32, experiment_json: String, ask: crate::model::perfetto::PerfettoAsk },
     /// Record one run's window for the timeline (`Experiment::record`).
-    Timeline { id: u32, experiment_json: String, ask: crate::perfetto::PerfettoAsk },
+    Timeline { id: u32, experiment_json: String, ask: crate::model::perfetto::PerfettoAsk },
     /// Kernel A's run with kernel B asked at every wakeup (`Experiment::diff`).
     Diff { id: u32, experiment_json: String, ask: schedsim::diff::DiffAsk },
     /// Import a scheduler trace (`schedsim::sched_trace::import_with`) and make
-    /// `experiment_json` replay it (`replay_view::with_trace`). The file's bytes cross as
+    /// `experiment_json` replay it (`replay::with_trace`). The file's bytes cross as
     /// base64: a JSON string, as every other request's payload. The worker keeps the
     /// trace for the next `ReplayTable`.
     ImportTrace { id: u32, name: String, bytes_b64: String, experiment_json: String },
@@ -37,12 +37,12 @@ pub enum Request {
     /// Compile a policy script (`schedsim::check_policy`), for the kernel card's editor;
     /// only the script worker has the engine.
     CheckPolicy { id: u32, source: String },
-    /// Start live mode's session `id` (`live_session::LiveSession`, kept by the worker
+    /// Start live mode's session `id` (`live::LiveSession`, kept by the worker
     /// in place of any other) on `kernel` with `clients` and the iteration's stream;
     /// answered by its first `Live` frame.
     LiveStart { id: u32, experiment_json: String, kernel: u32, clients: u32, iteration: u32 },
     /// Do `op` on live session `id`; answered by a `Live` frame.
-    Live { id: u32, op: crate::live_session::LiveOp },
+    Live { id: u32, op: crate::model::live::LiveOp },
 }
 
 impl Request {
@@ -152,19 +152,19 @@ pub enum Response {
     /// A replay's observed/simulated table.
     ReplayTable {
         id: u32,
-        table: crate::replay_view::ReplayTable,
+        table: crate::model::replay::ReplayTable,
     },
     /// Two traces compared.
     TraceVs {
         id: u32,
-        table: crate::replay_view::TraceVsTable,
+        table: crate::model::replay::TraceVsTable,
     },
     /// A policy script compiled (`error` is `None`), or the compiler's one line.
     PolicyChecked {
         id: u32,
         error: Option<String>,
     },
-    /// A live session's `live_session::LiveFrame`, as JSON (its counters are `u64`s).
+    /// A live session's `live::LiveFrame`, as JSON (its counters are `u64`s).
     Live {
         id: u32,
         frame_json: String,
@@ -173,23 +173,6 @@ pub enum Response {
         id: u32,
         message: String,
     },
-}
-
-/// A finished sweep: the report and its text renderings, each made by the library from
-/// the same `Report` value.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SweepDone {
-    pub id: u32,
-    pub report_json: String,
-    pub table: String,
-    pub samples_csv: String,
-    pub counters_csv: String,
-    /// Wall time from the first run handed to a worker to the last result.
-    pub wall_ms: f64,
-    /// Per kernel (its index), each seed patch it switches on and how often the patch's
-    /// own branch ran over all the sweep's runs (`RunResult::patched`); not in the report.
-    #[serde(default)]
-    pub patched: Vec<(u32, schedsim::Switch, u64)>,
 }
 
 /// Emit progress at most this often: enough for a smooth bar, few enough messages.
@@ -223,7 +206,7 @@ mod tests {
         assert_eq!(Request::CheckPolicy { id: 2, source: String::new() }.engine(), Some(Engine::Script));
         let live = Request::LiveStart { id: 3, experiment_json: e.to_json(), kernel: 1, clients: 2, iteration: 0 };
         assert_eq!(live.engine(), Some(Engine::Script));
-        let op = Request::Live { id: 3, op: crate::live_session::LiveOp::Step };
+        let op = Request::Live { id: 3, op: crate::model::live::LiveOp::Step };
         assert_eq!(op.engine(), None, "a live op stays on its session's worker");
         assert_eq!(Engine::of("not json"), Engine::Plain);
         assert_ne!(Engine::Plain.url(), Engine::Script.url());

@@ -9,8 +9,8 @@
 //! made ([`TimelineOp`]), so the page's copy of the timeline ([`TimelineMirror`]) is the
 //! session's own, operation for operation.
 
-use crate::fmt::thousands;
-use crate::timeline::{Timeline, LIVE_KEEP_NS, LIVE_TRACES_MAX};
+use crate::model::fmt::thousands;
+use crate::model::timeline::{Timeline, LIVE_KEEP_NS, LIVE_TRACES_MAX};
 use schedsim::live::{CpuView, Live, Step};
 use schedsim::recording::Recording;
 use schedsim::trace::WakeupTrace;
@@ -209,7 +209,7 @@ impl LiveSession {
         if key.kernel as usize >= exp.kernels.len() {
             return Err(format!("kernel {} does not exist; the experiment has {}", key.kernel, exp.kernels.len()));
         }
-        if let Some(why) = crate::policy_edit::live_refusal(exp) {
+        if let Some(why) = crate::model::policy_editor::live_refusal(exp) {
             return Err(why);
         }
         let mut lives = Vec::new();
@@ -277,7 +277,7 @@ impl LiveSession {
         self.lives.iter().enumerate().find_map(|(i, l)| {
             l.error().map(|e| {
                 let name = exp.kernels.get(i).map_or("", |k| k.name.as_str());
-                format!("kernel {} ({name}): {e}", crate::kernel_names::letter(i))
+                format!("kernel {} ({name}): {e}", crate::model::kernels::letter(i))
             })
         })
     }

@@ -2,14 +2,12 @@
 //! Pure, so it compiles and is tested natively; in the page, Yew's `Reducible` is a thin
 //! wrapper around `reduce`.
 
-use crate::permalink::{Shared, Tab, Theme, View};
-use crate::proto::SweepDone;
-use crate::sweep_job::JobProgress;
-use crate::topo_edit::{self, Refusal, TopoEdit};
-use crate::wasted::JumpPlan;
+use crate::model::sweep::{JobProgress, SweepDone};
+use crate::model::topology::{self, Refusal, TopoEdit};
+use crate::model::wasted::JumpPlan;
+use crate::wire::permalink::{Shared, Tab, Theme, View};
 use schedsim::experiment::{MachineSpec, KERNELS_MAX};
 use schedsim::topology::Topology;
-use schedsim::topology::TopologyInput;
 use schedsim::{presets, Experiment, KernelSpec, Report, Workload};
 use std::rc::Rc;
 
@@ -97,7 +95,7 @@ pub struct State {
     /// Presenter mode (large type, high contrast, charts one per row, the form folded):
     /// this device's setting, kept in local storage and never in a link.
     pub presenter: bool,
-    /// Runs kept from before a reload (`sweep_job::Kept`): (runs kept, runs in all),
+    /// Runs kept from before a reload (`sweep::Kept`): (runs kept, runs in all),
     /// said in a banner until a sweep starts; (0, n) when n runs could not be kept.
     pub restored: Option<(u32, u32)>,
 }
@@ -282,12 +280,12 @@ impl State {
     /// message saying why the link was not used; `workers` simulation workers.
     pub fn from_fragment(fragment: &str, workers: u32) -> State {
         let mut st = State::from_fragment_alone(fragment);
-        st.workers = workers.clamp(1, crate::sweep_job::WORKERS_MAX);
+        st.workers = workers.clamp(1, crate::model::sweep::WORKERS_MAX);
         st
     }
 
     fn from_fragment_alone(fragment: &str) -> State {
-        match crate::permalink::decode(fragment) {
+        match crate::wire::permalink::decode(fragment) {
             Ok(Some(s)) => {
                 // A shared result shows itself: a link to the Sweep view runs at once.
                 let run = s.view.tab == Tab::Sweep;
@@ -318,7 +316,7 @@ impl State {
 
     /// The topology being edited: the experiment's own, or its preset's.
     pub fn topology(&self) -> Result<Topology, String> {
-        machine_topology(&self.exp.machine)
+        self.exp.machine.effective_topology().map_err(|e| e.0)
     }
 
     pub fn running(&self) -> bool {
@@ -333,31 +331,6 @@ impl State {
             self.run_request += 1;
         }
     }
-}
-
-pub fn machine_topology(m: &MachineSpec) -> Result<Topology, String> {
-    match &m.topology {
-        Some(TopologyInput::Spec(s)) => Topology::parse_spec(s).map_err(|e| e.0),
-        Some(TopologyInput::Full(t)) => Ok(t.clone()),
-        None => {
-            let name = m.preset.as_deref().ok_or("no machine preset or topology")?;
-            schedsim::machine::machine(name).map(|m| m.topology).ok_or_else(|| format!("unknown machine {name:?}"))
-        }
-    }
-}
-
-/// Sets a topology, written as the compact spec when it has one (shorter links).
-pub fn set_topology(m: &mut MachineSpec, t: Topology) {
-    let same_as_preset =
-        m.preset.as_deref().and_then(schedsim::machine::machine).map(|p| p.topology == t).unwrap_or(false);
-    m.topology = if same_as_preset {
-        None
-    } else {
-        Some(match t.spec() {
-            Some(s) => TopologyInput::Spec(s),
-            None => TopologyInput::Full(t),
-        })
-    };
 }
 
 /// One edit of an experiment field that has no action of its own (the workload form's
@@ -416,7 +389,7 @@ pub enum Action {
     RemoveKernel(usize),
     SetWorkload(Workload),
     /// A whole experiment, the view unchanged (a trace imported into it:
-    /// `replay_view::with_trace`).
+    /// `replay::with_trace`).
     SetExperiment(Box<Experiment>),
     /// Any other experiment field.
     Edit(ExpEdit),
@@ -504,7 +477,7 @@ impl State {
                 clamp_irq_cpu(&mut s.exp);
             }
             Action::SetTopology(t) => {
-                set_topology(&mut s.exp.machine, t);
+                s.exp.machine.set_topology(t);
                 s.refusal = None;
                 clamp_irq_cpu(&mut s.exp);
             }
@@ -527,9 +500,9 @@ impl State {
                 }
             }
             Action::EditTopology(e) => match s.topology() {
-                Ok(t) => match topo_edit::apply(&t, e) {
+                Ok(t) => match topology::apply(&t, e) {
                     Ok(t2) => {
-                        set_topology(&mut s.exp.machine, t2);
+                        s.exp.machine.set_topology(t2);
                         s.refusal = None;
                         clamp_irq_cpu(&mut s.exp);
                     }
@@ -661,7 +634,7 @@ impl State {
                     }
                 }
             }
-            Action::SetWorkers(n) => s.workers = n.clamp(1, crate::sweep_job::WORKERS_MAX),
+            Action::SetWorkers(n) => s.workers = n.clamp(1, crate::model::sweep::WORKERS_MAX),
             Action::Restored(r, kept, total) => {
                 if let Some(r) = r {
                     if r.complete {
@@ -708,7 +681,7 @@ impl yew::Reducible for State {
 /// dbench's interrupt CPU must exist on the machine; keep it on CPU 0 when the machine
 /// shrinks below it rather than making the experiment invalid.
 fn clamp_irq_cpu(e: &mut Experiment) {
-    let n = machine_topology(&e.machine).map(|t| t.cpu_count()).unwrap_or(1);
+    let n = e.machine.effective_topology().map(|t| t.cpu_count()).unwrap_or(1);
     if let Workload::Dbench(p) = &mut e.workload {
         if p.irq_cpu as u64 >= n {
             p.irq_cpu = 0;
@@ -719,8 +692,9 @@ fn clamp_irq_cpu(e: &mut Experiment) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::permalink;
-    use crate::topo_edit::Spot;
+    use crate::model::topology::Spot;
+    use crate::wire::permalink;
+    use schedsim::topology::TopologyInput;
 
     /// The page as opened without a link, its demo run already started.
     fn state() -> State {
@@ -790,7 +764,7 @@ mod tests {
         e.iterations = 100;
         let k = e.kernels[0].clone();
         e.kernels = (0..8).map(|i| KernelSpec { name: format!("k{i}"), ..k.clone() }).collect();
-        crate::permalink::encode(&Shared { experiment: e, view: View::default() })
+        crate::wire::permalink::encode(&Shared { experiment: e, view: View::default() })
     }
 
     // A link to the Sweep view runs when opened, unless it costs more than
@@ -825,7 +799,7 @@ mod tests {
         let mut e = presets::experiment("seed004").unwrap();
         e.iterations = 100;
         let live =
-            crate::permalink::encode(&Shared { experiment: e, view: View { tab: Tab::Live, ..View::default() } });
+            crate::wire::permalink::encode(&Shared { experiment: e, view: View { tab: Tab::Live, ..View::default() } });
         assert_eq!(State::from_fragment(&live, 2).question, None);
     }
 
@@ -836,7 +810,8 @@ mod tests {
         for p in presets::presets() {
             let s = state().reduce(Action::LoadPreset { name: p.name.to_string(), run: true });
             assert_eq!((s.run_request, s.question.clone()), (1, None), "{}", p.name);
-            let link = crate::permalink::encode(&Shared { experiment: p.experiment.clone(), view: View::default() });
+            let link =
+                crate::wire::permalink::encode(&Shared { experiment: p.experiment.clone(), view: View::default() });
             assert_eq!(State::from_fragment(&link, 2).run_request, 1, "{}", p.name);
         }
         // Past the threshold, the gallery's run asks too: a preset made large by hand
@@ -1009,7 +984,7 @@ mod tests {
         let frag = permalink::encode(&Shared { experiment: exp.clone(), view: view.clone() });
         let s = State::from_fragment(&frag, 1000);
         assert_eq!((s.exp.clone(), s.view.clone(), s.run_request), (exp.clone(), view, 1));
-        assert_eq!(s.workers, crate::sweep_job::WORKERS_MAX);
+        assert_eq!(s.workers, crate::model::sweep::WORKERS_MAX);
         let live = View { tab: Tab::Live, ..View::default() };
         let s = State::from_fragment(&permalink::encode(&Shared { experiment: exp, view: live }), 0);
         assert_eq!((s.run_request, s.workers), (0, 1));

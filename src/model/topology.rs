@@ -70,7 +70,7 @@ pub fn default_distances(n: usize) -> Vec<Vec<u32>> {
 ///
 /// ```
 /// use schedsim::topology::Topology;
-/// use schedsim_web::topo_edit::{apply, Spot, TopoEdit};
+/// use schedsim_web::model::topology::{apply, Spot, TopoEdit};
 /// let t = Topology::uniform(1, 1, 2, 2);
 /// let t2 = apply(&t, TopoEdit::DuplicateCore(0, 0, 1)).unwrap();
 /// assert_eq!(t2.cpu_count(), 6);

@@ -149,7 +149,7 @@ pub const REPLAY_GUIDE: ReplayGuide = ReplayGuide {
 /// The classroom's exercise: write a placement that fixes seed 001's problem. Kernel A
 /// is v3.8 (the bouncing cow), B the patch's own result (`sis-prev-idle`), C the
 /// student's script on v3.8, starting from the kernel's own choice
-/// (`policy_edit::STARTER`); the comparison shows C beside B.
+/// (`policy_editor::STARTER`); the comparison shows C beside B.
 pub struct Exercise {
     pub title: &'static str,
     pub task: &'static str,
@@ -220,7 +220,7 @@ pub fn eevdf_experiment() -> schedsim::Experiment {
     // own rule ("v6.12-DELAY_DEQUEUE"), so the card shows what each changes.
     for (v, sw) in [(V::V6_12, Switch::DelayDequeue), (V::V6_6, Switch::RunToParity)] {
         let mut k = KernelSpec::new("", v).with(sw, false);
-        k.name = crate::kernel_names::auto_name(&k);
+        k.name = crate::model::kernels::auto_name(&k);
         e.kernels.push(k);
     }
     e
@@ -230,7 +230,7 @@ pub fn eevdf_experiment() -> schedsim::Experiment {
 pub fn exercise_experiment() -> schedsim::Experiment {
     let mut e = schedsim::presets::experiment("seed001").expect("seed001 is a preset");
     let mut yours = schedsim::KernelSpec::new("yours", schedsim::KernelVersion::V3_8);
-    yours.policy = Some(crate::policy_edit::STARTER.to_string());
+    yours.policy = Some(crate::model::policy_editor::STARTER.to_string());
     e.kernels.push(yours);
     e.name = "seed001-exercise".into();
     e
@@ -247,7 +247,7 @@ mod tests {
         assert!(e.kernels[0].policy.is_none() && e.kernels[1].policy.is_none());
         assert_eq!(
             (e.kernels[2].preset, e.kernels[2].policy.as_deref()),
-            (e.kernels[0].preset, Some(crate::policy_edit::STARTER))
+            (e.kernels[0].preset, Some(crate::model::policy_editor::STARTER))
         );
     }
 

@@ -208,12 +208,12 @@ pub fn notes(r: &Report) -> Vec<String> {
         out.push(if matches!(r.experiment.workload, Workload::Hackbench(_)) {
             format!(
                 "{} at {}: {nothing} ({} ms) {iters}, so the {summary} there is the duration, not the time the work took.",
-                c.name, crate::fmt::count_of(e.clients as u64, meaning), r.experiment.duration_ms
+                c.name, crate::model::fmt::count_of(e.clients as u64, meaning), r.experiment.duration_ms
             )
         } else {
             format!(
                 "{} at {}: {nothing} ({window} ms after warm-up) {iters}, so the {summary} there is not a measurement. More time (duration_ms) or fewer {meaning} would let requests complete.",
-                c.name, crate::fmt::count_of(e.clients as u64, meaning)
+                c.name, crate::model::fmt::count_of(e.clients as u64, meaning)
             )
         });
     }
@@ -247,7 +247,7 @@ pub fn notes(r: &Report) -> Vec<String> {
                             "at every count".to_string()
                         } else {
                             match same[..] {
-                                [one] => format!("at {}", crate::fmt::count_of(one as u64, meaning)),
+                                [one] => format!("at {}", crate::model::fmt::count_of(one as u64, meaning)),
                                 _ => format!("at {} {meaning}", list(&same)),
                             }
                         };

@@ -10,7 +10,6 @@
 //! file and refuses any file whose SHA-256 differs. A link is never run against another
 //! trace without saying so.
 
-use crate::web::state::{machine_topology, set_topology};
 use schedsim::experiment::Experiment;
 use schedsim::replay::Comparison;
 use schedsim::sched_trace::Trace;
@@ -111,11 +110,11 @@ pub fn with_trace(exp: &Experiment, trace: &Trace) -> Result<WithTrace, String> 
         // The same trace again (a link that carried its programs): keep them.
         notes.push(format!("{} is the trace this experiment replays: nothing changed.", trace.name));
     } else {
-        let nr_cpus = machine_topology(&e.machine).map(|t| t.cpu_count() as u32).unwrap_or(0);
+        let nr_cpus = e.machine.effective_topology().map(|t| t.cpu_count() as u32).unwrap_or(0);
         if nr_cpus < trace.cpus {
             let spec = format!("1x1x{}x1", trace.cpus.max(1));
             let t = Topology::parse_spec(&spec).map_err(|err| err.0)?;
-            set_topology(&mut e.machine, t);
+            e.machine.set_topology(t);
             notes.push(format!(
                 "The machine had {nr_cpus} CPUs and the trace names {}: it is now {spec} (one LLC, no SMT, the \
                  preset's costs). Give the traced machine's topology above for a closer replay.",
@@ -137,7 +136,7 @@ pub fn with_trace(exp: &Experiment, trace: &Trace) -> Result<WithTrace, String> 
             schedsim::replay::REPLAY_SPAN_FACTOR
         ));
     }
-    let nr_cpus = machine_topology(&e.machine).map(|t| t.cpu_count() as u32).unwrap_or(0);
+    let nr_cpus = e.machine.effective_topology().map(|t| t.cpu_count() as u32).unwrap_or(0);
     trace.check_cpus(nr_cpus).map_err(|err| err.to_string())?;
     e.validate().map_err(|err| err.to_string())?;
     Ok(WithTrace { experiment: e, notes })
@@ -227,7 +226,7 @@ pub struct OtherMachine {
 /// What to say when `exp` replays a trace of `trace_cpus` CPUs on a machine of
 /// another count (`None` when the counts agree).
 pub fn other_machine(exp: &Experiment, trace_cpus: u32) -> Option<OtherMachine> {
-    let nr_cpus = machine_topology(&exp.machine).map(|t| t.cpu_count() as u32).ok()?;
+    let nr_cpus = exp.machine.effective_topology().map(|t| t.cpu_count() as u32).ok()?;
     (nr_cpus != trace_cpus && trace_cpus > 0).then(|| OtherMachine {
         note: format!(
             "Replayed on {nr_cpus} CPUs; the trace was recorded on {trace_cpus}. The simulated columns are another \
@@ -246,13 +245,13 @@ pub fn other_machine(exp: &Experiment, trace_cpus: u32) -> Option<OtherMachine> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::permalink::{self, Shared, View};
+    use crate::wire::permalink::{self, Shared, View};
 
-    const MAKE: &[u8] = include_bytes!("../traces/make.perf.txt.gz");
-    const DBENCH: &[u8] = include_bytes!("../traces/dbench.perf.txt.gz");
+    const MAKE: &[u8] = include_bytes!("../../traces/make.perf.txt.gz");
+    const DBENCH: &[u8] = include_bytes!("../../traces/dbench.perf.txt.gz");
 
     fn demo() -> Experiment {
-        crate::web::state::default_experiment()
+        crate::state::default_experiment()
     }
 
     fn trace(bytes: &[u8], name: &str) -> Trace {
@@ -263,10 +262,10 @@ mod tests {
     fn importing_makes_the_replay_and_grows_a_small_machine() {
         let t = trace(MAKE, "make.perf.txt.gz");
         let mut small = demo();
-        set_topology(&mut small.machine, Topology::parse_spec("1x1x1x1").unwrap());
+        small.machine.set_topology(Topology::parse_spec("1x1x1x1").unwrap());
         let w = with_trace(&small, &t).unwrap();
         assert_eq!(replay_of(&w.experiment), Some(&t.replay_params()));
-        assert_eq!(machine_topology(&w.experiment.machine).unwrap().spec().as_deref(), Some("1x1x2x1"));
+        assert_eq!(w.experiment.machine.effective_topology().unwrap().spec().as_deref(), Some("1x1x2x1"));
         assert!(w.notes[0].contains("it is now 1x1x2x1"), "{:?}", w.notes);
         assert_eq!(w.experiment.warmup_ms, 0);
         // The same duration as the CLI's `schedsim replay`, so the table's numbers agree.
@@ -374,14 +373,14 @@ mod tests {
     fn a_replay_on_another_cpu_count_says_so_and_offers_the_traces_shape() {
         let t = trace(MAKE, "make.perf.txt.gz");
         let e = with_trace(&demo(), &t).unwrap().experiment;
-        let n = machine_topology(&e.machine).unwrap().cpu_count();
+        let n = e.machine.effective_topology().unwrap().cpu_count();
         assert!(n > 2);
         let o = other_machine(&e, t.cpus).expect("the demo's machine is not the traced 2 CPUs");
         assert!(o.note.starts_with(&format!("Replayed on {n} CPUs; the trace was recorded on 2.")), "{}", o.note);
         assert!(o.presets.contains(&"kvm-2"), "{:?}", o.presets);
         assert_eq!(o.spec, "1x1x2x1");
         let mut two = e.clone();
-        set_topology(&mut two.machine, Topology::parse_spec("1x1x2x1").unwrap());
+        two.machine.set_topology(Topology::parse_spec("1x1x2x1").unwrap());
         assert_eq!(other_machine(&two, t.cpus), None);
     }
 }

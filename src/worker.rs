@@ -1,10 +1,11 @@
-//! Inside a simulation worker: the message handler [`register`] installs, and what
-//! each [`Request`] runs (a sweep's run, a Perfetto or timeline recording, an A/B diff,
-//! a trace's import and replay table, a policy script's compile check, live mode's
-//! session), each answered by one [`Response`] (a run also with its progress).
+//! Inside a simulation worker, the floor the worker binaries run and the page never
+//! imports: the message handler [`register`] installs, and what each [`Request`] runs
+//! (a sweep's run, a Perfetto or timeline recording, an A/B diff, a trace's import and
+//! replay table, a policy script's compile check, live mode's session), each answered by
+//! one [`Response`] (a run also with its progress).
 
-use crate::live_session::{LiveKey, LiveOp, LiveSession};
-use crate::proto::{Request, Response, PROGRESS_INTERVAL_MS};
+use crate::model::live::{LiveKey, LiveOp, LiveSession};
+use crate::wire::proto::{Request, Response, PROGRESS_INTERVAL_MS};
 use schedsim::sched_trace::Trace;
 use schedsim::{Experiment, RunId, Sweep};
 use std::cell::{Cell, RefCell};
@@ -212,7 +213,7 @@ fn import_trace(id: u32, name: &str, bytes_b64: &str, experiment_json: &str) -> 
         Ok(t) => t,
         Err(message) => return Response::Failed { id, message },
     };
-    match crate::replay_view::with_trace(&exp, &trace) {
+    match crate::model::replay::with_trace(&exp, &trace) {
         Ok(w) => Response::Imported {
             id,
             name: trace.name.clone(),
@@ -230,13 +231,13 @@ fn replay_table(id: u32, experiment_json: &str, name: &str, bytes_b64: &str) -> 
         Ok(e) => e,
         Err(e) => return Response::Failed { id, message: e.to_string() },
     };
-    let sha = crate::replay_view::replay_of(&exp).map(|p| p.trace_sha256.clone());
+    let sha = crate::model::replay::replay_of(&exp).map(|p| p.trace_sha256.clone());
     let trace = match trace_of(id, name, bytes_b64, sha.as_deref()) {
         Ok(t) => t,
         Err(message) => return Response::Failed { id, message },
     };
     match exp.compare_with(&trace) {
-        Ok(c) => Response::ReplayTable { id, table: crate::replay_view::ReplayTable::of(&c) },
+        Ok(c) => Response::ReplayTable { id, table: crate::model::replay::ReplayTable::of(&c) },
         Err(e) => Response::Failed { id, message: e.to_string() },
     }
 }
@@ -254,7 +255,7 @@ fn compare_traces(id: u32, a: (&str, &str, &str), b: (&str, &str)) -> Response {
         Err(message) => return Response::Failed { id, message },
     };
     match compare_on(&ta, &own_machine(&ta), &tb, &own_machine(&tb)) {
-        Ok(v) => Response::TraceVs { id, table: crate::replay_view::TraceVsTable::of(&v) },
+        Ok(v) => Response::TraceVs { id, table: crate::model::replay::TraceVsTable::of(&v) },
         Err(message) => Response::Failed { id, message },
     }
 }

@@ -1,19 +1,15 @@
-//! The simulation workers: the worker binary calls [`register`] (`serve.rs`, the side
-//! that runs inside a worker), which listens for [`Request`]s and answers with
-//! [`Response`]s. On the page side, [`SweepPool`] runs a sweep on a pool of workers, one
-//! run each at a time, and [`SweepRunner`] owns one worker for Perfetto recordings, a
-//! replay's import and live mode's session. Both cancel by terminating their workers: a
-//! run is one synchronous call, so a message asking it to stop could not be read until
-//! it had finished. Workers talk by `postMessage` only (no SharedArrayBuffer), so the
-//! page works on any static host, without cross-origin isolation headers.
+//! The page's side of the simulation workers (the side inside a worker is
+//! [`crate::worker`]): [`SweepPool`] runs a sweep on a pool of workers, one run each at a
+//! time, and [`SweepRunner`] owns one worker for Perfetto recordings, a replay's import
+//! and live mode's session; both send [`Request`]s and read [`Response`]s. Both cancel by
+//! terminating their workers: a run is one synchronous call, so a message asking it to
+//! stop could not be read until it had finished. Workers talk by `postMessage` only (no
+//! SharedArrayBuffer), so the page works on any static host, without cross-origin
+//! isolation headers.
 
-mod serve;
-
-pub use serve::register;
-
-use crate::proto::{Engine, Request, Response};
-use crate::sweep_job::{JobProgress, Kept, SweepJob, Tell, Throttle};
+use crate::model::sweep::{JobProgress, Kept, SweepJob, Tell, Throttle};
 use crate::web::dom::{self, js_err};
+use crate::wire::proto::{Engine, Request, Response};
 use schedsim::Report;
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
@@ -184,7 +180,7 @@ pub enum PoolEvent {
     },
     Done {
         id: u32,
-        done: crate::proto::SweepDone,
+        done: crate::model::sweep::SweepDone,
         report: Report,
     },
     Failed {
@@ -229,7 +225,7 @@ struct PoolInner {
     /// running, so they are freed only when a sweep starts or is cancelled by the user.
     closures: Vec<Closure<dyn FnMut(JsValue)>>,
     retired: Vec<Closure<dyn FnMut(JsValue)>>,
-    /// How many runs may be in flight now (`sweep_job::Throttle`), and its heartbeat: the
+    /// How many runs may be in flight now (`sweep::Throttle`), and its heartbeat: the
     /// interval's id while a sweep runs, and its handler, made once and kept (it clears
     /// its own interval when the sweep is over, so it must outlive that call).
     throttle: Throttle,

@@ -3,7 +3,7 @@
 //! waker's CPU to where the wakee ran, wasted-core spans, and the view window with its
 //! zoom and pan arithmetic in integer nanoseconds. Fed by the library's recordings
 //! (`Experiment::record` for a window of a sweep's run, `Live::take_recording` piece by
-//! piece for live mode); the component in `web/components/timeline.rs` only draws it.
+//! piece for live mode); the component in `web/components/model/timeline.rs` only draws it.
 
 use schedsim::recording::{Recording, WastedSpan};
 use schedsim::trace::WakeupTrace;
