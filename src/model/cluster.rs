@@ -47,7 +47,7 @@ pub fn commands(file: &str, n: u32) -> Commands {
 }
 
 /// What the panel says about the sweep's size: its runs, the page's estimate (an upper
-/// figure, [`crate::web`]'s `RunQuestion` uses the same) and what that is per shard.
+/// figure, the page's `RunQuestion` uses the same) and what that is per shard.
 pub fn summary(runs: u64, page_cpu_ms: u64, n: u32) -> String {
     let n = n.max(1) as u64;
     let per = page_cpu_ms.div_ceil(n);

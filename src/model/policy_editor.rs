@@ -129,13 +129,4 @@ mod tests {
             (why, s) => panic!("{why:?} but the session {}", if s.is_ok() { "started" } else { "failed" }),
         }
     }
-
-    #[test]
-    fn a_link_carries_the_script_and_opens_with_it() {
-        let mut e = schedsim::presets::experiment("seed001").unwrap();
-        e.kernels[1].policy = Some(schedsim::policy::template("seed001-v3.8").unwrap().into());
-        let s = crate::wire::permalink::Shared { experiment: e, view: Default::default() };
-        let f = crate::wire::permalink::encode(&s);
-        assert_eq!(crate::wire::permalink::decode(&f).unwrap(), Some(s));
-    }
 }

@@ -245,13 +245,12 @@ pub fn other_machine(exp: &Experiment, trace_cpus: u32) -> Option<OtherMachine> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::permalink::{self, Shared, View};
 
     const MAKE: &[u8] = include_bytes!("../../traces/make.perf.txt.gz");
     const DBENCH: &[u8] = include_bytes!("../../traces/dbench.perf.txt.gz");
 
     fn demo() -> Experiment {
-        crate::state::default_experiment()
+        schedsim::presets::experiment("demo").expect("the demo preset")
     }
 
     fn trace(bytes: &[u8], name: &str) -> Trace {
@@ -278,27 +277,6 @@ mod tests {
     }
 
     #[test]
-    fn a_large_replay_goes_into_links_by_reference_and_a_small_one_whole() {
-        let make = with_trace(&demo(), &trace(MAKE, "make.perf.txt.gz")).unwrap().experiment;
-        let dbench = with_trace(&demo(), &trace(DBENCH, "dbench.perf.txt.gz")).unwrap().experiment;
-        let (m, d) = (replay_json_len(&make), replay_json_len(&dbench));
-        assert!(m <= LINK_REPLAY_JSON_MAX && d > LINK_REPLAY_JSON_MAX, "make {m} B, dbench {d} B");
-        let view = View::default();
-        // make: the whole replay, runnable as opened.
-        let s = Shared { experiment: make.clone(), view: view.clone() };
-        assert_eq!(permalink::decode(&permalink::encode(&s)).unwrap(), Some(s));
-        // dbench: the reference form, which opens (with its settings) but asks for the file.
-        let s = Shared { experiment: dbench.clone(), view };
-        let f = permalink::encode(&s);
-        assert!(f.len() < 2000, "{} characters", f.len());
-        let opened = permalink::decode(&f).unwrap().unwrap();
-        assert_eq!(opened.experiment, as_reference(&dbench));
-        let why = opened.experiment.validate().err().map(|e| e.to_string()).unwrap_or_default();
-        assert!(why.contains("this experiment replays trace dbench.perf.txt.gz (sha256 "), "{why}");
-        assert!(why.ends_with("load that trace file"), "{why}");
-    }
-
-    #[test]
     fn a_reference_takes_back_its_own_trace_and_refuses_another() {
         let d = trace(DBENCH, "dbench.perf.txt.gz");
         let mut full = with_trace(&demo(), &d).unwrap().experiment;
@@ -316,14 +294,6 @@ mod tests {
         assert_eq!(refusal(&r, &d.name, &d.sha256), None);
         // With the whole replay (not a reference), any trace may replace it.
         assert!(with_trace(&full, &other).is_ok());
-    }
-
-    #[test]
-    fn a_link_with_another_broken_field_is_refused_even_by_reference() {
-        let mut e = as_reference(&with_trace(&demo(), &trace(DBENCH, "dbench.perf.txt.gz")).unwrap().experiment);
-        e.iterations = 0;
-        let f = permalink::encode(&Shared { experiment: e, view: View::default() });
-        assert!(matches!(permalink::decode(&f), Err(permalink::LinkError::Invalid(_))), "{:?}", permalink::decode(&f));
     }
 
     #[test]

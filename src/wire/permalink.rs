@@ -667,4 +667,54 @@ mod tests {
         assert!(link_chars(&worst) < FRAGMENT_LEN_MAX - 4096, "{}", link_chars(&worst));
         assert!(link_note(STARTER).contains("32,768"), "{}", link_note(STARTER));
     }
+
+    // A replay's links (model::replay's reference form) and a policy script's.
+    use crate::model::replay::{as_reference, replay_json_len, with_trace, LINK_REPLAY_JSON_MAX};
+
+    const MAKE: &[u8] = include_bytes!("../../traces/make.perf.txt.gz");
+    const DBENCH: &[u8] = include_bytes!("../../traces/dbench.perf.txt.gz");
+
+    fn replay_of_trace(bytes: &[u8], name: &str) -> schedsim::Experiment {
+        let t = schedsim::sched_trace::import(bytes, name).expect("a bundled trace imports");
+        let demo = schedsim::presets::experiment("demo").expect("the demo preset");
+        with_trace(&demo, &t).unwrap().experiment
+    }
+
+    #[test]
+    fn a_large_replay_goes_into_links_by_reference_and_a_small_one_whole() {
+        let make = replay_of_trace(MAKE, "make.perf.txt.gz");
+        let dbench = replay_of_trace(DBENCH, "dbench.perf.txt.gz");
+        let (m, d) = (replay_json_len(&make), replay_json_len(&dbench));
+        assert!(m <= LINK_REPLAY_JSON_MAX && d > LINK_REPLAY_JSON_MAX, "make {m} B, dbench {d} B");
+        let view = View::default();
+        // make: the whole replay, runnable as opened.
+        let s = Shared { experiment: make.clone(), view: view.clone() };
+        assert_eq!(decode(&encode(&s)).unwrap(), Some(s));
+        // dbench: the reference form, which opens (with its settings) but asks for the file.
+        let s = Shared { experiment: dbench.clone(), view };
+        let f = encode(&s);
+        assert!(f.len() < 2000, "{} characters", f.len());
+        let opened = decode(&f).unwrap().unwrap();
+        assert_eq!(opened.experiment, as_reference(&dbench));
+        let why = opened.experiment.validate().err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(why.contains("this experiment replays trace dbench.perf.txt.gz (sha256 "), "{why}");
+        assert!(why.ends_with("load that trace file"), "{why}");
+    }
+
+    #[test]
+    fn a_link_with_another_broken_field_is_refused_even_by_reference() {
+        let mut e = as_reference(&replay_of_trace(DBENCH, "dbench.perf.txt.gz"));
+        e.iterations = 0;
+        let f = encode(&Shared { experiment: e, view: View::default() });
+        assert!(matches!(decode(&f), Err(LinkError::Invalid(_))), "{:?}", decode(&f));
+    }
+
+    #[test]
+    fn a_link_carries_the_script_and_opens_with_it() {
+        let mut e = schedsim::presets::experiment("seed001").unwrap();
+        e.kernels[1].policy = Some(schedsim::policy::template("seed001-v3.8").unwrap().into());
+        let s = Shared { experiment: e, view: Default::default() };
+        let f = encode(&s);
+        assert_eq!(decode(&f).unwrap(), Some(s));
+    }
 }

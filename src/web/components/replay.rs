@@ -45,16 +45,10 @@ pub fn replay_control(p: &ReplayControlProps) -> Html {
     };
     let status = match &r.import {
         ImportStatus::Idle => html! {},
-        ImportStatus::Reading { name } => html! {
-            <p class="status" role="status" id="replay-progress">{ format!("Reading {name}…") }</p>
-        },
-        ImportStatus::Importing { name, read_bytes } => html! {
-            <div class="progress" role="status" id="replay-progress">
-                <progress aria-label="trace import"></progress>
-                <span>{ format!("Importing {name} in the worker: {:.1} MB of text read…", read_bytes / 1e6) }</span>
-                <button type="button" id="replay-cancel" onclick={on_cancel}>{ "Cancel" }</button>
-            </div>
-        },
+        ImportStatus::Reading { name } => reading("replay-progress", name),
+        ImportStatus::Importing { name, read_bytes } => {
+            importing(["replay-progress", "replay-cancel"], "trace import", name, *read_bytes, on_cancel)
+        }
         ImportStatus::Done { name, sha256, summary, notes } => html! {
             <div class="import-result status" role="status" id="replay-summary">
                 <p>{ format!("Imported {name} (sha256 {}).", short_sha(sha256)) }</p>
@@ -110,6 +104,29 @@ pub fn replay_control(p: &ReplayControlProps) -> Html {
     }
 }
 
+/// A trace file being read in the page.
+fn reading(id: &'static str, name: &str) -> Html {
+    html! { <p class="status" role="status" {id}>{ format!("Reading {name}…") }</p> }
+}
+
+/// A trace being imported in the worker, with its Cancel; `ids` are the status's and the
+/// button's.
+fn importing(
+    ids: [&'static str; 2],
+    label: &'static str,
+    name: &str,
+    read_bytes: f64,
+    on_cancel: Callback<MouseEvent>,
+) -> Html {
+    html! {
+        <div class="progress" role="status" id={ids[0]}>
+            <progress aria-label={label}></progress>
+            <span>{ format!("Importing {name} in the worker: {:.1} MB of text read…", read_bytes / 1e6) }</span>
+            <button type="button" id={ids[1]} onclick={on_cancel}>{ "Cancel" }</button>
+        </div>
+    }
+}
+
 #[derive(Properties, PartialEq)]
 struct TraceVsProps {
     replay: Replay,
@@ -130,16 +147,10 @@ fn trace_vs_view(p: &TraceVsProps) -> Html {
     let on_cancel = r.on_cancel.reform(|_: MouseEvent| ());
     let status = match &r.vs {
         None => html! {},
-        Some(VsStatus::Reading { name }) => {
-            html! { <p class="status" role="status" id="vs-progress">{ format!("Reading {name}…") }</p> }
+        Some(VsStatus::Reading { name }) => reading("vs-progress", name),
+        Some(VsStatus::Comparing { name, read_bytes }) => {
+            importing(["vs-progress", "vs-cancel"], "second trace import", name, *read_bytes, on_cancel)
         }
-        Some(VsStatus::Comparing { name, read_bytes }) => html! {
-            <div class="progress" role="status" id="vs-progress">
-                <progress aria-label="second trace import"></progress>
-                <span>{ format!("Importing {name} in the worker: {:.1} MB of text read…", read_bytes / 1e6) }</span>
-                <button type="button" onclick={on_cancel}>{ "Cancel" }</button>
-            </div>
-        },
         Some(VsStatus::Failed { name, message }) => html! {
             <p class="refusal" role="alert" id="vs-error">{ format!("Could not compare with {name}: {}.", message.trim_end_matches('.')) }</p>
         },

@@ -64,11 +64,11 @@ pub fn rtapp_control(p: &RtappProps) -> Html {
             }
         })
     };
+    // The example the workload is, if it is one (its file name and text).
     let example = match &p.exp.workload {
-        Workload::Rtapp(r) => RTAPP_PRESETS
-            .iter()
-            .find(|x| rtapp_preset(x.0).is_some_and(|(f, t)| f == r.file && t == r.json))
-            .map(|x| x.0),
+        Workload::Rtapp(r) => {
+            RTAPP_PRESETS.iter().find(|(n, _, t)| r.json == *t && r.file == format!("{n}.json")).map(|x| x.0)
+        }
         _ => None,
     };
     let e = &p.exp;

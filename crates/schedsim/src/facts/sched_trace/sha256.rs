@@ -7,18 +7,7 @@ use sha2::{Digest, Sha256};
 
 /// The SHA-256 digest of `data`, as 64 lowercase hex digits.
 pub fn sha256_hex(data: &[u8]) -> String {
-    hex(&Sha256::digest(data))
-}
-
-/// `bytes` as lowercase hex.
-pub fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(2 * bytes.len());
-    for b in bytes {
-        out.push(DIGITS[(b >> 4) as usize] as char);
-        out.push(DIGITS[(b & 15) as usize] as char);
-    }
-    out
+    Sha256::digest(data).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]
