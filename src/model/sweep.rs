@@ -25,14 +25,20 @@ pub fn default_workers(hardware_concurrency: f64) -> u32 {
 /// (measured 2026-12-04/06 in Chromium with the Long Tasks API), where 2 busy workers on
 /// the same 2 cores made none over 50 ms. So the pool starts with as many runs in flight
 /// as the device has logical CPUs (`navigator.hardwareConcurrency`, which some browsers
-/// understate), takes one more after [`Throttle::QUIET_MS`] in which a heartbeat every
-/// [`Throttle::BEAT_MS`] never came late, up to the user's worker count, and one fewer
-/// whenever a beat comes [`Throttle::LATE_MS`] late (a main-thread task of at least that
-/// long: the Long Tasks API's own floor), never fewer than one. Which worker runs which
-/// run changes nothing in the report (`ReportBuilder`).
+/// understate), one fewer whenever a beat every [`Throttle::BEAT_MS`] comes
+/// [`Throttle::LATE_MS`] late (a main-thread task of at least that long: the Long Tasks
+/// API's own floor), never fewer than one, and one more after [`Throttle::QUIET_MS`] in
+/// which no beat came late, up to the user's worker count and, where the device's cores
+/// are known, no further than them. Past the cores a run only time-shares them: it buys
+/// no throughput, and its new worker compiles the module on the cores the page needs (CI's
+/// run of 2026-12-07, on 2 cores, saw six main-thread tasks of up to 125 ms in seed000,
+/// the first sweep long enough to grow to a third worker, and none in any other sweep).
+/// Which worker runs which run changes nothing in the report (`ReportBuilder`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Throttle {
     limit: u32,
+    /// The most runs at once: the device's logical CPUs, or none (`u32::MAX`) unknown.
+    cores_cap: u32,
     last_beat_ms: f64,
     quiet_since_ms: f64,
 }
@@ -47,8 +53,8 @@ impl Throttle {
 
     /// For a pool of `size` workers on a device of `cores` logical CPUs (0 if unknown).
     pub fn new(size: u32, cores: u32, now_ms: f64) -> Throttle {
-        let start = if cores == 0 { size } else { size.min(cores) };
-        Throttle { limit: start.max(1), last_beat_ms: now_ms, quiet_since_ms: now_ms }
+        let cores_cap = if cores == 0 { u32::MAX } else { cores };
+        Throttle { limit: size.min(cores_cap).max(1), cores_cap, last_beat_ms: now_ms, quiet_since_ms: now_ms }
     }
 
     /// Runs that may be in flight now, for a pool of `size` workers.
@@ -69,7 +75,7 @@ impl Throttle {
             self.quiet_since_ms = now_ms;
             return false;
         }
-        if now_ms - self.quiet_since_ms >= Self::QUIET_MS && self.limit < size {
+        if now_ms - self.quiet_since_ms >= Self::QUIET_MS && self.limit < size.min(self.cores_cap) {
             self.limit += 1;
             self.quiet_since_ms = now_ms;
             return true;
@@ -445,27 +451,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_throttle_starts_at_the_cores_grows_when_quiet_and_shrinks_when_late() {
-        // 8 workers asked on 2 cores: 2 at once to begin with.
+    fn the_throttle_starts_at_the_cores_shrinks_when_late_and_grows_back_when_quiet() {
+        // 8 workers asked on 2 cores: 2 at once to begin with, and no more however long
+        // the beats come on time.
         let mut t = Throttle::new(8, 2, 0.0);
         assert_eq!(t.limit(8), 2);
-        // Beats on time for 2 s: one more.
         let mut now = 0.0;
         let mut grew = 0;
-        while now < 2000.0 {
+        while now < 10_000.0 {
             now += Throttle::BEAT_MS;
             grew += t.beat(now, 8, false) as u32;
         }
-        assert_eq!((grew, t.limit(8)), (1, 3));
+        assert_eq!((grew, t.limit(8)), (0, 2), "past the cores a run only time-shares them");
         // A beat 120 ms late (a main-thread task): one fewer at once, and the quiet
         // period starts again.
         now += 170.0;
         assert!(!t.beat(now, 8, false));
-        assert_eq!(t.limit(8), 2);
+        assert_eq!(t.limit(8), 1);
         for _ in 0..39 {
             now += 50.0;
             assert!(!t.beat(now, 8, false), "not 2 s quiet yet");
         }
+        assert_eq!(t.limit(8), 1);
+        // Beats on time for 2 s: one more, back to the cores.
+        now += 50.0;
+        assert!(t.beat(now, 8, false));
         assert_eq!(t.limit(8), 2);
         // Never below one, never above the pool, and a smaller pool caps it.
         for _ in 0..5 {
@@ -473,6 +483,17 @@ mod tests {
             t.beat(now, 8, false);
         }
         assert_eq!(t.limit(8), 1);
+        // Cores unknown: from the pool's size, which a late beat lowers and quiet raises.
+        let mut u = Throttle::new(4, 0, 0.0);
+        assert!(!u.beat(200.0, 4, false));
+        assert_eq!(u.limit(4), 3);
+        let mut now = 200.0;
+        let mut grew = 0;
+        while now < 2200.0 {
+            now += Throttle::BEAT_MS;
+            grew += u.beat(now, 4, false) as u32;
+        }
+        assert_eq!((grew, u.limit(4)), (1, 4));
         assert_eq!(Throttle::new(1, 16, 0.0).limit(1), 1);
         assert_eq!(Throttle::new(4, 0, 0.0).limit(4), 4, "cores unknown: the pool's size");
         let mut big = Throttle::new(8, 16, 0.0);
