@@ -121,8 +121,6 @@ fn read_text(file: &str) -> Result<String, CliError> {
     String::from_utf8(bytes).map_err(|_| CliError::input(format!("{file}: cannot read: not UTF-8 text")))
 }
 
-/// Reads and imports a trace file (perf script or trace-cmd report text, or either
-/// gzip-compressed); every error names the file, and the line where there is one.
 /// `file`'s bytes, at most `max` + 1 of them (one more than allowed says it is too
 /// large, and no more is read); the error names the file.
 fn read_at_most(file: &str, max: usize) -> Result<Vec<u8>, CliError> {
@@ -139,21 +137,22 @@ fn read_at_most(file: &str, max: usize) -> Result<Vec<u8>, CliError> {
     Ok(bytes)
 }
 
+/// Reads and imports a trace file (perf script or trace-cmd report text, or either
+/// gzip-compressed) as a stream (`sched_trace::import_read`): memory holds the events,
+/// not the text. Every error names the file, and the line where there is one.
 pub fn import_trace_file(file: &str) -> Result<schedsim::sched_trace::Trace, CliError> {
     if file.is_empty() {
         return Err(CliError::input("--replay: needs a trace file name"));
     }
-    let bytes = read_at_most(file, schedsim::sched_trace::TRACE_BYTES_MAX)?;
-    if bytes.len() > schedsim::sched_trace::TRACE_BYTES_MAX {
-        return Err(CliError::input(format!(
-            "{file}: larger than {} MB; a trace is at most {} MB (bounded so that the import's memory, about \
-             twice the text, fits a browser tab): record a shorter window",
-            schedsim::sched_trace::TRACE_BYTES_MAX >> 20,
-            schedsim::sched_trace::TRACE_BYTES_MAX >> 20
-        )));
-    }
+    let mut f = std::fs::File::open(file).map_err(|e| {
+        let why = match e.kind() {
+            std::io::ErrorKind::NotFound => "no such file".to_string(),
+            _ => e.to_string(),
+        };
+        CliError::input(format!("{file}: cannot read: {why}"))
+    })?;
     let name = std::path::Path::new(file).file_name().and_then(|n| n.to_str()).unwrap_or(file);
-    schedsim::sched_trace::import(&bytes, name).map_err(|e| CliError::input(e.to_string()))
+    schedsim::sched_trace::import_read(&mut f, name, &mut |_| true).map_err(|e| CliError::input(e.to_string()))
 }
 
 pub fn preset_names() -> Vec<&'static str> {

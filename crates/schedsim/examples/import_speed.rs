@@ -9,8 +9,9 @@
 //! `cargo run --release -p schedsim --example import_speed [MB]`; with file names
 //! instead, it imports each and prints its summary. `--write FILE MB` writes the
 //! synthetic text to FILE; `--json FILE` imports FILE three times and prints one JSON
-//! line, `{"bytes", "wall_ms", "mb_per_s"}` (the median): the e2e budgets time the
-//! page's import of the same file beside it.
+//! line, `{"bytes", "wall_ms", "mb_per_s"}` (the median of five, read from the file as
+//! the CLI reads it): the e2e budgets time the page's import of the same file beside
+//! it. `--stream FILE` prints five streamed imports' median rate and the peak memory.
 
 use std::fmt::Write;
 use std::time::Instant;
@@ -123,13 +124,28 @@ fn simulate(p: &schedsim::workload::ReplayParams) {
     }
 }
 
-/// `--json FILE`: the median of three imports of FILE, as one JSON line.
-fn json_median(file: &str) {
-    let bytes = std::fs::read(file).unwrap_or_else(|e| panic!("{file}: {e}"));
-    let mut ms: Vec<f64> = (0..3)
+/// This process's peak resident memory, bytes (`VmHWM` of `/proc/self/status`).
+fn peak_rss() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kb = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok());
+    kb.unwrap_or(0u64) * 1024
+}
+
+/// FILE imported `runs` times as the CLI reads it (`import_read`, streamed from the
+/// file): (text bytes, each run's wall time in ms, sorted).
+fn streamed(file: &str, runs: usize) -> (u64, Vec<f64>) {
+    let mut text = 0u64;
+    let mut ms: Vec<f64> = (0..runs)
         .map(|_| {
+            let mut f = std::fs::File::open(file).unwrap_or_else(|e| panic!("{file}: {e}"));
             let t0 = Instant::now();
-            if let Err(e) = schedsim::sched_trace::import(&bytes, file) {
+            if let Err(e) = schedsim::sched_trace::import_read(&mut f, file, &mut |n| {
+                text = n;
+                true
+            }) {
                 eprintln!("{e}");
                 std::process::exit(1);
             }
@@ -137,8 +153,33 @@ fn json_median(file: &str) {
         })
         .collect();
     ms.sort_by(f64::total_cmp);
-    let rate = bytes.len() as f64 / 1e6 / (ms[1] / 1e3);
-    println!("{{\"bytes\":{},\"wall_ms\":{:.1},\"mb_per_s\":{:.1}}}", bytes.len(), ms[1], rate);
+    (text, ms)
+}
+
+/// `--json FILE`: the median of five streamed imports of FILE, as one JSON line; the
+/// rate is of the text (after any gunzip).
+fn json_median(file: &str) {
+    let (text, ms) = streamed(file, 5);
+    let rate = text as f64 / 1e6 / (ms[2] / 1e3);
+    println!("{{\"bytes\":{text},\"wall_ms\":{:.1},\"mb_per_s\":{:.1}}}", ms[2], rate);
+}
+
+/// `--stream FILE`: five streamed imports of FILE, their median rate and this process's
+/// peak memory against the text's size.
+fn stream_report(file: &str) {
+    let (text, ms) = streamed(file, 5);
+    let peak = peak_rss();
+    println!(
+        "{file}: {:.1} MB of text; median of 5 streamed imports {:.0} ms, {:.0} MB/s (fastest {:.0}, slowest {:.0} ms); \
+         peak memory {:.0} MB, {:.2}x the text",
+        text as f64 / 1e6,
+        ms[2],
+        text as f64 / 1e6 / (ms[2] / 1e3),
+        ms[0],
+        ms[4],
+        peak as f64 / 1e6,
+        peak as f64 / text.max(1) as f64
+    );
 }
 
 fn main() {
@@ -149,6 +190,7 @@ fn main() {
             return std::fs::write(file, text).unwrap_or_else(|e| panic!("{file}: {e}"));
         }
         [j, file] if j == "--json" => return json_median(file),
+        [j, file] if j == "--stream" => return stream_report(file),
         _ => {}
     }
     let files: Vec<String> = std::env::args().skip(1).filter(|a| a.parse::<usize>().is_err()).collect();

@@ -20,7 +20,7 @@ use campaign::campaign;
 use proptest::prelude::*;
 use schedsim::experiment::{Checks, MachineSpec};
 use schedsim::kernel::KernelVersion;
-use schedsim::sched_trace::{import, Trace, TraceError};
+use schedsim::sched_trace::{import, import_read, Trace, TraceError};
 use schedsim::{Experiment, KernelSpec, TopologyInput};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -270,9 +270,31 @@ fn spoil(text: &mut Vec<u8>, &(kind, pos, pick): &Spoil) -> bool {
     false
 }
 
-/// Imports `bytes`, checks the outcome as above, and counts it.
+/// A reader that gives `bytes` a few at a time, in pieces of 1 to 13 bytes that change
+/// with every read (so that every line end, `\r\n` pair and gzip magic falls across a
+/// piece's edge in some case), as a file or a browser's `Blob` may.
+struct Dribble<'a> {
+    bytes: &'a [u8],
+    reads: usize,
+}
+
+impl std::io::Read for Dribble<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.reads += 1;
+        let n = (self.reads * 7 % 13 + 1).min(buf.len()).min(self.bytes.len());
+        buf[..n].copy_from_slice(&self.bytes[..n]);
+        self.bytes = &self.bytes[n..];
+        Ok(n)
+    }
+}
+
+/// Imports `bytes`, checks the outcome as above, and counts it. The same bytes read as
+/// a stream (`import_read`) must give the very same trace or error.
 fn one_case(bytes: &[u8], lines: usize, tally: &mut Tally) -> Option<Trace> {
-    match import(bytes, "spoilt.txt") {
+    let whole = import(bytes, "spoilt.txt");
+    let streamed = import_read(&mut Dribble { bytes, reads: 0 }, "spoilt.txt", &mut |_| true);
+    assert!(whole == streamed, "read whole and read as a stream, the same bytes import differently");
+    match whole {
         Err(e) => {
             check_refusal(&e, lines);
             tally.refuse(class(&e));
@@ -313,6 +335,21 @@ fn spoilt_trace_texts_are_refused_at_their_line_or_read_right() {
         }
     });
     report(&t, "trace texts");
+}
+
+/// Every bundled trace, gzip and text, plain and with `\r\n` line ends, read as a stream
+/// a few bytes at a time is the trace read whole.
+#[test]
+fn a_trace_read_as_a_stream_is_the_trace_read_whole() {
+    for base in bases() {
+        let crlf: Vec<u8> =
+            base.text.iter().flat_map(|&c| if c == b'\n' { vec![b'\r', b'\n'] } else { vec![c] }).collect();
+        for bytes in [&base.gz, &base.text, &crlf] {
+            let whole = import(bytes, base.name).unwrap();
+            let streamed = import_read(&mut Dribble { bytes, reads: 0 }, base.name, &mut |_| true).unwrap();
+            assert!(whole == streamed, "{}: read as a stream, another trace", base.name);
+        }
+    }
 }
 
 #[test]

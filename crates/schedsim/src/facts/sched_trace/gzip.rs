@@ -4,15 +4,15 @@
 //! another, as `gunzip` reads them: `cat a.gz b.gz` is the text of a then b (one
 //! member was read and the rest dropped when the two trailers agreed).
 
-use miniz_oxide::inflate::core::{decompress, inflate_flags, DecompressorOxide};
+use miniz_oxide::inflate::core::{decompress, DecompressorOxide};
 use miniz_oxide::inflate::TINFLStatus;
 
-/// What inflating gave: the text, and whether the stream ended early (a file cut
-/// while it was written: the text so far is kept and the summary says so).
+/// Why inflating stopped short of the end: the gzip data (a message), or the sink that
+/// takes the text (its own error: a cancel, or a text over its bound).
 #[derive(Debug)]
-pub(super) struct Gunzipped {
-    pub text: Vec<u8>,
-    pub truncated: bool,
+pub(super) enum GzStop<E> {
+    Bad(String),
+    Sink(E),
 }
 
 const FHCRC: u8 = 2;
@@ -51,12 +51,6 @@ fn header_len(b: &[u8]) -> Result<usize, String> {
     Ok(at)
 }
 
-/// CRC-32 as gzip computes it (RFC 1952 §8: ISO 3309, reflected polynomial
-/// 0xEDB88320), by `crc32fast` (several bytes a step, SIMD where the CPU has it).
-fn crc32(data: &[u8]) -> u32 {
-    crc32fast::hash(data)
-}
-
 /// How far (bytes) a whole file's trailer length may be from what a stream damaged near
 /// its end inflates to, for [`whole_file_trailer`]. Gone astray at the changed byte, the
 /// decoder reads the rest of the file, trailer included, as codes, at most 258 bytes of
@@ -74,120 +68,193 @@ const TRAILER_SLACK: u64 = 65_536;
 /// the last 300 bytes of seven bundled traces that leave the stream wanting more (all
 /// 255 changes of each byte) is told damaged this way, and none of the 30,891 cuts of
 /// `make.perf.txt.gz` (one at each byte) is.
-fn whole_file_trailer(b: &[u8], inflated: usize) -> Option<u32> {
+fn whole_file_trailer(b: &[u8], inflated: u64) -> Option<u32> {
     let t = b.len().checked_sub(4).map(|at| &b[at..])?;
     let isize = u32::from_le_bytes([t[0], t[1], t[2], t[3]]);
-    (u64::from(isize).abs_diff(inflated as u64) <= TRAILER_SLACK).then_some(isize)
+    (u64::from(isize).abs_diff(inflated) <= TRAILER_SLACK).then_some(isize)
 }
 
-/// The first size of a member's output buffer, bytes; it doubles as the text needs.
-const INFLATE_START_MAX: usize = 64 << 10;
+/// The inflater's output window, bytes: a power of two (it wraps) of at least deflate's
+/// 32 KiB dictionary. The text goes to the sink a window at most at a time, so inflating
+/// holds this much, however long the text.
+const WINDOW: usize = 1 << 20;
 
-/// A deflate stream inflated into at most `limit` bytes, with how many bytes of `input`
-/// it took (where its member's trailer starts), as `miniz_oxide`'s
-/// `decompress_to_vec_with_limit` does it but for that count; an error gives the
-/// status and the text so far.
-fn inflate(input: &[u8], limit: usize) -> Result<(Vec<u8>, usize), (TINFLStatus, Vec<u8>)> {
-    let flags = inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
-    // `input` is the rest of the file, every member after this one too: a buffer sized
-    // from it, zeroed for each member, made `cat` of n small members take n squared
-    // (the worst-case campaign's shape). It starts at most INFLATE_START_MAX and doubles.
-    let mut out: Vec<u8> = vec![0; input.len().saturating_mul(2).min(limit).min(INFLATE_START_MAX)];
+/// How a member's deflate stream ended.
+enum Ended {
+    /// At its end-of-stream block, after `took` bytes of the input.
+    Done { took: usize },
+    /// The input ran out first (a file cut short, or damaged near its end).
+    Short,
+}
+
+/// Inflates the deflate stream at the start of `input` into `window` (wrapping), giving
+/// each piece of text to `sink` with its CRC-32 and length counted; `room` is the text
+/// the member may still make.
+fn inflate_to<E>(
+    input: &[u8],
+    room: u64,
+    window: &mut [u8],
+    made: &mut (crc32fast::Hasher, u64),
+    sink: &mut dyn FnMut(&[u8]) -> Result<(), E>,
+) -> Result<Ended, GzStop<E>> {
     let mut d = Box::<DecompressorOxide>::default();
     let (mut in_pos, mut out_pos) = (0usize, 0usize);
     loop {
-        let (status, took, gave) = decompress(&mut d, input.get(in_pos..).unwrap_or(&[]), &mut out, out_pos, flags);
+        // Without TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF the window wraps; one call
+        // writes `window[out_pos..out_pos + gave]`, never past its end.
+        let (status, took, gave) = decompress(&mut d, input.get(in_pos..).unwrap_or(&[]), window, out_pos, 0);
         in_pos += took;
-        out_pos += gave;
+        let piece = &window[out_pos..out_pos + gave];
+        if made.1 + gave as u64 > room {
+            return Err(GzStop::Bad(format!(
+                "the text is over {room} bytes after gunzip (TRACE_BYTES_MAX, the bound on a trace's text): cut \
+                 the trace shorter (`perf script --time START,END`)"
+            )));
+        }
+        made.0.update(piece);
+        made.1 += gave as u64;
+        sink(piece).map_err(GzStop::Sink)?;
+        out_pos = (out_pos + gave) & (window.len() - 1);
         match status {
-            TINFLStatus::Done => {
-                out.truncate(out_pos);
-                return Ok((out, in_pos));
-            }
-            TINFLStatus::HasMoreOutput if out.len() < limit => {
-                let grown = out.len().saturating_mul(2).max(64).min(limit);
-                out.resize(grown, 0);
-            }
-            _ => {
-                out.truncate(out_pos);
-                return Err((status, out));
-            }
+            TINFLStatus::Done => return Ok(Ended::Done { took: in_pos }),
+            TINFLStatus::HasMoreOutput => {}
+            TINFLStatus::FailedCannotMakeProgress => return Ok(Ended::Short),
+            s => return Err(GzStop::Bad(format!("gzip data is corrupt (inflate: {s:?})"))),
         }
     }
 }
 
-/// Inflates a gzip file of at most `limit` bytes of text: each member in turn.
-pub(super) fn gunzip(b: &[u8], limit: usize) -> Result<Gunzipped, String> {
-    let mut first = gunzip_member(b, limit)?;
-    let mut at = first.1;
-    while let Some(rest) = b.get(at..).filter(|r| !r.is_empty()) {
-        if first.0.truncated {
-            break;
+/// Inflates a gzip file, each member in turn, giving its text to `sink` a piece at a
+/// time, at most `limit` bytes of it in all. True when the file was cut short (the text
+/// so far was given; the summary says so).
+pub(super) fn gunzip_to<E>(
+    b: &[u8],
+    limit: u64,
+    sink: &mut dyn FnMut(&[u8]) -> Result<(), E>,
+) -> Result<bool, GzStop<E>> {
+    let mut window = vec![0u8; WINDOW];
+    let mut at = 0usize;
+    let mut given = 0u64;
+    loop {
+        let (used, cut, n) = member_to(&b[at..], limit - given, &mut window, sink)?;
+        given += n;
+        at += used;
+        let rest = b.get(at..).unwrap_or(&[]);
+        if cut || rest.is_empty() {
+            return Ok(cut);
         }
         if !rest.starts_with(&[0x1f, 0x8b]) {
-            return Err(format!(
+            return Err(GzStop::Bad(format!(
                 "{} bytes after the gzip member that are not another member: a damaged file; run `gunzip -t` on it",
                 rest.len()
-            ));
+            )));
         }
-        let (more, used) = gunzip_member(rest, limit - first.0.text.len())?;
-        first.0.text.extend_from_slice(&more.text);
-        first.0.truncated = more.truncated;
-        at += used;
     }
-    Ok(first.0)
 }
 
-/// One member at the start of `b`: its text and the bytes it took, trailer included.
-fn gunzip_member(b: &[u8], limit: usize) -> Result<(Gunzipped, usize), String> {
-    let start = header_len(b)?;
+/// One member at the start of `b`: the bytes it took (trailer included), whether it was
+/// cut short, and the text it gave.
+fn member_to<E>(
+    b: &[u8],
+    room: u64,
+    window: &mut [u8],
+    sink: &mut dyn FnMut(&[u8]) -> Result<(), E>,
+) -> Result<(usize, bool, u64), GzStop<E>> {
+    let start = header_len(b).map_err(GzStop::Bad)?;
     let body = b.get(start..).unwrap_or(&[]);
-    match inflate(body, limit) {
-        Ok((text, took)) => {
+    let mut made = (crc32fast::Hasher::new(), 0u64);
+    match inflate_to(body, room, window, &mut made, sink)? {
+        Ended::Done { took } => {
+            let (crc, len) = (made.0.finalize(), made.1);
             // The member's trailer: CRC-32 and ISIZE, the text's length mod 2^32.
             let end = start + took + 8;
             if let Some(t) = b.get(end - 8..end) {
                 let isize = u32::from_le_bytes([t[4], t[5], t[6], t[7]]);
-                if isize != text.len() as u32 {
-                    return Err(format!(
-                        "gzip trailer gives {isize} bytes (mod 2^32), the stream gave {}: the file is corrupt; run \
-                         `gunzip -t` on it",
-                        text.len()
-                    ));
+                if isize != len as u32 {
+                    return Err(GzStop::Bad(format!(
+                        "gzip trailer gives {isize} bytes (mod 2^32), the stream gave {len}: the file is corrupt; \
+                         run `gunzip -t` on it"
+                    )));
                 }
                 // The CRC-32 of the text: a changed byte in the deflate data most often
                 // still inflates, to a text of the same length and other numbers.
-                let crc = u32::from_le_bytes([t[0], t[1], t[2], t[3]]);
-                if crc != crc32(&text) {
-                    return Err("gzip data is corrupt: its CRC-32 does not match the text it inflates to (a changed \
-                                or damaged file); run `gunzip -t` on it"
-                        .into());
+                if u32::from_le_bytes([t[0], t[1], t[2], t[3]]) != crc {
+                    return Err(GzStop::Bad(
+                        "gzip data is corrupt: its CRC-32 does not match the text it inflates to (a changed or \
+                         damaged file); run `gunzip -t` on it"
+                            .into(),
+                    ));
                 }
             }
-            Ok((Gunzipped { text, truncated: false }, end.min(b.len())))
+            Ok((end.min(b.len()), false, len))
         }
-        Err((TINFLStatus::HasMoreOutput, _)) => Err(format!(
-            "the text is over {limit} bytes after gunzip (TRACE_BYTES_MAX, which keeps a browser tab's memory \
-             bounded): cut the trace shorter (`perf script --time START,END`)"
-        )),
-        Err((TINFLStatus::FailedCannotMakeProgress, text)) => {
-            if let Some(isize) = whole_file_trailer(b, text.len()) {
-                return Err(format!(
+        Ended::Short => {
+            if let Some(isize) = whole_file_trailer(b, made.1) {
+                return Err(GzStop::Bad(format!(
                     "gzip data is damaged near its end: the deflate stream runs on past its last block, yet the \
                      file ends in a trailer giving {isize} bytes, about the {} inflated, so it is whole, not cut \
                      short; run `gunzip -t` on it",
-                    text.len()
-                ));
+                    made.1
+                )));
             }
-            Ok((Gunzipped { text, truncated: true }, b.len()))
+            Ok((b.len(), true, made.1))
         }
-        Err((status, _)) => Err(format!("gzip data is corrupt (inflate: {status:?})")),
     }
 }
 
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+
+    /// CRC-32 as gzip computes it (RFC 1952 §8: ISO 3309, reflected polynomial
+    /// 0xEDB88320).
+    fn crc32(data: &[u8]) -> u32 {
+        crc32fast::hash(data)
+    }
+
+    /// What inflating gave: the text, and whether the stream ended early.
+    #[derive(Debug)]
+    struct Gunzipped {
+        text: Vec<u8>,
+        truncated: bool,
+    }
+
+    /// [`gunzip_to`] with the text collected.
+    fn gunzip(b: &[u8], limit: usize) -> Result<Gunzipped, String> {
+        let mut text = Vec::new();
+        let truncated = gunzip_to(b, limit as u64, &mut |piece: &[u8]| -> Result<(), ()> {
+            text.extend_from_slice(piece);
+            Ok(())
+        })
+        .map_err(|e| match e {
+            GzStop::Bad(m) => m,
+            GzStop::Sink(()) => unreachable!("the sink never stops"),
+        })?;
+        Ok(Gunzipped { text, truncated })
+    }
+
+    /// A text several windows long, deflated for real (back-references across the
+    /// window's wrap): inflated piece by piece, it is the text, and a cut copy gives a
+    /// prefix of it.
+    #[test]
+    fn a_text_longer_than_the_window_inflates_whole() {
+        let mut text = Vec::new();
+        let mut k = 0u64;
+        while text.len() < 3 * WINDOW + 12_345 {
+            k = k.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            text.extend_from_slice(format!("line {} value {}\n", text.len() % 977, k >> 52).as_bytes());
+        }
+        let deflated = miniz_oxide::deflate::compress_to_vec(&text, 6);
+        let mut gz = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3];
+        gz.extend_from_slice(&deflated);
+        gz.extend_from_slice(&crc32(&text).to_le_bytes());
+        gz.extend_from_slice(&(text.len() as u32).to_le_bytes());
+        let g = gunzip(&gz, usize::MAX).unwrap();
+        assert!(g.text == text && !g.truncated);
+        let cut = gunzip(&gz[..gz.len() * 2 / 3], usize::MAX).unwrap();
+        assert!(cut.truncated && cut.text.len() > WINDOW && text.starts_with(&cut.text));
+        assert!(gunzip(&gz, text.len() - 1).unwrap_err().contains("TRACE_BYTES_MAX"));
+    }
 
     /// A gzip file of `text` made with stored (uncompressed) deflate blocks, with an
     /// FNAME field, so that tests need no compressor.

@@ -30,15 +30,17 @@ pub use summary::ImportSummary;
 use crate::facts::recording::WakeRecord;
 use crate::facts::workload::replay::{Op, ReplayParams, ReplayTask, REPLAY_SPAN_NS_MAX, REPLAY_TASKS_MAX};
 use parse::{HeadError, Left, Named};
+use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+use std::hash::BuildHasherDefault;
+use std::io::Read;
 
-/// Most bytes of trace text (after gunzip). 512 MiB: the importer holds the text and
-/// about 0.4 byte of events per byte of it, and inflating grows its buffer by doubling,
-/// so a trace this big needs about 1.5 GiB at the peak, which a browser tab's wasm32
-/// memory (4 GiB at most, often less) can give. It is 3-4 million events of perf text,
-/// a few seconds of a busy 64-CPU machine.
-pub const TRACE_BYTES_MAX: usize = 512 << 20;
+/// Most bytes of trace text (after gunzip): 8 GiB. The import reads the text a piece
+/// at a time and keeps only its events ([`import_read`]), so its memory is bounded by
+/// [`TRACE_EVENTS_MAX`], not by this; this bounds its time (about half a minute at
+/// 300 MB/s). perf text is 80-150 bytes a line.
+pub const TRACE_BYTES_MAX: u64 = 8 << 30;
 /// Most events used (switches, wakeups, forks, exits, migrations). Each gives at most
 /// two program steps, so the programs stay under the replay's `REPLAY_OPS_MAX` (20
 /// million).
@@ -288,15 +290,28 @@ struct Ev {
     kind: Kind,
 }
 
-/// Comms interned: each distinct byte string once.
+/// Comms interned: each distinct byte string once. Looked up three times a switch line,
+/// so with `rustc-hash`'s hasher (the map is never iterated: ids are given in the order
+/// names first appear) and the last name found kept at hand (a line's current task is
+/// most often the one it switches out).
 #[derive(Default)]
 struct Comms {
-    ids: HashMap<Box<[u8]>, u32>,
+    ids: HashMap<Box<[u8]>, u32, BuildHasherDefault<rustc_hash::FxHasher>>,
     names: Vec<Box<[u8]>>,
+    last: Option<u32>,
 }
 
 impl Comms {
     fn id(&mut self, c: &[u8]) -> u32 {
+        if let Some(k) = self.last.filter(|&k| *self.names[k as usize] == *c) {
+            return k;
+        }
+        let k = self.intern(c);
+        self.last = Some(k);
+        k
+    }
+
+    fn intern(&mut self, c: &[u8]) -> u32 {
         if let Some(&k) = self.ids.get(c) {
             return k;
         }
@@ -332,55 +347,420 @@ pub fn import(bytes: &[u8], name: &str) -> Result<Trace, TraceError> {
 /// [`import`], calling `progress` with the text bytes read so far every few MB; when
 /// it returns `false` the import stops with an error.
 pub fn import_with(bytes: &[u8], name: &str, progress: &mut dyn FnMut(u64) -> bool) -> Result<Trace, TraceError> {
-    import_inner(bytes, name, progress, TRACE_BYTES_MAX).map_err(|mut e| {
+    named(import_inner(Input::Bytes(bytes), name, progress, TRACE_BYTES_MAX), name)
+}
+
+/// [`import_with`] from a reader (a file, a browser's `Blob`), read a piece at a time:
+/// the import holds a line of the text at a time, never all of it (a gzip file's
+/// compressed bytes are held whole, and inflated a window at a time), so its memory is
+/// the events it keeps. Same result, byte for byte, as [`import_with`] of the bytes.
+pub fn import_read(r: &mut dyn Read, name: &str, progress: &mut dyn FnMut(u64) -> bool) -> Result<Trace, TraceError> {
+    named(import_inner(Input::Read(r), name, progress, TRACE_BYTES_MAX), name)
+}
+
+fn named(r: Result<Trace, TraceError>, name: &str) -> Result<Trace, TraceError> {
+    r.map_err(|mut e| {
         e.name = name.to_string();
         e
     })
 }
 
-/// [`import_with`] with the text bound as a parameter (tests use a small one).
+/// Where an import's bytes come from.
+enum Input<'a> {
+    Bytes(&'a [u8]),
+    Read(&'a mut dyn Read),
+}
+
+/// Bytes read from a reader at a time, and the pieces of a text in memory are fed in.
+const READ_BYTES: usize = 1 << 20;
+
+/// [`import_with`] and [`import_read`] with the text bound as a parameter (tests use a
+/// small one). The file is hashed as it is read (beside the parse: [`hashed`]),
+/// inflated if it is gzip, and its text fed to a [`Feeder`] a piece at a time.
 fn import_inner(
-    bytes: &[u8],
+    input: Input<'_>,
     name: &str,
     progress: &mut dyn FnMut(u64) -> bool,
-    limit: usize,
+    limit: u64,
 ) -> Result<Trace, TraceError> {
-    let sha256 = sha256_hex(bytes);
-    let mut summary = ImportSummary::default();
-    let inflated;
-    let text: &[u8] = if bytes.starts_with(&[0x1f, 0x8b]) {
-        let g = gzip::gunzip(bytes, limit).map_err(TraceError::whole)?;
-        summary.gzip = true;
-        summary.gzip_truncated = g.truncated;
-        inflated = g.text;
-        &inflated
-    } else {
-        bytes
-    };
-    if text.starts_with(b"PERFILE2") || text.starts_with(b"PERFFILE") {
-        return Err(TraceError::whole("binary perf.data: run `perf script -i FILE > FILE.txt` first"));
+    let (parsed, sha256) = hashed(|hash| read_text(input, hash, progress, limit));
+    let (p, summary) = parsed?;
+    finish(p, name, sha256, summary)
+}
+
+/// Where the file's bytes go to be hashed: the caller's bytes (borrowed for the whole
+/// import) or a piece just read (copied if kept).
+trait HashSink<'a> {
+    fn borrowed(&mut self, b: &'a [u8]);
+    fn read(&mut self, b: &[u8]);
+}
+
+impl<'a> HashSink<'a> for Sha256 {
+    fn borrowed(&mut self, b: &'a [u8]) {
+        self.update(b);
     }
-    if text.starts_with(b"\x17\x08\x44tracing") {
-        return Err(TraceError::whole("binary trace.dat: run `trace-cmd report -i FILE > FILE.txt` first"));
+    fn read(&mut self, b: &[u8]) {
+        self.update(b);
     }
-    for (magic, tool) in [(&b"\xfd7zXZ\0"[..], "xz"), (&b"\x28\xb5\x2f\xfd"[..], "zstd"), (&b"BZh"[..], "bzip2")] {
-        if text.starts_with(magic) {
-            return Err(TraceError::whole(format!("{tool}-compressed: decompress it first (gzip is read as is)")));
+}
+
+/// Pieces sent to the hashing thread: at least [`HASH_BATCH`] bytes each, so that a
+/// reader's small pieces do not cost a thread wake-up each.
+#[cfg(not(target_arch = "wasm32"))]
+struct ToThread<'a> {
+    tx: std::sync::mpsc::SyncSender<Piece<'a>>,
+    pending: Vec<u8>,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+const HASH_BATCH: usize = 256 << 10;
+
+#[cfg(not(target_arch = "wasm32"))]
+enum Piece<'a> {
+    Borrowed(&'a [u8]),
+    Read(Vec<u8>),
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl<'a> ToThread<'a> {
+    fn flush(&mut self) {
+        if !self.pending.is_empty() {
+            let _ = self.tx.send(Piece::Read(std::mem::take(&mut self.pending)));
         }
     }
-    if text.len() > limit {
-        return Err(TraceError::whole(format!(
-            "{} bytes of text, over TRACE_BYTES_MAX ({limit}), the bound that keeps a browser tab's \
-             memory in reach: cut the trace shorter (`perf script --time START,END`)",
-            text.len()
-        )));
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl<'a> HashSink<'a> for ToThread<'a> {
+    fn borrowed(&mut self, b: &'a [u8]) {
+        self.flush();
+        let _ = self.tx.send(Piece::Borrowed(b));
     }
-    if text.iter().all(|c| c.is_ascii_whitespace()) {
-        return Err(TraceError::whole("the file is empty"));
+    fn read(&mut self, b: &[u8]) {
+        self.pending.extend_from_slice(b);
+        if self.pending.len() >= HASH_BATCH {
+            self.flush();
+        }
     }
-    let mut p = Parsed::default();
-    p.read(text, &mut summary, progress)?;
-    finish(p, name, sha256, summary)
+}
+
+/// Runs `body` with a sink for the file's bytes and gives their SHA-256 too. Natively
+/// the hash is taken on a thread of its own while `body` parses (SHA-NI hashes about
+/// 1.7 GB/s, a seventh of an import's time on one core); a browser's worker has no
+/// threads, and hashes in line.
+fn hashed<'a, R>(body: impl FnOnce(&mut dyn HashSink<'a>) -> R) -> (R, String) {
+    let hex = |d: &[u8]| d.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        std::thread::scope(|s| {
+            // At most this many batches wait for the hash.
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Piece<'a>>(8);
+            let spawned = std::thread::Builder::new().name("trace-sha256".into()).spawn_scoped(s, move || {
+                let mut h = Sha256::new();
+                for p in rx {
+                    match p {
+                        Piece::Borrowed(b) => h.update(b),
+                        Piece::Read(b) => h.update(&b),
+                    }
+                }
+                h.finalize()
+            });
+            let Ok(worker) = spawned else {
+                let mut h = Sha256::new();
+                let r = body(&mut h);
+                return (r, hex(&h.finalize()));
+            };
+            let mut sink = ToThread { tx, pending: Vec::new() };
+            let r = body(&mut sink);
+            sink.flush();
+            drop(sink);
+            let digest = worker.join().map(|d| hex(&d)).unwrap_or_default();
+            (r, digest)
+        })
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        let mut h = Sha256::new();
+        let r = body(&mut h);
+        (r, hex(&h.finalize()))
+    }
+}
+
+/// Reads `input`, giving its bytes to `hash` and its text to a [`Feeder`]: the events
+/// and the summary.
+fn read_text<'a>(
+    input: Input<'a>,
+    hash: &mut dyn HashSink<'a>,
+    progress: &mut dyn FnMut(u64) -> bool,
+    limit: u64,
+) -> Result<(Parsed, ImportSummary), TraceError> {
+    let mut feed = Feeder::new(limit, progress);
+    let read_err = |e: std::io::Error| TraceError::whole(format!("cannot read the file: {e}"));
+    let held: Vec<u8>;
+    let gz: Option<&[u8]> = match input {
+        Input::Bytes(b) => {
+            hash.borrowed(b);
+            if b.starts_with(&GZIP_MAGIC) {
+                Some(b)
+            } else {
+                for piece in b.chunks(READ_BYTES) {
+                    feed.text(piece)?;
+                }
+                None
+            }
+        }
+        Input::Read(r) => {
+            let mut buf = vec![0u8; READ_BYTES];
+            let mut n = 0;
+            while n < GZIP_MAGIC.len() {
+                match r.read(&mut buf[n..]).map_err(read_err)? {
+                    0 => break,
+                    k => n += k,
+                }
+            }
+            if buf[..n].starts_with(&GZIP_MAGIC) {
+                // The compressed bytes are held whole. A gzip file's text is at least
+                // about its size (stored blocks add 5 bytes a 64 KiB), so a file over
+                // `most` is over the text's bound.
+                buf.truncate(n);
+                let most = limit.saturating_add(limit / 8192).saturating_add(1 << 16);
+                r.take(most.saturating_sub(n as u64).saturating_add(1)).read_to_end(&mut buf).map_err(read_err)?;
+                if buf.len() as u64 > most {
+                    return Err(feed.too_long());
+                }
+                hash.read(&buf);
+                held = buf;
+                Some(&held[..])
+            } else {
+                loop {
+                    hash.read(&buf[..n]);
+                    feed.text(&buf[..n])?;
+                    n = loop {
+                        match r.read(&mut buf) {
+                            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                            r => break r.map_err(read_err)?,
+                        }
+                    };
+                    if n == 0 {
+                        break None;
+                    }
+                }
+            }
+        }
+    };
+    let mut summary = ImportSummary::default();
+    if let Some(b) = gz {
+        summary.gzip = true;
+        summary.gzip_truncated =
+            gzip::gunzip_to(b, limit, &mut |piece: &[u8]| feed.text(piece)).map_err(|e| match e {
+                gzip::GzStop::Bad(m) => TraceError::whole(m),
+                gzip::GzStop::Sink(e) => e,
+            })?;
+    }
+    let p = feed.finish(&mut summary)?;
+    Ok((p, summary))
+}
+
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// The text's first bytes, enough to know a binary file by its magic.
+const HEAD_BYTES: usize = 16;
+/// Most bytes of a line kept: a longer one (no newline for megabytes: not a trace, or an
+/// event the importer passes over) is read as its first this many bytes, so that memory
+/// stays bounded whatever the file.
+const LINE_BYTES_MAX: usize = 1 << 20;
+
+/// Takes a trace's text a piece at a time, cuts it into lines (one line a piece leaves
+/// unfinished is held until the next piece ends it) and parses each. A line that does not
+/// read stops the parsing, not the reading: the rest is still counted, so that a text
+/// over the bound, a binary file and an empty one are told as such whatever line failed
+/// first, as when the text was read whole before it was parsed.
+struct Feeder<'p> {
+    parsed: Parsed,
+    at: LineState,
+    /// The start of a line the last piece left unfinished.
+    carry: Vec<u8>,
+    /// The last piece ended in `\r`: a `\n` opening the next one ends no line.
+    skip_lf: bool,
+    /// The first [`HEAD_BYTES`], until there are that many.
+    head: Option<Vec<u8>>,
+    /// Why the text is a binary file, from its head.
+    binary: Option<TraceError>,
+    /// The first line that did not read.
+    failed: Option<TraceError>,
+    text_bytes: u64,
+    limit: u64,
+    /// Whether a byte other than ASCII white space was seen.
+    non_space: bool,
+    next_progress: u64,
+    progress: &'p mut dyn FnMut(u64) -> bool,
+    /// The summary's counts the lines add to.
+    sum: ImportSummary,
+}
+
+/// Where the parse stands between lines.
+#[derive(Default)]
+struct LineState {
+    line_no: u32,
+    seen_event: bool,
+    clock: Clock,
+}
+
+impl<'p> Feeder<'p> {
+    fn new(limit: u64, progress: &'p mut dyn FnMut(u64) -> bool) -> Self {
+        Feeder {
+            parsed: Parsed::default(),
+            at: LineState::default(),
+            carry: Vec::new(),
+            skip_lf: false,
+            head: Some(Vec::with_capacity(HEAD_BYTES)),
+            binary: None,
+            failed: None,
+            text_bytes: 0,
+            limit,
+            non_space: false,
+            next_progress: PROGRESS_BYTES as u64,
+            progress,
+            sum: ImportSummary::default(),
+        }
+    }
+
+    fn too_long(&self) -> TraceError {
+        TraceError::whole(format!(
+            "the text is over TRACE_BYTES_MAX ({}) bytes, the bound on a trace's text: cut the trace shorter (`perf \
+             script --time START,END`)",
+            self.limit
+        ))
+    }
+
+    /// The next piece of the text. An error here ends the import: a cancel, or a text
+    /// over the bound (a binary file's head said first).
+    fn text(&mut self, piece: &[u8]) -> Result<(), TraceError> {
+        self.text_bytes += piece.len() as u64;
+        if self.text_bytes > self.limit {
+            return Err(self.binary.take().unwrap_or_else(|| self.too_long()));
+        }
+        if !self.non_space {
+            self.non_space = piece.iter().any(|c| !c.is_ascii_whitespace());
+        }
+        match self.head.as_mut() {
+            Some(h) => {
+                h.extend_from_slice(piece);
+                if h.len() < HEAD_BYTES {
+                    return Ok(());
+                }
+                let h = self.head.take().unwrap_or_default();
+                self.binary = binary_kind(&h);
+                self.lines(&h);
+            }
+            None => self.lines(piece),
+        }
+        if self.text_bytes >= self.next_progress {
+            self.next_progress = self.text_bytes + PROGRESS_BYTES as u64;
+            if !(self.progress)(self.text_bytes) {
+                return Err(TraceError::at(self.at.line_no, "import cancelled".into()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether lines are still parsed.
+    fn parsing(&self) -> bool {
+        self.binary.is_none() && self.failed.is_none()
+    }
+
+    /// Cuts `piece` into lines: a line ends at `\n`, `\r\n` or a lone `\r` (old Mac line
+    /// ends: such a file was one line).
+    fn lines(&mut self, mut rest: &[u8]) {
+        if self.skip_lf && !rest.is_empty() {
+            self.skip_lf = false;
+            if rest[0] == b'\n' {
+                rest = &rest[1..];
+            }
+        }
+        while self.parsing() {
+            let Some(i) = memchr::memchr2(b'\n', b'\r', rest) else { break };
+            if self.carry.is_empty() {
+                self.line(&rest[..i.min(LINE_BYTES_MAX)], true);
+            } else {
+                let mut line = std::mem::take(&mut self.carry);
+                keep_line(&mut line, &rest[..i]);
+                self.line(&line, true);
+                line.clear();
+                self.carry = line;
+            }
+            let cr = rest[i] == b'\r';
+            rest = &rest[i + 1..];
+            if cr {
+                match rest.first() {
+                    Some(b'\n') => rest = &rest[1..],
+                    None => self.skip_lf = true,
+                    Some(_) => {}
+                }
+            }
+        }
+        if self.parsing() {
+            keep_line(&mut self.carry, rest);
+        }
+    }
+
+    fn line(&mut self, raw: &[u8], complete: bool) {
+        if let Err(e) = self.parsed.line(raw, complete, &mut self.at, &mut self.sum) {
+            self.failed = Some(e);
+        }
+    }
+
+    /// The end of the text: its last line (if no newline ended it), then what stopped
+    /// the parse, if anything did; else the events parsed.
+    fn finish(mut self, sum: &mut ImportSummary) -> Result<Parsed, TraceError> {
+        if let Some(h) = self.head.take() {
+            self.binary = binary_kind(&h);
+            self.lines(&h);
+        }
+        if self.parsing() && !self.carry.is_empty() {
+            let line = std::mem::take(&mut self.carry);
+            self.line(&line, false);
+        }
+        if let Some(e) = self.binary {
+            return Err(e);
+        }
+        if !self.non_space {
+            return Err(TraceError::whole("the file is empty"));
+        }
+        if let Some(e) = self.failed {
+            return Err(e);
+        }
+        let (gzip, gzip_truncated) = (sum.gzip, sum.gzip_truncated);
+        *sum = std::mem::take(&mut self.sum);
+        (sum.gzip, sum.gzip_truncated) = (gzip, gzip_truncated);
+        sum.lines = self.at.line_no as u64;
+        if !(self.progress)(self.text_bytes) {
+            return Err(TraceError::at(self.at.line_no, "import cancelled".into()));
+        }
+        Ok(self.parsed)
+    }
+}
+
+/// Appends `part` to a line, keeping at most [`LINE_BYTES_MAX`] bytes of it.
+fn keep_line(line: &mut Vec<u8>, part: &[u8]) {
+    let room = LINE_BYTES_MAX.saturating_sub(line.len());
+    line.extend_from_slice(&part[..part.len().min(room)]);
+}
+
+/// Why a text that starts with `head` is a binary file the importer cannot read.
+fn binary_kind(head: &[u8]) -> Option<TraceError> {
+    if head.starts_with(b"PERFILE2") || head.starts_with(b"PERFFILE") {
+        return Some(TraceError::whole("binary perf.data: run `perf script -i FILE > FILE.txt` first"));
+    }
+    if head.starts_with(b"\x17\x08\x44tracing") {
+        return Some(TraceError::whole("binary trace.dat: run `trace-cmd report -i FILE > FILE.txt` first"));
+    }
+    for (magic, tool) in [(&b"\xfd7zXZ\0"[..], "xz"), (&b"\x28\xb5\x2f\xfd"[..], "zstd"), (&b"BZh"[..], "bzip2")] {
+        if head.starts_with(magic) {
+            return Some(TraceError::whole(format!("{tool}-compressed: decompress it first (gzip is read as is)")));
+        }
+    }
+    None
 }
 
 /// The time correction of [`Parsed::push`]: the latest time so far and the offset clock
@@ -420,48 +800,35 @@ const EVENT_NAMES: [&str; 7] = [
 ];
 
 impl Parsed {
-    fn read(
+    /// One line of the text (`complete`: a line end followed it).
+    fn line(
         &mut self,
-        text: &[u8],
+        raw: &[u8],
+        complete: bool,
+        at: &mut LineState,
         sum: &mut ImportSummary,
-        progress: &mut dyn FnMut(u64) -> bool,
     ) -> Result<(), TraceError> {
-        let (mut pos, mut line_no, mut next_progress) = (0usize, 0u32, PROGRESS_BYTES);
-        let mut seen_event = false;
-        let mut clock = Clock::default();
-        while pos < text.len() {
-            // A line ends at `\n`, `\r\n` or a lone `\r` (old Mac line ends: such a file
-            // was one line).
-            let (end, complete) = match text[pos..].iter().position(|&c| c == b'\n' || c == b'\r') {
-                Some(n) => (pos + n, true),
-                None => (text.len(), false),
-            };
-            let raw = &text[pos..end];
-            pos = if text.get(end..end + 2) == Some(b"\r\n") { end + 2 } else { end + 1 };
-            line_no = line_no.saturating_add(1);
-            if pos >= next_progress {
-                next_progress = pos + PROGRESS_BYTES;
-                if !progress(pos.min(text.len()) as u64) {
-                    return Err(TraceError::at(line_no, "import cancelled".into()));
-                }
-            }
+        at.line_no = at.line_no.saturating_add(1);
+        let line_no = at.line_no;
+        let clock = &mut at.clock;
+        {
             let err = |m: String| TraceError { text: clip_line(raw), ..TraceError::at(line_no, m) };
             if let Some(h) = parse::header_line(raw) {
                 if h.is_some() {
                     sum.cpus_header = h;
                 }
-                continue;
+                return Ok(());
             }
             if let Some(n) = parse::lost(raw) {
                 sum.lost_events += n;
                 sum.lost_gaps += 1;
-                continue;
+                return Ok(());
             }
             let h = match parse::head(raw) {
                 Ok(h) => h,
                 Err(_) if !complete => {
                     sum.truncated_last_line = true;
-                    continue;
+                    return Ok(());
                 }
                 Err(HeadError::Cpu(c)) => {
                     return Err(err(format!(
@@ -475,17 +842,17 @@ impl Parsed {
                         crate::facts::input::clip(&String::from_utf8_lossy(t.strip_suffix(b":").unwrap_or(t)))
                     )))
                 }
-                Err(HeadError::NoMatch) if !seen_event => {
+                Err(HeadError::NoMatch) if !at.seen_event => {
                     return Err(err("this is not perf script or trace-cmd report text (no `COMM PID [CPU] \
                                     TIME: EVENT: ARGS` head)"
                         .into()))
                 }
                 Err(HeadError::NoMatch) => {
                     sum.unrecognised_lines += 1;
-                    continue;
+                    return Ok(());
                 }
             };
-            seen_event = true;
+            at.seen_event = true;
             let short = parse::short_name(h.event);
             let Some(which) = EVENT_NAMES.iter().position(|n| n.as_bytes() == short) else {
                 let full = self.skipped.len() >= SKIPPED_NAMES_MAX;
@@ -498,16 +865,16 @@ impl Parsed {
                 }
                 // Counted as passed over (no program step comes of it), but where it
                 // says a task ran that no switch-in showed, that is kept.
-                let Some(task) = self.runtime(&h) else { continue };
+                let Some(task) = self.runtime(&h) else { return Ok(()) };
                 let cur = TaskRef { pid: h.pid.unwrap_or(NO_PID), comm: self.comms.id(h.comm), prio: NO_PRIO };
                 self.push(
                     Ev { time_ns: h.time_ns, line: line_no, cpu: h.cpu as u16, cur, kind: Kind::Runtime { task } },
                     raw,
-                    &mut clock,
+                    clock,
                     sum,
                 )
                 .map_err(err)?;
-                continue;
+                return Ok(());
             };
             let cur_comm = self.comms.id(h.comm);
             let cur = TaskRef { pid: h.pid.unwrap_or(NO_PID), comm: cur_comm, prio: NO_PRIO };
@@ -522,7 +889,7 @@ impl Parsed {
                         Ok(s) => s,
                         Err(_) if !complete => {
                             sum.truncated_last_line = true;
-                            continue;
+                            return Ok(());
                         }
                         Err(m) => return Err(err(m)),
                     };
@@ -534,7 +901,7 @@ impl Parsed {
                         Some(w) => w,
                         None if !complete => {
                             sum.truncated_last_line = true;
-                            continue;
+                            return Ok(());
                         }
                         None => {
                             return Err(err(bad("`comm=.. pid=.. prio=.. target_cpu=..` or `comm:pid [prio] CPU:N`")))
@@ -548,7 +915,7 @@ impl Parsed {
                     Some((p, c)) => Kind::Fork { parent: self.comms.task(p), child: self.comms.task(c) },
                     None if !complete => {
                         sum.truncated_last_line = true;
-                        continue;
+                        return Ok(());
                     }
                     None => return Err(err(bad("`comm=.. pid=.. child_comm=.. child_pid=..`"))),
                 },
@@ -557,7 +924,7 @@ impl Parsed {
                     Some(t) => Kind::Migrate { task: self.comms.task(t), orig_cpu: parse::orig_cpu(h.args) },
                     None if !complete => {
                         sum.truncated_last_line = true;
-                        continue;
+                        return Ok(());
                     }
                     None => return Err(err(bad("`comm=.. pid=.. prio=..`"))),
                 },
@@ -565,7 +932,7 @@ impl Parsed {
             if let Kind::Switch { next, .. } = kind {
                 self.set_cpu_pid(h.cpu, next.pid);
             }
-            self.push(Ev { time_ns: h.time_ns, line: line_no, cpu: h.cpu as u16, cur, kind }, raw, &mut clock, sum)
+            self.push(Ev { time_ns: h.time_ns, line: line_no, cpu: h.cpu as u16, cur, kind }, raw, clock, sum)
                 .map_err(err)?;
             self.counts[which] += 1;
             if h.dash {
@@ -573,10 +940,6 @@ impl Parsed {
             } else {
                 self.perf = true;
             }
-        }
-        sum.lines = line_no as u64;
-        if !progress(text.len() as u64) {
-            return Err(TraceError::at(line_no, "import cancelled".into()));
         }
         Ok(())
     }
@@ -658,6 +1021,32 @@ impl Parsed {
     }
 }
 
+/// Sorts events stably by time: (time, index) keys sorted (moving 16-byte keys, not the
+/// events), then the events moved in place along the permutation's cycles, so that the
+/// sort needs the keys' memory only.
+fn sort_by_time(events: &mut [Ev]) {
+    let mut keys: Vec<(u64, u32)> = events.iter().enumerate().map(|(i, e)| (e.time_ns, i as u32)).collect();
+    keys.sort_unstable();
+    const DONE: u32 = u32::MAX;
+    for start in 0..keys.len() {
+        if keys[start].1 == DONE {
+            continue;
+        }
+        // Position j takes the event at keys[j].1, until the cycle comes back to start.
+        let held = events[start];
+        let mut j = start;
+        loop {
+            let from = std::mem::replace(&mut keys[j].1, DONE) as usize;
+            if from == start {
+                events[j] = held;
+                break;
+            }
+            events[j] = events[from];
+            j = from;
+        }
+    }
+}
+
 /// Nanoseconds as seconds with six decimals, in integers.
 fn secs(ns: u64) -> String {
     format!("{}.{:06}", ns / 1_000_000_000, ns % 1_000_000_000 / 1_000)
@@ -701,7 +1090,7 @@ fn finish(mut p: Parsed, name: &str, sha256: String, mut sum: ImportSummary) -> 
     }
     .into();
     if sum.out_of_order > 0 {
-        p.events.sort_by_key(|e| e.time_ns);
+        sort_by_time(&mut p.events);
     }
     let start_ns = p.events.first().map_or(0, |e| e.time_ns);
     let end_ns = p.events.last().map_or(0, |e| e.time_ns);

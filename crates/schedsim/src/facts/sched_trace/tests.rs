@@ -275,10 +275,10 @@ fn bad_input_names_the_line_and_the_problem() {
     assert!(e.ends_with("xxx…`") && e.chars().filter(|&c| c == 'x').count() < 90, "{e}");
     // Too big: the bound and the reason, plain and after gunzip.
     let text = render(&scenario(), Form::PerfKv);
-    let e = import_inner(text.as_bytes(), "t", &mut |_| true, 100).unwrap_err();
-    assert!(e.message.contains("over TRACE_BYTES_MAX (100)") && e.message.contains("browser"), "{e}");
+    let e = import_inner(Input::Bytes(text.as_bytes()), "t", &mut |_| true, 100).unwrap_err();
+    assert!(e.message.contains("over TRACE_BYTES_MAX (100)") && e.message.contains("cut the trace shorter"), "{e}");
     let gz = gzip::tests::gzip_stored(text.as_bytes());
-    let e = import_inner(&gz, "t", &mut |_| true, 100).unwrap_err();
+    let e = import_inner(Input::Bytes(&gz), "t", &mut |_| true, 100).unwrap_err();
     assert!(e.message.contains("TRACE_BYTES_MAX"), "{e}");
     let e = import_with(text.as_bytes(), "t", &mut |_| false).unwrap_err();
     assert!(e.message.contains("cancelled"), "{e}");
