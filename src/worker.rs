@@ -5,7 +5,7 @@
 //! one [`Response`] (a run also with its progress).
 
 use crate::model::live::{LiveKey, LiveOp, LiveSession};
-use crate::wire::proto::{Request, Response, PROGRESS_INTERVAL_MS};
+use crate::wire::proto::{Request, Response, TraceFile, FILES_KEY, PROGRESS_INTERVAL_MS};
 use schedsim::sched_trace::Trace;
 use schedsim::{Experiment, RunId, Sweep};
 use std::cell::{Cell, RefCell};
@@ -53,16 +53,38 @@ pub fn register() {
         // Tell the page why before the abort kills the worker.
         post(&Response::Failed { id: CURRENT.with(|c| c.get()), message: format!("the simulator panicked: {info}") });
     }));
-    let on_message =
-        Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-            match serde_wasm_bindgen::from_value::<Request>(e.data()) {
-                Ok(req) => handle(req),
-                Err(err) => post(&Response::Failed { id: 0, message: format!("worker: bad request: {err}") }),
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+        match request_of(&e.data()) {
+            Ok(req) => handle(req),
+            // Failed as the request's own, so that the page's waiting ends.
+            Err(err) => {
+                let id = js_sys::Reflect::get(&e.data(), &JsValue::from_str("id"))
+                    .ok()
+                    .and_then(|v| v.as_f64())
+                    .map_or(0, |v| v as u32);
+                post(&Response::Failed { id, message: format!("worker: bad request: {err}") })
             }
-        });
+        }
+    });
     scope().set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget();
     post(&Response::Ready);
+}
+
+/// The request a message holds, with its trace files taken from beside it
+/// (`proto::TraceFile`).
+fn request_of(data: &JsValue) -> Result<Request, String> {
+    let mut req = serde_wasm_bindgen::from_value::<Request>(data.clone()).map_err(|e| e.to_string())?;
+    let files = js_sys::Reflect::get(data, &JsValue::from_str(FILES_KEY)).map_err(|_| "no files".to_string())?;
+    let files: Vec<JsValue> = if files.is_undefined() { Vec::new() } else { js_sys::Array::from(&files).to_vec() };
+    let slots = req.files_mut();
+    if slots.len() != files.len() {
+        return Err(format!("{} trace files for a request of {}", files.len(), slots.len()));
+    }
+    for (slot, f) in slots.into_iter().zip(files) {
+        slot.0 = Some(f.dyn_into::<web_sys::Blob>().map_err(|_| "a trace file that is no Blob".to_string())?);
+    }
+    Ok(req)
 }
 
 fn handle(req: Request) {
@@ -90,17 +112,17 @@ fn handle(req: Request) {
                 Err(e) => Response::Failed { id, message: e.to_string() },
             });
         }
-        Request::ImportTrace { id, name, bytes_b64, experiment_json } => {
+        Request::ImportTrace { id, name, file, experiment_json } => {
             CURRENT.with(|c| c.set(id));
-            post(&import_trace(id, &name, &bytes_b64, &experiment_json));
+            post(&import_trace(id, &name, &file, &experiment_json));
         }
-        Request::ReplayTable { id, experiment_json, name, bytes_b64 } => {
+        Request::ReplayTable { id, experiment_json, name, file } => {
             CURRENT.with(|c| c.set(id));
-            post(&replay_table(id, &experiment_json, &name, &bytes_b64));
+            post(&replay_table(id, &experiment_json, &name, &file));
         }
-        Request::CompareTraces { id, a_name, a_sha256, a_b64, b_name, b_b64 } => {
+        Request::CompareTraces { id, a_name, a_sha256, a_file, b_name, b_file } => {
             CURRENT.with(|c| c.set(id));
-            post(&compare_traces(id, (&a_name, &a_sha256, &a_b64), (&b_name, &b_b64)));
+            post(&compare_traces(id, (&a_name, &a_sha256, &a_file), (&b_name, &b_file)));
         }
         Request::CheckPolicy { id, source } => {
             CURRENT.with(|c| c.set(id));
@@ -169,17 +191,56 @@ fn live_frame(id: u32, s: &mut LiveSession, done: bool) -> Response {
     }
 }
 
-/// The trace file's bytes from a request.
-fn trace_bytes(b64: &str) -> Result<Vec<u8>, String> {
-    use base64::Engine;
-    base64::engine::general_purpose::STANDARD
-        .decode(b64)
-        .map_err(|e| format!("the trace did not reach the worker whole: {e}"))
+/// Most bytes of a gzip trace file the worker reads: it holds the compressed bytes whole
+/// (and inflates them a window at a time), in a wasm32 memory of at most 4 GiB.
+const GZIP_FILE_BYTES_MAX: f64 = (1u64 << 30) as f64;
+
+/// A `Blob` read a piece at a time (`FileReaderSync`, which a worker has): the bytes
+/// cross from the browser into the importer once, and no more of them than a piece is
+/// held here.
+struct BlobReader {
+    blob: web_sys::Blob,
+    at: f64,
+    reader: web_sys::FileReaderSync,
 }
 
-/// `bytes_b64` imported, with progress posted as request `id`'s.
-fn import_bytes(id: u32, name: &str, bytes_b64: &str) -> Result<Trace, String> {
-    let bytes = trace_bytes(bytes_b64)?;
+impl std::io::Read for BlobReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let end = (self.at + buf.len() as f64).min(self.blob.size());
+        if end <= self.at {
+            return Ok(0);
+        }
+        let piece = self.blob.slice_with_f64_and_f64(self.at, end).map_err(io_err)?;
+        let bytes = js_sys::Uint8Array::new(&self.reader.read_as_array_buffer(&piece).map_err(io_err)?.into());
+        let n = (bytes.length() as usize).min(buf.len());
+        bytes.subarray(0, n as u32).copy_to(&mut buf[..n]);
+        self.at += n as f64;
+        Ok(n)
+    }
+}
+
+fn io_err(e: JsValue) -> std::io::Error {
+    std::io::Error::other(e.as_string().unwrap_or_else(|| format!("{e:?}")))
+}
+
+/// `file` imported, with progress posted as request `id`'s.
+fn import_file(id: u32, name: &str, file: &TraceFile) -> Result<Trace, String> {
+    let blob = file.0.clone().ok_or("the trace file did not reach the worker")?;
+    let reader = web_sys::FileReaderSync::new().map_err(|e| format!("cannot read the file here: {}", io_err(e)))?;
+    let mut r = BlobReader { blob, at: 0.0, reader };
+    if r.blob.size() > GZIP_FILE_BYTES_MAX {
+        let mut magic = [0u8; 2];
+        let _ = std::io::Read::read(&mut r, &mut magic);
+        if magic == [0x1f, 0x8b] {
+            return Err(format!(
+                "trace {name}: a gzip file of {:.1} GB; the page inflates gzip files of at most {} GB (it holds \
+                 the compressed bytes): gunzip it first, or import it with `schedsim replay`",
+                r.blob.size() / 1e9,
+                GZIP_FILE_BYTES_MAX / 1e9
+            ));
+        }
+        r.at = 0.0;
+    }
     let mut last = worker_now_ms();
     let mut progress = |read: u64| {
         let now = worker_now_ms();
@@ -189,27 +250,27 @@ fn import_bytes(id: u32, name: &str, bytes_b64: &str) -> Result<Trace, String> {
         }
         true
     };
-    schedsim::sched_trace::import_with(&bytes, name, &mut progress).map_err(|e| e.to_string())
+    schedsim::sched_trace::import_read(&mut r, name, &mut progress).map_err(|e| e.to_string())
 }
 
-/// The trace this worker imported last, if it has `sha256`; otherwise `bytes_b64`
-/// imported now (and kept).
-fn trace_of(id: u32, name: &str, bytes_b64: &str, sha256: Option<&str>) -> Result<Rc<Trace>, String> {
+/// The trace this worker imported last, if it has `sha256`; otherwise `file` imported
+/// now (and kept).
+fn trace_of(id: u32, name: &str, file: &TraceFile, sha256: Option<&str>) -> Result<Rc<Trace>, String> {
     if let Some(t) = TRACE.with(|c| c.borrow().as_ref().filter(|t| Some(t.sha256.as_str()) == sha256).cloned()) {
         return Ok(t);
     }
-    let t = Rc::new(import_bytes(id, name, bytes_b64)?);
+    let t = Rc::new(import_file(id, name, file)?);
     TRACE.with(|c| *c.borrow_mut() = Some(t.clone()));
     Ok(t)
 }
 
-fn import_trace(id: u32, name: &str, bytes_b64: &str, experiment_json: &str) -> Response {
+fn import_trace(id: u32, name: &str, file: &TraceFile, experiment_json: &str) -> Response {
     // Not `from_json`: a link's reference form does not validate until the trace is in.
     let exp = match Experiment::parse_json(experiment_json) {
         Ok(e) => e,
         Err(e) => return Response::Failed { id, message: e.to_string() },
     };
-    let trace = match trace_of(id, name, bytes_b64, None) {
+    let trace = match trace_of(id, name, file, None) {
         Ok(t) => t,
         Err(message) => return Response::Failed { id, message },
     };
@@ -226,13 +287,13 @@ fn import_trace(id: u32, name: &str, bytes_b64: &str, experiment_json: &str) -> 
     }
 }
 
-fn replay_table(id: u32, experiment_json: &str, name: &str, bytes_b64: &str) -> Response {
+fn replay_table(id: u32, experiment_json: &str, name: &str, file: &TraceFile) -> Response {
     let exp = match Experiment::from_json(experiment_json) {
         Ok(e) => e,
         Err(e) => return Response::Failed { id, message: e.to_string() },
     };
     let sha = crate::model::replay::replay_of(&exp).map(|p| p.trace_sha256.clone());
-    let trace = match trace_of(id, name, bytes_b64, sha.as_deref()) {
+    let trace = match trace_of(id, name, file, sha.as_deref()) {
         Ok(t) => t,
         Err(message) => return Response::Failed { id, message },
     };
@@ -244,13 +305,13 @@ fn replay_table(id: u32, experiment_json: &str, name: &str, bytes_b64: &str) -> 
 
 /// Two traces side by side: A (kept, as the replay's trace is) and B (imported for this
 /// answer only), each on its own CPU count as one LLC.
-fn compare_traces(id: u32, a: (&str, &str, &str), b: (&str, &str)) -> Response {
+fn compare_traces(id: u32, a: (&str, &str, &TraceFile), b: (&str, &TraceFile)) -> Response {
     use schedsim::api::trace_vs::{compare_on, own_machine};
     let ta = match trace_of(id, a.0, a.2, Some(a.1)) {
         Ok(t) => t,
         Err(message) => return Response::Failed { id, message },
     };
-    let tb = match import_bytes(id, b.0, b.1) {
+    let tb = match import_file(id, b.0, b.1) {
         Ok(t) => t,
         Err(message) => return Response::Failed { id, message },
     };

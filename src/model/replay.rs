@@ -22,10 +22,11 @@ use serde::{Deserialize, Serialize};
 /// the link's own bound (`permalink::FRAGMENT_LEN_MAX`), which is checked too.
 pub const LINK_REPLAY_JSON_MAX: usize = 64 * 1024;
 
-/// Largest trace file the page reads (the library reads up to
-/// `schedsim::sched_trace::TRACE_BYTES_MAX` of text; the page holds the file and sends
-/// it to the worker, so it stops earlier).
-pub const TRACE_FILE_BYTES_MAX: u64 = 64 << 20;
+/// Largest trace file the page reads: the library's bound on the text, as the worker
+/// reads the file a piece at a time (`schedsim::sched_trace::import_read`) and the page
+/// holds only its `Blob` (a gzip file has a lower bound in the worker, which holds its
+/// compressed bytes).
+pub const TRACE_FILE_BYTES_MAX: u64 = schedsim::sched_trace::TRACE_BYTES_MAX;
 
 /// The replay of `exp`, if its workload is one.
 pub fn replay_of(exp: &Experiment) -> Option<&ReplayParams> {

@@ -9,7 +9,7 @@
 
 use crate::model::sweep::{JobProgress, Kept, SweepJob, Tell, Throttle};
 use crate::web::dom::{self, js_err};
-use crate::wire::proto::{Engine, Request, Response};
+use crate::wire::proto::{Engine, Request, Response, FILES_KEY};
 use schedsim::Report;
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
@@ -91,8 +91,22 @@ fn stop(inner: &mut Inner) {
 
 fn send(inner: &Inner, req: &Request) -> Result<(), String> {
     let w = inner.worker.as_ref().ok_or("no worker")?;
+    w.post_message(&message(req)?).map_err(js_err)
+}
+
+/// `req` as a message: its serde form, with its trace files' `Blob`s beside it
+/// (`proto::TraceFile`).
+fn message(req: &Request) -> Result<JsValue, String> {
     let v = serde_wasm_bindgen::to_value(req).map_err(|e| e.to_string())?;
-    w.post_message(&v).map_err(js_err)
+    let files = req.files();
+    if !files.is_empty() {
+        let a = js_sys::Array::new();
+        for f in files {
+            a.push(f.0.as_ref().ok_or("a trace file is missing from the request")?);
+        }
+        js_sys::Reflect::set(&v, &JsValue::from_str(FILES_KEY), &a).map_err(js_err)?;
+    }
+    Ok(v)
 }
 
 fn spawn(rc: &Rc<RefCell<Inner>>, inner: &mut Inner) -> Result<(), String> {

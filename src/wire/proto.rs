@@ -8,6 +8,24 @@
 
 use serde::{Deserialize, Serialize};
 
+/// A trace file as it goes to a worker: the browser's `Blob` (a picked `File`, or a
+/// bundled trace's fetched body) itself, which a message copies as a handle, not as its
+/// bytes; the worker reads it a piece at a time (`FileReaderSync`). The page never holds
+/// the bytes, and they cross once, into the worker's importer. A `Blob` cannot go through
+/// serde inside a tagged enum, so it rides beside the request: [`Request::files`] are
+/// put in the message's `files` array, and [`Request::files_mut`] take them back.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TraceFile(pub Option<FileHandle>);
+
+#[cfg(target_arch = "wasm32")]
+pub type FileHandle = web_sys::Blob;
+/// Natively (the crate's tests) there is no `Blob`.
+#[cfg(not(target_arch = "wasm32"))]
+pub type FileHandle = ();
+
+/// The message property the files of a request ride in.
+pub const FILES_KEY: &str = "files";
+
 /// Page → worker.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type")]
@@ -22,18 +40,38 @@ pub enum Request {
     Timeline { id: u32, experiment_json: String, ask: crate::model::perfetto::PerfettoAsk },
     /// Kernel A's run with kernel B asked at every wakeup (`Experiment::diff`).
     Diff { id: u32, experiment_json: String, ask: schedsim::diff::DiffAsk },
-    /// Import a scheduler trace (`schedsim::sched_trace::import_with`) and make
-    /// `experiment_json` replay it (`replay::with_trace`). The file's bytes cross as
-    /// base64: a JSON string, as every other request's payload. The worker keeps the
-    /// trace for the next `ReplayTable`.
-    ImportTrace { id: u32, name: String, bytes_b64: String, experiment_json: String },
+    /// Import a scheduler trace (`schedsim::sched_trace::import_read`, reading `file` a
+    /// piece at a time) and make `experiment_json` replay it (`replay::with_trace`). The
+    /// worker keeps the trace for the next `ReplayTable`.
+    ImportTrace {
+        id: u32,
+        name: String,
+        #[serde(skip)]
+        file: TraceFile,
+        experiment_json: String,
+    },
     /// The observed/simulated table of a replay (`Experiment::compare_with`); the trace
     /// comes again, for a worker that no longer holds it (a new one after a cancel).
-    ReplayTable { id: u32, experiment_json: String, name: String, bytes_b64: String },
+    ReplayTable {
+        id: u32,
+        experiment_json: String,
+        name: String,
+        #[serde(skip)]
+        file: TraceFile,
+    },
     /// Two real traces side by side (`schedsim::api::trace_vs`), each read on its own
     /// CPU count as one LLC, as `schedsim replay A --vs B` without a machine: A is the
-    /// trace the worker holds if its SHA-256 is `a_sha256`, else `a_b64` imported again.
-    CompareTraces { id: u32, a_name: String, a_sha256: String, a_b64: String, b_name: String, b_b64: String },
+    /// trace the worker holds if its SHA-256 is `a_sha256`, else `a_file` imported again.
+    CompareTraces {
+        id: u32,
+        a_name: String,
+        a_sha256: String,
+        #[serde(skip)]
+        a_file: TraceFile,
+        b_name: String,
+        #[serde(skip)]
+        b_file: TraceFile,
+    },
     /// Compile a policy script (`schedsim::check_policy`), for the kernel card's editor;
     /// only the script worker has the engine.
     CheckPolicy { id: u32, source: String },
@@ -57,6 +95,24 @@ impl Request {
             | Request::ReplayTable { experiment_json, .. }
             | Request::LiveStart { experiment_json, .. } => Some(experiment_json),
             Request::CheckPolicy { .. } | Request::Live { .. } | Request::CompareTraces { .. } => None,
+        }
+    }
+
+    /// The trace files this request carries, in order (they ride beside it: [`TraceFile`]).
+    pub fn files(&self) -> Vec<&TraceFile> {
+        match self {
+            Request::ImportTrace { file, .. } | Request::ReplayTable { file, .. } => vec![file],
+            Request::CompareTraces { a_file, b_file, .. } => vec![a_file, b_file],
+            _ => Vec::new(),
+        }
+    }
+
+    /// [`Request::files`], to be filled in by the worker.
+    pub fn files_mut(&mut self) -> Vec<&mut TraceFile> {
+        match self {
+            Request::ImportTrace { file, .. } | Request::ReplayTable { file, .. } => vec![file],
+            Request::CompareTraces { a_file, b_file, .. } => vec![a_file, b_file],
+            _ => Vec::new(),
         }
     }
 

@@ -93,7 +93,7 @@ pub fn replay_control(p: &ReplayControlProps) -> Html {
                 <button type="button" id="replay-pick" disabled={r.import.busy()}
                     onclick={Callback::from(|_| crate::web::dom::click("replay-file"))}>{ "Choose a trace file…" }</button>
                 <span class="file-name" id="replay-file-name">{ chosen }</span>
-                <p class="muted">{ format!("Read in the page's worker; nothing is uploaded. At most {} MB.", replay::TRACE_FILE_BYTES_MAX >> 20) }</p>
+                <p class="muted">{ format!("Read in the page's worker a piece at a time; nothing is uploaded. At most {} GB of text (a gzip file at most 1 GB).", replay::TRACE_FILE_BYTES_MAX >> 30) }</p>
             </div>
             { status }
             { link_note }
@@ -104,7 +104,7 @@ pub fn replay_control(p: &ReplayControlProps) -> Html {
     }
 }
 
-/// A trace file being read in the page.
+/// A bundled trace being fetched.
 fn reading(id: &'static str, name: &str) -> Html {
     html! { <p class="status" role="status" {id}>{ format!("Reading {name}…") }</p> }
 }
@@ -147,7 +147,6 @@ fn trace_vs_view(p: &TraceVsProps) -> Html {
     let on_cancel = r.on_cancel.reform(|_: MouseEvent| ());
     let status = match &r.vs {
         None => html! {},
-        Some(VsStatus::Reading { name }) => reading("vs-progress", name),
         Some(VsStatus::Comparing { name, read_bytes }) => {
             importing(["vs-progress", "vs-cancel"], "second trace import", name, *read_bytes, on_cancel)
         }

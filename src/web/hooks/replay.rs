@@ -1,14 +1,14 @@
 //! Replaying a trace: the import and the observed/simulated table run in a worker of
 //! their own (a 10 MB trace takes seconds to read, and a sweep need not wait for it).
-//! The page holds the file's bytes of the last trace imported, so the table's worker
-//! can import it again after a cancel; the experiment holds the programs made from it.
+//! The page holds the last trace imported as the browser's `Blob` (the file picked, or a
+//! bundled trace's fetched body), never its bytes: the worker reads it a piece at a
+//! time, and again after a cancel; the experiment holds the programs made from it.
 
 use crate::model::replay::{self, ReplayTable, TraceVsTable, TRACE_FILE_BYTES_MAX};
 use crate::state::{Action, State, Sweep};
 use crate::web::dom::{self, js_err};
 use crate::web::pool::SweepRunner;
-use crate::wire::proto::{Request, Response};
-use base64::Engine;
+use crate::wire::proto::{Request, Response, TraceFile};
 use schedsim::Experiment;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -20,7 +20,7 @@ use yew::prelude::*;
 #[derive(Clone, Debug, PartialEq)]
 pub enum ImportStatus {
     Idle,
-    /// Reading the file (or fetching the bundled trace) in the page.
+    /// Fetching a bundled trace.
     Reading {
         name: String,
     },
@@ -73,7 +73,6 @@ pub enum TableStatus {
 /// A second trace compared with the one imported (`schedsim replay A --vs B`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum VsStatus {
-    Reading { name: String },
     Comparing { name: String, read_bytes: f64 },
     Done { name: String, table: TraceVsTable },
     Failed { name: String, message: String },
@@ -82,16 +81,16 @@ pub enum VsStatus {
 
 impl VsStatus {
     pub fn busy(&self) -> bool {
-        matches!(self, VsStatus::Reading { .. } | VsStatus::Comparing { .. })
+        matches!(self, VsStatus::Comparing { .. })
     }
 }
 
-/// The trace the page holds: the bytes of the last file imported.
+/// The trace the page holds: the last file imported.
 #[derive(Clone)]
 struct Held {
     name: String,
     sha256: String,
-    bytes_b64: Rc<String>,
+    file: web_sys::Blob,
 }
 
 /// What the replay control and the table need.
@@ -115,8 +114,8 @@ pub struct Replay {
 #[derive(Default)]
 struct Refs {
     exp: Option<Experiment>,
-    /// Bytes of the import in flight, by request id, and whether to run when done.
-    pending: Option<(u32, String, Rc<String>, bool)>,
+    /// The file of the import in flight, by request id, and whether to run when done.
+    pending: Option<(u32, String, web_sys::Blob, bool)>,
     held: Option<Held>,
     /// The table's request: (request id, result id).
     table_req: Option<(u32, u32)>,
@@ -166,7 +165,7 @@ pub fn use_replay(state: &UseReducerHandle<State>, dispatch: Callback<Action>) -
                 id,
                 experiment_json: exp.to_json(),
                 name: h.name.clone(),
-                bytes_b64: (*h.bytes_b64).clone(),
+                file: TraceFile(Some(h.file.clone())),
             };
             if let Err(message) = runner.request(id, req) {
                 table.set(Some(TableStatus::Failed { result_id, message }));
@@ -175,17 +174,17 @@ pub fn use_replay(state: &UseReducerHandle<State>, dispatch: Callback<Action>) -
     }
     let start = {
         let (runner, refs, import) = (runner.clone(), refs.clone(), import.clone());
-        // The file's bytes, as base64, to the worker.
-        Rc::new(move |name: String, b64: Rc<String>, run: bool| {
+        // The file itself to the worker, which reads it.
+        Rc::new(move |name: String, file: web_sys::Blob, run: bool| {
             let mut r = refs.borrow_mut();
             r.seq += 1;
             let id = r.seq;
-            r.pending = Some((id, name.clone(), b64.clone(), run));
+            r.pending = Some((id, name.clone(), file.clone(), run));
             let exp_json = r.exp.as_ref().map(|e| e.to_json()).unwrap_or_default();
             drop(r);
             import.set(ImportStatus::Importing { name: name.clone(), read_bytes: 0.0 });
             let req =
-                Request::ImportTrace { id, name: name.clone(), bytes_b64: (*b64).clone(), experiment_json: exp_json };
+                Request::ImportTrace { id, name: name.clone(), file: TraceFile(Some(file)), experiment_json: exp_json };
             if let Err(message) = runner.request(id, req) {
                 import.set(ImportStatus::Failed { name, message });
             }
@@ -200,7 +199,7 @@ pub fn use_replay(state: &UseReducerHandle<State>, dispatch: Callback<Action>) -
             let Some(sha) = wanted else { return };
             let h = refs.borrow().held.clone().filter(|h| &h.sha256 == sha);
             if let Some(h) = h {
-                start(h.name, h.bytes_b64, false);
+                start(h.name, h.file, false);
             }
         });
     }
@@ -212,17 +211,10 @@ pub fn use_replay(state: &UseReducerHandle<State>, dispatch: Callback<Action>) -
                 import.set(ImportStatus::Failed { name, message });
                 return;
             }
-            import.set(ImportStatus::Reading { name: name.clone() });
-            let (start, import) = (start.clone(), import.clone());
-            wasm_bindgen_futures::spawn_local(async move {
-                match read_b64(&f).await {
-                    Ok(b64) => start(name, b64, false),
-                    Err(message) => import.set(ImportStatus::Failed { name, message }),
-                }
-            });
+            start(name, f.into(), false);
         })
     };
-    // B: read here, then compared in the worker with the held trace A.
+    // B: read in the worker and compared there with the held trace A.
     let on_vs_file = {
         let (runner, refs, vs) = (runner.clone(), refs.clone(), vs.clone());
         use_callback((), move |f: web_sys::File, _| {
@@ -231,34 +223,26 @@ pub fn use_replay(state: &UseReducerHandle<State>, dispatch: Callback<Action>) -
                 vs.set(Some(VsStatus::Failed { name, message }));
                 return;
             }
-            vs.set(Some(VsStatus::Reading { name: name.clone() }));
-            let (runner, refs, vs) = (runner.clone(), refs.clone(), vs.clone());
-            wasm_bindgen_futures::spawn_local(async move {
-                let b_b64 = match read_b64(&f).await {
-                    Ok(b) => b,
-                    Err(message) => return vs.set(Some(VsStatus::Failed { name, message })),
-                };
-                let mut r = refs.borrow_mut();
-                let Some(a) = r.held.clone() else {
-                    return vs.set(Some(VsStatus::Failed { name, message: "import a trace (A) first".into() }));
-                };
-                r.seq += 1;
-                let id = r.seq;
-                r.vs_req = Some((id, name.clone()));
-                drop(r);
-                vs.set(Some(VsStatus::Comparing { name: name.clone(), read_bytes: 0.0 }));
-                let req = Request::CompareTraces {
-                    id,
-                    a_name: a.name,
-                    a_sha256: a.sha256,
-                    a_b64: (*a.bytes_b64).clone(),
-                    b_name: name.clone(),
-                    b_b64: (*b_b64).clone(),
-                };
-                if let Err(message) = runner.request(id, req) {
-                    vs.set(Some(VsStatus::Failed { name, message }));
-                }
-            });
+            let mut r = refs.borrow_mut();
+            let Some(a) = r.held.clone() else {
+                return vs.set(Some(VsStatus::Failed { name, message: "import a trace (A) first".into() }));
+            };
+            r.seq += 1;
+            let id = r.seq;
+            r.vs_req = Some((id, name.clone()));
+            drop(r);
+            vs.set(Some(VsStatus::Comparing { name: name.clone(), read_bytes: 0.0 }));
+            let req = Request::CompareTraces {
+                id,
+                a_name: a.name,
+                a_sha256: a.sha256,
+                a_file: TraceFile(Some(a.file)),
+                b_name: name.clone(),
+                b_file: TraceFile(Some(f.into())),
+            };
+            if let Err(message) = runner.request(id, req) {
+                vs.set(Some(VsStatus::Failed { name, message }));
+            }
         })
     };
     let on_fetch = {
@@ -267,8 +251,8 @@ pub fn use_replay(state: &UseReducerHandle<State>, dispatch: Callback<Action>) -
             import.set(ImportStatus::Reading { name: name.clone() });
             let (start, import) = (start.clone(), import.clone());
             wasm_bindgen_futures::spawn_local(async move {
-                match fetch_bytes(&url).await {
-                    Ok(b) => start(name, b64_of(&b), run),
+                match fetch_blob(&url).await {
+                    Ok(b) => start(name, b, run),
                     Err(message) => import.set(ImportStatus::Failed { name, message }),
                 }
             });
@@ -315,19 +299,11 @@ struct Handles {
 fn too_large(f: &web_sys::File) -> Option<String> {
     (f.size() > TRACE_FILE_BYTES_MAX as f64).then(|| {
         format!(
-            "the file is {:.1} MB; the page reads at most {} MB (the CLI's `schedsim replay` reads larger ones)",
-            f.size() / 1048576.0,
-            TRACE_FILE_BYTES_MAX >> 20
+            "the file is {:.1} GB; a trace is at most {} GB of text (TRACE_BYTES_MAX)",
+            f.size() / 1e9,
+            TRACE_FILE_BYTES_MAX as f64 / 1e9
         )
     })
-}
-
-/// A file's bytes, as base64.
-async fn read_b64(f: &web_sys::File) -> Result<Rc<String>, String> {
-    match JsFuture::from(f.array_buffer()).await {
-        Ok(buf) => Ok(b64_of(&js_sys::Uint8Array::new(&buf).to_vec())),
-        Err(e) => Err(format!("cannot read the file: {}", js_err(e))),
-    }
 }
 
 fn on_response(r: Response, hs: &Handles, refs: &Rc<RefCell<Refs>>, dispatch: &Callback<Action>) {
@@ -351,10 +327,10 @@ fn on_response(r: Response, hs: &Handles, refs: &Rc<RefCell<Refs>>, dispatch: &C
             import.set(ImportStatus::Importing { name, read_bytes });
         }
         Response::Imported { id, name, sha256, experiment_json, summary, notes } if Some(id) == pending_id => {
-            let Some((_, _, b64, run)) = rf.pending.take() else { return };
+            let Some((_, _, file, run)) = rf.pending.take() else { return };
             match Experiment::from_json(&experiment_json) {
                 Ok(e) => {
-                    rf.held = Some(Held { name: name.clone(), sha256: sha256.clone(), bytes_b64: b64 });
+                    rf.held = Some(Held { name: name.clone(), sha256: sha256.clone(), file });
                     // A comparison was of the trace this one replaces.
                     rf.vs_req = None;
                     drop(rf);
@@ -392,18 +368,14 @@ fn on_response(r: Response, hs: &Handles, refs: &Rc<RefCell<Refs>>, dispatch: &C
     }
 }
 
-fn b64_of(bytes: &[u8]) -> Rc<String> {
-    Rc::new(base64::engine::general_purpose::STANDARD.encode(bytes))
-}
-
-/// The bytes at a same-origin URL (the bundled traces).
-async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
+/// The body at a same-origin URL (the bundled traces), as a `Blob`.
+async fn fetch_blob(url: &str) -> Result<web_sys::Blob, String> {
     let w = dom::window().ok_or("no window")?;
     let resp = JsFuture::from(w.fetch_with_str(url)).await.map_err(|e| format!("cannot fetch {url}: {}", js_err(e)))?;
     let resp: web_sys::Response = resp.dyn_into().map_err(|_| format!("cannot fetch {url}"))?;
     if !resp.ok() {
         return Err(format!("cannot fetch {url}: HTTP {}", resp.status()));
     }
-    let buf = JsFuture::from(resp.array_buffer().map_err(js_err)?).await.map_err(js_err)?;
-    Ok(js_sys::Uint8Array::new(&buf).to_vec())
+    let blob = JsFuture::from(resp.blob().map_err(js_err)?).await.map_err(js_err)?;
+    blob.dyn_into().map_err(|_| format!("cannot fetch {url}: the body is no Blob"))
 }
