@@ -7,11 +7,14 @@
 pub(crate) mod balance;
 pub(crate) mod counterfactual;
 pub(crate) mod eevdf;
+pub(crate) mod enqueue;
 pub(crate) mod idle;
+pub(crate) mod irq;
 #[cfg(feature = "policy")]
 pub(crate) mod policy;
 pub(crate) mod preempt;
 pub(crate) mod sched;
 pub(crate) mod shared_runq;
 pub(crate) mod sis;
+pub(crate) mod tick;
 pub(crate) mod wakeup;
