@@ -332,6 +332,40 @@ pub fn room_between_bars() -> f64 {
     inner_height() - stuck("header.top").unwrap_or(0.0) - stuck(".runbar").unwrap_or(0.0)
 }
 
+/// Calls `on_room` with [`room_between_bars`] once the layout is done and whenever the
+/// sticky header or the Run bar changes size or the window is resized, until the returned
+/// watch is dropped. A chart reads the room from here, not in its render: read there, in
+/// the middle of the render's DOM changes, each chart's read forced a layout of the whole
+/// page (seed004's first results held the main thread for 87 ms of CPU, most of it these).
+pub fn watch_room(on_room: yew::Callback<f64>) -> Option<RoomWatch> {
+    let emit = on_room.clone();
+    let cb = wasm_bindgen::closure::Closure::<dyn FnMut(JsValue)>::new(move |_: JsValue| {
+        emit.emit(room_between_bars());
+    });
+    let observer = web_sys::ResizeObserver::new(cb.as_ref().unchecked_ref()).ok()?;
+    let d = document()?;
+    for sel in ["header.top", ".runbar"] {
+        if let Some(el) = d.query_selector(sel).ok().flatten() {
+            observer.observe(&el);
+        }
+    }
+    // The window's height changes the room without resizing either bar.
+    observer.observe(&d.document_element()?);
+    Some(RoomWatch { observer, _cb: cb })
+}
+
+/// A [`watch_room`] in force; dropping it stops it.
+pub struct RoomWatch {
+    observer: web_sys::ResizeObserver,
+    _cb: wasm_bindgen::closure::Closure<dyn FnMut(JsValue)>,
+}
+
+impl Drop for RoomWatch {
+    fn drop(&mut self) {
+        self.observer.disconnect();
+    }
+}
+
 /// Calls `on_width` with `el`'s width (CSS pixels) now and whenever the layout changes
 /// it, until the returned watch is dropped.
 pub fn watch_width(el: &web_sys::Element, on_width: yew::Callback<f64>) -> Option<WidthWatch> {

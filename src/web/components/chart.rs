@@ -103,7 +103,17 @@ pub fn chart_card(p: &ChartProps) -> Html {
             move || drop(watch)
         });
     }
-    let size = charts::fit_size(p.spec.size(), shown_w.map(f64::from), dom::room_between_bars());
+    // The room between the sticky bars, CSS pixels, as the layout gives it (read after
+    // layout by `dom::watch_room`, never during this render).
+    let room = use_state_eq(|| None::<u32>);
+    {
+        let room = room.clone();
+        use_effect_with((), move |_| {
+            let watch = dom::watch_room(Callback::from(move |r: f64| room.set(Some(r.round().max(0.0) as u32))));
+            move || drop(watch)
+        });
+    }
+    let size = charts::fit_size(p.spec.size(), shown_w.map(f64::from), room.map_or_else(dom::inner_height, f64::from));
     // Which drawing is the latest: a draw asked for before a newer one is skipped.
     let generation = use_mut_ref(|| 0u64);
     {
