@@ -337,7 +337,7 @@ pub fn room_between_bars() -> f64 {
 /// watch is dropped. A chart reads the room from here, not in its render: read there, in
 /// the middle of the render's DOM changes, each chart's read forced a layout of the whole
 /// page (seed004's first results held the main thread for 87 ms of CPU, most of it these).
-pub fn watch_room(on_room: yew::Callback<f64>) -> Option<RoomWatch> {
+pub fn watch_room(on_room: yew::Callback<f64>) -> Option<SizeWatch> {
     let emit = on_room.clone();
     let cb = wasm_bindgen::closure::Closure::<dyn FnMut(JsValue)>::new(move |_: JsValue| {
         emit.emit(room_between_bars());
@@ -351,40 +351,28 @@ pub fn watch_room(on_room: yew::Callback<f64>) -> Option<RoomWatch> {
     }
     // The window's height changes the room without resizing either bar.
     observer.observe(&d.document_element()?);
-    Some(RoomWatch { observer, _cb: cb })
-}
-
-/// A [`watch_room`] in force; dropping it stops it.
-pub struct RoomWatch {
-    observer: web_sys::ResizeObserver,
-    _cb: wasm_bindgen::closure::Closure<dyn FnMut(JsValue)>,
-}
-
-impl Drop for RoomWatch {
-    fn drop(&mut self) {
-        self.observer.disconnect();
-    }
+    Some(SizeWatch { observer, _cb: cb })
 }
 
 /// Calls `on_width` with `el`'s width (CSS pixels) now and whenever the layout changes
 /// it, until the returned watch is dropped.
-pub fn watch_width(el: &web_sys::Element, on_width: yew::Callback<f64>) -> Option<WidthWatch> {
+pub fn watch_width(el: &web_sys::Element, on_width: yew::Callback<f64>) -> Option<SizeWatch> {
     let target = el.clone();
     let cb = wasm_bindgen::closure::Closure::<dyn FnMut(JsValue)>::new(move |_: JsValue| {
         on_width.emit(target.get_bounding_client_rect().width());
     });
     let observer = web_sys::ResizeObserver::new(cb.as_ref().unchecked_ref()).ok()?;
     observer.observe(el);
-    Some(WidthWatch { observer, _cb: cb })
+    Some(SizeWatch { observer, _cb: cb })
 }
 
-/// A [`watch_width`] in force; dropping it stops it.
-pub struct WidthWatch {
+/// A [`watch_width`] or [`watch_room`] in force; dropping it stops it.
+pub struct SizeWatch {
     observer: web_sys::ResizeObserver,
     _cb: wasm_bindgen::closure::Closure<dyn FnMut(JsValue)>,
 }
 
-impl Drop for WidthWatch {
+impl Drop for SizeWatch {
     fn drop(&mut self) {
         self.observer.disconnect();
     }
