@@ -91,7 +91,7 @@ impl<'a> HashSink<'a> for ToThread<'a> {
 /// 1.7 GB/s, a seventh of an import's time on one core); a browser's worker has no
 /// threads, and hashes in line.
 fn hashed<'a, R>(body: impl FnOnce(&mut dyn HashSink<'a>) -> R) -> (R, String) {
-    let hex = |d: &[u8]| d.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    let hex = super::sha256::hex;
     #[cfg(not(target_arch = "wasm32"))]
     {
         std::thread::scope(|s| {
@@ -190,17 +190,14 @@ fn read_text<'a>(
             }
         }
     };
-    let mut summary = ImportSummary::default();
     if let Some(b) = gz {
-        summary.gzip = true;
-        summary.gzip_truncated =
-            gzip::gunzip_to(b, limit, &mut |piece: &[u8]| feed.text(piece)).map_err(|e| match e {
-                gzip::GzStop::Bad(m) => TraceError::whole(m),
-                gzip::GzStop::Sink(e) => e,
-            })?;
+        let cut = gzip::gunzip_to(b, limit, &mut |piece: &[u8]| feed.text(piece)).map_err(|e| match e {
+            gzip::GzStop::Bad(m) => TraceError::whole(m),
+            gzip::GzStop::Sink(e) => e,
+        })?;
+        (feed.sum.gzip, feed.sum.gzip_truncated) = (true, cut);
     }
-    let p = feed.finish(&mut summary)?;
-    Ok((p, summary))
+    feed.finish()
 }
 
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
@@ -236,7 +233,7 @@ struct Feeder<'p> {
     non_space: bool,
     next_progress: u64,
     progress: &'p mut dyn FnMut(u64) -> bool,
-    /// The summary's counts the lines add to.
+    /// The summary the lines (and the gzip layer) add to.
     sum: ImportSummary,
 }
 
@@ -346,7 +343,7 @@ impl<'p> Feeder<'p> {
 
     /// The end of the text: its last line (if no newline ended it), then what stopped
     /// the parse, if anything did; else the events parsed.
-    fn finish(mut self, sum: &mut ImportSummary) -> Result<Parsed, TraceError> {
+    fn finish(mut self) -> Result<(Parsed, ImportSummary), TraceError> {
         if let Some(h) = self.head.take() {
             self.binary = binary_kind(&h);
             self.lines(&h);
@@ -364,14 +361,11 @@ impl<'p> Feeder<'p> {
         if let Some(e) = self.failed {
             return Err(e);
         }
-        let (gzip, gzip_truncated) = (sum.gzip, sum.gzip_truncated);
-        *sum = std::mem::take(&mut self.sum);
-        (sum.gzip, sum.gzip_truncated) = (gzip, gzip_truncated);
-        sum.lines = self.at.line_no as u64;
+        self.sum.lines = self.at.line_no as u64;
         if !(self.progress)(self.text_bytes) {
             return Err(TraceError::at(self.at.line_no, "import cancelled".into()));
         }
-        Ok(self.parsed)
+        Ok((self.parsed, self.sum))
     }
 }
 

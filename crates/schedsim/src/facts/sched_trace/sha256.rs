@@ -7,7 +7,12 @@ use sha2::{Digest, Sha256};
 
 /// The SHA-256 digest of `data`, as 64 lowercase hex digits.
 pub fn sha256_hex(data: &[u8]) -> String {
-    Sha256::digest(data).iter().map(|b| format!("{b:02x}")).collect()
+    hex(&Sha256::digest(data))
+}
+
+/// A digest as lowercase hex digits (the streamed import's hash, taken piece by piece).
+pub(super) fn hex(digest: &[u8]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]
